@@ -1,0 +1,271 @@
+"""Type stubs of ``mcpstream._native``, the Rust hot path (PyO3).
+
+``mcpstream._pure`` implements exactly the same names, signatures, results and errors in pure
+Python. ``mcpstream.codec`` re-exports whichever backend is in use. This file is the contract of
+both backends; the rules below are normative.
+
+Errors (classes from ``mcpstream.errors``, imported by the native module so both backends raise
+the same types; messages are identical in both backends unless said otherwise):
+
+* ``InvalidUtf8Error(message, offset)``:
+  ``"invalid UTF-8 at byte offset {offset}"`` for a bad byte, and
+  ``"incomplete UTF-8 sequence at end of stream (byte offset {offset})"`` for a truncated code
+  point left when the stream ends. ``offset`` counts bytes from the start of the stream (a BOM
+  included) and points at the first byte of the sequence that cannot be decoded (the same index
+  Python's ``UnicodeDecodeError.start`` and Rust's ``Utf8Error::valid_up_to`` give).
+* ``SseEventTooLargeError(message, limit)``:
+  ``"SSE event exceeds the limit of {limit} bytes (max_event_bytes)"``.
+* ``JsonRpcProtocolError(message)``: see ``parse_jsonrpc_line``.
+"""
+
+from typing import Any, Final, TypeAlias, final
+
+JsonRpcId: TypeAlias = int | str
+JsonRpcMessage: TypeAlias = "JsonRpcRequest | JsonRpcNotification | JsonRpcResponse"
+
+DEFAULT_MAX_EVENT_BYTES: Final[int]
+"""16 MiB: the default cap on the size of one SSE event."""
+
+@final
+class Utf8Decoder:
+    """Incremental, strict UTF-8 decoder for body chunks.
+
+    A code point split across chunks is returned once its last byte arrives. Invalid bytes raise
+    ``InvalidUtf8Error`` with the stream offset. After an error the decoder is failed: every later
+    call raises ``InvalidUtf8Error`` again with the same message and offset.
+    """
+
+    def __init__(self) -> None: ...
+    def decode(self, chunk: bytes) -> str:
+        """Decode ``chunk``; return the text of every code point completed so far."""
+
+    def finish(self) -> str:
+        """End of stream: return ``""``, or raise if an incomplete sequence is left over."""
+
+@final
+class SseEvent:
+    """One dispatched Server-Sent Event.
+
+    ``event``: the value of the last ``event`` field of this event, ``None`` if it had none (an
+    empty ``event:`` line gives ``""``). ``data``: the ``data`` lines joined with ``"\\n"``, ``""``
+    when there were none. ``id``: the value of the last valid ``id`` field of this event, ``None``
+    if it had none. ``retry``: the value of the last valid ``retry`` field of this event, or
+    ``None``. Immutable; equal when all four fields are equal;
+    ``repr`` is ``SseEvent(event=..., data=..., id=..., retry=...)`` with the values' reprs.
+    """
+
+    def __init__(
+        self,
+        *,
+        event: str | None = None,
+        data: str = "",
+        id: str | None = None,
+        retry: int | None = None,
+    ) -> None: ...
+    @property
+    def event(self) -> str | None: ...
+    @property
+    def data(self) -> str: ...
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def retry(self) -> int | None: ...
+    def __eq__(self, other: object) -> bool: ...
+    def __hash__(self) -> int: ...
+
+@final
+class JsonRpcRequest:
+    """A JSON-RPC request: has ``method`` and an ``id`` (``int`` or ``str``).
+
+    ``params`` is the parsed ``params`` value (dict or list), ``None`` when absent or null.
+    Immutable; equal when all fields are equal; ``repr`` is
+    ``JsonRpcRequest(id=..., method=..., params=...)``.
+    """
+
+    def __init__(self, *, id: JsonRpcId, method: str, params: Any = None) -> None: ...
+    @property
+    def id(self) -> JsonRpcId: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def params(self) -> Any: ...
+    def __eq__(self, other: object) -> bool: ...
+
+@final
+class JsonRpcNotification:
+    """A JSON-RPC notification: has ``method`` and no ``id``.
+
+    ``repr`` is ``JsonRpcNotification(method=..., params=...)``.
+    """
+
+    def __init__(self, *, method: str, params: Any = None) -> None: ...
+    @property
+    def method(self) -> str: ...
+    @property
+    def params(self) -> Any: ...
+    def __eq__(self, other: object) -> bool: ...
+
+@final
+class JsonRpcResponse:
+    """A JSON-RPC response: exactly one of ``result`` / ``error`` was present.
+
+    ``id`` is ``int`` or ``str``; ``None`` only in an error response (JSON-RPC allows a null id
+    when the request id could not be read). ``result`` is the parsed result (``None`` for a JSON
+    null result and for error responses). ``error`` is the error object as a dict (an ``int``
+    ``"code"``, a ``str`` ``"message"`` and optionally ``"data"``), ``None`` for a result.
+    ``repr`` is ``JsonRpcResponse(id=..., result=..., error=...)``.
+    """
+
+    def __init__(
+        self, *, id: JsonRpcId | None, result: Any = None, error: dict[str, Any] | None = None
+    ) -> None: ...
+    @property
+    def id(self) -> JsonRpcId | None: ...
+    @property
+    def result(self) -> Any: ...
+    @property
+    def error(self) -> dict[str, Any] | None: ...
+    @property
+    def is_error(self) -> bool:
+        """True when this response carries an ``error`` object."""
+
+    def __eq__(self, other: object) -> bool: ...
+
+@final
+class JsonRpcEvent:
+    """The JSON-RPC content of one SSE event, from ``SseDecoder.feed_jsonrpc``.
+
+    ``id`` and ``event`` are the SSE event's fields (as in ``SseEvent``). ``messages`` holds the
+    parsed message (one) or batch (several). ``error`` is the ``JsonRpcProtocolError`` that
+    parsing the data raised, with ``messages == ()``: a bad event does not stop the stream, and
+    the events around it are not lost. ``repr`` is
+    ``JsonRpcEvent(id=..., event=..., messages=..., error=...)``.
+    """
+
+    @property
+    def id(self) -> str | None: ...
+    @property
+    def event(self) -> str | None: ...
+    @property
+    def messages(self) -> tuple[JsonRpcMessage, ...]: ...
+    @property
+    def error(self) -> Exception | None: ...
+    def __eq__(self, other: object) -> bool:
+        """Equal when id, event and messages are equal and both errors are None, or both are
+        errors with the same class and message."""
+
+@final
+class SseDecoder:
+    """Incremental Server-Sent Events decoder (WHATWG rules), one call per body chunk.
+
+    Lines end at CRLF, LF or CR and nowhere else; a CR at the end of a chunk is resolved by the
+    next chunk (a following LF belongs to it) or by ``finish``. One UTF-8 BOM (EF BB BF) at the
+    very start of the stream is dropped. Every line is strictly UTF-8 decoded when it completes.
+
+    Fields: a line starting with ``:`` is a comment. Otherwise the field name is the text before
+    the first ``:`` and the value the text after it, minus one leading space; a line without a
+    colon is a field with that name and an empty value. ``data`` appends its value to the data
+    lines; ``event`` sets the event type; ``id`` sets the event id unless the value contains
+    U+0000 (then the line is ignored); ``retry`` sets the retry delay only when the value is one
+    or more ASCII digits and at most 2**63 - 1 (anything else is ignored); unknown fields are
+    ignored. A blank line dispatches the pending event; ``finish`` dispatches it too. An event is
+    dispatched only if at least one of data, event, id or retry was set since the previous one.
+
+    Size cap: the size of the event being assembled is the byte length (terminators excluded) of
+    every non-comment line since the last blank line, plus the bytes of the current unterminated
+    line. When any line, comments included, would make ``accumulated + len(line)`` exceed
+    ``max_event_bytes``, ``SseEventTooLargeError`` is raised; memory stays bounded by the cap.
+
+    Errors and ordering: an error belongs to a position in the stream. Events dispatched before
+    that position are never lost: if a ``feed`` call completed events before hitting the error,
+    it returns them and the error is raised by the next ``feed`` or ``finish`` call instead. Once
+    failed, the decoder raises the same error (same class and message) on every later call.
+    The results (events and errors) do not depend on how the stream is cut into chunks.
+    """
+
+    def __init__(self, max_event_bytes: int | None = 16777216) -> None:
+        """``max_event_bytes``: the cap on one event's size; ``None`` for no cap. Must be > 0."""
+
+    def feed(self, chunk: bytes) -> list[SseEvent]:
+        """Take the next chunk of body bytes; return the events it completed, in order."""
+
+    def finish(self) -> list[SseEvent]:
+        """End of stream: process any partial line and dispatch a pending event.
+
+        Raises ``InvalidUtf8Error`` (``incomplete ...`` message) if the stream ends inside a
+        code point. After ``finish`` the decoder is reset to its initial state (BOM handling
+        included) but keeps ``last_event_id`` and ``retry_ms``.
+        """
+
+    def feed_jsonrpc(self, chunk: bytes) -> list[JsonRpcEvent]:
+        """Like ``feed``, but return the JSON-RPC content of the completed events.
+
+        Events whose data is empty or only JSON whitespace (space, tab, CR, LF) are skipped, and
+        so are events whose type is set and is neither ``""`` nor ``"message"``; both still
+        update ``last_event_id`` and ``retry_ms``. The data of every other event goes through
+        ``parse_jsonrpc_line``; a parse failure is reported in that event's ``error``.
+        """
+
+    def finish_jsonrpc(self) -> list[JsonRpcEvent]:
+        """``finish`` with the same JSON-RPC treatment as ``feed_jsonrpc``."""
+
+    @property
+    def event_in_progress(self) -> bool:
+        """True while a line is partly received (a pending CR does not count) or a non-comment
+        line has been seen since the last dispatch or blank line."""
+
+    @property
+    def last_event_id(self) -> str | None:
+        """The id of the most recent dispatched event that set one (WHATWG's last event ID);
+        ``None`` until an event sets it. An empty ``id:`` sets it to ``""``."""
+
+    @property
+    def retry_ms(self) -> int | None:
+        """The last valid ``retry`` value seen (it takes effect when its line is read)."""
+
+def parse_jsonrpc_line(text: str | bytes) -> tuple[JsonRpcMessage, ...]:
+    """Parse one JSON text (a message or a batch array) into typed messages.
+
+    Bytes must be UTF-8. Leading and trailing JSON whitespace is allowed. ``NaN`` and
+    ``Infinity`` are not JSON and are refused. Known difference: the native backend (jiter)
+    refuses nesting deeper than jiter's recursion limit as invalid JSON; the pure one goes to
+    Python's recursion limit. Raises ``JsonRpcProtocolError`` with one of these
+    messages (in a batch, prefixed by ``"batch item {index}: "``):
+
+    * ``"invalid JSON: ..."`` (the rest names the problem and its position; its wording may
+      differ between backends)
+    * ``"empty JSON-RPC batch"``
+    * ``"JSON-RPC message must be an object, got {kind}"`` with kind one of ``array``,
+      ``string``, ``number``, ``boolean``, ``null`` (an array inside a batch is not an object)
+    * ``'JSON-RPC message must have "jsonrpc": "2.0"'`` (missing or other value)
+    * ``'"method" must be a string'``
+    * ``'"id" must be a string or an integer'`` (bool and float are not ids; null is an id only
+      in an error response)
+    * ``'"params" must be an object or an array'`` (null counts as absent)
+    * ``'JSON-RPC message must not have both "method" and "result" or "error"'``
+    * ``'JSON-RPC response must have exactly one of "result" and "error"'`` (also raised for a
+      message with neither ``method`` nor ``result``/``error``)
+    * ``'JSON-RPC response must have an "id"'``
+    * ``'"error" must be an object with an integer "code" and a string "message"'``
+
+    Classification: ``method`` present → request when ``"id"`` is present, else notification;
+    otherwise a response. Unknown members are ignored. Checks run in the order listed above
+    (jsonrpc, method, id, params, then the response rules), so the first failing rule names the
+    error.
+    """
+
+def encode_jsonrpc_message(payload: Any) -> str:
+    """Encode a JSON-RPC payload to compact JSON text.
+
+    The result is exactly ``json.dumps(payload, ensure_ascii=False, separators=(",", ":"),
+    allow_nan=False)`` for payloads of dict, list, tuple, str, int, float, bool and None
+    (subclasses included; dict keys of str, int, float, bool or None are converted as json
+    does). ``JsonRpcRequest``, ``JsonRpcNotification`` and ``JsonRpcResponse`` objects are
+    encoded as their JSON-RPC 2.0 objects (``"jsonrpc"`` first, then id, method, params /
+    result / error; a None params is left out). Raises ``ValueError`` with
+    ``"cannot encode NaN or Infinity as JSON"`` for non-finite floats, ``TypeError`` with
+    ``"cannot encode object of type {type name} as JSON"`` for other types, and ``ValueError``
+    with ``"cannot encode: circular reference or nesting too deep"`` for a circular structure.
+    Known difference: the native backend gives that error past 512 levels of nesting, the pure
+    one at Python's recursion limit.
+    """

@@ -1,0 +1,107 @@
+"""The hot path, from whichever backend is in use.
+
+The native backend (``mcpstream._native``, Rust through PyO3) is used when it imports; otherwise
+the pure-Python twin (``mcpstream._pure``) with the same API, results and errors. Set the
+environment variable ``MCPSTREAM_BACKEND`` to ``native`` or ``python`` to force one; asking for
+``native`` where the extension is missing raises ``ImportError``. ``BACKEND`` names the one in use.
+
+Both backends can be imported side by side (``mcpstream._native``, ``mcpstream._pure``) for tests
+and benchmarks. The contract of every name is written in ``mcpstream/_native.pyi``.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import TYPE_CHECKING, Final, Literal
+
+from .errors import CodecError, InvalidUtf8Error, JsonRpcProtocolError, SseEventTooLargeError
+
+__all__ = [
+    "BACKEND",
+    "DEFAULT_MAX_EVENT_BYTES",
+    "CodecError",
+    "InvalidUtf8Error",
+    "JsonRpcEvent",
+    "JsonRpcId",
+    "JsonRpcMessage",
+    "JsonRpcNotification",
+    "JsonRpcProtocolError",
+    "JsonRpcRequest",
+    "JsonRpcResponse",
+    "SseDecoder",
+    "SseEvent",
+    "SseEventTooLargeError",
+    "Utf8Decoder",
+    "encode_jsonrpc_message",
+    "load_backend",
+    "parse_jsonrpc_line",
+]
+
+BackendName = Literal["native", "python"]
+
+
+def load_backend(name: BackendName) -> ModuleType:
+    """Import and return the backend module called ``name`` (``native`` or ``python``)."""
+    if name == "native":
+        try:
+            from . import _native
+        except ImportError as exc:
+            raise ImportError(
+                "mcpstream's native backend (mcpstream._native) is not available: "
+                "install a mcpstream wheel, or build it with 'pip install .'"
+            ) from exc
+        return _native
+    if name == "python":
+        from . import _pure
+
+        return _pure
+    raise ValueError(f"unknown mcpstream backend {name!r}: use 'native' or 'python'")
+
+
+def _choose_backend() -> tuple[BackendName, ModuleType]:
+    requested = os.environ.get("MCPSTREAM_BACKEND", "").strip().lower()
+    if requested in ("native", "python"):
+        name: BackendName = "native" if requested == "native" else "python"
+        return name, load_backend(name)
+    if requested:
+        raise ImportError(
+            f"MCPSTREAM_BACKEND={requested!r} is not a backend: use 'native' or 'python'"
+        )
+    try:
+        return "native", load_backend("native")
+    except ImportError:
+        return "python", load_backend("python")
+
+
+if TYPE_CHECKING:
+    from ._native import (
+        DEFAULT_MAX_EVENT_BYTES,
+        JsonRpcEvent,
+        JsonRpcId,
+        JsonRpcMessage,
+        JsonRpcNotification,
+        JsonRpcRequest,
+        JsonRpcResponse,
+        SseDecoder,
+        SseEvent,
+        Utf8Decoder,
+        encode_jsonrpc_message,
+        parse_jsonrpc_line,
+    )
+
+    BACKEND: BackendName
+else:
+    BACKEND, _backend = _choose_backend()
+    DEFAULT_MAX_EVENT_BYTES: Final = _backend.DEFAULT_MAX_EVENT_BYTES
+    JsonRpcEvent = _backend.JsonRpcEvent
+    JsonRpcNotification = _backend.JsonRpcNotification
+    JsonRpcRequest = _backend.JsonRpcRequest
+    JsonRpcResponse = _backend.JsonRpcResponse
+    JsonRpcId = int | str
+    JsonRpcMessage = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse
+    SseDecoder = _backend.SseDecoder
+    SseEvent = _backend.SseEvent
+    Utf8Decoder = _backend.Utf8Decoder
+    encode_jsonrpc_message = _backend.encode_jsonrpc_message
+    parse_jsonrpc_line = _backend.parse_jsonrpc_line
