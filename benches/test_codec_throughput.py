@@ -1,0 +1,45 @@
+"""Codec throughput on MCP-shaped SSE bodies: native, pure, httpx-sse + json.loads, orjson floor.
+
+Run with ``python benches/report.py`` (which prints the ratio table), or directly with
+``python -m pytest benches/test_codec_throughput.py --benchmark-only``.
+"""
+
+from __future__ import annotations
+
+from types import ModuleType
+
+import pytest
+from conftest import codec_messages, httpx_sse_json_loads, orjson_floor
+from pytest_benchmark.fixture import BenchmarkFixture
+from workloads import Workload, mcp_workloads
+
+WORKLOADS = {workload.name: workload for workload in mcp_workloads()}
+ROUNDS = 15
+
+
+@pytest.fixture(params=sorted(WORKLOADS))
+def workload(request: pytest.FixtureRequest) -> Workload:
+    return WORKLOADS[request.param]
+
+
+def _run(benchmark: BenchmarkFixture, workload: Workload, fn: object, arg: object) -> None:
+    benchmark.group = workload.name
+    benchmark.extra_info["bytes"] = workload.size
+    count = benchmark.pedantic(fn, args=(arg,), rounds=ROUNDS, iterations=1, warmup_rounds=2)
+    assert count == workload.events
+
+
+def test_native(benchmark: BenchmarkFixture, workload: Workload, native: ModuleType) -> None:
+    _run(benchmark, workload, codec_messages(native), workload.chunks)
+
+
+def test_pure(benchmark: BenchmarkFixture, workload: Workload, pure: ModuleType) -> None:
+    _run(benchmark, workload, codec_messages(pure), workload.chunks)
+
+
+def test_httpx_sse(benchmark: BenchmarkFixture, workload: Workload) -> None:
+    _run(benchmark, workload, httpx_sse_json_loads, workload.chunks)
+
+
+def test_orjson_floor(benchmark: BenchmarkFixture, workload: Workload) -> None:
+    _run(benchmark, workload, orjson_floor, workload.data_payloads())
