@@ -1,0 +1,299 @@
+//! Event assembly: the fields of complete lines become events (WHATWG rules, with the contract's
+//! dispatch rule: an event is dispatched when any of data, event, id or retry was set).
+
+use std::ops::Range;
+
+/// One dispatched event, borrowed from the decoder for the length of a [`EventSink::dispatch`]
+/// call.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EventView<'a> {
+    /// The last `event` field, `None` if there was none.
+    pub event: Option<&'a str>,
+    /// The `data` lines joined with `\n`: valid UTF-8, kept as bytes so a consumer can build
+    /// its own string or parse it without a second check.
+    pub data: &'a [u8],
+    /// The last valid `id` field, `None` if there was none.
+    pub id: Option<&'a str>,
+    /// The last valid `retry` field, `None` if there was none.
+    pub retry: Option<u64>,
+}
+
+/// Receives the events a decoder dispatches, in stream order.
+pub trait EventSink {
+    /// Takes one event; the view is only valid during the call.
+    fn dispatch(&mut self, event: &EventView<'_>);
+}
+
+/// Collects owned copies of events; handy in tests.
+impl EventSink for Vec<OwnedEvent> {
+    fn dispatch(&mut self, event: &EventView<'_>) {
+        self.push(OwnedEvent {
+            event: event.event.map(str::to_owned),
+            data: String::from_utf8_lossy(event.data).into_owned(),
+            id: event.id.map(str::to_owned),
+            retry: event.retry,
+        });
+    }
+}
+
+/// An owned copy of an [`EventView`].
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OwnedEvent {
+    pub event: Option<String>,
+    pub data: String,
+    pub id: Option<String>,
+    pub retry: Option<u64>,
+}
+
+/// A complete line, valid UTF-8, terminator excluded.
+pub(super) enum Line<'b> {
+    /// Bytes `range` of the chunk being fed.
+    InChunk(Range<usize>),
+    /// A line that spanned chunks, gathered in the decoder's carry buffer. The assembler may
+    /// swap the buffer for another (cleared) one instead of copying a data value out of it.
+    Carried(&'b mut Vec<u8>),
+}
+
+/// Buffers above this capacity are dropped once their event or line is done, so one huge
+/// event does not pin its memory for the rest of the stream.
+pub(super) const RETAIN_BYTES: usize = 256 * 1024;
+
+/// Where the event's data lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Data {
+    /// No `data` field yet.
+    Unset,
+    /// One data line, a slice of the chunk being fed (zero copy); turned into `Owned` when the
+    /// chunk ends before the event does.
+    InChunk(Range<usize>),
+    /// `data_buf[data_off..]`.
+    Owned,
+}
+
+/// The fields of the event being assembled, and what persists across events.
+#[derive(Debug)]
+pub(super) struct EventAssembler {
+    data: Data,
+    data_buf: Vec<u8>,
+    data_off: usize,
+    event_type: String,
+    has_event_type: bool,
+    id: String,
+    has_id: bool,
+    retry: Option<u64>,
+    /// Bytes of the non-comment lines since the last blank line.
+    pub(super) accumulated: usize,
+    /// A non-comment line was seen since the last blank line.
+    pub(super) seen_line: bool,
+    last_event_id: Option<String>,
+    retry_ms: Option<u64>,
+}
+
+impl Default for EventAssembler {
+    fn default() -> Self {
+        Self {
+            data: Data::Unset,
+            data_buf: Vec::new(),
+            data_off: 0,
+            event_type: String::new(),
+            has_event_type: false,
+            id: String::new(),
+            has_id: false,
+            retry: None,
+            accumulated: 0,
+            seen_line: false,
+            last_event_id: None,
+            retry_ms: None,
+        }
+    }
+}
+
+/// A `retry` value: one or more ASCII digits, at most `2**63 - 1`.
+pub(super) fn parse_retry(value: &[u8]) -> Option<u64> {
+    if value.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 0;
+    for &b in value {
+        if !b.is_ascii_digit() {
+            return None;
+        }
+        n = n.checked_mul(10)?.checked_add(u64::from(b - b'0'))?;
+        if n > i64::MAX as u64 {
+            return None;
+        }
+    }
+    Some(n)
+}
+
+fn text(bytes: &[u8]) -> &str {
+    // Lines reach the assembler only after their UTF-8 check, and a field value is cut at
+    // ASCII bytes, so this never falls back.
+    std::str::from_utf8(bytes).unwrap_or_default()
+}
+
+impl EventAssembler {
+    /// The id of the most recent dispatched event that had one.
+    pub(super) fn last_event_id(&self) -> Option<&str> {
+        self.last_event_id.as_deref()
+    }
+
+    /// The last valid `retry` value read.
+    pub(super) fn retry_ms(&self) -> Option<u64> {
+        self.retry_ms
+    }
+
+    /// Forgets the event in progress, keeping `last_event_id` and `retry_ms`.
+    pub(super) fn reset(&mut self) {
+        let last_event_id = self.last_event_id.take();
+        let retry_ms = self.retry_ms;
+        *self = Self {
+            last_event_id,
+            retry_ms,
+            ..Self::default()
+        };
+    }
+
+    /// Takes one complete line (already checked against the size cap and for UTF-8).
+    pub(super) fn line(&mut self, chunk: &[u8], line: Line<'_>, sink: &mut impl EventSink) {
+        let bytes: &[u8] = match &line {
+            Line::InChunk(range) => &chunk[range.clone()],
+            Line::Carried(buf) => buf,
+        };
+        let Some(&first) = bytes.first() else {
+            self.dispatch(chunk, sink);
+            return;
+        };
+        if first == b':' {
+            return;
+        }
+        self.accumulated = self.accumulated.saturating_add(bytes.len());
+        self.seen_line = true;
+        let (name, value_start) = match memchr::memchr(b':', bytes) {
+            Some(colon) if bytes.get(colon + 1) == Some(&b' ') => (&bytes[..colon], colon + 2),
+            Some(colon) => (&bytes[..colon], colon + 1),
+            None => (bytes, bytes.len()),
+        };
+        let value = &bytes[value_start..];
+        match name {
+            b"data" => self.push_data(chunk, line, value_start),
+            b"event" => {
+                self.event_type.clear();
+                self.event_type.push_str(text(value));
+                self.has_event_type = true;
+            }
+            b"id" => {
+                if memchr::memchr(0, value).is_none() {
+                    self.id.clear();
+                    self.id.push_str(text(value));
+                    self.has_id = true;
+                }
+            }
+            b"retry" => {
+                if let Some(ms) = parse_retry(value) {
+                    self.retry = Some(ms);
+                    self.retry_ms = Some(ms);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn push_data(&mut self, chunk: &[u8], line: Line<'_>, value_start: usize) {
+        match (&self.data, line) {
+            (Data::Unset, Line::InChunk(range)) => {
+                self.data = Data::InChunk(range.start + value_start..range.end);
+            }
+            (Data::Unset, Line::Carried(buf)) => {
+                // Take the carried line as the data buffer rather than copying the value out.
+                self.data_buf.clear();
+                std::mem::swap(buf, &mut self.data_buf);
+                self.data_off = value_start;
+                self.data = Data::Owned;
+            }
+            (Data::InChunk(first), line) => {
+                let first = first.clone();
+                self.data_buf.clear();
+                self.data_off = 0;
+                self.data_buf.extend_from_slice(&chunk[first]);
+                self.append_data_line(chunk, &line, value_start);
+                self.data = Data::Owned;
+            }
+            (Data::Owned, line) => self.append_data_line(chunk, &line, value_start),
+        }
+    }
+
+    fn append_data_line(&mut self, chunk: &[u8], line: &Line<'_>, value_start: usize) {
+        let value = match line {
+            Line::InChunk(range) => &chunk[range.start + value_start..range.end],
+            Line::Carried(buf) => &buf[value_start..],
+        };
+        self.data_buf.push(b'\n');
+        self.data_buf.extend_from_slice(value);
+    }
+
+    /// The chunk is about to go away: copy data still borrowed from it.
+    pub(super) fn end_chunk(&mut self, chunk: &[u8]) {
+        if let Data::InChunk(range) = &self.data {
+            self.data_buf.clear();
+            self.data_off = 0;
+            self.data_buf
+                .extend_from_slice(chunk.get(range.clone()).unwrap_or_default());
+            self.data = Data::Owned;
+        }
+    }
+
+    /// A blank line (or the end of the stream): dispatch the event if any field was set, then
+    /// start a new one.
+    pub(super) fn dispatch(&mut self, chunk: &[u8], sink: &mut impl EventSink) {
+        let has_data = self.data != Data::Unset;
+        if has_data || self.has_event_type || self.has_id || self.retry.is_some() {
+            let data: &[u8] = match &self.data {
+                Data::Unset => b"",
+                Data::InChunk(range) => &chunk[range.clone()],
+                Data::Owned => &self.data_buf[self.data_off..],
+            };
+            sink.dispatch(&EventView {
+                event: self.has_event_type.then_some(self.event_type.as_str()),
+                data,
+                id: self.has_id.then_some(self.id.as_str()),
+                retry: self.retry,
+            });
+            if self.has_id {
+                self.last_event_id
+                    .get_or_insert_with(String::new)
+                    .clone_from(&self.id);
+            }
+        }
+        self.data = Data::Unset;
+        self.data_off = 0;
+        if self.data_buf.capacity() > RETAIN_BYTES {
+            self.data_buf = Vec::new();
+        } else {
+            self.data_buf.clear();
+        }
+        self.has_event_type = false;
+        self.has_id = false;
+        self.retry = None;
+        self.accumulated = 0;
+        self.seen_line = false;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn retry_values() {
+        assert_eq!(parse_retry(b"0"), Some(0));
+        assert_eq!(parse_retry(b"00042"), Some(42));
+        assert_eq!(parse_retry(b"9223372036854775807"), Some(i64::MAX as u64));
+        assert_eq!(parse_retry(b"9223372036854775808"), None);
+        assert_eq!(parse_retry(b"99999999999999999999999"), None);
+        assert_eq!(parse_retry(b""), None);
+        assert_eq!(parse_retry(b"1 "), None);
+        assert_eq!(parse_retry(b"+1"), None);
+        assert_eq!(parse_retry("１".as_bytes()), None);
+    }
+}

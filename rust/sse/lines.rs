@@ -1,0 +1,111 @@
+//! Byte-level line handling: the stream-start BOM and line terminators (CRLF, LF, CR).
+
+/// The UTF-8 byte order mark, dropped once at the start of a stream.
+pub(super) const BOM: &[u8; 3] = b"\xEF\xBB\xBF";
+
+/// Where the decoder is in recognising a BOM at the start of the stream.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Bom {
+    /// Still at the start of the stream; this many bytes of the BOM have arrived.
+    Matching(usize),
+    /// The BOM was dropped, or the stream did not start with one.
+    Done,
+}
+
+/// What [`Bom::advance`] made of the start of a chunk.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum BomStep {
+    /// The whole chunk was a (still partial) BOM.
+    NeedMore,
+    /// The BOM is complete and dropped; line bytes start at this index of the chunk.
+    Dropped(usize),
+    /// Not a BOM: the first `held` bytes of the stream (a BOM prefix, possibly from earlier
+    /// chunks) are line bytes after all, and the chunk goes on at index `resume`.
+    NotBom { held: usize, resume: usize },
+}
+
+impl Bom {
+    /// Matches the start of `chunk` against the rest of the BOM.
+    pub(super) fn advance(&mut self, chunk: &[u8]) -> BomStep {
+        let Self::Matching(mut matched) = *self else {
+            return BomStep::Dropped(0);
+        };
+        let mut pos = 0;
+        while matched < BOM.len() && pos < chunk.len() && chunk[pos] == BOM[matched] {
+            matched += 1;
+            pos += 1;
+        }
+        if matched == BOM.len() {
+            *self = Self::Done;
+            BomStep::Dropped(pos)
+        } else if pos == chunk.len() {
+            *self = Self::Matching(matched);
+            BomStep::NeedMore
+        } else {
+            *self = Self::Done;
+            BomStep::NotBom {
+                held: matched,
+                resume: pos,
+            }
+        }
+    }
+
+    /// The BOM prefix held back while undecided.
+    pub(super) fn held(self) -> &'static [u8] {
+        match self {
+            Self::Matching(n) => &BOM[..n],
+            Self::Done => b"",
+        }
+    }
+}
+
+/// The index of the first CR or LF in `bytes`.
+#[inline]
+pub(super) fn find_terminator(bytes: &[u8]) -> Option<usize> {
+    memchr::memchr2(b'\n', b'\r', bytes)
+}
+
+/// The index of the last CR or LF in `bytes`.
+#[inline]
+pub(super) fn rfind_terminator(bytes: &[u8]) -> Option<usize> {
+    memchr::memrchr2(b'\n', b'\r', bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn bom_whole_and_split() {
+        let mut bom = Bom::Matching(0);
+        assert_eq!(bom.advance(b"\xEF\xBB\xBFdata"), BomStep::Dropped(3));
+        assert_eq!(bom, Bom::Done);
+
+        let mut bom = Bom::Matching(0);
+        assert_eq!(bom.advance(b"\xEF"), BomStep::NeedMore);
+        assert_eq!(bom.held(), b"\xEF");
+        assert_eq!(bom.advance(b""), BomStep::NeedMore);
+        assert_eq!(bom.advance(b"\xBB\xBF"), BomStep::Dropped(2));
+    }
+
+    #[test]
+    fn not_a_bom() {
+        let mut bom = Bom::Matching(0);
+        assert_eq!(bom.advance(b"data"), BomStep::NotBom { held: 0, resume: 0 });
+        let mut bom = Bom::Matching(0);
+        assert_eq!(bom.advance(b"\xEF\xBB"), BomStep::NeedMore);
+        assert_eq!(bom.advance(b"x"), BomStep::NotBom { held: 2, resume: 0 });
+        let mut bom = Bom::Matching(0);
+        assert_eq!(
+            bom.advance(b"\xEF\xBBx"),
+            BomStep::NotBom { held: 2, resume: 2 }
+        );
+    }
+
+    #[test]
+    fn terminators() {
+        assert_eq!(find_terminator(b"ab\rc\n"), Some(2));
+        assert_eq!(rfind_terminator(b"ab\rc\nd"), Some(4));
+        assert_eq!(find_terminator(b"abc"), None);
+    }
+}

@@ -1,0 +1,242 @@
+//! Incremental Server-Sent Events decoding, free of Python.
+//!
+//! [`SseCore::feed`] takes body chunks and hands each dispatched event to an [`EventSink`].
+//! Every byte is looked at a bounded number of times: complete lines are slices of the chunk,
+//! only an unterminated tail is carried to the next chunk, and a line that spans many chunks
+//! grows one buffer that can become the event's data without a copy.
+
+mod events;
+mod lines;
+
+pub use events::{EventSink, EventView, OwnedEvent};
+
+use crate::errors::StreamError;
+use crate::utf8::{check, Check};
+use events::{EventAssembler, Line, RETAIN_BYTES};
+use lines::{find_terminator, rfind_terminator, Bom, BomStep};
+
+/// 16 MiB: the default cap on the size of one SSE event.
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+
+/// The SSE decoder state machine (see `SseDecoder` in `_native.pyi` for the rules).
+#[derive(Debug)]
+pub struct SseCore {
+    limit: Option<usize>,
+    bom: Bom,
+    /// The unterminated line so far (it started in an earlier chunk).
+    carry: Vec<u8>,
+    /// Stream offset of `carry[0]`.
+    carry_start: u64,
+    /// The previous chunk ended with CR: an LF starting the next one belongs to it.
+    skip_lf: bool,
+    /// Stream offset of the next byte to arrive.
+    offset: u64,
+    events: EventAssembler,
+    failed: Option<StreamError>,
+}
+
+impl SseCore {
+    /// A decoder capping events at `max_event_bytes` (`None`: no cap).
+    pub fn new(max_event_bytes: Option<usize>) -> Self {
+        Self {
+            limit: max_event_bytes,
+            bom: Bom::Matching(0),
+            carry: Vec::new(),
+            carry_start: 0,
+            skip_lf: false,
+            offset: 0,
+            events: EventAssembler::default(),
+            failed: None,
+        }
+    }
+
+    /// The id of the most recent dispatched event that set one.
+    pub fn last_event_id(&self) -> Option<&str> {
+        self.events.last_event_id()
+    }
+
+    /// The last valid `retry` value read.
+    pub fn retry_ms(&self) -> Option<u64> {
+        self.events.retry_ms()
+    }
+
+    /// A line is partly received, or a non-comment line was seen since the last blank line.
+    pub fn event_in_progress(&self) -> bool {
+        !self.carry.is_empty() || !self.bom.held().is_empty() || self.events.seen_line
+    }
+
+    /// The error the decoder failed with, if it did.
+    pub fn failed(&self) -> Option<&StreamError> {
+        self.failed.as_ref()
+    }
+
+    /// Takes the next chunk. Events it completes go to `sink`, in order, even when the chunk
+    /// then hits an error; after an error every call returns that error again.
+    pub fn feed(&mut self, chunk: &[u8], sink: &mut impl EventSink) -> Result<(), StreamError> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
+        let result = self.feed_chunk(chunk, sink);
+        self.events.end_chunk(chunk);
+        self.offset = self.offset.saturating_add(chunk.len() as u64);
+        if let Err(error) = &result {
+            self.failed = Some(error.clone());
+        }
+        result
+    }
+
+    /// Ends the stream: the partial line is taken as a line, and a pending event dispatched.
+    /// On success the decoder starts a new stream, keeping `last_event_id` and `retry_ms`.
+    pub fn finish(&mut self, sink: &mut impl EventSink) -> Result<(), StreamError> {
+        if let Some(error) = &self.failed {
+            return Err(error.clone());
+        }
+        match self.finish_stream(sink) {
+            Ok(()) => {
+                let limit = self.limit;
+                let mut events = std::mem::take(&mut self.events);
+                events.reset();
+                *self = Self {
+                    events,
+                    ..Self::new(limit)
+                };
+                Ok(())
+            }
+            Err(error) => {
+                self.failed = Some(error.clone());
+                Err(error)
+            }
+        }
+    }
+
+    fn check_cap(&self, line_len: usize) -> Result<(), StreamError> {
+        match self.limit {
+            Some(limit) if self.events.accumulated.saturating_add(line_len) > limit => {
+                Err(StreamError::EventTooLarge { limit })
+            }
+            _ => Ok(()),
+        }
+    }
+
+    /// Index just past the terminator at `chunk[t]`, noting a CR that ends the chunk.
+    fn skip_terminator(&mut self, chunk: &[u8], t: usize) -> usize {
+        if chunk[t] == b'\r' {
+            match chunk.get(t + 1) {
+                Some(b'\n') => return t + 2,
+                None => self.skip_lf = true,
+                Some(_) => {}
+            }
+        }
+        t + 1
+    }
+
+    /// Hands the completed carried line to the assembler, after the UTF-8 check.
+    fn carried_line(
+        &mut self,
+        chunk: &[u8],
+        at_end: bool,
+        sink: &mut impl EventSink,
+    ) -> Result<(), StreamError> {
+        match check(&self.carry) {
+            Check::Valid => {}
+            Check::Truncated { valid_up_to } if at_end => {
+                return Err(StreamError::IncompleteUtf8 {
+                    offset: self.carry_start + valid_up_to as u64,
+                })
+            }
+            Check::Truncated { valid_up_to } | Check::Invalid { valid_up_to } => {
+                return Err(StreamError::InvalidUtf8 {
+                    offset: self.carry_start + valid_up_to as u64,
+                })
+            }
+        }
+        self.events
+            .line(chunk, Line::Carried(&mut self.carry), sink);
+        if self.carry.capacity() > RETAIN_BYTES {
+            self.carry = Vec::new();
+        } else {
+            self.carry.clear();
+        }
+        Ok(())
+    }
+
+    fn feed_chunk(&mut self, chunk: &[u8], sink: &mut impl EventSink) -> Result<(), StreamError> {
+        let base = self.offset;
+        let mut pos = match self.bom.advance(chunk) {
+            BomStep::NeedMore => return Ok(()),
+            BomStep::Dropped(pos) => pos,
+            BomStep::NotBom { held, resume } => {
+                self.carry.extend_from_slice(&lines::BOM[..held]);
+                self.carry_start = 0;
+                resume
+            }
+        };
+        if self.skip_lf && pos < chunk.len() {
+            self.skip_lf = false;
+            if chunk[pos] == b'\n' {
+                pos += 1;
+            }
+        }
+
+        if !self.carry.is_empty() {
+            let Some(i) = find_terminator(&chunk[pos..]) else {
+                self.check_cap(self.carry.len().saturating_add(chunk.len() - pos))?;
+                self.carry.extend_from_slice(&chunk[pos..]);
+                return Ok(());
+            };
+            let t = pos + i;
+            self.check_cap(self.carry.len().saturating_add(i))?;
+            self.carry.extend_from_slice(&chunk[pos..t]);
+            self.carried_line(chunk, false, sink)?;
+            pos = self.skip_terminator(chunk, t);
+        }
+
+        if let Some(last) = rfind_terminator(&chunk[pos..]) {
+            let end = pos + last;
+            // One check for all the complete lines; each line is only checked on its own (to
+            // find which one fails first) when the whole run is not UTF-8.
+            let all_valid = check(&chunk[pos..end]) == Check::Valid;
+            while pos <= end {
+                let t = pos + find_terminator(&chunk[pos..=end]).unwrap_or(end - pos);
+                self.check_cap(t - pos)?;
+                if !all_valid {
+                    if let Check::Invalid { valid_up_to } | Check::Truncated { valid_up_to } =
+                        check(&chunk[pos..t])
+                    {
+                        return Err(StreamError::InvalidUtf8 {
+                            offset: base + (pos + valid_up_to) as u64,
+                        });
+                    }
+                }
+                self.events.line(chunk, Line::InChunk(pos..t), sink);
+                pos = self.skip_terminator(chunk, t);
+            }
+        }
+
+        if pos < chunk.len() {
+            self.check_cap(chunk.len() - pos)?;
+            self.carry.extend_from_slice(&chunk[pos..]);
+            self.carry_start = base + pos as u64;
+        }
+        Ok(())
+    }
+
+    fn finish_stream(&mut self, sink: &mut impl EventSink) -> Result<(), StreamError> {
+        self.skip_lf = false;
+        let held = self.bom.held();
+        if !held.is_empty() {
+            self.carry.extend_from_slice(held);
+            self.carry_start = 0;
+            self.bom = Bom::Done;
+        }
+        if !self.carry.is_empty() {
+            self.check_cap(self.carry.len())?;
+            self.carried_line(&[], true, sink)?;
+        }
+        self.events.dispatch(&[], sink);
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,299 @@
+use super::*;
+
+fn ev(event: Option<&str>, data: &str, id: Option<&str>, retry: Option<u64>) -> OwnedEvent {
+    OwnedEvent {
+        event: event.map(str::to_owned),
+        data: data.to_owned(),
+        id: id.map(str::to_owned),
+        retry,
+    }
+}
+
+fn data(d: &str) -> OwnedEvent {
+    ev(None, d, None, None)
+}
+
+/// Feeds the chunks then finishes; the events, and the error if one came.
+fn run(limit: Option<usize>, chunks: &[&[u8]]) -> (Vec<OwnedEvent>, Option<StreamError>) {
+    let mut core = SseCore::new(limit);
+    let mut out = Vec::new();
+    for chunk in chunks {
+        if let Err(e) = core.feed(chunk, &mut out) {
+            return (out, Some(e));
+        }
+    }
+    match core.finish(&mut out) {
+        Ok(()) => (out, None),
+        Err(e) => (out, Some(e)),
+    }
+}
+
+/// The result for `stream` in one chunk, checked to be the same for every cut into 1, 2 and 3
+/// chunks and for byte-by-byte feeding.
+fn run_all_cuts(limit: Option<usize>, stream: &[u8]) -> (Vec<OwnedEvent>, Option<StreamError>) {
+    let whole = run(limit, &[stream]);
+    for i in 0..=stream.len() {
+        assert_eq!(
+            run(limit, &[&stream[..i], &stream[i..]]),
+            whole,
+            "cut at {i}"
+        );
+        for j in i..=stream.len() {
+            let got = run(limit, &[&stream[..i], &stream[i..j], &stream[j..]]);
+            assert_eq!(got, whole, "cuts at {i},{j}");
+        }
+    }
+    let bytes: Vec<&[u8]> = stream.chunks(1).collect();
+    assert_eq!(run(limit, &bytes), whole, "byte by byte");
+    whole
+}
+
+#[test]
+fn terminators_lf_cr_crlf() {
+    let (events, err) = run_all_cuts(None, b"data: a\r\rdata: b\n\ndata: c\r\n\r\ndata: d\r\n\n");
+    assert_eq!(err, None);
+    assert_eq!(events, vec![data("a"), data("b"), data("c"), data("d")]);
+}
+
+#[test]
+fn cr_at_chunk_end_dispatches_at_once() {
+    let mut core = SseCore::new(None);
+    let mut out = Vec::new();
+    core.feed(b"data: x\r\r", &mut out).unwrap();
+    assert_eq!(out, vec![data("x")]);
+    assert!(!core.event_in_progress());
+    // the LF that follows belongs to the CR: no extra blank line, no extra event
+    core.feed(b"\ndata: y\n", &mut out).unwrap();
+    assert_eq!(out.len(), 1);
+    core.finish(&mut out).unwrap();
+    assert_eq!(out, vec![data("x"), data("y")]);
+}
+
+#[test]
+fn fields() {
+    let stream = b": comment\nevent: update\nid: 7\nretry: 1500\ndata: one\ndata\ndata:two\n\
+        data:  three\nfoo: bar\n\n";
+    let (events, err) = run_all_cuts(None, stream);
+    assert_eq!(err, None);
+    assert_eq!(
+        events,
+        vec![ev(
+            Some("update"),
+            "one\n\ntwo\n three",
+            Some("7"),
+            Some(1500)
+        )]
+    );
+}
+
+#[test]
+fn dispatch_rule_and_ids() {
+    let stream = b"foo: 1\n\n: c\n\nevent:\n\nid\n\nretry: 5\n\nid: a\0b\n\nretry: x\n\ndata: z";
+    let mut core = SseCore::new(None);
+    let mut out = Vec::new();
+    core.feed(stream, &mut out).unwrap();
+    core.finish(&mut out).unwrap();
+    assert_eq!(
+        out,
+        vec![
+            ev(Some(""), "", None, None),
+            ev(None, "", Some(""), None),
+            ev(None, "", None, Some(5)),
+            data("z"),
+        ]
+    );
+    assert_eq!(core.last_event_id(), Some(""));
+    assert_eq!(core.retry_ms(), Some(5));
+}
+
+#[test]
+fn last_event_id_and_retry_persist_across_finish() {
+    let mut core = SseCore::new(None);
+    let mut out = Vec::new();
+    core.feed(b"id: 1\ndata: a\n\ndata: b\n\nretry: 9\n", &mut out)
+        .unwrap();
+    assert_eq!(core.last_event_id(), Some("1"));
+    assert_eq!(core.retry_ms(), Some(9));
+    assert_eq!(out[1], data("b"));
+    core.finish(&mut out).unwrap();
+    assert_eq!(out[2], ev(None, "", None, Some(9)));
+    // a new stream: BOM handling again, ids kept
+    core.feed(b"\xEF\xBB\xBFdata: c\n\n", &mut out).unwrap();
+    assert_eq!(out[3], data("c"));
+    assert_eq!(core.last_event_id(), Some("1"));
+    assert_eq!(core.retry_ms(), Some(9));
+}
+
+#[test]
+fn bom_dropped_once() {
+    let (events, err) = run_all_cuts(None, b"\xEF\xBB\xBFdata: a\n\n");
+    assert_eq!((events, err), (vec![data("a")], None));
+    let (events, err) = run_all_cuts(None, "\u{FEFF}\u{FEFF}data: a\n\n".as_bytes());
+    assert_eq!(err, None);
+    assert!(
+        events.is_empty(),
+        "the second BOM is part of the field name"
+    );
+}
+
+#[test]
+fn partial_bom_is_line_bytes() {
+    let (events, err) = run_all_cuts(None, b"\xEF\xBB");
+    assert_eq!(events, vec![]);
+    assert_eq!(err, Some(StreamError::IncompleteUtf8 { offset: 0 }));
+    let (_, err) = run_all_cuts(None, b"\xEF\xBB\n");
+    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 0 }));
+    let (_, err) = run_all_cuts(None, b"\xEF\n");
+    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 0 }));
+}
+
+#[test]
+fn utf8_errors_have_stream_offsets() {
+    // the BOM counts in offsets
+    let (events, err) = run_all_cuts(
+        None,
+        b"\xEF\xBB\xBFdata: \xC3\xA9\n\ndata: ok\xFF\n\ndata: z\n\n",
+    );
+    assert_eq!(events, vec![data("é")]);
+    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 21 }));
+    // a code point cut by a line end is invalid; cut by the end of the stream, incomplete
+    let (_, err) = run_all_cuts(None, b"data: \xE2\x82\r");
+    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 6 }));
+    let (_, err) = run_all_cuts(None, b"data: \xE2\x82");
+    assert_eq!(err, Some(StreamError::IncompleteUtf8 { offset: 6 }));
+    // comments are decoded too
+    let (_, err) = run_all_cuts(None, b": \xFF\n");
+    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 2 }));
+}
+
+#[test]
+fn size_cap() {
+    let limit = Some(20);
+    // 10 + 10 = 20 bytes fits; blank line resets
+    let (events, err) = run_all_cuts(limit, b"data: 1234\ndata: 5678\n\ndata: abcd\n\n");
+    assert_eq!(err, None);
+    assert_eq!(events, vec![data("1234\n5678"), data("abcd")]);
+    // 21 bytes does not, even before the line ends
+    let (events, err) = run_all_cuts(limit, b"data: 1234\ndata: 56789\n\n");
+    assert_eq!(events, vec![]);
+    assert_eq!(err, Some(StreamError::EventTooLarge { limit: 20 }));
+    // comments count against the cap but do not add up
+    let (events, err) = run_all_cuts(limit, b"data: 1234\n: 3456789\n: 3456789\ndata: 5678\n\n");
+    assert_eq!((events, err), (vec![data("1234\n5678")], None));
+    let (_, err) = run_all_cuts(limit, b"data: 1234\n: 345678901\n");
+    assert_eq!(err, Some(StreamError::EventTooLarge { limit: 20 }));
+    // a size error comes before the UTF-8 error of the same line
+    let (_, err) = run_all_cuts(Some(5), b"\xFF123456\n");
+    assert_eq!(err, Some(StreamError::EventTooLarge { limit: 5 }));
+}
+
+#[test]
+fn cap_on_partial_line_bounds_memory() {
+    let mut core = SseCore::new(Some(1000));
+    let mut out = Vec::new();
+    let chunk = [b'a'; 100];
+    let mut fed = 0;
+    let err = loop {
+        match core.feed(&chunk, &mut out) {
+            Ok(()) => fed += 1,
+            Err(e) => break e,
+        }
+    };
+    assert_eq!(fed, 10);
+    assert_eq!(err, StreamError::EventTooLarge { limit: 1000 });
+    assert!(core.carry.len() <= 1000);
+}
+
+#[test]
+fn deferred_error_keeps_events() {
+    let mut core = SseCore::new(None);
+    let mut out = Vec::new();
+    let err = core
+        .feed(b"data: a\n\ndata: b\n\n\xFF\n", &mut out)
+        .unwrap_err();
+    assert_eq!(out, vec![data("a"), data("b")]);
+    assert_eq!(err, StreamError::InvalidUtf8 { offset: 18 });
+    assert_eq!(core.failed(), Some(&err));
+    out.clear();
+    assert_eq!(core.feed(b"data: c\n\n", &mut out), Err(err.clone()));
+    assert_eq!(core.finish(&mut out), Err(err));
+    assert!(out.is_empty());
+}
+
+#[test]
+fn event_in_progress() {
+    let mut core = SseCore::new(None);
+    let mut out = Vec::new();
+    assert!(!core.event_in_progress());
+    core.feed(b": comment\n", &mut out).unwrap();
+    assert!(!core.event_in_progress());
+    core.feed(b"da", &mut out).unwrap();
+    assert!(core.event_in_progress());
+    core.feed(b"ta: x\r", &mut out).unwrap();
+    assert!(core.event_in_progress());
+    core.feed(b"\n\r", &mut out).unwrap();
+    assert!(!core.event_in_progress());
+    core.feed(b"foo\n", &mut out).unwrap();
+    assert!(core.event_in_progress());
+}
+
+#[test]
+fn data_spanning_chunks_in_every_shape() {
+    let stream = b"data: first line\ndata: second\n\ndata: only\n\ndata: x\n\n";
+    let (events, err) = run_all_cuts(None, stream);
+    assert_eq!(err, None);
+    assert_eq!(
+        events,
+        vec![data("first line\nsecond"), data("only"), data("x")]
+    );
+}
+
+#[test]
+fn big_event_in_small_chunks() {
+    let payload = "é".repeat(300_000);
+    let stream = format!("id: big\ndata: {payload}\ndata: end\n\n");
+    let mut core = SseCore::new(Some(1_000_000));
+    let mut out = Vec::new();
+    for chunk in stream.as_bytes().chunks(1000) {
+        core.feed(chunk, &mut out).unwrap();
+    }
+    core.finish(&mut out).unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].data, format!("{payload}\nend"));
+    assert_eq!(out[0].id.as_deref(), Some("big"));
+}
+
+#[test]
+fn linear_in_event_size() {
+    struct Count(usize);
+    impl EventSink for Count {
+        fn dispatch(&mut self, event: &EventView<'_>) {
+            self.0 += event.data.len();
+        }
+    }
+    fn seconds_per_mib(mib: usize) -> f64 {
+        let chunk = {
+            let mut c = vec![b'x'; 1024];
+            c[..6].copy_from_slice(b"data: ");
+            c
+        };
+        let mut core = SseCore::new(None);
+        let mut sink = Count(0);
+        let start = std::time::Instant::now();
+        core.feed(&chunk[..6], &mut sink).unwrap();
+        for _ in 0..mib * 1024 {
+            core.feed(&chunk[6..], &mut sink).unwrap();
+        }
+        core.feed(b"\n\n", &mut sink).unwrap();
+        assert_eq!(sink.0, mib * 1024 * 1018);
+        start.elapsed().as_secs_f64() / mib as f64
+    }
+    seconds_per_mib(1);
+    let small = (0..3).map(|_| seconds_per_mib(1)).fold(f64::MAX, f64::min);
+    let large = seconds_per_mib(16);
+    // generous bound: quadratic behaviour would be ~16x
+    assert!(
+        large < small * 4.0,
+        "1 MiB: {small}s/MiB, 16 MiB: {large}s/MiB"
+    );
+}
