@@ -4,21 +4,53 @@ The codec (``mcpstream.codec``, both backends) raises only these::
 
     ValueError
     └── CodecError                    bad bytes or text reached the hot path
-        ├── InvalidUtf8Error          body bytes are not UTF-8 (``.offset``: byte offset in the stream)
+        ├── InvalidUtf8Error          body bytes are not UTF-8 (``.offset``: where, in bytes)
         ├── SseEventTooLargeError     one SSE event grew past ``max_event_bytes`` (``.limit``)
         └── JsonRpcProtocolError      text is not valid JSON, or not a valid JSON-RPC 2.0 message
 
-The native backend imports these classes from here, so both backends raise the very same types.
-Messages never quote the offending payload: they name the rule and the position only, so no token
-or user data can leak through an error.
+The transports (``mcpstream.transport_http``, sync and async) raise only these::
+
+    Exception
+    └── McpTransportError                        any failure to exchange messages with a server
+        ├── McpTimeoutError                      a call did not complete within its time budget
+        ├── McpProtocolError                     the server broke the MCP / JSON-RPC / SSE rules
+        ├── McpRemoteError                       the server reported its own failure (HTTP 5xx)
+        ├── McpAuthError                         the server wants credentials it did not get
+        └── McpHttpTransportError                the Streamable HTTP transport (network errors too)
+            ├── McpHttpTransportTimeoutError         also an McpTimeoutError
+            ├── McpHttpTransportProtocolError        also an McpProtocolError
+            ├── McpHttpTransportRemoteError          also an McpRemoteError
+            ├── McpHttpTransportAuthRequiredError    also an McpAuthError (HTTP 401)
+            └── McpHttpTransportSessionExpiredError  HTTP 404 for a request that carried a session
+
+Each transport error has a class-level ``error_code`` (a stable string for hosts to branch on and
+log) and ``retryable`` (whether sending the same call again may succeed as it is).
+
+The native backend imports the codec classes from here, so both backends raise the very same
+types. Messages never quote the offending payload or a credential: codec errors name the rule and
+the position only, and transport errors name the server id and its URL without userinfo, query or
+fragment, so no token or user data can leak through an error.
 """
 
 from __future__ import annotations
+
+from typing import ClassVar
 
 __all__ = [
     "CodecError",
     "InvalidUtf8Error",
     "JsonRpcProtocolError",
+    "McpAuthError",
+    "McpHttpTransportAuthRequiredError",
+    "McpHttpTransportError",
+    "McpHttpTransportProtocolError",
+    "McpHttpTransportRemoteError",
+    "McpHttpTransportSessionExpiredError",
+    "McpHttpTransportTimeoutError",
+    "McpProtocolError",
+    "McpRemoteError",
+    "McpTimeoutError",
+    "McpTransportError",
     "SseEventTooLargeError",
 ]
 
@@ -50,3 +82,76 @@ class SseEventTooLargeError(CodecError):
 
 class JsonRpcProtocolError(CodecError):
     """Text that is not valid JSON, or JSON that is not a valid JSON-RPC 2.0 message or batch."""
+
+
+class McpTransportError(Exception):
+    """Base class of every failure to exchange MCP messages with a server."""
+
+    error_code: ClassVar[str] = "mcp_transport_error"
+    retryable: ClassVar[bool] = False
+
+
+class McpTimeoutError(McpTransportError):
+    """A call did not complete within its time budget; the server may still be working on it."""
+
+    error_code: ClassVar[str] = "mcp_timeout"
+    retryable: ClassVar[bool] = True
+
+
+class McpProtocolError(McpTransportError):
+    """The server's answer broke the MCP, JSON-RPC, SSE or HTTP rules the transport relies on."""
+
+    error_code: ClassVar[str] = "mcp_protocol_error"
+    retryable: ClassVar[bool] = False
+
+
+class McpRemoteError(McpTransportError):
+    """The server reported a failure of its own (an HTTP 5xx status)."""
+
+    error_code: ClassVar[str] = "mcp_remote_error"
+    retryable: ClassVar[bool] = True
+
+
+class McpAuthError(McpTransportError):
+    """The server refused the call for lack of valid credentials."""
+
+    error_code: ClassVar[str] = "mcp_auth_error"
+    retryable: ClassVar[bool] = False
+
+
+class McpHttpTransportError(McpTransportError):
+    """A failure of the Streamable HTTP transport: a network error, or a misuse such as a call on
+    a closed transport. The subclasses below narrow it down."""
+
+
+class McpHttpTransportTimeoutError(McpHttpTransportError, McpTimeoutError):
+    """An HTTP call (or the event stream answering it) ran past its timeout."""
+
+
+class McpHttpTransportProtocolError(McpHttpTransportError, McpProtocolError):
+    """The HTTP server answered with something the Streamable HTTP transport cannot accept."""
+
+    error_code: ClassVar[str] = "mcp_http_transport_protocol_error"
+    retryable: ClassVar[bool] = False
+
+
+class McpHttpTransportRemoteError(McpHttpTransportError, McpRemoteError):
+    """The HTTP server answered with a 5xx status."""
+
+    error_code: ClassVar[str] = "mcp_http_transport_remote_error"
+    retryable: ClassVar[bool] = False
+
+
+class McpHttpTransportAuthRequiredError(McpHttpTransportError, McpAuthError):
+    """The HTTP server answered 401: it requires authentication."""
+
+    error_code: ClassVar[str] = "mcp_http_transport_auth_required"
+    retryable: ClassVar[bool] = False
+
+
+class McpHttpTransportSessionExpiredError(McpHttpTransportError):
+    """The HTTP server answered 404 to a call that carried a session id: the session is gone and
+    the host has to initialize a new one."""
+
+    error_code: ClassVar[str] = "mcp_http_transport_session_expired"
+    retryable: ClassVar[bool] = False
