@@ -1,6 +1,35 @@
 //! mcpstream's hot path: incremental UTF-8, SSE and JSON-RPC framing, exposed to Python as
-//! `mcpstream._native`.
+//! `mcpstream._native` (contract: `python/mcpstream/_native.pyi`).
+//!
+//! The core modules (`utf8`, `sse`, `jsonrpc`, `json_text`, `errors`) know nothing of Python;
+//! the `py*` modules are the thin PyO3 layer over them.
 
 pub mod errors;
+pub mod json_text;
+pub mod jsonrpc;
 pub mod sse;
 pub mod utf8;
+
+mod pyencode;
+mod pyerrors;
+mod pyjsonrpc;
+mod pysse;
+mod pyutf8;
+
+use pyo3::prelude::*;
+
+/// The native backend of `mcpstream.codec`.
+#[pymodule]
+fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    m.add("DEFAULT_MAX_EVENT_BYTES", sse::DEFAULT_MAX_EVENT_BYTES)?;
+    m.add_class::<pyutf8::Utf8Decoder>()?;
+    m.add_class::<pysse::SseEvent>()?;
+    m.add_class::<pysse::JsonRpcEvent>()?;
+    m.add_class::<pysse::SseDecoder>()?;
+    m.add_class::<pyjsonrpc::JsonRpcRequest>()?;
+    m.add_class::<pyjsonrpc::JsonRpcNotification>()?;
+    m.add_class::<pyjsonrpc::JsonRpcResponse>()?;
+    m.add_function(wrap_pyfunction!(pyjsonrpc::parse_jsonrpc_line, m)?)?;
+    m.add_function(wrap_pyfunction!(pyencode::encode_jsonrpc_message, m)?)?;
+    Ok(())
+}

@@ -182,12 +182,10 @@ impl EventAssembler {
                 self.event_type.push_str(text(value));
                 self.has_event_type = true;
             }
-            b"id" => {
-                if memchr::memchr(0, value).is_none() {
-                    self.id.clear();
-                    self.id.push_str(text(value));
-                    self.has_id = true;
-                }
+            b"id" if memchr::memchr(0, value).is_none() => {
+                self.id.clear();
+                self.id.push_str(text(value));
+                self.has_id = true;
             }
             b"retry" => {
                 if let Some(ms) = parse_retry(value) {

@@ -1,0 +1,283 @@
+//! `encode_jsonrpc_message`: Python values to compact JSON text, byte for byte what
+//! `json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)` gives.
+
+use std::cell::RefCell;
+use std::io::Write as _;
+
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::ffi;
+use pyo3::prelude::*;
+use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
+
+use crate::json_text::{write_float, write_str};
+use crate::pyjsonrpc::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
+
+/// Nesting deeper than this is refused (it is also how a circular structure ends).
+const MAX_DEPTH: usize = 512;
+
+thread_local! {
+    /// The output buffer, reused across calls on a thread.
+    static BUFFER: RefCell<Vec<u8>> = const { RefCell::new(Vec::new()) };
+}
+
+fn too_deep() -> PyErr {
+    PyValueError::new_err("cannot encode: circular reference or nesting too deep")
+}
+
+fn not_finite() -> PyErr {
+    PyValueError::new_err("cannot encode NaN or Infinity as JSON")
+}
+
+fn unsupported(value: &Bound<'_, PyAny>) -> PyErr {
+    match value.get_type().name() {
+        Ok(name) => PyTypeError::new_err(format!("cannot encode object of type {name} as JSON")),
+        Err(e) => e,
+    }
+}
+
+struct Encoder {
+    out: Vec<u8>,
+    /// A string held a lone surrogate, written in its "surrogatepass" UTF-8 form.
+    surrogates: bool,
+}
+
+impl Encoder {
+    fn string(&mut self, value: &Bound<'_, PyString>) -> PyResult<()> {
+        if let Ok(text) = value.to_str() {
+            write_str(&mut self.out, text.as_bytes());
+            return Ok(());
+        }
+        // Lone surrogates: json.dumps copies them into its output as they are.
+        let bytes = value.call_method1(
+            pyo3::intern!(value.py(), "encode"),
+            ("utf-8", "surrogatepass"),
+        )?;
+        write_str(&mut self.out, bytes.cast::<PyBytes>()?.as_bytes());
+        self.surrogates = true;
+        Ok(())
+    }
+
+    fn int(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let mut overflow = 0;
+        // SAFETY: `value` is a live int (or int subclass) and we are attached to the
+        // interpreter; the call only reads it.
+        let n = unsafe { ffi::PyLong_AsLongLongAndOverflow(value.as_ptr(), &mut overflow) };
+        if overflow == 0 {
+            if n == -1 {
+                if let Some(e) = PyErr::take(value.py()) {
+                    return Err(e);
+                }
+            }
+            let _ = write!(self.out, "{n}");
+            return Ok(());
+        }
+        // Big ints as `int.__repr__` writes them (an int subclass's own repr is not used).
+        let text = value
+            .py()
+            .get_type::<PyInt>()
+            .call_method1(pyo3::intern!(value.py(), "__repr__"), (value,))?;
+        self.out
+            .extend_from_slice(text.cast::<PyString>()?.to_str()?.as_bytes());
+        Ok(())
+    }
+
+    fn float(&mut self, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let x: f64 = value.extract()?;
+        if !x.is_finite() {
+            return Err(not_finite());
+        }
+        write_float(&mut self.out, x);
+        Ok(())
+    }
+
+    fn key(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        if let Ok(s) = key.cast::<PyString>() {
+            return self.string(s);
+        }
+        let start = self.out.len();
+        self.out.push(b'"');
+        if key.is_instance_of::<PyFloat>() {
+            self.float(key)?;
+        } else if key.is_instance_of::<PyBool>() {
+            let t = key.is_truthy()?;
+            self.out
+                .extend_from_slice(if t { b"true" } else { b"false" });
+        } else if key.is_none() {
+            self.out.extend_from_slice(b"null");
+        } else if key.is_instance_of::<PyInt>() {
+            self.int(key)?;
+        } else {
+            self.out.truncate(start);
+            return Err(unsupported(key));
+        }
+        self.out.push(b'"');
+        Ok(())
+    }
+
+    fn member(
+        &mut self,
+        first: &mut bool,
+        name: &str,
+        value: &Bound<'_, PyAny>,
+        depth: usize,
+    ) -> PyResult<()> {
+        if !std::mem::take(first) {
+            self.out.push(b',');
+        }
+        write_str(&mut self.out, name.as_bytes());
+        self.out.push(b':');
+        self.value(value, depth)
+    }
+
+    fn dict(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<()> {
+        if dict.is_empty() {
+            self.out.extend_from_slice(b"{}");
+            return Ok(());
+        }
+        self.out.push(b'{');
+        let mut first = true;
+        let mut pair = |enc: &mut Self, k: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>| {
+            if !std::mem::take(&mut first) {
+                enc.out.push(b',');
+            }
+            enc.key(k)?;
+            enc.out.push(b':');
+            enc.value(v, depth)
+        };
+        if dict.is_exact_instance_of::<PyDict>() {
+            for (k, v) in dict.iter() {
+                pair(self, &k, &v)?;
+            }
+        } else {
+            // json goes through `items()` for dict subclasses
+            let items = dict.call_method0(pyo3::intern!(dict.py(), "items"))?;
+            for item in items.try_iter()? {
+                let item = item?;
+                let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+                pair(self, &k, &v)?;
+            }
+        }
+        self.out.push(b'}');
+        Ok(())
+    }
+
+    fn sequence<'a, 'py: 'a>(
+        &mut self,
+        items: impl Iterator<Item = Bound<'py, PyAny>>,
+        depth: usize,
+    ) -> PyResult<()> {
+        self.out.push(b'[');
+        for (i, item) in items.enumerate() {
+            if i > 0 {
+                self.out.push(b',');
+            }
+            self.value(&item, depth)?;
+        }
+        self.out.push(b']');
+        Ok(())
+    }
+
+    fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
+        let py = value.py();
+        if let Ok(s) = value.cast::<PyString>() {
+            return self.string(s);
+        }
+        if value.is_none() {
+            self.out.extend_from_slice(b"null");
+            return Ok(());
+        }
+        if value.is_instance_of::<PyBool>() {
+            let t = value.is_truthy()?;
+            self.out
+                .extend_from_slice(if t { b"true" } else { b"false" });
+            return Ok(());
+        }
+        if value.is_instance_of::<PyInt>() {
+            return self.int(value);
+        }
+        if value.is_instance_of::<PyFloat>() {
+            return self.float(value);
+        }
+        let depth = depth + 1;
+        if depth > MAX_DEPTH {
+            return Err(too_deep());
+        }
+        if let Ok(list) = value.cast::<PyList>() {
+            return self.sequence(list.iter(), depth);
+        }
+        if let Ok(tuple) = value.cast::<PyTuple>() {
+            return self.sequence(tuple.iter(), depth);
+        }
+        if let Ok(dict) = value.cast::<PyDict>() {
+            return self.dict(dict, depth);
+        }
+        let version = pyo3::intern!(py, "2.0");
+        let mut first = true;
+        if let Ok(request) = value.cast::<JsonRpcRequest>() {
+            let r = request.get();
+            self.out.push(b'{');
+            self.member(&mut first, "jsonrpc", version.as_any(), depth)?;
+            self.member(&mut first, "id", r.id.bind(py), depth)?;
+            self.member(&mut first, "method", r.method.bind(py), depth)?;
+            if !r.params.is_none(py) {
+                self.member(&mut first, "params", r.params.bind(py), depth)?;
+            }
+            self.out.push(b'}');
+            return Ok(());
+        }
+        if let Ok(note) = value.cast::<JsonRpcNotification>() {
+            let n = note.get();
+            self.out.push(b'{');
+            self.member(&mut first, "jsonrpc", version.as_any(), depth)?;
+            self.member(&mut first, "method", n.method.bind(py), depth)?;
+            if !n.params.is_none(py) {
+                self.member(&mut first, "params", n.params.bind(py), depth)?;
+            }
+            self.out.push(b'}');
+            return Ok(());
+        }
+        if let Ok(response) = value.cast::<JsonRpcResponse>() {
+            let r = response.get();
+            self.out.push(b'{');
+            self.member(&mut first, "jsonrpc", version.as_any(), depth)?;
+            self.member(&mut first, "id", r.id.bind(py), depth)?;
+            if r.error.is_none(py) {
+                self.member(&mut first, "result", r.result.bind(py), depth)?;
+            } else {
+                self.member(&mut first, "error", r.error.bind(py), depth)?;
+            }
+            self.out.push(b'}');
+            return Ok(());
+        }
+        Err(unsupported(value))
+    }
+}
+
+/// Encode a JSON-RPC payload to compact JSON text.
+#[pyfunction]
+pub fn encode_jsonrpc_message<'py>(
+    py: Python<'py>,
+    payload: &Bound<'py, PyAny>,
+) -> PyResult<Bound<'py, PyString>> {
+    // Taken out of the cell (not borrowed) so a nested call from Python code run by the
+    // encoder, such as a dict subclass's `items()`, just starts a buffer of its own.
+    let mut encoder = Encoder {
+        out: BUFFER.with(|b| std::mem::take(&mut *b.borrow_mut())),
+        surrogates: false,
+    };
+    encoder.out.clear();
+    let result = encoder.value(payload, 0).and_then(|()| {
+        if encoder.surrogates {
+            PyBytes::new(py, &encoder.out)
+                .call_method1(pyo3::intern!(py, "decode"), ("utf-8", "surrogatepass"))?
+                .cast_into::<PyString>()
+                .map_err(PyErr::from)
+        } else {
+            PyString::from_bytes(py, &encoder.out)
+        }
+    });
+    if encoder.out.capacity() <= 1 << 20 {
+        BUFFER.with(|b| *b.borrow_mut() = encoder.out);
+    }
+    result
+}

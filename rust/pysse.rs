@@ -1,0 +1,284 @@
+//! `SseDecoder` and the events it returns, over [`crate::sse::SseCore`]: one call per chunk,
+//! Python objects built straight from the decoder's buffers.
+
+use pyo3::intern;
+use pyo3::prelude::*;
+use pyo3::types::{PyList, PyString, PyTuple};
+
+use crate::errors::StreamError;
+use crate::jsonrpc::is_blank;
+use crate::pyerrors::{protocol_error, stream_error};
+use crate::pyjsonrpc::{messages_from_json, repr};
+use crate::sse::{EventSink, EventView, SseCore, DEFAULT_MAX_EVENT_BYTES};
+
+/// One dispatched Server-Sent Event.
+#[pyclass(frozen, module = "mcpstream._native")]
+pub struct SseEvent {
+    #[pyo3(get)]
+    event: Py<PyAny>,
+    #[pyo3(get)]
+    data: Py<PyAny>,
+    #[pyo3(get)]
+    id: Py<PyAny>,
+    #[pyo3(get)]
+    retry: Py<PyAny>,
+}
+
+#[pymethods]
+impl SseEvent {
+    #[new]
+    #[pyo3(signature = (*, event = None, data = None, id = None, retry = None))]
+    fn new(
+        py: Python<'_>,
+        event: Option<Py<PyAny>>,
+        data: Option<Py<PyAny>>,
+        id: Option<Py<PyAny>>,
+        retry: Option<Py<PyAny>>,
+    ) -> Self {
+        Self {
+            event: event.unwrap_or_else(|| py.None()),
+            data: data.unwrap_or_else(|| intern!(py, "").clone().into_any().unbind()),
+            id: id.unwrap_or_else(|| py.None()),
+            retry: retry.unwrap_or_else(|| py.None()),
+        }
+    }
+
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "SseEvent(event={}, data={}, id={}, retry={})",
+            repr(self.event.bind(py))?,
+            repr(self.data.bind(py))?,
+            repr(self.id.bind(py))?,
+            repr(self.retry.bind(py))?
+        ))
+    }
+
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, Self>) -> PyResult<bool> {
+        let other = other.get();
+        Ok(self.event.bind(py).eq(&other.event)?
+            && self.data.bind(py).eq(&other.data)?
+            && self.id.bind(py).eq(&other.id)?
+            && self.retry.bind(py).eq(&other.retry)?)
+    }
+
+    fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
+        PyTuple::new(py, [&self.event, &self.data, &self.id, &self.retry])?.hash()
+    }
+}
+
+/// The JSON-RPC content of one SSE event, from `SseDecoder.feed_jsonrpc`.
+#[pyclass(frozen, module = "mcpstream._native")]
+pub struct JsonRpcEvent {
+    #[pyo3(get)]
+    id: Py<PyAny>,
+    #[pyo3(get)]
+    event: Py<PyAny>,
+    #[pyo3(get)]
+    messages: Py<PyTuple>,
+    #[pyo3(get)]
+    error: Py<PyAny>,
+}
+
+#[pymethods]
+impl JsonRpcEvent {
+    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
+        Ok(format!(
+            "JsonRpcEvent(id={}, event={}, messages={}, error={})",
+            repr(self.id.bind(py))?,
+            repr(self.event.bind(py))?,
+            repr(self.messages.bind(py).as_any())?,
+            repr(self.error.bind(py))?
+        ))
+    }
+
+    /// Equal when id, event and messages are equal and both errors are None, or both are
+    /// errors with the same class and message.
+    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, Self>) -> PyResult<bool> {
+        let other = other.get();
+        if !(self.id.bind(py).eq(&other.id)?
+            && self.event.bind(py).eq(&other.event)?
+            && self.messages.bind(py).eq(&other.messages)?)
+        {
+            return Ok(false);
+        }
+        let (mine, theirs) = (self.error.bind(py), other.error.bind(py));
+        match (mine.is_none(), theirs.is_none()) {
+            (true, true) => Ok(true),
+            (false, false) => {
+                Ok(mine.get_type().is(theirs.get_type())
+                    && mine.str()?.as_any().eq(theirs.str()?)?)
+            }
+            _ => Ok(false),
+        }
+    }
+}
+
+/// An `Option<&str>` as `str | None`, with the usual event type as one shared object.
+fn opt_str(py: Python<'_>, value: Option<&str>) -> Py<PyAny> {
+    match value {
+        None => py.None(),
+        Some("message") => intern!(py, "message").clone().into_any().unbind(),
+        Some(s) => PyString::new(py, s).into_any().unbind(),
+    }
+}
+
+/// Collects the Python objects for dispatched events; a Python failure (out of memory and the
+/// like) stops the building and is raised at the end of the call.
+struct Collector<'py, F> {
+    py: Python<'py>,
+    build: F,
+    /// Events the decoder dispatched, skipped ones included.
+    dispatched: usize,
+    items: Vec<Bound<'py, PyAny>>,
+    failure: Option<PyErr>,
+}
+
+impl<'py, F> EventSink for Collector<'py, F>
+where
+    F: FnMut(Python<'py>, &EventView<'_>) -> PyResult<Option<Bound<'py, PyAny>>>,
+{
+    fn dispatch(&mut self, event: &EventView<'_>) {
+        self.dispatched += 1;
+        if self.failure.is_some() {
+            return;
+        }
+        match (self.build)(self.py, event) {
+            Ok(Some(item)) => self.items.push(item),
+            Ok(None) => {}
+            Err(e) => self.failure = Some(e),
+        }
+    }
+}
+
+impl<'py, F> Collector<'py, F> {
+    fn new(py: Python<'py>, build: F) -> Self {
+        Self {
+            py,
+            build,
+            dispatched: 0,
+            items: Vec::new(),
+            failure: None,
+        }
+    }
+
+    /// The call's result: its items, or the error if no event came before it (otherwise the
+    /// decoder, now failed, raises it on the next call).
+    fn finish(self, result: Result<(), StreamError>) -> PyResult<Bound<'py, PyList>> {
+        if let Some(failure) = self.failure {
+            return Err(failure);
+        }
+        match result {
+            Err(e) if self.dispatched == 0 => Err(stream_error(&e)),
+            _ => PyList::new(self.py, self.items),
+        }
+    }
+}
+
+fn sse_event<'py>(py: Python<'py>, event: &EventView<'_>) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let item = SseEvent {
+        event: opt_str(py, event.event),
+        data: PyString::from_bytes(py, event.data)?.into_any().unbind(),
+        id: opt_str(py, event.id),
+        retry: match event.retry {
+            Some(ms) => ms.into_pyobject(py)?.into_any().unbind(),
+            None => py.None(),
+        },
+    };
+    Ok(Some(Bound::new(py, item)?.into_any()))
+}
+
+fn jsonrpc_event<'py>(
+    py: Python<'py>,
+    event: &EventView<'_>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    if !matches!(event.event, None | Some("" | "message")) || is_blank(event.data) {
+        return Ok(None);
+    }
+    let (messages, error) = match messages_from_json(py, event.data)? {
+        Ok(messages) => (messages, py.None()),
+        Err(e) => (
+            PyTuple::empty(py),
+            protocol_error(&e).into_value(py).into_any(),
+        ),
+    };
+    let item = JsonRpcEvent {
+        id: opt_str(py, event.id),
+        event: opt_str(py, event.event),
+        messages: messages.unbind(),
+        error,
+    };
+    Ok(Some(Bound::new(py, item)?.into_any()))
+}
+
+/// Incremental Server-Sent Events decoder, one call per body chunk.
+#[pyclass(module = "mcpstream._native")]
+pub struct SseDecoder {
+    core: SseCore,
+}
+
+#[pymethods]
+impl SseDecoder {
+    #[new]
+    #[pyo3(signature = (max_event_bytes = Some(DEFAULT_MAX_EVENT_BYTES as i128)))]
+    fn new(max_event_bytes: Option<i128>) -> PyResult<Self> {
+        let limit = match max_event_bytes {
+            None => None,
+            Some(n) if n <= 0 => {
+                return Err(pyo3::exceptions::PyValueError::new_err(
+                    "max_event_bytes must be a positive integer or None",
+                ))
+            }
+            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
+        };
+        Ok(Self {
+            core: SseCore::new(limit),
+        })
+    }
+
+    /// Take the next chunk of body bytes; return the events it completed, in order.
+    fn feed<'py>(&mut self, py: Python<'py>, chunk: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        let mut sink = Collector::new(py, sse_event);
+        let result = self.core.feed(chunk, &mut sink);
+        sink.finish(result)
+    }
+
+    /// End of stream: process any partial line and dispatch a pending event.
+    fn finish<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut sink = Collector::new(py, sse_event);
+        let result = self.core.finish(&mut sink);
+        sink.finish(result)
+    }
+
+    /// Like `feed`, but return the JSON-RPC content of the completed events.
+    fn feed_jsonrpc<'py>(&mut self, py: Python<'py>, chunk: &[u8]) -> PyResult<Bound<'py, PyList>> {
+        let mut sink = Collector::new(py, jsonrpc_event);
+        let result = self.core.feed(chunk, &mut sink);
+        sink.finish(result)
+    }
+
+    /// `finish` with the same JSON-RPC treatment as `feed_jsonrpc`.
+    fn finish_jsonrpc<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
+        let mut sink = Collector::new(py, jsonrpc_event);
+        let result = self.core.finish(&mut sink);
+        sink.finish(result)
+    }
+
+    /// True while a line is partly received or a non-comment line has been seen since the last
+    /// dispatch or blank line.
+    #[getter]
+    fn event_in_progress(&self) -> bool {
+        self.core.event_in_progress()
+    }
+
+    /// The id of the most recent dispatched event that set one.
+    #[getter]
+    fn last_event_id(&self) -> Option<&str> {
+        self.core.last_event_id()
+    }
+
+    /// The last valid `retry` value seen.
+    #[getter]
+    fn retry_ms(&self) -> Option<u64> {
+        self.core.retry_ms()
+    }
+}
