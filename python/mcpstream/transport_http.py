@@ -1,0 +1,535 @@
+"""The MCP Streamable HTTP client transport (sync), a drop-in for the reference transport.
+
+``McpHttpTransport`` sends each JSON-RPC message in its own POST and reads the answer: 202/204
+for notifications, an ``application/json`` body, or an SSE stream that may carry notifications
+and requests of the server before the response. Open-ended SSE streams are read on a reader
+thread so that the call's timeout holds end to end. After ``notifications/initialized`` it opens
+the server's GET stream (when offered) on a background thread. Closing it ends every thread and
+response it started, and DELETEs the session.
+
+``AsyncMcpHttpTransport`` (re-exported here) is the same over ``httpx.AsyncClient``. Both drive
+the protocol core in ``mcpstream.transport_core``.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from ._sync_io import ChunkKind, ChunkPump, abort_response
+from .codec import DEFAULT_MAX_EVENT_BYTES
+from .errors import (
+    McpHttpTransportAuthRequiredError,
+    McpHttpTransportError,
+    McpHttpTransportProtocolError,
+    McpHttpTransportRemoteError,
+    McpHttpTransportSessionExpiredError,
+    McpHttpTransportTimeoutError,
+)
+from .jsonrpc import (
+    JsonRpcIdGenerator,
+    JsonRpcNotification,
+    JsonRpcRequest,
+    JsonRpcResponse,
+    build_jsonrpc_notification,
+    build_jsonrpc_request,
+)
+from .models import ResolvedMcpServer
+from .server_requests import McpServerRequestContext, McpServerRequestHandler
+from .transport_core import (
+    DELETE_TIMEOUT_S,
+    ERROR_BODY_READ_LIMIT,
+    INITIALIZED_NOTIFICATION,
+    BodyKind,
+    CallExchange,
+    ListenStream,
+    McpHttpProtocol,
+    ReconnectPolicy,
+    Resume,
+    ServerRequestReply,
+    SseBody,
+    logger,
+)
+from .transport_http_async import AsyncMcpHttpTransport
+
+__all__ = [
+    "AsyncMcpHttpTransport",
+    "McpHttpTransport",
+    "McpHttpTransportAuthRequiredError",
+    "McpHttpTransportError",
+    "McpHttpTransportProtocolError",
+    "McpHttpTransportRemoteError",
+    "McpHttpTransportSessionExpiredError",
+    "McpHttpTransportTimeoutError",
+    "ReconnectPolicy",
+]
+
+_LISTEN_HEADERS_TIMEOUT_S = 30.0
+
+
+def read_limited(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:
+    """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        for chunk in response.iter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    except (httpx.HTTPError, httpx.StreamError):
+        pass
+    return b"".join(parts)
+
+
+class McpHttpTransport:
+    """A sync MCP client transport over Streamable HTTP (MCP 2025-11-25).
+
+    ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
+    ``call_timeout_s``). ``workspace_root``: the host's workspace. ``client``: an
+    ``httpx.Client`` to use (the transport closes only a client it created itself).
+    ``server_request_handler`` answers server-initiated requests such as ``elicitation/create``,
+    with ``server_request_context`` passed to it (a context naming this server is made when none
+    is given). Beyond the reference: ``max_event_bytes`` caps one SSE event (``None``: no cap),
+    ``listen`` opens the server's GET stream after initialization, ``reconnect_policy`` bounds
+    SSE resumption.
+
+    Safe to share between threads: calls may run concurrently.
+    """
+
+    def __init__(
+        self,
+        *,
+        server: ResolvedMcpServer,
+        workspace_root: Path,
+        client: httpx.Client | None = None,
+        server_request_context: McpServerRequestContext | None = None,
+        server_request_handler: McpServerRequestHandler | None = None,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        listen: bool = True,
+        reconnect_policy: ReconnectPolicy | None = None,
+    ) -> None:
+        self._protocol = McpHttpProtocol(
+            server,
+            max_event_bytes=max_event_bytes,
+            reconnect_policy=reconnect_policy or ReconnectPolicy(),
+        )
+        self.server = server
+        self.workspace_root = workspace_root.resolve()
+        self._handler = server_request_handler
+        self._context = server_request_context or McpServerRequestContext(
+            server_id=server.id, workspace_root=self.workspace_root
+        )
+        self._ids = JsonRpcIdGenerator()
+        self._owns_client = client is None
+        self._client = client if client is not None else httpx.Client(follow_redirects=False)
+        self._listen_enabled = listen
+        self._listener: _Listener | None = None
+        self._lock = threading.Lock()
+        self._closed = threading.Event()
+
+    def __repr__(self) -> str:
+        return (
+            f"McpHttpTransport(server_id={self.server.id!r}, "
+            f"url={self._protocol.redacted_url!r}, closed={self.closed})"
+        )
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once ``close`` was called."""
+        return self._closed.is_set()
+
+    @property
+    def session_negotiated(self) -> bool:
+        """True once the server assigned a session id (in its answer to ``initialize``)."""
+        return self._protocol.session_negotiated
+
+    @property
+    def negotiated_protocol_version(self) -> str | None:
+        """The protocol version set by ``set_negotiated_protocol_version``."""
+        return self._protocol.protocol_version
+
+    def set_negotiated_protocol_version(self, protocol_version: str | None) -> None:
+        """Send ``MCP-Protocol-Version: protocol_version`` from now on (blank or None: none)."""
+        self._protocol.set_protocol_version(protocol_version)
+
+    def reset_session_state(self) -> None:
+        """Forget the session id and protocol version (after the session expired), and stop
+        the GET stream of the old session."""
+        self._stop_listener()
+        self._protocol.reset_session()
+
+    @property
+    def listening(self) -> bool:
+        """True while the GET stream for server-initiated messages is open."""
+        listener = self._listener
+        return listener is not None and listener.connected
+
+    def stderr_tail(self) -> str:
+        """An HTTP server has no stderr: always ``""`` (kept for hosts that also run stdio)."""
+        return ""
+
+    def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
+        """Take every notification received so far, oldest first."""
+        return self._protocol.drain_notifications()
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    def request(self, *, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
+        """Send a request and return its response (a JSON-RPC error response is returned, not
+        raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
+        request_id = self._ids.next()
+        payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
+        response = self._call(
+            self._protocol.encode(payload),
+            method=method,
+            expected_id=request_id,
+            timeout_s=timeout_s,
+        )
+        assert response is not None
+        return response
+
+    def send_notification(
+        self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
+    ) -> None:
+        """Send a notification; returns once the server accepted it. After
+        ``notifications/initialized`` the GET stream for server messages is opened."""
+        timeout_s = completion_timeout_s or self.server.call_timeout_s
+        payload = build_jsonrpc_notification(method=method, params=params)
+        self._call(
+            self._protocol.encode(payload), method=method, expected_id=None, timeout_s=timeout_s
+        )
+        if method == INITIALIZED_NOTIFICATION:
+            self._start_listener()
+
+    def _call(
+        self, body: bytes, *, method: str, expected_id: int | None, timeout_s: float
+    ) -> JsonRpcResponse | None:
+        if self.closed:
+            raise self._protocol.closed_error()
+        call = self._protocol.new_call(
+            method=method, expected_id=expected_id, timeout_s=timeout_s, now=time.monotonic()
+        )
+        try:
+            resume = self._post(call, body)
+            while resume is not None:
+                resume = self._resume(call, resume)
+        except McpHttpTransportError:
+            raise
+        except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
+            raise self._protocol.map_http_error(exc, method=method, timeout_s=timeout_s) from exc
+        return call.result()
+
+    def _post(self, call: CallExchange, body: bytes) -> Resume | None:
+        protocol = self._protocol
+        had_session_id = protocol.session_negotiated
+        auth_retried = False
+        while True:
+            with self._client.stream(
+                "POST",
+                protocol.url,
+                headers=protocol.post_headers(method=call.method),
+                content=body,
+                timeout=call.remaining_s(time.monotonic()),
+            ) as response:
+                kind = protocol.classify_post_answer(
+                    call,
+                    status_code=response.status_code,
+                    headers=response.headers,
+                    auth_retried=auth_retried,
+                )
+                if kind is BodyKind.RETRY:
+                    auth_retried = True
+                    continue
+                if kind is BodyKind.ERROR:
+                    error = protocol.status_error(
+                        status_code=response.status_code,
+                        body=read_limited(response),
+                        method=call.method,
+                        had_session_id=had_session_id,
+                    )
+                    assert error is not None
+                    raise error
+                if kind is BodyKind.UNTYPED and read_limited(response).strip():
+                    raise protocol.untyped_body_error(call.method)
+                if kind is BodyKind.JSON:
+                    call.take_json_body(self._read_body(response, call))
+                if kind is not BodyKind.SSE:
+                    return None
+                return self._read_sse(
+                    response, call, call.open_sse(headers=response.headers, now=time.monotonic())
+                )
+
+    def _read_body(self, response: httpx.Response, call: CallExchange) -> bytes:
+        parts: list[bytes] = []
+        for chunk in response.iter_bytes():
+            call.check_deadline(time.monotonic())
+            parts.append(chunk)
+        return b"".join(parts)
+
+    def _read_sse(
+        self, response: httpx.Response, call: CallExchange, sse: SseBody
+    ) -> Resume | None:
+        pump = ChunkPump(response, name=f"mcpstream-sse-{self.server.id}")
+        try:
+            while True:
+                wait_s = sse.wait_s(time.monotonic())
+                if wait_s is None:
+                    return None
+                item = pump.get(wait_s)
+                if item is None:
+                    continue
+                kind, value = item
+                now = time.monotonic()
+                if kind is ChunkKind.DATA:
+                    assert isinstance(value, bytes)
+                    requests = sse.feed(value, now)
+                    resume = None
+                    done = False
+                elif kind is ChunkKind.END:
+                    requests, resume = sse.ended(now)
+                    done = True
+                else:
+                    assert isinstance(value, BaseException)
+                    return sse.failed(value, now)
+                for server_request in requests:
+                    self._answer_during_call(server_request, call)
+                if done:
+                    return resume
+        finally:
+            pump.stop()
+
+    def _resume(self, call: CallExchange, resume: Resume) -> Resume | None:
+        if self._closed.wait(resume.delay_s):
+            raise self._protocol.closed_error()
+        now = time.monotonic()
+        call.check_deadline(now)
+        protocol = self._protocol
+        try:
+            with self._client.stream(
+                "GET",
+                protocol.url,
+                headers=protocol.get_headers(
+                    method=call.method, last_event_id=resume.last_event_id
+                ),
+                timeout=call.remaining_s(now),
+            ) as response:
+                if not call.is_resumable_answer(
+                    status_code=response.status_code, headers=response.headers
+                ):
+                    raise call.resume_refused(
+                        status_code=response.status_code,
+                        headers=response.headers,
+                        body=read_limited(response),
+                    )
+                return self._read_sse(
+                    response, call, call.open_sse(headers=None, now=time.monotonic())
+                )
+        except httpx.TimeoutException as exc:
+            raise call.timeout_error() from exc
+        except httpx.TransportError as exc:
+            return call.resume_failed(exc, time.monotonic())
+
+    # -- server-initiated requests -------------------------------------------------------------
+
+    def _reply_for(self, request: JsonRpcRequest, *, during: str) -> ServerRequestReply:
+        handler = self._handler
+        if handler is None:
+            return self._protocol.reply_to_server_request(request, during=during, handled=False)
+        try:
+            outcome = handler.handle_request(
+                context=self._context,
+                method=request.method,
+                request_id=request.id,
+                params=request.params,
+            )
+        except Exception as exc:
+            return self._protocol.reply_to_server_request(request, during=during, error=exc)
+        return self._protocol.reply_to_server_request(request, during=during, outcome=outcome)
+
+    def _send_reply(
+        self, reply: ServerRequestReply, request: JsonRpcRequest, timeout_s: float
+    ) -> None:
+        try:
+            self._call(
+                reply.body,
+                method=f"{request.method} response",
+                expected_id=None,
+                timeout_s=timeout_s,
+            )
+        except McpHttpTransportError as exc:
+            if reply.failure is not None:
+                raise reply.failure from exc
+            raise self._protocol.reply_post_failed(request.method, exc) from exc
+
+    def _answer_during_call(self, request: JsonRpcRequest, call: CallExchange) -> None:
+        reply = self._reply_for(request, during=call.method)
+        self._send_reply(reply, request, call.remaining_s(time.monotonic()))
+        if reply.failure is not None:
+            raise reply.failure
+
+    def _answer_in_background(self, request: JsonRpcRequest) -> None:
+        reply = self._reply_for(request, during=ListenStream.METHOD)
+        try:
+            self._send_reply(reply, request, self.server.call_timeout_s)
+        except McpHttpTransportError as exc:
+            logger.warning("%s", exc)
+            return
+        if reply.failure is not None:
+            logger.warning("%s", reply.failure)
+
+    # -- GET stream ----------------------------------------------------------------------------
+
+    def _start_listener(self) -> None:
+        if not self._listen_enabled:
+            return
+        with self._lock:
+            if self.closed or (self._listener is not None and self._listener.alive):
+                return
+            self._listener = _Listener(self)
+
+    def _stop_listener(self) -> None:
+        with self._lock:
+            listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.stop()
+
+    # -- closing -------------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End the session (DELETE, errors ignored), the GET stream and, if the transport made
+        it, the HTTP client. Idempotent; later calls raise ``McpHttpTransportError``."""
+        with self._lock:
+            if self.closed:
+                return
+            self._closed.set()
+        self._stop_listener()
+        if self._protocol.session_id:
+            self._delete_session()
+        if self._owns_client:
+            self._client.close()
+
+    def _delete_session(self) -> None:
+        try:
+            with self._client.stream(
+                "DELETE",
+                self._protocol.url,
+                headers=self._protocol.delete_headers(),
+                timeout=min(self.server.call_timeout_s, DELETE_TIMEOUT_S),
+            ) as response:
+                read_limited(response)
+        except Exception as exc:
+            logger.debug("DELETE of the session failed: %s", type(exc).__name__)
+
+    def __enter__(self) -> McpHttpTransport:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+class _Listener:
+    """The background thread that keeps the server's GET stream open and reconnects it."""
+
+    def __init__(self, transport: McpHttpTransport) -> None:
+        self._transport = transport
+        self._stream = ListenStream(transport._protocol)
+        self._stopping = threading.Event()
+        self._response: httpx.Response | None = None
+        self._response_lock = threading.Lock()
+        self._thread = threading.Thread(
+            target=self._run, name=f"mcpstream-get-{transport.server.id}", daemon=True
+        )
+        self._thread.start()
+
+    @property
+    def connected(self) -> bool:
+        """True while a GET stream is open."""
+        return self._stream.connected
+
+    @property
+    def alive(self) -> bool:
+        """True while the thread runs."""
+        return self._thread.is_alive()
+
+    def _run(self) -> None:
+        while not self._stopping.is_set():
+            failed = False
+            try:
+                if not self._connect_once():
+                    return
+            except Exception as exc:
+                if self._stopping.is_set():
+                    return
+                logger.info(
+                    "GET stream of server %r broke off: %s",
+                    self._transport.server.id,
+                    type(exc).__name__,
+                )
+                failed = True
+            delay_s = self._stream.next_delay_s(failed=failed)
+            if delay_s is None or self._stopping.wait(delay_s):
+                return
+
+    def _connect_once(self) -> bool:
+        """One GET stream from request to end; False when the server offers none."""
+        transport = self._transport
+        protocol = transport._protocol
+        timeout = httpx.Timeout(min(transport.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S))
+        with transport._client.stream(
+            "GET", protocol.url, headers=self._stream.headers(), timeout=timeout
+        ) as response:
+            with self._response_lock:
+                self._response = response
+            try:
+                if self._stopping.is_set():
+                    return False
+                if not self._stream.accept(
+                    status_code=response.status_code, headers=response.headers
+                ):
+                    return False
+                _lift_body_read_timeout(response)
+                for chunk in response.iter_bytes():
+                    for server_request in self._stream.feed(chunk):
+                        transport._answer_in_background(server_request)
+                for server_request in self._stream.finish():
+                    transport._answer_in_background(server_request)
+            finally:
+                self._stream.disconnected()
+                with self._response_lock:
+                    self._response = None
+        return True
+
+    def stop(self) -> None:
+        """End the thread: wake a blocked read by shutting the socket down, then join."""
+        self._stopping.set()
+        with self._response_lock:
+            response = self._response
+        if response is not None and not abort_response(response):
+            response.close()
+        self._thread.join(_LISTEN_HEADERS_TIMEOUT_S + 1.0)
+
+
+def _lift_body_read_timeout(response: httpx.Response) -> None:
+    """Let the body of a GET stream be idle for as long as the server likes.
+
+    The request's read timeout bounds the wait for the headers; httpcore reads the ``timeout``
+    request extension again when the body is read, so clearing ``read`` here lifts the bound for
+    the body only. A client whose transport ignores the extension keeps its read timeout, and the
+    stream is then reconnected after an idle spell.
+    """
+    timeouts = response.request.extensions.get("timeout")
+    if isinstance(timeouts, dict):
+        timeouts["read"] = None

@@ -1,0 +1,468 @@
+"""The MCP Streamable HTTP client transport for asyncio, over ``httpx.AsyncClient``.
+
+``AsyncMcpHttpTransport`` has the API of ``McpHttpTransport`` with ``request``,
+``send_notification`` and ``close`` as coroutines, for hosts that run many sessions in one event
+loop. Reads wait under ``asyncio.timeout`` instead of on a reader thread; the GET stream for
+server messages runs as a task. Both transports drive ``mcpstream.transport_core``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import time
+from collections.abc import AsyncIterator
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from .codec import DEFAULT_MAX_EVENT_BYTES
+from .errors import McpHttpTransportError
+from .jsonrpc import (
+    JsonRpcIdGenerator,
+    JsonRpcNotification,
+    JsonRpcRequest,
+    JsonRpcResponse,
+    build_jsonrpc_notification,
+    build_jsonrpc_request,
+)
+from .models import ResolvedMcpServer
+from .server_requests import (
+    AsyncMcpServerRequestHandler,
+    McpServerRequestContext,
+    McpServerRequestHandler,
+)
+from .transport_core import (
+    DELETE_TIMEOUT_S,
+    ERROR_BODY_READ_LIMIT,
+    INITIALIZED_NOTIFICATION,
+    BodyKind,
+    CallExchange,
+    ListenStream,
+    McpHttpProtocol,
+    ReconnectPolicy,
+    Resume,
+    ServerRequestReply,
+    SseBody,
+    logger,
+)
+
+__all__ = ["AsyncMcpHttpTransport"]
+
+_LISTEN_HEADERS_TIMEOUT_S = 30.0
+
+
+async def read_limited(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:
+    """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    except (httpx.HTTPError, httpx.StreamError):
+        pass
+    return b"".join(parts)
+
+
+class AsyncMcpHttpTransport:
+    """An asyncio MCP client transport over Streamable HTTP (MCP 2025-11-25).
+
+    Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient``.
+    ``server_request_handler`` may return its result or an awaitable of it. Use it from one
+    event loop; ``close`` (or ``async with``) ends the GET stream task and the session.
+    """
+
+    def __init__(
+        self,
+        *,
+        server: ResolvedMcpServer,
+        workspace_root: Path,
+        client: httpx.AsyncClient | None = None,
+        server_request_context: McpServerRequestContext | None = None,
+        server_request_handler: McpServerRequestHandler
+        | AsyncMcpServerRequestHandler
+        | None = None,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        listen: bool = True,
+        reconnect_policy: ReconnectPolicy | None = None,
+    ) -> None:
+        self._protocol = McpHttpProtocol(
+            server,
+            max_event_bytes=max_event_bytes,
+            reconnect_policy=reconnect_policy or ReconnectPolicy(),
+        )
+        self.server = server
+        self.workspace_root = workspace_root.resolve()
+        self._handler = server_request_handler
+        self._context = server_request_context or McpServerRequestContext(
+            server_id=server.id, workspace_root=self.workspace_root
+        )
+        self._ids = JsonRpcIdGenerator()
+        self._owns_client = client is None
+        self._client = client if client is not None else httpx.AsyncClient(follow_redirects=False)
+        self._listen_enabled = listen
+        self._listen_task: asyncio.Task[None] | None = None
+        self._listen_stream: ListenStream | None = None
+        self._retired_tasks: list[asyncio.Task[None]] = []
+        self._closed = False
+
+    def __repr__(self) -> str:
+        return (
+            f"AsyncMcpHttpTransport(server_id={self.server.id!r}, "
+            f"url={self._protocol.redacted_url!r}, closed={self.closed})"
+        )
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once ``close`` was called."""
+        return self._closed
+
+    @property
+    def session_negotiated(self) -> bool:
+        """True once the server assigned a session id (in its answer to ``initialize``)."""
+        return self._protocol.session_negotiated
+
+    @property
+    def negotiated_protocol_version(self) -> str | None:
+        """The protocol version set by ``set_negotiated_protocol_version``."""
+        return self._protocol.protocol_version
+
+    def set_negotiated_protocol_version(self, protocol_version: str | None) -> None:
+        """Send ``MCP-Protocol-Version: protocol_version`` from now on (blank or None: none)."""
+        self._protocol.set_protocol_version(protocol_version)
+
+    def reset_session_state(self) -> None:
+        """Forget the session id and protocol version, and stop the old session's GET stream
+        (the task is cancelled; ``close`` awaits its end)."""
+        task, self._listen_task = self._listen_task, None
+        if task is not None:
+            task.cancel()
+            self._retired_tasks.append(task)
+        self._protocol.reset_session()
+
+    @property
+    def listening(self) -> bool:
+        """True while the GET stream for server-initiated messages is open."""
+        task, stream = self._listen_task, self._listen_stream
+        return task is not None and not task.done() and stream is not None and stream.connected
+
+    def stderr_tail(self) -> str:
+        """An HTTP server has no stderr: always ``""``."""
+        return ""
+
+    def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
+        """Take every notification received so far, oldest first."""
+        return self._protocol.drain_notifications()
+
+    # -- calls ---------------------------------------------------------------------------------
+
+    async def request(
+        self, *, method: str, params: Any | None, timeout_s: float
+    ) -> JsonRpcResponse:
+        """Send a request and return its response (see ``McpHttpTransport.request``)."""
+        request_id = self._ids.next()
+        payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
+        response = await self._call(
+            self._protocol.encode(payload),
+            method=method,
+            expected_id=request_id,
+            timeout_s=timeout_s,
+        )
+        assert response is not None
+        return response
+
+    async def send_notification(
+        self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
+    ) -> None:
+        """Send a notification (see ``McpHttpTransport.send_notification``)."""
+        timeout_s = completion_timeout_s or self.server.call_timeout_s
+        payload = build_jsonrpc_notification(method=method, params=params)
+        await self._call(
+            self._protocol.encode(payload), method=method, expected_id=None, timeout_s=timeout_s
+        )
+        if method == INITIALIZED_NOTIFICATION:
+            self._start_listener()
+
+    async def _call(
+        self, body: bytes, *, method: str, expected_id: int | None, timeout_s: float
+    ) -> JsonRpcResponse | None:
+        if self._closed:
+            raise self._protocol.closed_error()
+        call = self._protocol.new_call(
+            method=method, expected_id=expected_id, timeout_s=timeout_s, now=time.monotonic()
+        )
+        try:
+            resume = await self._post(call, body)
+            while resume is not None:
+                resume = await self._resume(call, resume)
+        except McpHttpTransportError:
+            raise
+        except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
+            raise self._protocol.map_http_error(exc, method=method, timeout_s=timeout_s) from exc
+        return call.result()
+
+    async def _post(self, call: CallExchange, body: bytes) -> Resume | None:
+        protocol = self._protocol
+        had_session_id = protocol.session_negotiated
+        auth_retried = False
+        while True:
+            async with self._client.stream(
+                "POST",
+                protocol.url,
+                headers=protocol.post_headers(method=call.method),
+                content=body,
+                timeout=call.remaining_s(time.monotonic()),
+            ) as response:
+                kind = protocol.classify_post_answer(
+                    call,
+                    status_code=response.status_code,
+                    headers=response.headers,
+                    auth_retried=auth_retried,
+                )
+                if kind is BodyKind.RETRY:
+                    auth_retried = True
+                    continue
+                if kind is BodyKind.ERROR:
+                    error = protocol.status_error(
+                        status_code=response.status_code,
+                        body=await read_limited(response),
+                        method=call.method,
+                        had_session_id=had_session_id,
+                    )
+                    assert error is not None
+                    raise error
+                if kind is BodyKind.UNTYPED and (await read_limited(response)).strip():
+                    raise protocol.untyped_body_error(call.method)
+                if kind is BodyKind.JSON:
+                    call.take_json_body(await self._read_body(response, call))
+                if kind is not BodyKind.SSE:
+                    return None
+                return await self._read_sse(
+                    response, call, call.open_sse(headers=response.headers, now=time.monotonic())
+                )
+
+    async def _read_body(self, response: httpx.Response, call: CallExchange) -> bytes:
+        parts: list[bytes] = []
+        chunks = response.aiter_bytes()
+        while True:
+            try:
+                async with asyncio.timeout(call.remaining_s(time.monotonic())):
+                    parts.append(await anext(chunks))
+            except StopAsyncIteration:
+                return b"".join(parts)
+            except TimeoutError:
+                raise call.timeout_error() from None
+
+    async def _read_sse(
+        self, response: httpx.Response, call: CallExchange, sse: SseBody
+    ) -> Resume | None:
+        chunks: AsyncIterator[bytes] = response.aiter_bytes()
+        while True:
+            wait_s = sse.wait_s(time.monotonic())
+            if wait_s is None:
+                return None
+            try:
+                async with asyncio.timeout(wait_s):
+                    chunk = await anext(chunks)
+            except TimeoutError:
+                # The read was cancelled, and the body iterator with it: this wait ends the
+                # stream, by the quiet window or by the deadline (``wait_s`` raises then).
+                while (wait_s := sse.wait_s(time.monotonic())) is not None:
+                    await asyncio.sleep(wait_s)
+                return None
+            except StopAsyncIteration:
+                requests, resume = sse.ended(time.monotonic())
+                for server_request in requests:
+                    await self._answer_during_call(server_request, call)
+                return resume
+            except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
+                return sse.failed(exc, time.monotonic())
+            for server_request in sse.feed(chunk, time.monotonic()):
+                await self._answer_during_call(server_request, call)
+
+    async def _resume(self, call: CallExchange, resume: Resume) -> Resume | None:
+        await asyncio.sleep(resume.delay_s)
+        if self._closed:
+            raise self._protocol.closed_error()
+        now = time.monotonic()
+        call.check_deadline(now)
+        protocol = self._protocol
+        try:
+            async with self._client.stream(
+                "GET",
+                protocol.url,
+                headers=protocol.get_headers(
+                    method=call.method, last_event_id=resume.last_event_id
+                ),
+                timeout=call.remaining_s(now),
+            ) as response:
+                if not call.is_resumable_answer(
+                    status_code=response.status_code, headers=response.headers
+                ):
+                    raise call.resume_refused(
+                        status_code=response.status_code,
+                        headers=response.headers,
+                        body=await read_limited(response),
+                    )
+                return await self._read_sse(
+                    response, call, call.open_sse(headers=None, now=time.monotonic())
+                )
+        except httpx.TimeoutException as exc:
+            raise call.timeout_error() from exc
+        except httpx.TransportError as exc:
+            return call.resume_failed(exc, time.monotonic())
+
+    # -- server-initiated requests -------------------------------------------------------------
+
+    async def _reply_for(self, request: JsonRpcRequest, *, during: str) -> ServerRequestReply:
+        handler = self._handler
+        if handler is None:
+            return self._protocol.reply_to_server_request(request, during=during, handled=False)
+        try:
+            outcome = handler.handle_request(
+                context=self._context,
+                method=request.method,
+                request_id=request.id,
+                params=request.params,
+            )
+            if inspect.isawaitable(outcome):
+                outcome = await outcome
+        except Exception as exc:
+            return self._protocol.reply_to_server_request(request, during=during, error=exc)
+        return self._protocol.reply_to_server_request(request, during=during, outcome=outcome)
+
+    async def _send_reply(
+        self, reply: ServerRequestReply, request: JsonRpcRequest, timeout_s: float
+    ) -> None:
+        try:
+            await self._call(
+                reply.body,
+                method=f"{request.method} response",
+                expected_id=None,
+                timeout_s=timeout_s,
+            )
+        except McpHttpTransportError as exc:
+            if reply.failure is not None:
+                raise reply.failure from exc
+            raise self._protocol.reply_post_failed(request.method, exc) from exc
+
+    async def _answer_during_call(self, request: JsonRpcRequest, call: CallExchange) -> None:
+        reply = await self._reply_for(request, during=call.method)
+        await self._send_reply(reply, request, call.remaining_s(time.monotonic()))
+        if reply.failure is not None:
+            raise reply.failure
+
+    async def _answer_in_background(self, request: JsonRpcRequest) -> None:
+        reply = await self._reply_for(request, during=ListenStream.METHOD)
+        try:
+            await self._send_reply(reply, request, self.server.call_timeout_s)
+        except McpHttpTransportError as exc:
+            logger.warning("%s", exc)
+            return
+        if reply.failure is not None:
+            logger.warning("%s", reply.failure)
+
+    # -- GET stream ----------------------------------------------------------------------------
+
+    def _start_listener(self) -> None:
+        if not self._listen_enabled or self._closed:
+            return
+        if self._listen_task is not None and not self._listen_task.done():
+            return
+        self._listen_stream = ListenStream(self._protocol)
+        self._listen_task = asyncio.get_running_loop().create_task(
+            self._listen(self._listen_stream),
+            name=f"mcpstream-get-{self.server.id}",
+        )
+
+    async def _listen(self, stream: ListenStream) -> None:
+        while True:
+            failed = False
+            try:
+                if not await self._listen_once(stream):
+                    return
+            except Exception as exc:
+                logger.info(
+                    "GET stream of server %r broke off: %s", self.server.id, type(exc).__name__
+                )
+                failed = True
+            delay_s = stream.next_delay_s(failed=failed)
+            if delay_s is None:
+                return
+            await asyncio.sleep(delay_s)
+
+    async def _listen_once(self, stream: ListenStream) -> bool:
+        """One GET stream from request to end; False when the server offers none."""
+        protocol = self._protocol
+        timeout = httpx.Timeout(min(self.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S))
+        async with self._client.stream(
+            "GET", protocol.url, headers=stream.headers(), timeout=timeout
+        ) as response:
+            if not stream.accept(status_code=response.status_code, headers=response.headers):
+                return False
+            try:
+                # The body may be idle for as long as the server likes: no read timeout for it.
+                timeouts = response.request.extensions.get("timeout")
+                if isinstance(timeouts, dict):
+                    timeouts["read"] = None
+                async for chunk in response.aiter_bytes():
+                    for server_request in stream.feed(chunk):
+                        await self._answer_in_background(server_request)
+                for server_request in stream.finish():
+                    await self._answer_in_background(server_request)
+            finally:
+                stream.disconnected()
+        return True
+
+    async def _stop_listener(self) -> None:
+        tasks = self._retired_tasks
+        self._retired_tasks = []
+        if self._listen_task is not None:
+            tasks.append(self._listen_task)
+            self._listen_task = None
+        for task in tasks:
+            task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await task
+
+    # -- closing -------------------------------------------------------------------------------
+
+    async def close(self) -> None:
+        """End the session (DELETE, errors ignored), the GET stream task and, if the transport
+        made it, the HTTP client. Idempotent; later calls raise ``McpHttpTransportError``."""
+        if self._closed:
+            return
+        self._closed = True
+        await self._stop_listener()
+        if self._protocol.session_id:
+            try:
+                async with self._client.stream(
+                    "DELETE",
+                    self._protocol.url,
+                    headers=self._protocol.delete_headers(),
+                    timeout=min(self.server.call_timeout_s, DELETE_TIMEOUT_S),
+                ) as response:
+                    await read_limited(response)
+            except Exception as exc:
+                logger.debug("DELETE of the session failed: %s", type(exc).__name__)
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> AsyncMcpHttpTransport:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        await self.close()

@@ -1,0 +1,110 @@
+"""Helpers shared by the transport tests: the MCP handshake, tool calls, a scripted handler."""
+
+from __future__ import annotations
+
+import socket
+import threading
+from pathlib import Path
+from typing import Any
+
+from mcpstream.server_requests import McpServerRequestContext
+
+PROTOCOL_VERSION = "2025-11-25"
+CLIENT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}
+
+
+def initialize(transport: Any, *, timeout_s: float = 10.0) -> dict[str, Any]:
+    """Run the MCP handshake: initialize, record the protocol version, notify initialized."""
+    response = transport.request(
+        method="initialize",
+        params={
+            "protocolVersion": PROTOCOL_VERSION,
+            "capabilities": CLIENT_CAPABILITIES,
+            "clientInfo": {"name": "mcpstream-tests", "version": "0"},
+        },
+        timeout_s=timeout_s,
+    )
+    assert response.error is None, response.error
+    transport.set_negotiated_protocol_version(response.result["protocolVersion"])
+    transport.send_notification(method="notifications/initialized", params=None)
+    result: dict[str, Any] = response.result
+    return result
+
+
+def call_tool(
+    transport: Any,
+    name: str,
+    arguments: dict[str, Any] | None = None,
+    *,
+    timeout_s: float = 10.0,
+    progress_token: str | None = None,
+) -> dict[str, Any]:
+    """Call a tool and return its result (asserting the call succeeded)."""
+    params: dict[str, Any] = {"name": name, "arguments": arguments or {}}
+    if progress_token is not None:
+        params["_meta"] = {"progressToken": progress_token}
+    response = transport.request(method="tools/call", params=params, timeout_s=timeout_s)
+    assert response.error is None, response.error
+    result: dict[str, Any] = response.result
+    return result
+
+
+def tool_text(result: dict[str, Any]) -> str:
+    """The text of a tool result's first content block."""
+    return str(result["content"][0]["text"])
+
+
+class ScriptedHandler:
+    """A server-request handler that answers from a script and records what it was asked.
+
+    ``answers`` maps a method to a value (the result), an exception (raised), or a callable
+    taking the params.
+    """
+
+    def __init__(self, answers: dict[str, Any]) -> None:
+        self.answers = answers
+        self.calls: list[tuple[str, Any, Any]] = []
+        self.contexts: list[McpServerRequestContext] = []
+        self._lock = threading.Lock()
+
+    def handle_request(
+        self, *, context: McpServerRequestContext, method: str, request_id: Any, params: Any
+    ) -> Any:
+        with self._lock:
+            self.calls.append((method, request_id, params))
+            self.contexts.append(context)
+        answer = self.answers[method]
+        if isinstance(answer, BaseException):
+            raise answer
+        if callable(answer):
+            return answer(params)
+        return answer
+
+
+def open_sockets_to(port: int) -> int:
+    """How many sockets of this process are connected to 127.0.0.1:``port`` (Linux)."""
+    inodes = set()
+    for fd in Path("/proc/self/fd").iterdir():
+        try:
+            target = fd.readlink()
+        except OSError:
+            continue
+        text = str(target)
+        if text.startswith("socket:["):
+            inodes.add(text[8:-1])
+    wanted = f"0100007F:{port:04X}"
+    count = 0
+    for line in Path("/proc/self/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        remote, state, inode = fields[2], fields[3], fields[9]
+        # State 0A is LISTEN; anything else with that remote end is a client connection.
+        if remote == wanted and inode in inodes and state != "0A":
+            count += 1
+    return count
+
+
+def free_port() -> int:
+    """A port nothing listens on (for connection-refused tests)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

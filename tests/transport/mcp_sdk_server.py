@@ -1,0 +1,138 @@
+"""A real MCP server for the transport tests: the official SDK's ``MCPServer`` under uvicorn.
+
+Run as ``python mcp_sdk_server.py sse|json``: it binds 127.0.0.1 on a free port, prints
+``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets
+and threads do not mix with the client's in the leak tests.
+
+Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notifications), ``ask_name``
+(an elicitation request to the client), ``poke`` (a notification and a ping on the GET stream),
+``resumable`` (closes its SSE stream before answering; the client must resume it).
+"""
+
+from __future__ import annotations
+
+import itertools
+import socket
+import sys
+from typing import Any
+
+import anyio
+import uvicorn
+from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from pydantic import BaseModel
+
+BIG_TEXT_UNIT = "mcpstream \u2713 \u00e9t\u00e9 \u2028 sep \U0001f600;"
+
+
+class MemoryEventStore(EventStore):
+    """Keeps every event so that a stream can be replayed after ``Last-Event-ID``."""
+
+    def __init__(self) -> None:
+        self._ids = itertools.count(1)
+        self._events: list[tuple[str, str, Any]] = []
+
+    async def store_event(self, stream_id: str, message: Any) -> str:
+        event_id = f"ev-{next(self._ids)}"
+        self._events.append((event_id, stream_id, message))
+        return event_id
+
+    async def replay_events_after(
+        self, last_event_id: str, send_callback: EventCallback
+    ) -> str | None:
+        positions = [
+            i for i, (event_id, _, _) in enumerate(self._events) if event_id == last_event_id
+        ]
+        if not positions:
+            return None
+        stream_id = self._events[positions[0]][1]
+        for event_id, event_stream, message in self._events[positions[0] + 1 :]:
+            if event_stream == stream_id and message is not None:
+                await send_callback(EventMessage(message, event_id))
+        return stream_id
+
+
+class Name(BaseModel):
+    """The form the ``ask_name`` tool elicits."""
+
+    name: str
+
+
+def build_server() -> MCPServer:
+    """The MCP server with the test tools."""
+    server = MCPServer("mcpstream-test-server")
+
+    @server.tool()
+    async def echo(text: str) -> str:
+        """Return ``text``."""
+        return text
+
+    @server.tool()
+    async def big_text(size: int) -> str:
+        """Return about ``size`` characters of text with multi-byte characters and U+2028."""
+        repeats = size // len(BIG_TEXT_UNIT) + 1
+        return (BIG_TEXT_UNIT * repeats)[:size]
+
+    @server.tool()
+    async def count(steps: int, ctx: Context) -> str:
+        """Report ``steps`` progress notifications, then answer."""
+        for step in range(1, steps + 1):
+            await ctx.report_progress(step, steps, f"step {step}")
+        return f"counted {steps}"
+
+    @server.tool()
+    async def ask_name(ctx: Context) -> str:
+        """Ask the client for a name (elicitation) and greet it."""
+        result = await ctx.elicit("What is your name?", Name)
+        if result.action == "accept":
+            return f"hello {result.data.name}"
+        return f"elicitation {result.action}"
+
+    @server.tool()
+    async def poke(ctx: Context) -> str:
+        """Send a notification and a ping request on the GET stream (not tied to this call)."""
+        await ctx.session.send_tool_list_changed()
+        await ctx.session.send_ping()
+        return "poked"
+
+    @server.tool()
+    async def sleep(seconds: float) -> str:
+        """Answer after ``seconds``."""
+        await anyio.sleep(seconds)
+        return "slept"
+
+    @server.tool()
+    async def resumable(ctx: Context) -> str:
+        """Close this call's SSE stream after the priming event, then answer."""
+        await ctx.report_progress(1, 2, "before the break")
+        await ctx.close_sse_stream()
+        await anyio.sleep(0.3)
+        await ctx.report_progress(2, 2, "after the break")
+        return "resumed"
+
+    return server
+
+
+def main() -> None:
+    """Serve in the mode given on the command line until killed."""
+    mode = sys.argv[1]
+    server = build_server()
+    if mode == "sse":
+        app = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=100)
+    elif mode == "json":
+        app = server.streamable_http_app(json_response=True)
+    else:
+        raise SystemExit(f"unknown mode {mode!r}")
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(128)
+    port = sock.getsockname()[1]
+    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
+    uvicorn_server = uvicorn.Server(config)
+    print(f"READY {port}", flush=True)
+    uvicorn_server.run(sockets=[sock])
+
+
+if __name__ == "__main__":
+    main()
