@@ -1,0 +1,116 @@
+"""OAuth 2.1 authorization for HTTP MCP servers, per the MCP authorization specification
+(revisions 2025-03-26 to 2025-11-25).
+
+The pieces, each in its own module:
+
+- ``discovery``: protected resource metadata (RFC 9728) and authorization server metadata
+  (RFC 8414, OpenID Connect Discovery) in the specification's order, with the 2025-03-26
+  fallbacks; PKCE S256 support is required.
+- ``registration``: pre-registered client, Client ID Metadata Document, dynamic registration
+  (RFC 7591), in that priority.
+- ``authorize``: the authorization code flow with PKCE, ``state`` and ``resource`` (RFC 8707);
+  the client-credentials grant.
+- ``tokens``: the token endpoint (code exchange, refresh with rotation), with
+  ``client_secret_basic``, ``client_secret_post``, ``private_key_jwt`` or ``none``.
+- ``scopes``: the scope selection strategy and step-up.
+- ``session``: the hook a transport calls before each request and on 401/403.
+- ``redirect``: the loopback listener for a user's browser, and a headless handler.
+- ``login``: logging in ahead of time (``mcpstream auth login``).
+
+Every exchange is a sans-I/O generator run by a blocking or an async driver, so sync and async
+callers share one implementation. No token, secret or authorization code is ever put in an
+exception message, a log line or a ``repr``.
+"""
+
+from __future__ import annotations
+
+from .._oauth_errors import (
+    McpOAuthAuthorizationError,
+    McpOAuthAuthRequiredError,
+    McpOAuthConfigurationError,
+    McpOAuthDiscoveryError,
+    McpOAuthError,
+    McpOAuthInsufficientScopeError,
+    McpOAuthPkceNotSupportedError,
+    McpOAuthRegistrationError,
+    McpOAuthReLoginRequired,
+    McpOAuthTokenExchangeError,
+    McpOAuthTokenStoreError,
+)
+from ._flow import AsyncMcpOAuthRedirectHandler, AuthorizationPrompt, McpOAuthRedirectHandler
+from .authorize import (
+    McpOAuthPendingAuthorization,
+    build_authorization_request,
+    parse_authorization_callback,
+)
+from .challenge import parse_www_authenticate, parse_www_authenticate_bearer_challenge
+from .discovery import (
+    McpOAuthDiscovery,
+    adiscover_authorization_server_metadata,
+    adiscover_oauth,
+    discover_authorization_server_metadata,
+    discover_oauth,
+    ensure_pkce_s256_supported,
+)
+from .login import login, probe_www_authenticate
+from .metadata import McpAuthorizationServerMetadata, McpProtectedResourceMetadata
+from .redirect import AsyncHeadlessRedirectHandler, HeadlessRedirectHandler, LoopbackRedirectHandler
+from .scopes import resolve_requested_scopes
+from .session import (
+    AsyncMcpOAuthRequestAuth,
+    AsyncMcpOAuthSession,
+    McpOAuthRequestAuth,
+    McpOAuthSession,
+    default_server_id,
+    login_command,
+)
+from .settings import McpOAuthClientSettings
+from .tokens import arefresh_access_token, is_token_expired, refresh_access_token
+from .urls import canonical_resource_uri
+
+__all__ = [
+    "AsyncHeadlessRedirectHandler",
+    "AsyncMcpOAuthRedirectHandler",
+    "AsyncMcpOAuthRequestAuth",
+    "AsyncMcpOAuthSession",
+    "AuthorizationPrompt",
+    "HeadlessRedirectHandler",
+    "LoopbackRedirectHandler",
+    "McpAuthorizationServerMetadata",
+    "McpOAuthAuthRequiredError",
+    "McpOAuthAuthorizationError",
+    "McpOAuthClientSettings",
+    "McpOAuthConfigurationError",
+    "McpOAuthDiscovery",
+    "McpOAuthDiscoveryError",
+    "McpOAuthError",
+    "McpOAuthInsufficientScopeError",
+    "McpOAuthPendingAuthorization",
+    "McpOAuthPkceNotSupportedError",
+    "McpOAuthReLoginRequired",
+    "McpOAuthRedirectHandler",
+    "McpOAuthRegistrationError",
+    "McpOAuthRequestAuth",
+    "McpOAuthSession",
+    "McpOAuthTokenExchangeError",
+    "McpOAuthTokenStoreError",
+    "McpProtectedResourceMetadata",
+    "adiscover_authorization_server_metadata",
+    "adiscover_oauth",
+    "arefresh_access_token",
+    "build_authorization_request",
+    "canonical_resource_uri",
+    "default_server_id",
+    "discover_authorization_server_metadata",
+    "discover_oauth",
+    "ensure_pkce_s256_supported",
+    "is_token_expired",
+    "login",
+    "login_command",
+    "parse_authorization_callback",
+    "parse_www_authenticate",
+    "parse_www_authenticate_bearer_challenge",
+    "probe_www_authenticate",
+    "refresh_access_token",
+    "resolve_requested_scopes",
+]

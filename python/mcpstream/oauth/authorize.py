@@ -1,0 +1,267 @@
+"""The two ways to get a first token: the authorization code flow with PKCE (a user logs in
+through a browser) and the client-credentials grant (a machine client)."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from urllib.parse import parse_qs, urlencode, urlsplit
+
+from .._oauth_errors import McpOAuthAuthorizationError, McpOAuthDiscoveryError
+from ..oauth_store import McpOAuthClientRegistration, McpOAuthTokenRecord
+from ._flow import AuthorizationPrompt, Flow, prompt_step
+from .discovery import McpOAuthDiscovery, ensure_pkce_s256_supported
+from .metadata import McpAuthorizationServerMetadata
+from .pkce import PkcePair, generate_pkce_pair, generate_state, states_match
+from .registration import registration_flow
+from .settings import McpOAuthClientSettings
+from .tokens import token_request_flow
+from .urls import safe_url, same_issuer
+
+__all__ = [
+    "McpOAuthPendingAuthorization",
+    "authorization_code_flow",
+    "build_authorization_request",
+    "client_credentials_flow",
+    "parse_authorization_callback",
+]
+
+_log = logging.getLogger("mcpstream.oauth")
+
+
+@dataclass(frozen=True, repr=False)
+class McpOAuthPendingAuthorization:
+    """An authorization request on its way: the URL to visit and what the callback and the
+    code exchange need (``state`` and the PKCE verifier stay secret: not in ``repr``)."""
+
+    authorization_url: str
+    redirect_uri: str
+    state: str
+    pkce: PkcePair
+    resource: str
+    scopes: tuple[str, ...]
+    metadata: McpAuthorizationServerMetadata
+    registration: McpOAuthClientRegistration
+
+    def __repr__(self) -> str:
+        return (
+            f"McpOAuthPendingAuthorization(issuer={self.metadata.issuer!r}, "
+            f"redirect_uri={self.redirect_uri!r}, scopes={self.scopes!r})"
+        )
+
+
+def build_authorization_request(
+    *,
+    metadata: McpAuthorizationServerMetadata,
+    registration: McpOAuthClientRegistration,
+    redirect_uri: str,
+    resource: str,
+    scopes: tuple[str, ...],
+    server_id: str | None = None,
+) -> McpOAuthPendingAuthorization:
+    """The authorization URL: ``response_type=code``, PKCE S256, a fresh ``state``, the
+    ``resource`` and, when there are any, the ``scope``. Refuses servers without S256."""
+    ensure_pkce_s256_supported(metadata, server_id=server_id)
+    if not metadata.authorization_endpoint:
+        raise McpOAuthDiscoveryError(
+            f"authorization server {safe_url(metadata.issuer)} has no authorization_endpoint",
+            server_id=server_id,
+            authorization_server_url=safe_url(metadata.issuer),
+        )
+    pkce = generate_pkce_pair()
+    state = generate_state()
+    params = {
+        "response_type": "code",
+        "client_id": registration.client_id,
+        "redirect_uri": redirect_uri,
+        "code_challenge": pkce.code_challenge,
+        "code_challenge_method": pkce.code_challenge_method,
+        "state": state,
+        "resource": resource,
+    }
+    if scopes:
+        params["scope"] = " ".join(scopes)
+    endpoint = metadata.authorization_endpoint
+    separator = "&" if urlsplit(endpoint).query else "?"
+    return McpOAuthPendingAuthorization(
+        authorization_url=f"{endpoint}{separator}{urlencode(params)}",
+        redirect_uri=redirect_uri,
+        state=state,
+        pkce=pkce,
+        resource=resource,
+        scopes=scopes,
+        metadata=metadata,
+        registration=registration,
+    )
+
+
+def parse_authorization_callback(
+    pending: McpOAuthPendingAuthorization, callback_url: str, *, server_id: str | None = None
+) -> str:
+    """The authorization code from the callback URL, after checking ``state`` (and ``iss``,
+    RFC 9207, when the server sends or promises it)."""
+    issuer = safe_url(pending.metadata.issuer)
+    params = {k: v[0] for k, v in parse_qs(urlsplit(callback_url).query).items() if v}
+    if not states_match(pending.state, params.get("state")):
+        raise McpOAuthAuthorizationError(
+            "the authorization callback's state does not match the request's; refusing it",
+            server_id=server_id,
+            authorization_server_url=issuer,
+        )
+    error = params.get("error")
+    if error:
+        description = params.get("error_description", "")
+        raise McpOAuthAuthorizationError(
+            f"authorization failed: {error}" + (f": {description[:300]}" if description else ""),
+            server_id=server_id,
+            authorization_server_url=issuer,
+            oauth_error=error,
+        )
+    returned_issuer = params.get("iss")
+    if returned_issuer is not None and not same_issuer(returned_issuer, pending.metadata.issuer):
+        raise McpOAuthAuthorizationError(
+            "the authorization callback names another issuer (RFC 9207); refusing it",
+            server_id=server_id,
+            authorization_server_url=issuer,
+        )
+    if returned_issuer is None and pending.metadata.authorization_response_iss_parameter_supported:
+        raise McpOAuthAuthorizationError(
+            "the authorization callback lacks the iss parameter its server promises (RFC 9207)",
+            server_id=server_id,
+            authorization_server_url=issuer,
+        )
+    code = params.get("code")
+    if not code:
+        raise McpOAuthAuthorizationError(
+            "the authorization callback carries no code",
+            server_id=server_id,
+            authorization_server_url=issuer,
+        )
+    return code
+
+
+def authorization_code_flow(
+    *,
+    server_id: str | None,
+    server_url: str,
+    discovery: McpOAuthDiscovery,
+    settings: McpOAuthClientSettings,
+    redirect_uri: str,
+    scopes: tuple[str, ...],
+    timeout_s: float,
+    registration: McpOAuthClientRegistration | None = None,
+) -> Flow[McpOAuthTokenRecord]:
+    """Register (unless ``registration`` is given), send the user to the authorization URL,
+    check the callback and exchange the code."""
+    metadata = discovery.metadata
+    ensure_pkce_s256_supported(metadata, server_id=server_id)
+    if registration is None:
+        registration = yield from registration_flow(
+            server_id=server_id,
+            metadata=metadata,
+            settings=settings,
+            redirect_uri=redirect_uri,
+            timeout_s=timeout_s,
+        )
+    pending = build_authorization_request(
+        metadata=metadata,
+        registration=registration,
+        redirect_uri=redirect_uri,
+        resource=discovery.resource,
+        scopes=scopes,
+        server_id=server_id,
+    )
+    _log.debug(
+        "OAuth: authorization request to %s (scopes: %s)",
+        safe_url(metadata.authorization_endpoint or metadata.issuer),
+        " ".join(scopes) or "none",
+    )
+    callback = yield from prompt_step(
+        AuthorizationPrompt(
+            authorization_url=pending.authorization_url,
+            redirect_uri=redirect_uri,
+            state=pending.state,
+        )
+    )
+    code = parse_authorization_callback(pending, callback, server_id=server_id)
+    return (
+        yield from _exchange(
+            server_id=server_id,
+            server_url=server_url,
+            discovery=discovery,
+            settings=settings,
+            registration=registration,
+            code=code,
+            pending=pending,
+            timeout_s=timeout_s,
+        )
+    )
+
+
+def _exchange(
+    *,
+    server_id: str | None,
+    server_url: str,
+    discovery: McpOAuthDiscovery,
+    settings: McpOAuthClientSettings,
+    registration: McpOAuthClientRegistration,
+    code: str,
+    pending: McpOAuthPendingAuthorization,
+    timeout_s: float,
+) -> Flow[McpOAuthTokenRecord]:
+    record = yield from token_request_flow(
+        server_id=server_id,
+        metadata=discovery.metadata,
+        registration=registration,
+        form={
+            "grant_type": "authorization_code",
+            "code": code,
+            "redirect_uri": pending.redirect_uri,
+            "code_verifier": pending.pkce.code_verifier,
+        },
+        timeout_s=timeout_s,
+        resource=discovery.resource,
+        server_url=server_url,
+        authorization_server_url=discovery.authorization_server_url,
+        private_key_pem=settings.private_key_pem,
+        signing_algorithm=settings.signing_algorithm,
+    )
+    if not record.granted_scopes and pending.scopes:
+        # RFC 6749 section 5.1: an answer without scope grants what was asked for.
+        record = record.with_changes(granted_scopes=pending.scopes)
+    return record
+
+
+def client_credentials_flow(
+    *,
+    server_id: str | None,
+    server_url: str,
+    discovery: McpOAuthDiscovery,
+    settings: McpOAuthClientSettings,
+    scopes: tuple[str, ...],
+    timeout_s: float,
+) -> Flow[McpOAuthTokenRecord]:
+    """The client-credentials grant with the configured client (``client_secret_basic`` /
+    ``client_secret_post`` with a secret, ``private_key_jwt`` with a key)."""
+    registration = yield from registration_flow(
+        server_id=server_id,
+        metadata=discovery.metadata,
+        settings=settings,
+        redirect_uri=None,
+        timeout_s=timeout_s,
+    )
+    return (
+        yield from token_request_flow(
+            server_id=server_id,
+            metadata=discovery.metadata,
+            registration=registration,
+            form={"grant_type": "client_credentials"},
+            timeout_s=timeout_s,
+            requested_scopes=scopes,
+            resource=discovery.resource,
+            server_url=server_url,
+            authorization_server_url=discovery.authorization_server_url,
+            private_key_pem=settings.private_key_pem,
+            signing_algorithm=settings.signing_algorithm,
+        )
+    )

@@ -1,0 +1,246 @@
+"""Redirect handlers: how the authorization URL gets visited and the callback caught.
+
+- :class:`LoopbackRedirectHandler`: a user's login. Listens on ``127.0.0.1`` on a random port
+  (RFC 8252 section 7.3), opens the browser when there is one and always prints the URL, and
+  waits for the callback that carries this request's ``state``.
+- :class:`HeadlessRedirectHandler` / :class:`AsyncHeadlessRedirectHandler`: authorization
+  servers that approve without a user (test servers, the MCP conformance suite). Fetches the
+  authorization URL and takes the redirect it answers with.
+"""
+
+from __future__ import annotations
+
+import http.server
+import sys
+import threading
+import time
+import webbrowser
+from typing import TextIO
+from urllib.parse import parse_qs, urljoin, urlsplit
+
+import httpx
+
+from .._oauth_errors import McpOAuthAuthorizationError
+from ._flow import USER_AGENT, AuthorizationPrompt
+
+__all__ = ["AsyncHeadlessRedirectHandler", "HeadlessRedirectHandler", "LoopbackRedirectHandler"]
+
+_CALLBACK_PATH = "/callback"
+_PAGE = (
+    "<!doctype html><html><head><meta charset='utf-8'><title>mcpstream</title></head>"
+    "<body style='font-family:sans-serif'><h2>{title}</h2><p>{text}</p></body></html>"
+)
+
+
+class _CallbackServer(http.server.HTTPServer):
+    expected_state: str | None = None
+    callback_url: str | None = None
+
+
+class _CallbackHandler(http.server.BaseHTTPRequestHandler):
+    server: _CallbackServer
+
+    def do_GET(self) -> None:
+        split = urlsplit(self.path)
+        params = parse_qs(split.query)
+        states = params.get("state") or []
+        state = states[0] if states else None
+        if split.path != _CALLBACK_PATH or state != self.server.expected_state:
+            # Not this login's callback (a favicon, a stale tab, a stray local request).
+            self._reply(404, "Not found", "This is not the callback mcpstream is waiting for.")
+            return
+        host, port = self.server.server_address[:2]
+        self.server.callback_url = f"http://{host!s}:{port}{self.path}"
+        if params.get("error"):
+            self._reply(400, "Authorization failed", "Return to the terminal for details.")
+        else:
+            self._reply(200, "Logged in", "You can close this tab and return to the terminal.")
+
+    def _reply(self, status: int, title: str, text: str) -> None:
+        body = _PAGE.format(title=title, text=text).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Cache-Control", "no-store")
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, format: str, *args: object) -> None:
+        # The request line carries the authorization code: never print it.
+        return
+
+
+def _browser_available() -> bool:
+    try:
+        webbrowser.get()
+    except webbrowser.Error:
+        return False
+    return True
+
+
+class LoopbackRedirectHandler:
+    """Catches the callback on ``http://127.0.0.1:<random port>/callback``.
+
+    The port is bound when the handler is made (so ``redirect_uri`` is known before client
+    registration); use it as a context manager, or call :meth:`close`.
+    """
+
+    def __init__(
+        self,
+        *,
+        open_browser: bool = True,
+        timeout_s: float = 300.0,
+        output: TextIO | None = None,
+        host: str = "127.0.0.1",
+    ) -> None:
+        self._open_browser = open_browser
+        self._timeout_s = timeout_s
+        self._output = output
+        self._server = _CallbackServer((host, 0), _CallbackHandler)
+        self._server.timeout = 0.2
+        self._lock = threading.Lock()
+
+    @property
+    def redirect_uri(self) -> str:
+        """``http://127.0.0.1:<port>/callback``."""
+        host, port = self._server.server_address[:2]
+        return f"http://{host!s}:{port}{_CALLBACK_PATH}"
+
+    def authorize(self, prompt: AuthorizationPrompt) -> str:
+        """Show or open the authorization URL and wait for this request's callback."""
+        output = self._output if self._output is not None else sys.stderr
+        opened = False
+        if self._open_browser and _browser_available():
+            try:
+                opened = webbrowser.open(prompt.authorization_url)
+            except webbrowser.Error:
+                opened = False
+        if opened:
+            output.write(
+                "Opened your browser to log in. If it did not open, visit:\n"
+                f"  {prompt.authorization_url}\n"
+            )
+        else:
+            output.write(f"Open this URL in a browser to log in:\n  {prompt.authorization_url}\n")
+        output.flush()
+        with self._lock:
+            self._server.expected_state = prompt.state
+            self._server.callback_url = None
+            deadline = time.monotonic() + self._timeout_s
+            while self._server.callback_url is None:
+                if time.monotonic() >= deadline:
+                    raise McpOAuthAuthorizationError(
+                        f"no authorization callback within {self._timeout_s:.0f}s; log in again"
+                    )
+                self._server.handle_request()
+            return self._server.callback_url
+
+    def close(self) -> None:
+        """Stop listening."""
+        self._server.server_close()
+
+    def __enter__(self) -> LoopbackRedirectHandler:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+
+def _callback_from(response: httpx.Response, prompt: AuthorizationPrompt) -> str:
+    location = response.headers.get("Location")
+    if response.status_code not in (301, 302, 303, 307, 308) or not location:
+        raise McpOAuthAuthorizationError(
+            f"the authorization endpoint answered HTTP {response.status_code} without a redirect"
+        )
+    callback: str = urljoin(str(response.request.url), location)
+    return callback
+
+
+class HeadlessRedirectHandler:
+    """For authorization servers that redirect at once, with no user: GET the authorization
+    URL, do not follow the redirect, return its ``Location``."""
+
+    def __init__(
+        self,
+        *,
+        redirect_uri: str = "http://127.0.0.1:8976/callback",
+        client: httpx.Client | None = None,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self._redirect_uri = redirect_uri
+        self._client = client
+        self._timeout_s = timeout_s
+
+    @property
+    def redirect_uri(self) -> str:
+        """The redirect URI sent (nothing listens there)."""
+        return self._redirect_uri
+
+    def authorize(self, prompt: AuthorizationPrompt) -> str:
+        """Fetch the authorization URL and return the redirect target."""
+        headers = {"User-Agent": USER_AGENT}
+        try:
+            if self._client is not None:
+                response = self._client.get(
+                    prompt.authorization_url,
+                    headers=headers,
+                    follow_redirects=False,
+                    timeout=self._timeout_s,
+                )
+            else:
+                response = httpx.get(
+                    prompt.authorization_url,
+                    headers=headers,
+                    follow_redirects=False,
+                    timeout=self._timeout_s,
+                )
+        except httpx.HTTPError as exc:
+            raise McpOAuthAuthorizationError(
+                f"the authorization endpoint could not be reached: {type(exc).__name__}"
+            ) from exc
+        return _callback_from(response, prompt)
+
+
+class AsyncHeadlessRedirectHandler:
+    """The async form of :class:`HeadlessRedirectHandler`."""
+
+    def __init__(
+        self,
+        *,
+        redirect_uri: str = "http://127.0.0.1:8976/callback",
+        client: httpx.AsyncClient | None = None,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self._redirect_uri = redirect_uri
+        self._client = client
+        self._timeout_s = timeout_s
+
+    @property
+    def redirect_uri(self) -> str:
+        """The redirect URI sent (nothing listens there)."""
+        return self._redirect_uri
+
+    async def authorize(self, prompt: AuthorizationPrompt) -> str:
+        """Fetch the authorization URL and return the redirect target."""
+        headers = {"User-Agent": USER_AGENT}
+        try:
+            if self._client is not None:
+                response = await self._client.get(
+                    prompt.authorization_url,
+                    headers=headers,
+                    follow_redirects=False,
+                    timeout=self._timeout_s,
+                )
+            else:
+                async with httpx.AsyncClient() as client:
+                    response = await client.get(
+                        prompt.authorization_url,
+                        headers=headers,
+                        follow_redirects=False,
+                        timeout=self._timeout_s,
+                    )
+        except httpx.HTTPError as exc:
+            raise McpOAuthAuthorizationError(
+                f"the authorization endpoint could not be reached: {type(exc).__name__}"
+            ) from exc
+        return _callback_from(response, prompt)

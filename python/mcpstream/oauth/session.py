@@ -1,0 +1,688 @@
+"""The transport's OAuth hook: one :class:`McpOAuthSession` (or :class:`AsyncMcpOAuthSession`)
+per server, one request-scoped object per JSON-RPC message sent.
+
+A transport does, for each HTTP request it sends::
+
+    auth = session.request_auth(method="tools/list")          # replay_allowed: not tools/call
+    while True:
+        header = auth.authorization_header()                   # None: send no Authorization
+        response = send(headers={"Authorization": header} if header else {})
+        if response.status_code in (401, 403) and auth.should_retry(
+            response.status_code, response.headers, body
+        ):
+            continue                                           # credentials changed: resend
+        break                                                  # go on with normal status mapping
+
+What the session does behind those two calls:
+
+- Before sending: load the stored record; refresh it when it expires within a minute; with no
+  usable record, send nothing when it can authorize by itself (a machine client, or a redirect
+  handler for interactive logins), else raise :class:`McpOAuthAuthRequiredError` naming the
+  login command.
+- 401: refresh the token (adopting another process's rotation when the refresh token was
+  already used), else log in again when it can, else clear the record and raise
+  :class:`McpOAuthReLoginRequired`. Then the request is replayed once, unless it is a
+  ``tools/call`` (it may have side effects; the reference's rule): the caller gets an
+  :class:`McpOAuthAuthRequiredError` saying the credentials were renewed and to retry. A second
+  401 after the replay clears the record and asks for a new login.
+- 403 ``insufficient_scope``: step up, authorizing again for the union of the granted and the
+  challenged scopes, and replay (the server refused the request before running it); at most
+  ``max_step_up_attempts`` times per request, then :class:`McpOAuthInsufficientScopeError`.
+  Without a way to authorize, that error is raised at once, naming the scopes to log in with.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import threading
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import TypeVar
+
+import httpx
+
+from .._oauth_errors import (
+    McpOAuthAuthRequiredError,
+    McpOAuthDiscoveryError,
+    McpOAuthError,
+    McpOAuthInsufficientScopeError,
+    McpOAuthReLoginRequired,
+    McpOAuthTokenExchangeError,
+    McpOAuthTokenStoreError,
+)
+from ..oauth_store import (
+    McpOAuthClientRegistration,
+    McpOAuthTokenRecord,
+    McpOAuthTokenStore,
+    default_oauth_token_store,
+)
+from ._flow import (
+    AsyncMcpOAuthRedirectHandler,
+    Flow,
+    McpOAuthRedirectHandler,
+    run_async,
+    run_sync,
+)
+from .authorize import authorization_code_flow, client_credentials_flow
+from .challenge import parse_www_authenticate_bearer_challenge, split_scopes
+from .discovery import McpOAuthDiscovery, discovery_flow
+from .metadata import McpAuthorizationServerMetadata
+from .scopes import resolve_requested_scopes
+from .settings import McpOAuthClientSettings
+from .tokens import is_token_expired, refresh_flow
+from .urls import canonical_resource_uri, safe_url, same_issuer
+
+__all__ = [
+    "AsyncMcpOAuthRequestAuth",
+    "AsyncMcpOAuthSession",
+    "McpOAuthRequestAuth",
+    "McpOAuthSession",
+    "default_server_id",
+    "login_command",
+]
+
+T = TypeVar("T")
+_log = logging.getLogger("mcpstream.oauth")
+DEFAULT_MAX_STEP_UP_ATTEMPTS = 2
+
+
+def default_server_id(server_url: str) -> str:
+    """The store key ``mcpstream auth login URL`` uses: the server's canonical URI."""
+    return canonical_resource_uri(server_url)
+
+
+def login_command(server_id: str, server_url: str | None, scopes: tuple[str, ...] = ()) -> str:
+    """The ``mcpstream auth login`` command that stores credentials under ``server_id``."""
+    if not server_url:
+        return f"mcpstream auth login <server-url> --server-id {server_id}"
+    command = f"mcpstream auth login {safe_url(server_url)}"
+    try:
+        if default_server_id(server_url) != server_id:
+            command += f" --server-id {server_id}"
+    except ValueError:
+        command += f" --server-id {server_id}"
+    for scope in scopes:
+        command += f" --scope {scope}"
+    return command
+
+
+@dataclass
+class _RequestState:
+    method: str
+    replay_allowed: bool
+    sent_record: McpOAuthTokenRecord | None = None
+    replayed: bool = False
+    step_ups: int = 0
+
+
+def _body_error(body: bytes | None) -> str | None:
+    if not body:
+        return None
+    try:
+        payload = json.loads(body)
+    except (ValueError, UnicodeDecodeError):
+        return None
+    error = payload.get("error") if isinstance(payload, dict) else None
+    return error.strip() if isinstance(error, str) and error.strip() else None
+
+
+class _SessionCore:
+    """The decisions, written once as flows; the sync and async sessions drive them."""
+
+    def __init__(
+        self,
+        *,
+        server_id: str,
+        server_url: str,
+        settings: McpOAuthClientSettings,
+        store: McpOAuthTokenStore,
+        redirect_uri: str | None,
+        timeout_s: float,
+        max_step_up_attempts: int,
+        protocol_version: str | None,
+    ) -> None:
+        self.server_id = server_id
+        self.server_url = server_url
+        self.settings = settings
+        self.store = store
+        self.redirect_uri = redirect_uri
+        self.timeout_s = timeout_s
+        self.max_step_up_attempts = max_step_up_attempts
+        self.protocol_version = protocol_version
+        self.discovery: McpOAuthDiscovery | None = None
+        self.registration: McpOAuthClientRegistration | None = None
+
+    # -- helpers ---------------------------------------------------------------------------
+
+    @property
+    def can_authorize(self) -> bool:
+        return self.settings.is_machine_client or self.redirect_uri is not None
+
+    def hint_url(self) -> str | None:
+        if self.discovery is not None:
+            return safe_url(self.discovery.metadata.issuer)
+        if self.settings.authorization_server_url:
+            return safe_url(self.settings.authorization_server_url)
+        return None
+
+    def login_hint(self, scopes: tuple[str, ...] = ()) -> str:
+        return f"Run '{login_command(self.server_id, self.server_url, scopes)}'"
+
+    def _error(self, cls: type[McpOAuthError], message: str) -> McpOAuthError:
+        return cls(message, server_id=self.server_id, authorization_server_url=self.hint_url())
+
+    def load(self, method: str) -> McpOAuthTokenRecord | None:
+        try:
+            return self.store.load(self.server_id)
+        except McpOAuthTokenStoreError as exc:
+            raise self._error(
+                McpOAuthReLoginRequired,
+                f"failed to read stored OAuth credentials before HTTP MCP '{method}' ({exc}). "
+                f"{self.login_hint()} again.",
+            ) from exc
+
+    def load_quietly(self) -> McpOAuthTokenRecord | None:
+        try:
+            return self.store.load(self.server_id)
+        except McpOAuthTokenStoreError:
+            return None
+
+    def forget(self) -> None:
+        try:
+            self.store.delete(self.server_id)
+        except McpOAuthTokenStoreError:
+            return
+
+    def save(self, record: McpOAuthTokenRecord) -> None:
+        self.store.save(self.server_id, record)
+
+    # -- flows -----------------------------------------------------------------------------
+
+    def discover(self, www_authenticate: str | None) -> Flow[McpOAuthDiscovery]:
+        challenge = parse_www_authenticate_bearer_challenge(www_authenticate)
+        if self.discovery is not None and not challenge.get("resource_metadata"):
+            return self.discovery
+        discovery = yield from discovery_flow(
+            server_id=self.server_id,
+            resource_server_url=self.server_url,
+            www_authenticate=www_authenticate,
+            authorization_server_url=self.settings.authorization_server_url,
+            timeout_s=self.timeout_s,
+            protocol_version=self.protocol_version,
+        )
+        self.discovery = discovery
+        return discovery
+
+    def _reusable_registration(
+        self, discovery: McpOAuthDiscovery
+    ) -> McpOAuthClientRegistration | None:
+        if self.settings.client_id:
+            return None
+        candidates = [self.registration]
+        stored = self.load_quietly()
+        if (
+            stored is not None
+            and stored.issuer
+            and same_issuer(stored.issuer, discovery.metadata.issuer)
+        ):
+            candidates.append(stored.client_registration)
+        for registration in candidates:
+            if (
+                registration is not None
+                and registration.method == "dynamic"
+                and self.redirect_uri in registration.redirect_uris
+            ):
+                return registration
+        return None
+
+    def login_flow(
+        self, www_authenticate: str | None, scopes: tuple[str, ...] | None = None
+    ) -> Flow[McpOAuthTokenRecord]:
+        discovery = yield from self.discover(www_authenticate)
+        machine = self.settings.is_machine_client
+        if scopes is None:
+            challenge = parse_www_authenticate_bearer_challenge(www_authenticate)
+            scopes = resolve_requested_scopes(
+                configured_scopes=self.settings.scopes,
+                challenge_scope=challenge.get("scope"),
+                metadata_scopes_supported=discovery.scopes_supported,
+                existing_granted_scopes=None,
+                purpose="client_credentials" if machine else "login",
+            )
+        if machine:
+            record = yield from client_credentials_flow(
+                server_id=self.server_id,
+                server_url=self.server_url,
+                discovery=discovery,
+                settings=self.settings,
+                scopes=scopes,
+                timeout_s=self.timeout_s,
+            )
+        else:
+            if self.redirect_uri is None:
+                raise self._error(
+                    McpOAuthAuthRequiredError, f"OAuth login is required. {self.login_hint()}."
+                )
+            record = yield from authorization_code_flow(
+                server_id=self.server_id,
+                server_url=self.server_url,
+                discovery=discovery,
+                settings=self.settings,
+                redirect_uri=self.redirect_uri,
+                scopes=scopes,
+                timeout_s=self.timeout_s,
+                registration=self._reusable_registration(discovery),
+            )
+            self.registration = record.client_registration
+        self.save(record)
+        _log.info(
+            "OAuth: authorized server %s (scopes: %s)",
+            self.server_id,
+            " ".join(record.granted_scopes) or "none",
+        )
+        return record
+
+    def _metadata_for_refresh(
+        self, record: McpOAuthTokenRecord, www_authenticate: str | None
+    ) -> Flow[McpAuthorizationServerMetadata]:
+        if self.discovery is not None:
+            return self.discovery.metadata
+        if record.token_endpoint and record.issuer:
+            return McpAuthorizationServerMetadata(
+                issuer=record.issuer, token_endpoint=record.token_endpoint
+            )
+        discovery = yield from self.discover(www_authenticate)
+        return discovery.metadata
+
+    def refresh_flow(
+        self, record: McpOAuthTokenRecord, www_authenticate: str | None
+    ) -> Flow[McpOAuthTokenRecord]:
+        metadata = yield from self._metadata_for_refresh(record, www_authenticate)
+        registration = record.client_registration
+        if registration is None and self.settings.client_id:
+            registration = McpOAuthClientRegistration(
+                client_id=self.settings.client_id,
+                client_secret=self.settings.client_secret,
+                token_endpoint_auth_method=self.settings.token_endpoint_auth_method or "none",
+            )
+        if registration is None:
+            raise McpOAuthTokenExchangeError(
+                "cannot refresh: the stored credentials name no client",
+                server_id=self.server_id,
+                authorization_server_url=safe_url(metadata.issuer),
+            )
+        try:
+            refreshed = yield from refresh_flow(
+                server_id=self.server_id,
+                metadata=metadata,
+                registration=registration,
+                refresh_token=record.refresh_token or "",
+                resource=record.resource or canonical_resource_uri(self.server_url),
+                requested_scopes=resolve_requested_scopes(
+                    configured_scopes=self.settings.scopes,
+                    challenge_scope=None,
+                    metadata_scopes_supported=None,
+                    existing_granted_scopes=record.granted_scopes,
+                    purpose="refresh",
+                ),
+                timeout_s=self.timeout_s,
+                previous=record,
+                private_key_pem=self.settings.private_key_pem,
+                signing_algorithm=self.settings.signing_algorithm,
+            )
+        except McpOAuthTokenExchangeError:
+            # Another process may have used (and rotated) the same refresh token first.
+            current = self.load_quietly()
+            if (
+                current is not None
+                and current.access_token != record.access_token
+                and not is_token_expired(current)
+            ):
+                _log.debug("OAuth: adopted credentials refreshed by another process")
+                return current
+            raise
+        self.save(refreshed)
+        _log.debug("OAuth: refreshed the access token of server %s", self.server_id)
+        return refreshed
+
+    def header_flow(self, state: _RequestState) -> Flow[str | None]:
+        record = self.load(state.method)
+        if record is not None and is_token_expired(record):
+            record = yield from self._renew_expired(state, record)
+        state.sent_record = record
+        if record is None:
+            if self.can_authorize:
+                return None
+            raise self._error(
+                McpOAuthAuthRequiredError,
+                f"OAuth login is required before HTTP MCP '{state.method}'. {self.login_hint()}.",
+            )
+        return f"Bearer {record.access_token}"
+
+    def _renew_expired(
+        self, state: _RequestState, record: McpOAuthTokenRecord
+    ) -> Flow[McpOAuthTokenRecord | None]:
+        if record.refresh_token:
+            try:
+                return (yield from self.refresh_flow(record, None))
+            except (
+                McpOAuthDiscoveryError,
+                McpOAuthTokenExchangeError,
+                McpOAuthTokenStoreError,
+            ) as exc:
+                self.forget()
+                if self.can_authorize:
+                    return None
+                raise self._error(
+                    McpOAuthReLoginRequired,
+                    "stored OAuth credentials could not be refreshed before HTTP MCP "
+                    f"'{state.method}'. {self.login_hint()} again.",
+                ) from exc
+        if self.settings.is_machine_client:
+            return (yield from self.login_flow(None))
+        self.forget()
+        if self.can_authorize:
+            return None
+        raise self._error(
+            McpOAuthReLoginRequired,
+            f"stored OAuth credentials expired before HTTP MCP '{state.method}' and cannot be "
+            f"refreshed. {self.login_hint()} again.",
+        )
+
+    def challenge_flow(
+        self,
+        state: _RequestState,
+        status_code: int,
+        headers: Mapping[str, str],
+        body: bytes | None,
+    ) -> Flow[bool]:
+        lowered = {key.lower(): value for key, value in headers.items()}
+        www = lowered.get("www-authenticate")
+        params = parse_www_authenticate_bearer_challenge(www)
+        signal = (params.get("error") or "").strip() or _body_error(body)
+        if status_code == 403 and signal == "insufficient_scope":
+            return (yield from self._step_up(state, www, params.get("scope")))
+        if status_code != 401:
+            return False
+        requested = split_scopes(params.get("scope"))
+        scope_hint = f" Server requested scopes: {', '.join(requested)}." if requested else ""
+        if state.sent_record is None:
+            if not self.can_authorize:
+                raise self._error(
+                    McpOAuthAuthRequiredError,
+                    f"OAuth login is required before HTTP MCP '{state.method}'.{scope_hint} "
+                    f"{self.login_hint()}.",
+                )
+            yield from self.login_flow(www)
+            return self._replay_or_raise(state, scope_hint)
+        if state.replayed:
+            self.forget()
+            raise self._error(
+                McpOAuthReLoginRequired,
+                f"HTTP MCP '{state.method}' still returned 401 after renewing OAuth credentials "
+                f"and retrying.{scope_hint} {self.login_hint()} again.",
+            )
+        renewed = False
+        if state.sent_record.refresh_token:
+            try:
+                yield from self.refresh_flow(state.sent_record, www)
+                renewed = True
+            except (
+                McpOAuthDiscoveryError,
+                McpOAuthTokenExchangeError,
+                McpOAuthTokenStoreError,
+            ) as exc:
+                self.forget()
+                if not self.can_authorize:
+                    raise self._error(
+                        McpOAuthReLoginRequired,
+                        "stored OAuth credentials could not be refreshed."
+                        f"{scope_hint} {self.login_hint()} again.",
+                    ) from exc
+        if not renewed:
+            if not self.can_authorize:
+                self.forget()
+                raise self._error(
+                    McpOAuthReLoginRequired,
+                    f"HTTP MCP '{state.method}' returned 401 and stored OAuth credentials cannot "
+                    f"be refreshed.{scope_hint} {self.login_hint()} again.",
+                )
+            yield from self.login_flow(www)
+        return self._replay_or_raise(state, scope_hint)
+
+    def _replay_or_raise(self, state: _RequestState, scope_hint: str) -> bool:
+        state.replayed = True
+        if state.replay_allowed:
+            return True
+        raise self._error(
+            McpOAuthAuthRequiredError,
+            f"HTTP MCP '{state.method}' returned 401.{scope_hint} OAuth credentials were renewed, "
+            "but the request was not retried automatically because it may have side effects. "
+            "Retry it.",
+        )
+
+    def _step_up(
+        self, state: _RequestState, www: str | None, challenge_scope: str | None
+    ) -> Flow[bool]:
+        required = split_scopes(challenge_scope)
+        current = state.sent_record or self.load_quietly()
+        scopes = resolve_requested_scopes(
+            configured_scopes=self.settings.scopes,
+            challenge_scope=challenge_scope,
+            metadata_scopes_supported=None,
+            existing_granted_scopes=current.granted_scopes if current else None,
+            purpose="step_up",
+        )
+        if not self.can_authorize:
+            raise McpOAuthInsufficientScopeError(
+                f"HTTP MCP '{state.method}' failed with insufficient_scope"
+                + (f" (needs: {' '.join(required)})" if required else "")
+                + f". {self.login_hint(scopes)}.",
+                server_id=self.server_id,
+                authorization_server_url=self.hint_url(),
+                required_scopes=required,
+            )
+        if state.step_ups >= self.max_step_up_attempts:
+            raise McpOAuthInsufficientScopeError(
+                f"HTTP MCP '{state.method}' still failed with insufficient_scope after "
+                f"{state.step_ups} step-up authorization(s); giving up",
+                server_id=self.server_id,
+                authorization_server_url=self.hint_url(),
+                required_scopes=required,
+            )
+        state.step_ups += 1
+        _log.info("OAuth: stepping up to scopes %s", " ".join(scopes) or "none")
+        yield from self.login_flow(www, scopes)
+        return True
+
+
+class McpOAuthRequestAuth:
+    """OAuth for one message a transport sends (see the module docstring)."""
+
+    def __init__(self, session: McpOAuthSession, state: _RequestState) -> None:
+        self._session = session
+        self._state = state
+
+    def authorization_header(self) -> str | None:
+        """The ``Authorization`` header value to send now, or ``None`` to send none."""
+        return self._session._run(self._session._core.header_flow(self._state))
+
+    def should_retry(
+        self, status_code: int, headers: Mapping[str, str], body: bytes | None = None
+    ) -> bool:
+        """Handle a 401/403: ``True`` when credentials changed and the request should be sent
+        again; ``False`` when this is no OAuth matter (map the status as usual). Raises the
+        OAuth errors described in the module docstring."""
+        flow = self._session._core.challenge_flow(self._state, status_code, headers, body)
+        return self._session._run(flow)
+
+
+class McpOAuthSession:
+    """OAuth for one MCP server, over a blocking ``httpx.Client``.
+
+    ``redirect_handler`` enables logins inside the session (a
+    :class:`~mcpstream.oauth.redirect.LoopbackRedirectHandler` for a person,
+    :class:`~mcpstream.oauth.redirect.HeadlessRedirectHandler` for test servers); without one,
+    only stored credentials (and a client-credentials setting) are used. ``store`` defaults to
+    the token store file.
+    """
+
+    def __init__(
+        self,
+        *,
+        server_id: str,
+        server_url: str,
+        settings: McpOAuthClientSettings | object | None = None,
+        client: httpx.Client | None = None,
+        store: McpOAuthTokenStore | None = None,
+        redirect_handler: McpOAuthRedirectHandler | None = None,
+        timeout_s: float = 10.0,
+        max_step_up_attempts: int = DEFAULT_MAX_STEP_UP_ATTEMPTS,
+        protocol_version: str | None = None,
+    ) -> None:
+        self._core = _SessionCore(
+            server_id=server_id,
+            server_url=server_url,
+            settings=McpOAuthClientSettings.from_config(settings),
+            store=store if store is not None else default_oauth_token_store(),
+            redirect_uri=redirect_handler.redirect_uri if redirect_handler else None,
+            timeout_s=timeout_s,
+            max_step_up_attempts=max_step_up_attempts,
+            protocol_version=protocol_version,
+        )
+        self._client = client
+        self._redirect_handler = redirect_handler
+        self._lock = threading.RLock()
+
+    @property
+    def server_id(self) -> str:
+        """The store key of this server."""
+        return self._core.server_id
+
+    @property
+    def discovery(self) -> McpOAuthDiscovery | None:
+        """What discovery found, once it ran."""
+        return self._core.discovery
+
+    def _run(self, flow: Flow[T]) -> T:
+        with self._lock:
+            return run_sync(flow, self._client, self._redirect_handler)
+
+    def request_auth(
+        self, *, method: str, replay_allowed: bool | None = None
+    ) -> McpOAuthRequestAuth:
+        """The OAuth hook for one message; ``replay_allowed`` defaults to ``method !=
+        "tools/call"``."""
+        allowed = method != "tools/call" if replay_allowed is None else replay_allowed
+        return McpOAuthRequestAuth(self, _RequestState(method=method, replay_allowed=allowed))
+
+    def login(
+        self, *, www_authenticate: str | None = None, scopes: tuple[str, ...] | None = None
+    ) -> McpOAuthTokenRecord:
+        """Authorize now (discovery, registration, the grant) and store the record."""
+        with self._lock:
+            return run_sync(
+                self._core.login_flow(www_authenticate, scopes),
+                self._client,
+                self._redirect_handler,
+            )
+
+    def stored_authorization_header(self) -> str | None:
+        """The stored token as a header value, without refreshing and without raising (for the
+        session DELETE at close)."""
+        record = self._core.load_quietly()
+        return f"Bearer {record.access_token}" if record is not None else None
+
+    def logout(self) -> bool:
+        """Forget this server's stored credentials; ``True`` when there were some."""
+        return self._core.store.delete(self._core.server_id)
+
+
+class AsyncMcpOAuthRequestAuth:
+    """The async form of :class:`McpOAuthRequestAuth`."""
+
+    def __init__(self, session: AsyncMcpOAuthSession, state: _RequestState) -> None:
+        self._session = session
+        self._state = state
+
+    async def authorization_header(self) -> str | None:
+        """The ``Authorization`` header value to send now, or ``None`` to send none."""
+        return await self._session._run(self._session._core.header_flow(self._state))
+
+    async def should_retry(
+        self, status_code: int, headers: Mapping[str, str], body: bytes | None = None
+    ) -> bool:
+        """See :meth:`McpOAuthRequestAuth.should_retry`."""
+        flow = self._session._core.challenge_flow(self._state, status_code, headers, body)
+        return await self._session._run(flow)
+
+
+class AsyncMcpOAuthSession:
+    """OAuth for one MCP server, over an ``httpx.AsyncClient`` (the same decisions as
+    :class:`McpOAuthSession`; a blocking redirect handler runs in a worker thread)."""
+
+    def __init__(
+        self,
+        *,
+        server_id: str,
+        server_url: str,
+        settings: McpOAuthClientSettings | object | None = None,
+        client: httpx.AsyncClient | None = None,
+        store: McpOAuthTokenStore | None = None,
+        redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
+        timeout_s: float = 10.0,
+        max_step_up_attempts: int = DEFAULT_MAX_STEP_UP_ATTEMPTS,
+        protocol_version: str | None = None,
+    ) -> None:
+        self._core = _SessionCore(
+            server_id=server_id,
+            server_url=server_url,
+            settings=McpOAuthClientSettings.from_config(settings),
+            store=store if store is not None else default_oauth_token_store(),
+            redirect_uri=redirect_handler.redirect_uri if redirect_handler else None,
+            timeout_s=timeout_s,
+            max_step_up_attempts=max_step_up_attempts,
+            protocol_version=protocol_version,
+        )
+        self._client = client
+        self._redirect_handler = redirect_handler
+        self._lock = asyncio.Lock()
+
+    @property
+    def server_id(self) -> str:
+        """The store key of this server."""
+        return self._core.server_id
+
+    async def _run(self, flow: Flow[T]) -> T:
+        async with self._lock:
+            return await run_async(flow, self._client, self._redirect_handler)
+
+    def request_auth(
+        self, *, method: str, replay_allowed: bool | None = None
+    ) -> AsyncMcpOAuthRequestAuth:
+        """The OAuth hook for one message; ``replay_allowed`` defaults to ``method !=
+        "tools/call"``."""
+        allowed = method != "tools/call" if replay_allowed is None else replay_allowed
+        return AsyncMcpOAuthRequestAuth(self, _RequestState(method=method, replay_allowed=allowed))
+
+    async def login(
+        self, *, www_authenticate: str | None = None, scopes: tuple[str, ...] | None = None
+    ) -> McpOAuthTokenRecord:
+        """Authorize now and store the record."""
+        async with self._lock:
+            return await run_async(
+                self._core.login_flow(www_authenticate, scopes),
+                self._client,
+                self._redirect_handler,
+            )
+
+    def stored_authorization_header(self) -> str | None:
+        """The stored token as a header value, without refreshing and without raising."""
+        record = self._core.load_quietly()
+        return f"Bearer {record.access_token}" if record is not None else None
+
+    def logout(self) -> bool:
+        """Forget this server's stored credentials; ``True`` when there were some."""
+        return self._core.store.delete(self._core.server_id)

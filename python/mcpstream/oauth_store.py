@@ -1,0 +1,567 @@
+"""The OAuth token store: one record per MCP server, in one JSON file of the user's config dir.
+
+The file is ``oauth-tokens.json`` under ``platformdirs.user_config_dir("mcpstream")``, or under
+``$MCPSTREAM_CONFIG_DIR`` when that is set (tests and sandboxes use it). Every write
+
+- holds an exclusive lock on ``oauth-tokens.json.lock`` (``fcntl.flock``; ``msvcrt`` on
+  Windows), so two processes saving at once both keep their record;
+- reads the current file, changes one server's entry and leaves every other entry as it was,
+  byte for byte the same JSON value, even an entry this version cannot parse;
+- writes a temporary file (mode 0600) beside it, fsyncs it and renames it over the old one with
+  ``os.replace``, so a reader sees the old file or the new one, never half of one.
+
+A file that cannot be read or parsed raises :class:`McpOAuthTokenStoreError` naming the file, and
+is never overwritten: fixing or removing it is the user's call, and the other servers' records
+in it are not lost. Records and registrations hide their secrets in ``repr``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any, Protocol
+
+from ._oauth_errors import McpOAuthTokenStoreError
+
+__all__ = [
+    "CONFIG_DIR_ENV_VAR",
+    "STORE_FILE_NAME",
+    "McpOAuthClientRegistration",
+    "McpOAuthFileTokenStore",
+    "McpOAuthMemoryTokenStore",
+    "McpOAuthTokenRecord",
+    "McpOAuthTokenStore",
+    "McpOAuthTokenStoreError",
+    "McpOAuthTokenStoreTransaction",
+    "default_oauth_token_store",
+    "delete_oauth_token_record",
+    "list_oauth_token_records",
+    "load_oauth_token_record",
+    "oauth_config_dir",
+    "oauth_token_store_path",
+    "save_oauth_token_record",
+]
+
+CONFIG_DIR_ENV_VAR = "MCPSTREAM_CONFIG_DIR"
+STORE_FILE_NAME = "oauth-tokens.json"
+_FORMAT_VERSION = 1
+_REDACTED = "<redacted>"
+
+
+@dataclass(frozen=True, repr=False)
+class McpOAuthClientRegistration:
+    """How mcpstream is known to one authorization server.
+
+    ``method`` says where the registration came from: ``"pre_registered"`` (configured client
+    id), ``"client_id_metadata_document"`` (the client id is the document's URL) or ``"dynamic"``
+    (RFC 7591). ``token_endpoint_auth_method`` is ``client_secret_basic``,
+    ``client_secret_post``, ``private_key_jwt`` or ``none``.
+    """
+
+    client_id: str
+    method: str = "pre_registered"
+    client_secret: str | None = None
+    token_endpoint_auth_method: str = "none"
+    client_secret_expires_at: float | None = None
+    redirect_uris: tuple[str, ...] = ()
+    registration_access_token: str | None = None
+    registration_client_uri: str | None = None
+
+    def __repr__(self) -> str:
+        secret = _REDACTED if self.client_secret else None
+        return (
+            f"McpOAuthClientRegistration(client_id={self.client_id!r}, method={self.method!r}, "
+            f"token_endpoint_auth_method={self.token_endpoint_auth_method!r}, "
+            f"client_secret={secret!r}, redirect_uris={self.redirect_uris!r})"
+        )
+
+    __str__ = __repr__
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object the store writes."""
+        return {
+            "client_id": self.client_id,
+            "method": self.method,
+            "client_secret": self.client_secret,
+            "token_endpoint_auth_method": self.token_endpoint_auth_method,
+            "client_secret_expires_at": self.client_secret_expires_at,
+            "redirect_uris": list(self.redirect_uris),
+            "registration_access_token": self.registration_access_token,
+            "registration_client_uri": self.registration_client_uri,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> McpOAuthClientRegistration:
+        """Parse what :meth:`to_json` wrote; raises ``ValueError`` on a malformed object."""
+        if not isinstance(data, dict):
+            raise ValueError("client registration is not an object")
+        return cls(
+            client_id=_required_str(data, "client_id"),
+            method=_optional_str(data, "method") or "pre_registered",
+            client_secret=_optional_str(data, "client_secret"),
+            token_endpoint_auth_method=_optional_str(data, "token_endpoint_auth_method") or "none",
+            client_secret_expires_at=_optional_float(data, "client_secret_expires_at"),
+            redirect_uris=_str_tuple(data, "redirect_uris"),
+            registration_access_token=_optional_str(data, "registration_access_token"),
+            registration_client_uri=_optional_str(data, "registration_client_uri"),
+        )
+
+
+@dataclass(frozen=True, repr=False)
+class McpOAuthTokenRecord:
+    """The credentials stored for one MCP server.
+
+    ``expires_at`` is the access token's expiry in seconds since the epoch (``None``: the server
+    gave no lifetime). ``granted_scopes`` are the scopes the token carries. ``issuer``,
+    ``authorization_server_url``, ``token_endpoint`` and ``resource`` record where the token came
+    from and what it is for, so that a refresh in another process needs no new discovery.
+    ``grant_type`` is ``authorization_code`` or ``client_credentials``.
+    """
+
+    access_token: str
+    token_type: str = "Bearer"
+    refresh_token: str | None = None
+    expires_at: float | None = None
+    granted_scopes: tuple[str, ...] = ()
+    issuer: str | None = None
+    authorization_server_url: str | None = None
+    token_endpoint: str | None = None
+    resource: str | None = None
+    server_url: str | None = None
+    client_registration: McpOAuthClientRegistration | None = None
+    grant_type: str = "authorization_code"
+    obtained_at: float = field(default_factory=time.time)
+
+    @property
+    def expiry(self) -> float | None:
+        """Alias of ``expires_at``."""
+        return self.expires_at
+
+    def __repr__(self) -> str:
+        refresh = _REDACTED if self.refresh_token else None
+        return (
+            f"McpOAuthTokenRecord(access_token={_REDACTED!r}, refresh_token={refresh!r}, "
+            f"token_type={self.token_type!r}, expires_at={self.expires_at!r}, "
+            f"granted_scopes={self.granted_scopes!r}, issuer={self.issuer!r}, "
+            f"resource={self.resource!r}, grant_type={self.grant_type!r}, "
+            f"client_registration={self.client_registration!r})"
+        )
+
+    __str__ = __repr__
+
+    def with_changes(self, **changes: Any) -> McpOAuthTokenRecord:
+        """A copy with the given fields replaced."""
+        return replace(self, **changes)
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object the store writes."""
+        return {
+            "access_token": self.access_token,
+            "token_type": self.token_type,
+            "refresh_token": self.refresh_token,
+            "expires_at": self.expires_at,
+            "granted_scopes": list(self.granted_scopes),
+            "issuer": self.issuer,
+            "authorization_server_url": self.authorization_server_url,
+            "token_endpoint": self.token_endpoint,
+            "resource": self.resource,
+            "server_url": self.server_url,
+            "client_registration": (
+                self.client_registration.to_json() if self.client_registration else None
+            ),
+            "grant_type": self.grant_type,
+            "obtained_at": self.obtained_at,
+        }
+
+    @classmethod
+    def from_json(cls, data: Any) -> McpOAuthTokenRecord:
+        """Parse what :meth:`to_json` wrote; raises ``ValueError`` on a malformed object."""
+        if not isinstance(data, dict):
+            raise ValueError("token record is not an object")
+        registration = data.get("client_registration")
+        obtained_at = _optional_float(data, "obtained_at")
+        return cls(
+            access_token=_required_str(data, "access_token"),
+            token_type=_optional_str(data, "token_type") or "Bearer",
+            refresh_token=_optional_str(data, "refresh_token"),
+            expires_at=_optional_float(data, "expires_at"),
+            granted_scopes=_str_tuple(data, "granted_scopes"),
+            issuer=_optional_str(data, "issuer"),
+            authorization_server_url=_optional_str(data, "authorization_server_url"),
+            token_endpoint=_optional_str(data, "token_endpoint"),
+            resource=_optional_str(data, "resource"),
+            server_url=_optional_str(data, "server_url"),
+            client_registration=(
+                McpOAuthClientRegistration.from_json(registration)
+                if registration is not None
+                else None
+            ),
+            grant_type=_optional_str(data, "grant_type") or "authorization_code",
+            obtained_at=obtained_at if obtained_at is not None else 0.0,
+        )
+
+
+def _required_str(data: dict[str, Any], key: str) -> str:
+    value = data.get(key)
+    if not isinstance(value, str) or not value:
+        raise ValueError(f"field {key!r} is missing or not a non-empty string")
+    return value
+
+
+def _optional_str(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ValueError(f"field {key!r} is not a string")
+    return value
+
+
+def _optional_float(data: dict[str, Any], key: str) -> float | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise ValueError(f"field {key!r} is not a number")
+    return float(value)
+
+
+def _str_tuple(data: dict[str, Any], key: str) -> tuple[str, ...]:
+    value = data.get(key)
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not all(isinstance(item, str) for item in value):
+        raise ValueError(f"field {key!r} is not a list of strings")
+    return tuple(value)
+
+
+class McpOAuthTokenStoreTransaction(Protocol):
+    """The store seen while its lock is held: reads and writes that do not lock again."""
+
+    def load(self, server_id: str) -> McpOAuthTokenRecord | None:
+        """The record of ``server_id``, or ``None``."""
+        ...
+
+    def save(self, server_id: str, record: McpOAuthTokenRecord) -> None:
+        """Store ``record`` for ``server_id``, keeping every other record."""
+        ...
+
+    def delete(self, server_id: str) -> bool:
+        """Remove the record of ``server_id``; ``True`` when there was one."""
+        ...
+
+
+class McpOAuthTokenStore(McpOAuthTokenStoreTransaction, Protocol):
+    """Where OAuth records live. :class:`McpOAuthFileTokenStore` is the default;
+    :class:`McpOAuthMemoryTokenStore` keeps them in the process only."""
+
+    def locked(self) -> contextlib.AbstractContextManager[McpOAuthTokenStoreTransaction]:
+        """Hold the store's lock for a read-modify-write (a refresh that rotates tokens)."""
+        ...
+
+    def list_records(self) -> dict[str, McpOAuthTokenRecord | McpOAuthTokenStoreError]:
+        """Every stored record by server id; a record that cannot be parsed maps to its error."""
+        ...
+
+
+def oauth_config_dir() -> Path:
+    """The directory of the token store: ``$MCPSTREAM_CONFIG_DIR``, else the platform's user
+    config directory for mcpstream."""
+    override = os.environ.get(CONFIG_DIR_ENV_VAR, "").strip()
+    if override:
+        return Path(override).expanduser()
+    import platformdirs
+
+    return Path(platformdirs.user_config_dir("mcpstream", appauthor=False))
+
+
+def oauth_token_store_path() -> Path:
+    """The token store file the default store uses now."""
+    return oauth_config_dir() / STORE_FILE_NAME
+
+
+class McpOAuthFileTokenStore:
+    """The token store file (see the module docstring for its guarantees).
+
+    ``path`` fixes the file; ``None`` resolves :func:`oauth_token_store_path` on every call, so
+    that a change of ``$MCPSTREAM_CONFIG_DIR`` takes effect at once.
+    """
+
+    def __init__(self, path: Path | str | None = None) -> None:
+        self._path = Path(path) if path is not None else None
+
+    @property
+    def path(self) -> Path:
+        """The file this store reads and writes."""
+        return self._path if self._path is not None else oauth_token_store_path()
+
+    def load(self, server_id: str) -> McpOAuthTokenRecord | None:
+        """The record of ``server_id``, or ``None`` when there is none."""
+        path = self.path
+        return _parse_entry(path, server_id, _read_document(path).get(server_id))
+
+    def save(self, server_id: str, record: McpOAuthTokenRecord) -> None:
+        """Store ``record`` for ``server_id``, keeping every other server's record."""
+        with self.locked() as transaction:
+            transaction.save(server_id, record)
+
+    def delete(self, server_id: str) -> bool:
+        """Remove the record of ``server_id``; ``True`` when there was one."""
+        with self.locked() as transaction:
+            return transaction.delete(server_id)
+
+    def list_records(self) -> dict[str, McpOAuthTokenRecord | McpOAuthTokenStoreError]:
+        """Every stored record by server id; an unparseable record maps to its error."""
+        path = self.path
+        result: dict[str, McpOAuthTokenRecord | McpOAuthTokenStoreError] = {}
+        for server_id, entry in _read_document(path).items():
+            try:
+                record = _parse_entry(path, server_id, entry)
+            except McpOAuthTokenStoreError as exc:
+                result[server_id] = exc
+            else:
+                if record is not None:
+                    result[server_id] = record
+        return result
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[McpOAuthTokenStoreTransaction]:
+        """Hold the store's exclusive lock; the transaction reads and writes under it."""
+        path = self.path
+        _ensure_private_dir(path.parent)
+        with _exclusive_lock(path.with_name(path.name + ".lock")):
+            yield _FileTransaction(path)
+
+
+class _FileTransaction:
+    def __init__(self, path: Path) -> None:
+        self._path = path
+
+    def load(self, server_id: str) -> McpOAuthTokenRecord | None:
+        return _parse_entry(self._path, server_id, _read_document(self._path).get(server_id))
+
+    def save(self, server_id: str, record: McpOAuthTokenRecord) -> None:
+        servers = _read_document(self._path)
+        servers[server_id] = record.to_json()
+        _write_document(self._path, servers)
+
+    def delete(self, server_id: str) -> bool:
+        servers = _read_document(self._path)
+        if server_id not in servers:
+            return False
+        del servers[server_id]
+        _write_document(self._path, servers)
+        return True
+
+
+class McpOAuthMemoryTokenStore:
+    """A store that keeps records in this process only (tests, one-shot clients, CI)."""
+
+    def __init__(self) -> None:
+        self._records: dict[str, McpOAuthTokenRecord] = {}
+        self._lock = threading.RLock()
+
+    def load(self, server_id: str) -> McpOAuthTokenRecord | None:
+        """The record of ``server_id``, or ``None``."""
+        with self._lock:
+            return self._records.get(server_id)
+
+    def save(self, server_id: str, record: McpOAuthTokenRecord) -> None:
+        """Store ``record`` for ``server_id``."""
+        with self._lock:
+            self._records[server_id] = record
+
+    def delete(self, server_id: str) -> bool:
+        """Remove the record of ``server_id``; ``True`` when there was one."""
+        with self._lock:
+            return self._records.pop(server_id, None) is not None
+
+    def list_records(self) -> dict[str, McpOAuthTokenRecord | McpOAuthTokenStoreError]:
+        """Every stored record by server id."""
+        with self._lock:
+            return dict(self._records)
+
+    @contextlib.contextmanager
+    def locked(self) -> Iterator[McpOAuthTokenStoreTransaction]:
+        """Hold the store's lock (re-entrant within a thread)."""
+        with self._lock:
+            yield self
+
+
+def _store_error(
+    path: Path, message: str, *, server_id: str | None = None
+) -> McpOAuthTokenStoreError:
+    return McpOAuthTokenStoreError(
+        f"OAuth token store {path}: {message}", path=str(path), server_id=server_id
+    )
+
+
+def _read_document(path: Path) -> dict[str, Any]:
+    """The ``servers`` mapping of the store file (empty when the file does not exist)."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return {}
+    except OSError as exc:
+        raise _store_error(path, f"cannot be read ({exc.strerror or type(exc).__name__})") from exc
+    try:
+        document = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        # Only the position is named: the text around it may be a token.
+        position = getattr(exc, "pos", getattr(exc, "start", "?"))
+        raise _store_error(
+            path, f"is not valid JSON (at character {position}); fix or remove the file"
+        ) from None
+    if not isinstance(document, dict) or not isinstance(document.get("servers"), dict):
+        raise _store_error(path, "has an unexpected layout; fix or remove the file")
+    version = document.get("version")
+    if version != _FORMAT_VERSION:
+        raise _store_error(
+            path, f"has format version {version!r}, this mcpstream reads {_FORMAT_VERSION}"
+        )
+    servers: dict[str, Any] = document["servers"]
+    return servers
+
+
+def _parse_entry(path: Path, server_id: str, entry: Any) -> McpOAuthTokenRecord | None:
+    if entry is None:
+        return None
+    try:
+        return McpOAuthTokenRecord.from_json(entry)
+    except (ValueError, TypeError) as exc:
+        raise _store_error(
+            path, f"the record of server {server_id!r} is malformed ({exc})", server_id=server_id
+        ) from None
+
+
+def _write_document(path: Path, servers: dict[str, Any]) -> None:
+    document = {"version": _FORMAT_VERSION, "servers": servers}
+    data = (json.dumps(document, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    directory = path.parent
+    try:
+        # mkstemp creates the file with mode 0600, before any secret is written to it.
+        fd, temp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
+    except OSError as exc:
+        raise _store_error(
+            path, f"cannot be written ({exc.strerror or type(exc).__name__})"
+        ) from exc
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temp_name, 0o600)
+        os.replace(temp_name, path)
+    except OSError as exc:
+        with contextlib.suppress(OSError):
+            os.unlink(temp_name)
+        raise _store_error(
+            path, f"cannot be written ({exc.strerror or type(exc).__name__})"
+        ) from exc
+    _fsync_directory(directory)
+
+
+def _fsync_directory(directory: Path) -> None:
+    if sys.platform == "win32":
+        return
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+def _ensure_private_dir(directory: Path) -> None:
+    try:
+        directory.mkdir(mode=0o700, parents=True, exist_ok=True)
+    except OSError as exc:
+        raise _store_error(
+            directory / STORE_FILE_NAME,
+            f"its directory cannot be created ({exc.strerror or type(exc).__name__})",
+        ) from exc
+
+
+@contextlib.contextmanager
+def _exclusive_lock(lock_path: Path) -> Iterator[None]:
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
+    except OSError as exc:
+        raise _store_error(
+            lock_path, f"lock file cannot be opened ({exc.strerror or type(exc).__name__})"
+        ) from exc
+    try:
+        _lock_fd(fd)
+        try:
+            yield
+        finally:
+            _unlock_fd(fd)
+    finally:
+        os.close(fd)
+
+
+if sys.platform == "win32":  # pragma: no cover - exercised on Windows only
+    import msvcrt
+
+    def _lock_fd(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        while True:
+            try:
+                msvcrt.locking(fd, msvcrt.LK_LOCK, 1)
+                return
+            except OSError:
+                continue
+
+    def _unlock_fd(fd: int) -> None:
+        os.lseek(fd, 0, os.SEEK_SET)
+        msvcrt.locking(fd, msvcrt.LK_UNLCK, 1)
+
+else:
+    import fcntl
+
+    def _lock_fd(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+
+    def _unlock_fd(fd: int) -> None:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+
+
+_DEFAULT_STORE = McpOAuthFileTokenStore()
+
+
+def default_oauth_token_store() -> McpOAuthFileTokenStore:
+    """The file store the module-level functions use (its path follows the environment)."""
+    return _DEFAULT_STORE
+
+
+def load_oauth_token_record(server_id: str) -> McpOAuthTokenRecord | None:
+    """The stored record of ``server_id``, or ``None``; raises
+    :class:`McpOAuthTokenStoreError` when the store file or the record cannot be read."""
+    return _DEFAULT_STORE.load(server_id)
+
+
+def save_oauth_token_record(server_id: str, record: McpOAuthTokenRecord) -> None:
+    """Store ``record`` for ``server_id`` (atomically, under the store's lock)."""
+    _DEFAULT_STORE.save(server_id, record)
+
+
+def delete_oauth_token_record(server_id: str) -> bool:
+    """Remove the stored record of ``server_id``; ``True`` when there was one."""
+    return _DEFAULT_STORE.delete(server_id)
+
+
+def list_oauth_token_records() -> dict[str, McpOAuthTokenRecord | McpOAuthTokenStoreError]:
+    """Every stored record by server id; an unparseable record maps to its error."""
+    return _DEFAULT_STORE.list_records()
