@@ -1,0 +1,388 @@
+"""A small but real OAuth 2.1 authorization server and MCP-like protected resource, served on
+loopback by ``http.server`` in a thread, for the OAuth tests.
+
+One port serves both roles: the resource at ``/mcp`` and the authorization server under
+``as_prefix``. Every request is recorded (``requests``) so tests can check discovery order and
+what each request carried. The server checks what a strict server checks: PKCE S256, the
+redirect URI, the client's authentication, the ``resource``; it rotates refresh tokens.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import json
+import secrets
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+
+import jwt
+
+
+@dataclass
+class Recorded:
+    method: str
+    path: str
+    query: dict[str, str]
+    headers: dict[str, str]
+    form: dict[str, str]
+    json: Any
+
+
+@dataclass
+class Grant:
+    client_id: str
+    scopes: tuple[str, ...]
+    resource: str | None
+
+
+@dataclass
+class AuthServerConfig:
+    """What the fixture server does; every field has the well-behaved default."""
+
+    prm_path: str | None = "/.well-known/oauth-protected-resource/mcp"
+    prm_in_challenge: bool = True
+    prm_resource: str | None = None  # None: the MCP URL itself
+    prm_scopes_supported: list[str] | None = None
+    challenge_scope: str | None = None
+    as_prefix: str = ""
+    metadata_style: str | None = "oauth"  # oauth | openid | openid-appended | None (no document)
+    metadata_at_origin: bool = False  # 2025-03-26: oauth metadata at the root despite a prefix
+    issuer_override: str | None = None
+    code_challenge_methods: list[str] | None = field(default_factory=lambda: ["S256"])
+    token_auth_methods: list[str] = field(default_factory=lambda: ["none"])
+    registration: bool = True
+    registration_auth_method: str | None = None  # what DCR answers; None echoes the request
+    cimd_supported: bool = False
+    pre_registered: dict[str, str] = field(default_factory=dict)  # client_id -> secret
+    jwt_public_keys: dict[str, Any] = field(default_factory=dict)  # client_id -> public key
+    access_token_lifetime_s: int = 3600
+    issue_refresh_tokens: bool = True
+    required_scopes: dict[str, list[str]] = field(default_factory=dict)  # method -> scopes
+    token_error_description_echo: bool = False  # echo the sent refresh token (a bad server)
+    reject_refresh: bool = False
+    withheld_scopes: list[str] = field(default_factory=list)  # never granted, even if asked
+
+
+class AuthServer:
+    """The running server; ``url`` is its origin and ``mcp_url`` the protected resource."""
+
+    def __init__(self, config: AuthServerConfig) -> None:
+        self.config = config
+        self.requests: list[Recorded] = []
+        self.codes: dict[str, tuple[Grant, str, str]] = {}  # code -> grant, challenge, redirect
+        self.access_tokens: dict[str, Grant] = {}
+        self.refresh_tokens: dict[str, Grant] = {}
+        self.used_refresh_tokens: set[str] = set()
+        self.clients: dict[str, tuple[str | None, str]] = {}  # id -> secret, auth method
+        self.mcp_calls: list[str] = []
+        self._lock = threading.Lock()
+        handler = type("Handler", (_Handler,), {"app": self})
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.02}, daemon=True
+        )
+
+    # -- life cycle ------------------------------------------------------------------------
+
+    def start(self) -> AuthServer:
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(timeout=5)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    @property
+    def mcp_url(self) -> str:
+        return f"{self.url}/mcp"
+
+    @property
+    def issuer(self) -> str:
+        return self.config.issuer_override or f"{self.url}{self.config.as_prefix}"
+
+    def paths(self, method: str | None = None) -> list[str]:
+        return [r.path for r in self.requests if method is None or r.method == method]
+
+    def find(self, path_suffix: str) -> list[Recorded]:
+        return [r for r in self.requests if r.path.endswith(path_suffix)]
+
+    # -- documents -------------------------------------------------------------------------
+
+    def metadata_path(self) -> str | None:
+        style = self.config.metadata_style
+        prefix = self.config.as_prefix
+        if style is None:
+            return None
+        if self.config.metadata_at_origin:
+            return "/.well-known/oauth-authorization-server"
+        if style == "oauth":
+            return f"/.well-known/oauth-authorization-server{prefix}"
+        if style == "openid":
+            return f"/.well-known/openid-configuration{prefix}"
+        return f"{prefix}/.well-known/openid-configuration"
+
+    def metadata(self) -> dict[str, Any]:
+        base = f"{self.url}{self.config.as_prefix}"
+        document: dict[str, Any] = {
+            "issuer": self.issuer,
+            "authorization_endpoint": f"{base}/authorize",
+            "token_endpoint": f"{base}/token",
+            "response_types_supported": ["code"],
+            "grant_types_supported": ["authorization_code", "refresh_token", "client_credentials"],
+            "token_endpoint_auth_methods_supported": self.config.token_auth_methods,
+        }
+        if self.config.registration:
+            document["registration_endpoint"] = f"{base}/register"
+        if self.config.code_challenge_methods is not None:
+            document["code_challenge_methods_supported"] = self.config.code_challenge_methods
+        if self.config.cimd_supported:
+            document["client_id_metadata_document_supported"] = True
+        return document
+
+    def resource_metadata(self) -> dict[str, Any]:
+        document: dict[str, Any] = {
+            "resource": self.config.prm_resource or self.mcp_url,
+            "authorization_servers": [f"{self.url}{self.config.as_prefix}"],
+        }
+        if self.config.prm_scopes_supported is not None:
+            document["scopes_supported"] = self.config.prm_scopes_supported
+        return document
+
+    def challenge(self, *, error: str | None = None, scope: str | None = None) -> str:
+        parts = []
+        if error:
+            parts.append(f'error="{error}"')
+        scope = scope if scope is not None else self.config.challenge_scope
+        if scope:
+            parts.append(f'scope="{scope}"')
+        if self.config.prm_in_challenge and self.config.prm_path:
+            parts.append(f'resource_metadata="{self.url}{self.config.prm_path}"')
+        return "Bearer " + ", ".join(parts) if parts else "Bearer"
+
+    # -- token endpoint --------------------------------------------------------------------
+
+    def authenticate_client(self, request: Recorded) -> str | None:
+        """The authenticated client id, or None."""
+        auth = request.headers.get("authorization", "")
+        if auth.startswith("Basic "):
+            decoded = base64.b64decode(auth[6:]).decode()
+            client_id, _, secret = decoded.partition(":")
+            client_id, secret = unquote(client_id), unquote(secret)
+            known = self.clients.get(client_id) or (self.config.pre_registered.get(client_id), "")
+            return client_id if known[0] is not None and known[0] == secret else None
+        client_id = request.form.get("client_id", "")
+        if request.form.get("client_assertion_type"):
+            key = self.config.jwt_public_keys.get(client_id)
+            try:
+                claims = jwt.decode(
+                    request.form["client_assertion"],
+                    key,
+                    algorithms=["ES256", "RS256"],
+                    audience=self.issuer,
+                )
+            except jwt.PyJWTError:
+                return None
+            return client_id if claims["iss"] == claims["sub"] == client_id else None
+        if "client_secret" in request.form:
+            known = self.clients.get(client_id) or (self.config.pre_registered.get(client_id), "")
+            return client_id if known[0] == request.form["client_secret"] else None
+        if client_id in self.clients and self.clients[client_id][0] is None:
+            return client_id
+        if client_id.startswith("https://"):  # a Client ID Metadata Document URL
+            return client_id
+        return None
+
+    def issue(self, grant: Grant) -> dict[str, Any]:
+        access = "at-" + secrets.token_urlsafe(16)
+        self.access_tokens[access] = grant
+        answer: dict[str, Any] = {
+            "access_token": access,
+            "token_type": "Bearer",
+            "expires_in": self.config.access_token_lifetime_s,
+        }
+        if grant.scopes:
+            answer["scope"] = " ".join(grant.scopes)
+        if self.config.issue_refresh_tokens:
+            refresh = "rt-" + secrets.token_urlsafe(16)
+            self.refresh_tokens[refresh] = grant
+            answer["refresh_token"] = refresh
+        return answer
+
+    def token(self, request: Recorded) -> tuple[int, dict[str, Any]]:
+        form = request.form
+        client_id = self.authenticate_client(request)
+        if client_id is None:
+            return 401, {"error": "invalid_client"}
+        grant_type = form.get("grant_type")
+        if grant_type == "authorization_code":
+            entry = self.codes.pop(form.get("code", ""), None)
+            if entry is None:
+                return 400, {"error": "invalid_grant"}
+            grant, challenge, redirect_uri = entry
+            verifier = form.get("code_verifier", "")
+            computed = (
+                base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest())
+                .rstrip(b"=")
+                .decode()
+            )
+            if computed != challenge or redirect_uri != form.get("redirect_uri"):
+                return 400, {"error": "invalid_grant", "error_description": "PKCE or redirect"}
+            if grant.client_id != client_id or grant.resource != form.get("resource"):
+                return 400, {"error": "invalid_grant", "error_description": "client or resource"}
+            return 200, self.issue(grant)
+        if grant_type == "refresh_token":
+            token = form.get("refresh_token", "")
+            if self.config.reject_refresh or token in self.used_refresh_tokens:
+                description = (
+                    f"refresh token {token} is not valid"
+                    if (self.config.token_error_description_echo)
+                    else "refresh token is not valid"
+                )
+                return 400, {"error": "invalid_grant", "error_description": description}
+            grant = self.refresh_tokens.pop(token, None)
+            if grant is None:
+                return 400, {"error": "invalid_grant"}
+            self.used_refresh_tokens.add(token)
+            return 200, self.issue(grant)
+        if grant_type == "client_credentials":
+            scopes = tuple(form.get("scope", "").split())
+            return 200, self.issue(Grant(client_id, scopes, form.get("resource")))
+        return 400, {"error": "unsupported_grant_type"}
+
+
+class _Handler(BaseHTTPRequestHandler):
+    app: AuthServer
+
+    def log_message(self, format: str, *args: object) -> None:
+        return
+
+    def _record(self) -> Recorded:
+        split = urlsplit(self.path)
+        length = int(self.headers.get("Content-Length") or 0)
+        raw = self.rfile.read(length) if length else b""
+        form: dict[str, str] = {}
+        body: Any = None
+        content_type = self.headers.get("Content-Type", "")
+        if "x-www-form-urlencoded" in content_type:
+            form = {k: v[0] for k, v in parse_qs(raw.decode()).items()}
+        elif raw:
+            body = json.loads(raw)
+        recorded = Recorded(
+            method=self.command,
+            path=split.path,
+            query={k: v[0] for k, v in parse_qs(split.query).items()},
+            headers={k.lower(): v for k, v in self.headers.items()},
+            form=form,
+            json=body,
+        )
+        with self.app._lock:
+            self.app.requests.append(recorded)
+        return recorded
+
+    def _send(self, status: int, body: Any = None, headers: dict[str, str] | None = None) -> None:
+        data = json.dumps(body).encode() if body is not None else b""
+        self.send_response(status)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        if body is not None:
+            self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def do_GET(self) -> None:
+        request = self._record()
+        app, config = self.app, self.app.config
+        if config.prm_path and request.path == config.prm_path:
+            self._send(200, app.resource_metadata())
+        elif request.path == app.metadata_path():
+            self._send(200, app.metadata())
+        elif request.path == f"{config.as_prefix}/authorize" or (
+            config.metadata_style is None and request.path == "/authorize"
+        ):
+            self._authorize(request)
+        else:
+            self._send(404, {"error": "not_found"})
+
+    def _authorize(self, request: Recorded) -> None:
+        query = request.query
+        if query.get("code_challenge_method") != "S256" or not query.get("code_challenge"):
+            self._send(400, {"error": "invalid_request"})
+            return
+        code = "code-" + secrets.token_urlsafe(8)
+        withheld = self.app.config.withheld_scopes
+        grant = Grant(
+            client_id=query["client_id"],
+            scopes=tuple(s for s in query.get("scope", "").split() if s not in withheld),
+            resource=query.get("resource"),
+        )
+        self.app.codes[code] = (grant, query["code_challenge"], query["redirect_uri"])
+        target = query["redirect_uri"] + "?" + urlencode({"code": code, "state": query["state"]})
+        self._send(302, headers={"Location": target})
+
+    def do_POST(self) -> None:
+        request = self._record()
+        app, config = self.app, self.app.config
+        prefix = "" if config.metadata_style is None else config.as_prefix
+        if request.path == f"{prefix}/token":
+            status, body = app.token(request)
+            self._send(status, body)
+        elif request.path == f"{prefix}/register" and config.registration:
+            self._register(request)
+        elif request.path == "/mcp":
+            self._mcp(request)
+        else:
+            self._send(404, {"error": "not_found"})
+
+    def _register(self, request: Recorded) -> None:
+        body = request.json or {}
+        method = self.app.config.registration_auth_method or body.get(
+            "token_endpoint_auth_method", "client_secret_basic"
+        )
+        client_id = "dcr-" + secrets.token_urlsafe(6)
+        secret = None if method == "none" else "cs-" + secrets.token_urlsafe(12)
+        self.app.clients[client_id] = (secret, method)
+        answer = {
+            "client_id": client_id,
+            "token_endpoint_auth_method": method,
+            "redirect_uris": body.get("redirect_uris", []),
+        }
+        if secret:
+            answer["client_secret"] = secret
+        self._send(201, answer)
+
+    def _mcp(self, request: Recorded) -> None:
+        app = self.app
+        message = request.json or {}
+        method = message.get("method", "")
+        auth = request.headers.get("authorization", "")
+        grant = app.access_tokens.get(auth[7:]) if auth.startswith("Bearer ") else None
+        if grant is None:
+            self._send(401, {"error": "invalid_token"}, {"WWW-Authenticate": app.challenge()})
+            return
+        required = app.config.required_scopes.get(method, [])
+        if not set(required) <= set(grant.scopes):
+            challenge = app.challenge(error="insufficient_scope", scope=" ".join(required))
+            self._send(403, {"error": "insufficient_scope"}, {"WWW-Authenticate": challenge})
+            return
+        app.mcp_calls.append(method)
+        self._send(200, {"jsonrpc": "2.0", "id": message.get("id"), "result": {"ok": True}})
+
+
+def wait_until(predicate: Any, timeout_s: float = 5.0) -> None:
+    deadline = time.monotonic() + timeout_s
+    while not predicate():
+        if time.monotonic() > deadline:
+            raise TimeoutError
+        time.sleep(0.01)

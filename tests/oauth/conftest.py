@@ -1,0 +1,77 @@
+"""Fixtures of the OAuth tests: a private config dir and the loopback authorization server."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcpstream.oauth import HeadlessRedirectHandler, McpOAuthSession
+from mcpstream.oauth_store import McpOAuthMemoryTokenStore
+
+from .auth_server import AuthServer, AuthServerConfig
+
+
+@pytest.fixture(autouse=True)
+def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """Every test gets its own token store directory; the user's is never touched."""
+    directory = tmp_path / "config"
+    monkeypatch.setenv("MCPSTREAM_CONFIG_DIR", str(directory))
+    return directory
+
+
+@pytest.fixture
+def auth_server() -> Iterator[Callable[..., AuthServer]]:
+    """A factory: ``auth_server(**AuthServerConfig fields)`` starts a server; all are stopped."""
+    started: list[AuthServer] = []
+
+    def start(**config: Any) -> AuthServer:
+        server = AuthServer(AuthServerConfig(**config)).start()
+        started.append(server)
+        return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def http_client() -> Iterator[httpx.Client]:
+    with httpx.Client() as client:
+        yield client
+
+
+@pytest.fixture
+def make_session(http_client: httpx.Client) -> Callable[..., McpOAuthSession]:
+    """``make_session(server, **kwargs)``: a session with a headless redirect handler and an
+    in-memory store unless the test passes others."""
+
+    def make(server: AuthServer, **kwargs: Any) -> McpOAuthSession:
+        kwargs.setdefault("store", McpOAuthMemoryTokenStore())
+        kwargs.setdefault("redirect_handler", HeadlessRedirectHandler(client=http_client))
+        return McpOAuthSession(
+            server_id="srv", server_url=server.mcp_url, client=http_client, **kwargs
+        )
+
+    return make
+
+
+def call_mcp(
+    session: McpOAuthSession, client: httpx.Client, url: str, method: str
+) -> httpx.Response:
+    """Send one JSON-RPC request the way a transport does, through the session's hook."""
+    auth = session.request_auth(method=method)
+    while True:
+        header = auth.authorization_header()
+        response = client.post(
+            url,
+            json={"jsonrpc": "2.0", "id": 1, "method": method},
+            headers={"Authorization": header} if header else {},
+        )
+        if response.status_code in (401, 403) and auth.should_retry(
+            response.status_code, response.headers, response.content
+        ):
+            continue
+        return response
