@@ -1,0 +1,232 @@
+"""``mcpstream auth login|status|logout``: OAuth credentials kept in the token store."""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+import time
+from typing import Any
+
+from .._oauth_errors import McpOAuthConfigurationError
+from ..oauth import (
+    LoopbackRedirectHandler,
+    McpOAuthClientSettings,
+    McpOAuthTokenStoreError,
+    default_server_id,
+    login,
+)
+from ..oauth.urls import safe_url
+from ..oauth_store import McpOAuthTokenRecord, default_oauth_token_store
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``auth`` command group."""
+    auth = subparsers.add_parser("auth", help="log in to OAuth-protected MCP servers")
+    commands = auth.add_subparsers(dest="auth_command", metavar="SUBCOMMAND", required=True)
+
+    login_parser = commands.add_parser(
+        "login",
+        help="log in to a server (browser + loopback redirect, or client credentials)",
+        description="Log in to an MCP server with OAuth and store the credentials.",
+    )
+    login_parser.add_argument("server_url", help="the MCP endpoint URL")
+    login_parser.add_argument(
+        "--server-id", help="store the credentials under this id (default: the server's URL)"
+    )
+    login_parser.add_argument(
+        "--scope", action="append", default=[], help="a scope to request (repeatable)"
+    )
+    login_parser.add_argument("--client-id", help="a pre-registered client id")
+    login_parser.add_argument(
+        "--client-secret-env",
+        metavar="VAR",
+        help="read the pre-registered client's secret from this environment variable",
+    )
+    login_parser.add_argument(
+        "--client-metadata-url", help="this client's Client ID Metadata Document URL"
+    )
+    login_parser.add_argument(
+        "--authorization-server", help="use this authorization server instead of discovering it"
+    )
+    login_parser.add_argument(
+        "--token-endpoint-auth-method",
+        choices=["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
+    )
+    login_parser.add_argument(
+        "--client-credentials",
+        action="store_true",
+        help="machine client: use the client-credentials grant (no browser)",
+    )
+    login_parser.add_argument(
+        "--private-key-file", help="PEM private key for private_key_jwt client authentication"
+    )
+    login_parser.add_argument(
+        "--no-browser", action="store_true", help="print the login URL instead of opening it"
+    )
+    login_parser.add_argument(
+        "--timeout", type=float, default=300.0, help="seconds to wait for the browser login"
+    )
+    login_parser.set_defaults(handler=run_login)
+
+    status_parser = commands.add_parser("status", help="show stored OAuth credentials")
+    status_parser.add_argument("--json", action="store_true", help="machine-readable output")
+    status_parser.set_defaults(handler=run_status)
+
+    logout_parser = commands.add_parser("logout", help="forget a server's stored credentials")
+    logout_parser.add_argument("server", nargs="?", help="the server id or URL")
+    logout_parser.add_argument("--all", action="store_true", help="forget every server")
+    logout_parser.set_defaults(handler=run_logout)
+
+
+def _settings(args: argparse.Namespace) -> McpOAuthClientSettings:
+    secret = None
+    if args.client_secret_env:
+        secret = os.environ.get(args.client_secret_env)
+        if not secret:
+            raise McpOAuthConfigurationError(
+                f"environment variable {args.client_secret_env} is not set"
+            )
+    private_key = None
+    if args.private_key_file:
+        try:
+            with open(args.private_key_file, encoding="utf-8") as handle:
+                private_key = handle.read()
+        except OSError as exc:
+            raise McpOAuthConfigurationError(
+                f"cannot read {args.private_key_file}: {exc.strerror}"
+            ) from None
+    try:
+        return McpOAuthClientSettings(
+            client_id=args.client_id,
+            client_secret=secret,
+            scopes=tuple(args.scope),
+            authorization_server_url=args.authorization_server,
+            token_endpoint_auth_method=args.token_endpoint_auth_method,
+            client_metadata_url=args.client_metadata_url,
+            grant_type="client_credentials" if args.client_credentials else "authorization_code",
+            private_key_pem=private_key,
+        )
+    except ValueError as exc:
+        raise McpOAuthConfigurationError(str(exc)) from None
+
+
+def _expiry_text(record: McpOAuthTokenRecord, now: float) -> str:
+    if record.expires_at is None:
+        return "no expiry given"
+    remaining = record.expires_at - now
+    if remaining <= 0:
+        return "expired" + (" (refreshable)" if record.refresh_token else "")
+    if remaining < 120:
+        return f"expires in {remaining:.0f}s"
+    if remaining < 7200:
+        return f"expires in {remaining / 60:.0f} min"
+    return f"expires in {remaining / 3600:.1f} h"
+
+
+def run_login(args: argparse.Namespace) -> int:
+    """``mcpstream auth login``."""
+    settings = _settings(args)
+    try:
+        server_id = args.server_id or default_server_id(args.server_url)
+    except ValueError as exc:
+        raise McpOAuthConfigurationError(str(exc)) from None
+    if settings.is_machine_client:
+        record = login(
+            server_url=args.server_url,
+            server_id=server_id,
+            settings=settings,
+            redirect_handler=None,
+        )
+    else:
+        with LoopbackRedirectHandler(
+            open_browser=not args.no_browser, timeout_s=args.timeout
+        ) as handler:
+            record = login(
+                server_url=args.server_url,
+                server_id=server_id,
+                settings=settings,
+                redirect_handler=handler,
+            )
+    scopes = " ".join(record.granted_scopes) or "(none)"
+    print(f"Logged in to {safe_url(args.server_url)}")
+    print(f"  server id: {server_id}")
+    print(f"  scopes:    {scopes}")
+    print(f"  token:     {_expiry_text(record, time.time())}")
+    return 0
+
+
+def run_status(args: argparse.Namespace) -> int:
+    """``mcpstream auth status``."""
+    store = default_oauth_token_store()
+    records = store.list_records()
+    now = time.time()
+    if args.json:
+        entries: list[dict[str, Any]] = []
+        for server_id, item in sorted(records.items()):
+            if isinstance(item, McpOAuthTokenStoreError):
+                entries.append({"server_id": server_id, "error": str(item)})
+                continue
+            registration = item.client_registration
+            entries.append(
+                {
+                    "server_id": server_id,
+                    "server_url": safe_url(item.server_url) if item.server_url else None,
+                    "issuer": item.issuer,
+                    "scopes": list(item.granted_scopes),
+                    "expires_at": item.expires_at,
+                    "expired": item.expires_at is not None and item.expires_at <= now,
+                    "refreshable": bool(item.refresh_token),
+                    "grant_type": item.grant_type,
+                    "client_id": registration.client_id if registration else None,
+                    "registration": registration.method if registration else None,
+                }
+            )
+        json.dump({"store": str(store.path), "servers": entries}, sys.stdout, indent=2)
+        print()
+        return 0
+    print(f"Token store: {store.path}")
+    if not records:
+        print("No stored OAuth credentials. Log in with: mcpstream auth login <server-url>")
+        return 0
+    for server_id, item in sorted(records.items()):
+        print(f"\n{server_id}")
+        if isinstance(item, McpOAuthTokenStoreError):
+            print(f"  unreadable: {item}")
+            continue
+        registration = item.client_registration
+        if item.server_url:
+            print(f"  server:   {safe_url(item.server_url)}")
+        print(f"  issuer:   {item.issuer or '(unknown)'}")
+        print(f"  scopes:   {' '.join(item.granted_scopes) or '(none)'}")
+        print(f"  token:    {_expiry_text(item, now)}")
+        print(f"  refresh:  {'yes' if item.refresh_token else 'no'}")
+        if registration is not None:
+            print(f"  client:   {registration.client_id} ({registration.method})")
+    return 0
+
+
+def run_logout(args: argparse.Namespace) -> int:
+    """``mcpstream auth logout``."""
+    store = default_oauth_token_store()
+    if args.all:
+        removed = 0
+        for server_id in list(store.list_records()):
+            removed += store.delete(server_id)
+        print(f"Forgot the credentials of {removed} server(s).")
+        return 0
+    if not args.server:
+        raise McpOAuthConfigurationError("name a server (its id or URL), or pass --all")
+    candidates = [args.server]
+    with contextlib.suppress(ValueError):
+        candidates.append(default_server_id(args.server))
+    for server_id in candidates:
+        if store.delete(server_id):
+            print(f"Forgot the credentials of {server_id}.")
+            return 0
+    print(f"No stored credentials for {args.server}.", file=sys.stderr)
+    return 1

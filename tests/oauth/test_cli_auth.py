@@ -1,0 +1,114 @@
+"""``mcpstream auth login|status|logout``, run in-process against the loopback server, with a
+stand-in browser that follows the authorization redirect to the real loopback listener."""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable
+
+import httpx
+import pytest
+from mcpstream.cli import main
+from mcpstream.oauth import redirect
+from mcpstream.oauth_store import load_oauth_token_record
+
+from .auth_server import AuthServer
+
+
+@pytest.fixture
+def browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """A browser that visits the URL and follows redirects (to the CLI's loopback listener)."""
+    visited: list[str] = []
+
+    def open_url(url: str, *args: object, **kwargs: object) -> bool:
+        visited.append(url)
+        threading.Thread(target=httpx.get, args=(url,), kwargs={"follow_redirects": True}).start()
+        return True
+
+    monkeypatch.setattr(redirect, "_browser_available", lambda: True)
+    monkeypatch.setattr(redirect.webbrowser, "open", open_url)
+    return visited
+
+
+def test_login_through_the_browser_stores_credentials_that_status_shows_without_tokens(
+    auth_server: Callable[..., AuthServer],
+    browser: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = auth_server(challenge_scope="mcp:basic")
+    assert main(["auth", "login", server.mcp_url]) == 0
+    out = capsys.readouterr()
+    assert "Logged in" in out.out and "mcp:basic" in out.out
+    assert len(browser) == 1
+    (authorize,) = server.find("/authorize")
+    assert authorize.query["redirect_uri"].startswith("http://127.0.0.1:")
+    record = load_oauth_token_record(server.mcp_url)
+    assert record is not None and record.granted_scopes == ("mcp:basic",)
+
+    assert main(["auth", "status"]) == 0
+    status = capsys.readouterr().out
+    assert server.mcp_url in status and "refresh:  yes" in status
+    assert record.access_token not in status and record.refresh_token not in status  # type: ignore[operator]
+
+    assert main(["auth", "status", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["servers"]
+    assert entry["scopes"] == ["mcp:basic"] and entry["registration"] == "dynamic"
+
+    assert main(["auth", "logout", server.mcp_url + "/"]) == 0
+    assert load_oauth_token_record(server.mcp_url) is None
+    assert main(["auth", "logout", server.mcp_url]) == 1
+
+
+def test_login_without_a_browser_prints_the_url(
+    auth_server: Callable[..., AuthServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = auth_server()
+    printed: list[str] = []
+    real_authorize = redirect.LoopbackRedirectHandler.authorize
+
+    def authorize(self: redirect.LoopbackRedirectHandler, prompt: object) -> str:
+        # The user copies the URL into a browser elsewhere: play that part.
+        assert not self._open_browser
+        printed.append(prompt.authorization_url)  # type: ignore[attr-defined]
+        threading.Thread(
+            target=httpx.get,
+            args=(prompt.authorization_url,),  # type: ignore[attr-defined]
+            kwargs={"follow_redirects": True},
+        ).start()
+        return real_authorize(self, prompt)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(redirect.LoopbackRedirectHandler, "authorize", authorize)
+    assert main(["auth", "login", server.mcp_url, "--no-browser", "--server-id", "work"]) == 0
+    assert printed[0] in capsys.readouterr().err
+    assert load_oauth_token_record("work") is not None
+
+
+def test_client_credentials_login_needs_no_browser(
+    auth_server: Callable[..., AuthServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = auth_server(token_auth_methods=["client_secret_basic"], pre_registered={"m": "s"})
+    monkeypatch.setenv("MACHINE_SECRET", "s")
+    argv = ["auth", "login", server.mcp_url, "--client-credentials", "--client-id", "m"]
+    assert main([*argv, "--client-secret-env", "MACHINE_SECRET"]) == 0
+    record = load_oauth_token_record(server.mcp_url)
+    assert record is not None and record.grant_type == "client_credentials"
+
+
+def test_an_oauth_failure_is_one_line_on_stderr_with_exit_status_1(
+    auth_server: Callable[..., AuthServer], capsys: pytest.CaptureFixture[str]
+) -> None:
+    server = auth_server(code_challenge_methods=None)
+    assert main(["auth", "login", server.mcp_url, "--no-browser", "--timeout", "1"]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mcpstream: error: ") and "S256" in err
+    assert err.count("\n") == 1
+
+
+def test_status_with_no_credentials_says_how_to_log_in(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["auth", "status"]) == 0
+    assert "mcpstream auth login" in capsys.readouterr().out
