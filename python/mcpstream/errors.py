@@ -23,6 +23,23 @@ The transports (``mcpstream.transport_http``, sync and async) raise only these::
             ├── McpHttpTransportAuthRequiredError    also an McpAuthError (HTTP 401)
             └── McpHttpTransportSessionExpiredError  HTTP 404 for a request that carried a session
 
+OAuth (``mcpstream.oauth``, ``mcpstream.oauth_store``; defined in ``mcpstream._oauth_errors``)
+raises these, all under ``McpAuthError`` and carrying ``server_id`` and
+``authorization_server_url``::
+
+    McpAuthError
+    └── McpOAuthError
+        ├── McpOAuthAuthRequiredError            no usable credentials: log in (names the command)
+        │   └── McpOAuthReLoginRequired          stored credentials unusable or unrefreshable
+        ├── McpOAuthDiscoveryError               resource / authorization server metadata missing
+        │   └── McpOAuthPkceNotSupportedError    the metadata does not list S256
+        ├── McpOAuthRegistrationError            no pre-registration, CIMD or DCR could be used
+        ├── McpOAuthConfigurationError           settings that cannot work (no key, bad method)
+        ├── McpOAuthAuthorizationError           callback error, state mismatch, no code, timeout
+        ├── McpOAuthTokenExchangeError           the token endpoint refused (``.oauth_error``)
+        ├── McpOAuthInsufficientScopeError       403 insufficient_scope beyond the step-up limit
+        └── McpOAuthTokenStoreError              the store file is unreadable (``.path``)
+
 Each transport error has a class-level ``error_code`` (a stable string for hosts to branch on and
 log) and ``retryable`` (whether sending the same call again may succeed as it is).
 

@@ -199,6 +199,8 @@ class AuthServer:
             return client_id if known[0] == request.form["client_secret"] else None
         if client_id in self.clients and self.clients[client_id][0] is None:
             return client_id
+        if self.config.pre_registered.get(client_id) == "":  # a pre-registered public client
+            return client_id
         if client_id.startswith("https://"):  # a Client ID Metadata Document URL
             return client_id
         return None

@@ -16,6 +16,7 @@ The pieces, each in its own module:
 - ``session``: the hook a transport calls before each request and on 401/403.
 - ``redirect``: the loopback listener for a user's browser, and a headless handler.
 - ``login``: logging in ahead of time (``mcpstream auth login``).
+- ``transport_auth``: the adapter to the transport's ``McpHttpAuth`` hook.
 
 Every exchange is a sans-I/O generator run by a blocking or an async driver, so sync and async
 callers share one implementation. No token, secret or authorization code is ever put in an
@@ -66,6 +67,7 @@ from .session import (
 )
 from .settings import McpOAuthClientSettings
 from .tokens import arefresh_access_token, is_token_expired, refresh_access_token
+from .transport_auth import McpOAuthHttpAuth
 from .urls import canonical_resource_uri
 
 __all__ = [
@@ -84,6 +86,7 @@ __all__ = [
     "McpOAuthDiscovery",
     "McpOAuthDiscoveryError",
     "McpOAuthError",
+    "McpOAuthHttpAuth",
     "McpOAuthInsufficientScopeError",
     "McpOAuthPendingAuthorization",
     "McpOAuthPkceNotSupportedError",
