@@ -69,7 +69,7 @@ __all__ = [
     "ReconnectPolicy",
 ]
 
-_LISTEN_HEADERS_TIMEOUT_S = 30.0
+_LISTEN_HEADERS_TIMEOUT_S = 10.0
 
 
 def read_limited(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:

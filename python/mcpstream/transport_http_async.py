@@ -52,7 +52,7 @@ from .transport_core import (
 
 __all__ = ["AsyncMcpHttpTransport"]
 
-_LISTEN_HEADERS_TIMEOUT_S = 30.0
+_LISTEN_HEADERS_TIMEOUT_S = 10.0
 
 
 async def read_limited(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:
