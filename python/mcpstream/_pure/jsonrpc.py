@@ -1,0 +1,539 @@
+"""JSON-RPC 2.0 framing in pure Python: the typed messages, ``parse_jsonrpc_line`` and
+``encode_jsonrpc_message``.
+
+Parsing is the stdlib ``json`` scanner (C-accelerated) plus a validation pass; both run in the
+order the contract lists, so the first failing rule names the error. The checks stdlib ``json``
+does not make but the native backend's parser (jiter) does, refusing ``NaN``/``Infinity`` and
+lone surrogates, are added here so that both backends accept the same texts.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Callable, Iterator
+from typing import Any, Final, NoReturn, TypeAlias, final
+
+from ..errors import JsonRpcProtocolError
+from ._common import Frozen, member_setter, new_object
+
+__all__ = [
+    "JsonRpcEvent",
+    "JsonRpcId",
+    "JsonRpcMessage",
+    "JsonRpcNotification",
+    "JsonRpcRequest",
+    "JsonRpcResponse",
+    "encode_jsonrpc_message",
+    "jsonrpc_events",
+    "parse_jsonrpc_line",
+    "parse_jsonrpc_text",
+]
+
+JsonRpcId: TypeAlias = int | str
+
+
+@final
+class JsonRpcRequest(Frozen):
+    """A JSON-RPC request: has ``method`` and an ``id`` (``int`` or ``str``).
+
+    ``params`` is the parsed ``params`` value (dict or list), ``None`` when absent or null.
+    Immutable; equal when all fields are equal; ``repr`` is
+    ``JsonRpcRequest(id=..., method=..., params=...)``.
+    """
+
+    __slots__ = {
+        "id": "The request id, an int or a str.",
+        "method": "The method name.",
+        "params": "The params object or array, None when absent or null.",
+    }
+    id: JsonRpcId
+    method: str
+    params: Any
+
+    def __init__(self, *, id: JsonRpcId, method: str, params: Any = None) -> None:
+        _request_id(self, id)
+        _request_method(self, method)
+        _request_params(self, params)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not JsonRpcRequest:
+            return NotImplemented
+        return self.id == other.id and self.method == other.method and self.params == other.params
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"JsonRpcRequest(id={self.id!r}, method={self.method!r}, params={self.params!r})"
+
+
+@final
+class JsonRpcNotification(Frozen):
+    """A JSON-RPC notification: has ``method`` and no ``id``.
+
+    ``repr`` is ``JsonRpcNotification(method=..., params=...)``.
+    """
+
+    __slots__ = {
+        "method": "The method name.",
+        "params": "The params object or array, None when absent or null.",
+    }
+    method: str
+    params: Any
+
+    def __init__(self, *, method: str, params: Any = None) -> None:
+        _notification_method(self, method)
+        _notification_params(self, params)
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not JsonRpcNotification:
+            return NotImplemented
+        return self.method == other.method and self.params == other.params
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"JsonRpcNotification(method={self.method!r}, params={self.params!r})"
+
+
+@final
+class JsonRpcResponse(Frozen):
+    """A JSON-RPC response: exactly one of ``result`` / ``error`` was present.
+
+    ``id`` is ``int`` or ``str``; ``None`` only in an error response. ``result`` is the parsed
+    result (``None`` for a JSON null result and for error responses). ``error`` is the error
+    object as a dict, ``None`` for a result. ``repr`` is
+    ``JsonRpcResponse(id=..., result=..., error=...)``.
+    """
+
+    __slots__ = {
+        "error": "The error object as a dict, None for a result response.",
+        "id": "The id of the request answered; None only in an error response.",
+        "result": "The result value (None for a null result and for an error response).",
+    }
+    id: JsonRpcId | None
+    result: Any
+    error: dict[str, Any] | None
+
+    def __init__(
+        self, *, id: JsonRpcId | None, result: Any = None, error: dict[str, Any] | None = None
+    ) -> None:
+        _response_id(self, id)
+        _response_result(self, result)
+        _response_error(self, error)
+
+    @property
+    def is_error(self) -> bool:
+        """True when this response carries an ``error`` object."""
+        return self.error is not None
+
+    def __eq__(self, other: object) -> bool:
+        if type(other) is not JsonRpcResponse:
+            return NotImplemented
+        return self.id == other.id and self.result == other.result and self.error == other.error
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"JsonRpcResponse(id={self.id!r}, result={self.result!r}, error={self.error!r})"
+
+
+JsonRpcMessage: TypeAlias = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse
+
+
+@final
+class JsonRpcEvent(Frozen):
+    """The JSON-RPC content of one SSE event, from ``SseDecoder.feed_jsonrpc``.
+
+    ``id`` and ``event`` are the SSE event's fields. ``messages`` holds the parsed message (one)
+    or batch (several). ``error`` is the ``JsonRpcProtocolError`` that parsing the data raised,
+    with ``messages == ()``. Not constructible from Python. ``repr`` is
+    ``JsonRpcEvent(id=..., event=..., messages=..., error=...)``.
+    """
+
+    __slots__ = {
+        "error": "The JsonRpcProtocolError parsing raised, or None.",
+        "event": "The SSE event's type, None if it had none.",
+        "id": "The SSE event's id, None if it had none.",
+        "messages": "The parsed message, or the messages of a batch, in order.",
+    }
+    id: str | None
+    event: str | None
+    messages: tuple[JsonRpcMessage, ...]
+    error: Exception | None
+
+    def __new__(cls, *args: object, **kwargs: object) -> JsonRpcEvent:
+        raise TypeError("No constructor defined for JsonRpcEvent")
+
+    def __eq__(self, other: object) -> bool:
+        """Equal when id, event and messages are equal and both errors are None, or both are
+        errors with the same class and message."""
+        if type(other) is not JsonRpcEvent:
+            return NotImplemented
+        if self.id != other.id or self.event != other.event or self.messages != other.messages:
+            return False
+        mine, theirs = self.error, other.error
+        if mine is None or theirs is None:
+            return mine is theirs
+        return type(mine) is type(theirs) and str(mine) == str(theirs)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (
+            f"JsonRpcEvent(id={self.id!r}, event={self.event!r}, "
+            f"messages={self.messages!r}, error={self.error!r})"
+        )
+
+
+_request_id = member_setter(JsonRpcRequest, "id")
+_request_method = member_setter(JsonRpcRequest, "method")
+_request_params = member_setter(JsonRpcRequest, "params")
+_notification_method = member_setter(JsonRpcNotification, "method")
+_notification_params = member_setter(JsonRpcNotification, "params")
+_response_id = member_setter(JsonRpcResponse, "id")
+_response_result = member_setter(JsonRpcResponse, "result")
+_response_error = member_setter(JsonRpcResponse, "error")
+_event_id = member_setter(JsonRpcEvent, "id")
+_event_event = member_setter(JsonRpcEvent, "event")
+_event_messages = member_setter(JsonRpcEvent, "messages")
+_event_error = member_setter(JsonRpcEvent, "error")
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+_NOT_VERSION_2: Final = 'JSON-RPC message must have "jsonrpc": "2.0"'
+_BAD_METHOD: Final = '"method" must be a string'
+_BAD_ID: Final = '"id" must be a string or an integer'
+_BAD_PARAMS: Final = '"params" must be an object or an array'
+_METHOD_AND_RESPONSE: Final = 'JSON-RPC message must not have both "method" and "result" or "error"'
+_NOT_EXACTLY_ONE: Final = 'JSON-RPC response must have exactly one of "result" and "error"'
+_NO_ID: Final = 'JSON-RPC response must have an "id"'
+_BAD_ERROR: Final = '"error" must be an object with an integer "code" and a string "message"'
+
+_MISSING: Final[Any] = object()
+_JSON_WHITESPACE: Final = " \t\r\n"
+
+
+class _NonFiniteConstant(Exception):
+    """Raised from the JSON scanner for ``NaN``, ``Infinity`` and ``-Infinity``."""
+
+
+def _refuse_constant(name: str) -> NoReturn:
+    raise _NonFiniteConstant(name)
+
+
+_decoder = json.JSONDecoder(parse_constant=_refuse_constant)
+_scan_once: Callable[[str, int], tuple[Any, int]] = _decoder.scan_once  # type: ignore[attr-defined]
+_skip_whitespace = re.compile(r"[ \t\n\r]*").match
+
+
+def _json_whitespace_end(text: str, pos: int) -> int:
+    """The index of the first non-whitespace character of ``text`` at or after ``pos``."""
+    match = _skip_whitespace(text, pos)
+    return pos if match is None else match.end()
+
+
+# A \u escape that could be half of a surrogate pair; only then are the escapes checked one by one.
+_surrogate_hint = re.compile(r"\\u[dD][89a-fA-F]").search
+# In valid JSON every backslash starts an escape, so scanning escapes left to right finds each
+# one exactly (an escaped backslash followed by "ud800" is not an escape of U+D800).
+_escapes = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL).finditer
+_raw_surrogate = re.compile("[\ud800-\udfff]").search
+
+
+def _position(text: str, pos: int) -> str:
+    line = text.count("\n", 0, pos) + 1
+    column = pos - text.rfind("\n", 0, pos)
+    return f"line {line} column {column} (char {pos})"
+
+
+def _invalid_json(problem: str) -> JsonRpcProtocolError:
+    return JsonRpcProtocolError(f"invalid JSON: {problem}")
+
+
+def _check_surrogate_escapes(text: str) -> None:
+    """Refuse a ``\\u`` escape of a lone surrogate, which is not a Unicode character.
+
+    stdlib json decodes it to a lone surrogate in a str; jiter refuses it.
+    """
+    high = -1  # position of a high-surrogate escape waiting for its low half
+    expected = -1  # where that low half must start
+    for match in _escapes(text):
+        digits = match.group(1)
+        code = int(digits, 16) if digits is not None else -1
+        if high >= 0:
+            if match.start() == expected and 0xDC00 <= code <= 0xDFFF:
+                high = -1
+                continue
+            break
+        if 0xD800 <= code <= 0xDBFF:
+            high = match.start()
+            expected = match.end()
+        elif 0xDC00 <= code <= 0xDFFF:
+            high = match.start()
+            break
+    if high >= 0:
+        raise _invalid_json(f"lone surrogate in \\u escape: {_position(text, high)}")
+
+
+def _loads(text: str) -> Any:
+    """``json.loads`` without NaN and Infinity, mapping every failure to ``invalid JSON``."""
+    try:
+        try:
+            value, end = _scan_once(text, 0)
+        except StopIteration:
+            # Leading whitespace, or no value at all: the full decoder handles and words both.
+            value = _decoder.decode(text)
+        else:
+            if end != len(text) and _json_whitespace_end(text, end) != len(text):
+                value = _decoder.decode(text)  # raises "Extra data" with its position
+    except json.JSONDecodeError as exc:
+        raise _invalid_json(str(exc)) from None
+    except _NonFiniteConstant as exc:
+        raise _invalid_json(f"{exc} is not a JSON value") from None
+    except RecursionError:
+        raise _invalid_json("nesting too deep") from None
+    except ValueError:
+        # int() refuses more than 4300 digits (jiter has the same limit).
+        raise _invalid_json("number too large") from None
+    if "\\" in text and _surrogate_hint(text) is not None:
+        _check_surrogate_escapes(text)
+    return value
+
+
+def _kind(value: Any) -> str:
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, list):
+        return "array"
+    if value is None:
+        return "null"
+    return type(value).__name__  # not reachable from JSON
+
+
+def _message(obj: Any) -> JsonRpcMessage:
+    """Validate one parsed JSON value as a JSON-RPC message, in the contract's order."""
+    if type(obj) is not dict:
+        raise JsonRpcProtocolError(f"JSON-RPC message must be an object, got {_kind(obj)}")
+    get = obj.get
+    if get("jsonrpc") != "2.0":
+        raise JsonRpcProtocolError(_NOT_VERSION_2)
+    method = get("method", _MISSING)
+    if method is not _MISSING and type(method) is not str:
+        raise JsonRpcProtocolError(_BAD_METHOD)
+    ident = get("id", _MISSING)
+    if (
+        ident is not _MISSING
+        and type(ident) is not int
+        and type(ident) is not str
+        and (ident is not None or method is not _MISSING or "error" not in obj)
+    ):
+        raise JsonRpcProtocolError(_BAD_ID)
+    params = get("params")
+    if params is not None and type(params) is not dict and type(params) is not list:
+        raise JsonRpcProtocolError(_BAD_PARAMS)
+    if method is not _MISSING:
+        if "result" in obj or "error" in obj:
+            raise JsonRpcProtocolError(_METHOD_AND_RESPONSE)
+        if ident is _MISSING:
+            note: JsonRpcNotification = new_object(JsonRpcNotification)
+            _notification_method(note, method)
+            _notification_params(note, params)
+            return note
+        request: JsonRpcRequest = new_object(JsonRpcRequest)
+        _request_id(request, ident)
+        _request_method(request, method)
+        _request_params(request, params)
+        return request
+    error = get("error", _MISSING)
+    if ("result" in obj) is (error is not _MISSING):
+        raise JsonRpcProtocolError(_NOT_EXACTLY_ONE)
+    if ident is _MISSING:
+        raise JsonRpcProtocolError(_NO_ID)
+    response: JsonRpcResponse = new_object(JsonRpcResponse)
+    _response_id(response, ident)
+    if error is _MISSING:
+        _response_result(response, obj["result"])
+        _response_error(response, None)
+        return response
+    if (
+        type(error) is not dict
+        or type(error.get("code")) is not int
+        or type(error.get("message")) is not str
+    ):
+        raise JsonRpcProtocolError(_BAD_ERROR)
+    _response_result(response, None)
+    _response_error(response, error)
+    return response
+
+
+def parse_jsonrpc_text(text: str) -> tuple[JsonRpcMessage, ...]:
+    """``parse_jsonrpc_line`` for a str known to be valid Unicode (decoded from UTF-8)."""
+    try:
+        value, end = _scan_once(text, 0)
+    except Exception:
+        value = _loads(text)  # the careful path raises the right error (or skips whitespace)
+    else:
+        if end != len(text):
+            value = _loads(text)
+        elif "\\" in text and _surrogate_hint(text) is not None:
+            _check_surrogate_escapes(text)
+    if type(value) is dict:
+        return (_message(value),)
+    if type(value) is not list:
+        raise JsonRpcProtocolError(f"JSON-RPC message must be an object, got {_kind(value)}")
+    if not value:
+        raise JsonRpcProtocolError("empty JSON-RPC batch")
+    messages = []
+    for index, item in enumerate(value):
+        try:
+            messages.append(_message(item))
+        except JsonRpcProtocolError as exc:
+            raise JsonRpcProtocolError(f"batch item {index}: {exc}") from None
+    return tuple(messages)
+
+
+def jsonrpc_events(
+    raw_events: list[tuple[str | None, str, str | None, int | None]],
+) -> list[JsonRpcEvent]:
+    """The ``JsonRpcEvent`` of each dispatched SSE event (event, data, id, retry) that carries
+    JSON-RPC: events of another type than ``""``/``"message"`` and events without data are
+    skipped."""
+    events = []
+    for event, data, event_id, _retry in raw_events:
+        if event and event != "message":
+            continue
+        if not data or not data.strip(_JSON_WHITESPACE):
+            continue
+        try:
+            messages = parse_jsonrpc_text(data)
+            error = None
+        except JsonRpcProtocolError as exc:
+            messages = ()
+            error = exc
+        obj: JsonRpcEvent = new_object(JsonRpcEvent)
+        _event_id(obj, event_id)
+        _event_event(obj, event)
+        _event_messages(obj, messages)
+        _event_error(obj, error)
+        events.append(obj)
+    return events
+
+
+def parse_jsonrpc_line(text: str | bytes) -> tuple[JsonRpcMessage, ...]:
+    """Parse one JSON text (a message or a batch array) into typed messages.
+
+    Bytes must be UTF-8; a str must be valid Unicode (no lone surrogates). Raises
+    ``JsonRpcProtocolError`` with the messages listed in the contract (``_native.pyi``).
+    """
+    if isinstance(text, str):
+        if not text.isascii():
+            surrogate = _raw_surrogate(text)
+            if surrogate is not None:
+                raise _invalid_json(f"lone surrogate in text: {_position(text, surrogate.start())}")
+        return parse_jsonrpc_text(text if type(text) is str else str.__str__(text))
+    if isinstance(text, bytes):
+        try:
+            decoded = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise _invalid_json(f"invalid UTF-8 at byte offset {exc.start}") from None
+        return parse_jsonrpc_text(decoded)
+    raise TypeError(f"parse_jsonrpc_line() expects str or bytes, not {type(text).__name__}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Encoding
+
+_NON_FINITE: Final = "cannot encode NaN or Infinity as JSON"
+_TOO_DEEP: Final = "cannot encode: circular reference or nesting too deep"
+_KEY_TYPES: Final = (str, int, float, bool, type(None))
+
+
+class _Unencodable(TypeError):
+    """Raised from the encoder's ``default`` hook for an object json cannot encode."""
+
+
+def _as_jsonrpc_object(obj: object) -> dict[str, Any]:
+    """The JSON-RPC 2.0 object of a message, or raise ``_Unencodable``."""
+    kind = type(obj)
+    if kind is JsonRpcRequest:
+        assert isinstance(obj, JsonRpcRequest)
+        payload: dict[str, Any] = {"jsonrpc": "2.0", "id": obj.id, "method": obj.method}
+        if obj.params is not None:
+            payload["params"] = obj.params
+        return payload
+    if kind is JsonRpcNotification:
+        assert isinstance(obj, JsonRpcNotification)
+        payload = {"jsonrpc": "2.0", "method": obj.method}
+        if obj.params is not None:
+            payload["params"] = obj.params
+        return payload
+    if kind is JsonRpcResponse:
+        assert isinstance(obj, JsonRpcResponse)
+        if obj.error is not None:
+            return {"jsonrpc": "2.0", "id": obj.id, "error": obj.error}
+        return {"jsonrpc": "2.0", "id": obj.id, "result": obj.result}
+    raise _Unencodable(kind.__name__)
+
+
+_encoder = json.JSONEncoder(
+    ensure_ascii=False, separators=(",", ":"), allow_nan=False, default=_as_jsonrpc_object
+)
+_encode = _encoder.encode
+
+
+def _first_bad_key_type(value: object) -> str | None:
+    """The type name of the first dict key json refuses, in the order json encodes.
+
+    json checks each key just before encoding its value, depth first, so the walk does too.
+    """
+    stack: list[tuple[Iterator[Any], bool]] = [(iter((value,)), False)]
+    while stack:
+        items, in_dict = stack[-1]
+        entry = next(items, _MISSING)
+        if entry is _MISSING:
+            stack.pop()
+            continue
+        if in_dict:
+            key, entry = entry
+            if not isinstance(key, _KEY_TYPES):
+                return type(key).__name__
+        if isinstance(entry, dict):
+            stack.append((iter(entry.items()), True))
+        elif isinstance(entry, (list, tuple)):
+            stack.append((iter(entry), False))
+        elif type(entry) in (JsonRpcRequest, JsonRpcNotification, JsonRpcResponse):
+            stack.append((iter((_as_jsonrpc_object(entry),)), False))
+    return None
+
+
+def encode_jsonrpc_message(payload: Any) -> str:
+    """Encode a JSON-RPC payload to compact JSON text.
+
+    Exactly ``json.dumps(payload, ensure_ascii=False, separators=(",", ":"), allow_nan=False)``
+    for JSON-compatible payloads; ``JsonRpcRequest``, ``JsonRpcNotification`` and
+    ``JsonRpcResponse`` objects are encoded as their JSON-RPC 2.0 objects. Errors are those of
+    the contract (``_native.pyi``).
+    """
+    try:
+        return _encode(payload)
+    except _Unencodable as exc:
+        raise TypeError(f"cannot encode object of type {exc} as JSON") from None
+    except TypeError:
+        # The only other TypeError json raises is for a dict key of a type it refuses.
+        name = _first_bad_key_type(payload)
+        if name is None:
+            raise
+        raise TypeError(f"cannot encode object of type {name} as JSON") from None
+    except RecursionError:
+        raise ValueError(_TOO_DEEP) from None
+    except ValueError as exc:
+        if str(exc).startswith("Circular reference"):
+            raise ValueError(_TOO_DEEP) from None
+        raise ValueError(_NON_FINITE) from None

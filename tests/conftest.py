@@ -1,0 +1,86 @@
+"""Shared fixtures: every codec test runs once per backend.
+
+``backend`` is parametrized over the backends under test: ``python`` (``mcpstream._pure``) and
+``native`` (``mcpstream._native``). A backend that cannot be imported fails its tests; it is
+never skipped. Set ``MCPSTREAM_TEST_BACKENDS=python`` (a comma-separated list) to test only some
+backends, e.g. before the Rust extension is built. Tests marked ``both_backends`` compare the two
+backends with each other; they are deselected (not skipped) when only one backend is tested.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+
+import pytest
+from hypothesis import HealthCheck, settings
+from mcpstream.codec import load_backend
+
+ALL_BACKENDS = ("python", "native")
+
+settings.register_profile(
+    "mcpstream",
+    deadline=None,
+    max_examples=100,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "mcpstream"))
+
+
+def selected_backends() -> tuple[str, ...]:
+    """The backends to test, from ``MCPSTREAM_TEST_BACKENDS`` (default: all of them)."""
+    raw = os.environ.get("MCPSTREAM_TEST_BACKENDS", "")
+    names = tuple(name.strip() for name in raw.split(",") if name.strip())
+    if not names:
+        return ALL_BACKENDS
+    unknown = sorted(set(names) - set(ALL_BACKENDS))
+    if unknown:
+        raise pytest.UsageError(f"MCPSTREAM_TEST_BACKENDS names unknown backends: {unknown}")
+    return names
+
+
+def import_backend(name: str) -> ModuleType:
+    """The backend module ``name``; a missing backend fails the test that needs it."""
+    try:
+        return load_backend(name)  # type: ignore[arg-type]
+    except ImportError as exc:
+        pytest.fail(
+            f"the {name} backend cannot be imported ({exc}); build it, or set "
+            "MCPSTREAM_TEST_BACKENDS=python to test the pure-Python backend alone",
+            pytrace=False,
+        )
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    config.addinivalue_line(
+        "markers", "both_backends: compares the python and native backends with each other"
+    )
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    if set(ALL_BACKENDS) <= set(selected_backends()):
+        return
+    kept, dropped = [], []
+    for item in items:
+        (dropped if item.get_closest_marker("both_backends") else kept).append(item)
+    if dropped:
+        config.hook.pytest_deselected(items=dropped)
+        items[:] = kept
+
+
+@pytest.fixture(params=selected_backends(), scope="session")
+def backend(request: pytest.FixtureRequest) -> ModuleType:
+    """The backend module under test (``mcpstream._pure`` or ``mcpstream._native``)."""
+    return import_backend(request.param)
+
+
+@pytest.fixture(scope="session")
+def pure() -> ModuleType:
+    """The pure-Python backend, for tests comparing both backends."""
+    return import_backend("python")
+
+
+@pytest.fixture(scope="session")
+def native() -> ModuleType:
+    """The native backend, for tests comparing both backends."""
+    return import_backend("native")
