@@ -1,17 +1,18 @@
 """The adapter to the transport's McpHttpAuth hook, driving the real McpHttpTransport.
 
-The transport does not wire OAuth in yet (``resolve_auth`` refuses ``oauth`` settings), so the
-test puts the adapter in ``resolve_auth``'s place: this is exactly the integration to come.
+The transport does not wire OAuth in yet (its ``resolve_auth`` refuses ``oauth`` settings), so
+the test puts the adapter in ``resolve_auth``'s place: this is exactly the integration to come.
 """
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
 import httpx
+import mcpstream.transport_http
 import pytest
-from mcpstream import transport_core
 from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.oauth import HeadlessRedirectHandler, McpOAuthHttpAuth
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
@@ -33,7 +34,7 @@ def test_the_transport_logs_in_on_a_401_and_replays_through_the_adapter(
     store = McpOAuthMemoryTokenStore()
     adapters: list[McpOAuthHttpAuth] = []
 
-    def resolve_auth(resolved: ResolvedMcpServer) -> transport_core.McpHttpAuth:
+    def resolve_auth(resolved: ResolvedMcpServer) -> McpOAuthHttpAuth:
         adapter = McpOAuthHttpAuth.for_server(
             resolved,
             client=http_client,
@@ -43,7 +44,14 @@ def test_the_transport_logs_in_on_a_401_and_replays_through_the_adapter(
         adapters.append(adapter)
         return adapter
 
-    monkeypatch.setattr(transport_core, "resolve_auth", resolve_auth)
+    # Wherever the transport's protocol core keeps resolve_auth (it may move between modules).
+    assert mcpstream.transport_http
+    patched = 0
+    for name, module in list(sys.modules.items()):
+        if name.startswith("mcpstream.") and callable(getattr(module, "resolve_auth", None)):
+            monkeypatch.setattr(module, "resolve_auth", resolve_auth)
+            patched += 1
+    assert patched
     resolved = ResolvedMcpServer(
         id="srv", url=server.mcp_url, oauth=McpOAuthConfig(client_id="pre")
     )
