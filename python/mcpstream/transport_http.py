@@ -13,6 +13,7 @@ the protocol core in ``mcpstream.transport_core``.
 
 from __future__ import annotations
 
+import logging
 import threading
 import time
 from pathlib import Path
@@ -53,9 +54,10 @@ from .transport_core import (
     Resume,
     ServerRequestReply,
     SseBody,
-    logger,
 )
 from .transport_http_async import AsyncMcpHttpTransport
+
+logger = logging.getLogger("mcpstream.transport")
 
 __all__ = [
     "AsyncMcpHttpTransport",
@@ -214,8 +216,12 @@ class McpHttpTransport:
     ) -> JsonRpcResponse | None:
         if self.closed:
             raise self._protocol.closed_error()
-        call = self._protocol.new_call(
-            method=method, expected_id=expected_id, timeout_s=timeout_s, now=time.monotonic()
+        call = CallExchange(
+            self._protocol,
+            method=method,
+            expected_id=expected_id,
+            timeout_s=timeout_s,
+            now=time.monotonic(),
         )
         try:
             resume = self._post(call, body)

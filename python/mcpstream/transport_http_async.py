@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import inspect
+import logging
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -47,8 +48,9 @@ from .transport_core import (
     Resume,
     ServerRequestReply,
     SseBody,
-    logger,
 )
+
+logger = logging.getLogger("mcpstream.transport")
 
 __all__ = ["AsyncMcpHttpTransport"]
 
@@ -196,8 +198,12 @@ class AsyncMcpHttpTransport:
     ) -> JsonRpcResponse | None:
         if self._closed:
             raise self._protocol.closed_error()
-        call = self._protocol.new_call(
-            method=method, expected_id=expected_id, timeout_s=timeout_s, now=time.monotonic()
+        call = CallExchange(
+            self._protocol,
+            method=method,
+            expected_id=expected_id,
+            timeout_s=timeout_s,
+            now=time.monotonic(),
         )
         try:
             resume = await self._post(call, body)

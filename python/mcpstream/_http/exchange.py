@@ -1,0 +1,315 @@
+"""One call of the Streamable HTTP transport (sans-I/O): response matching, the deadline,
+SSE bodies with the quiet window, and SEP-1699 resumption."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+import httpx
+
+from .. import codec
+from ..errors import CodecError, McpHttpTransportError, McpHttpTransportProtocolError
+from ..jsonrpc import (
+    JsonRpcId,
+    JsonRpcNotification,
+    JsonRpcRequest,
+    JsonRpcResponse,
+    parse_jsonrpc_line,
+)
+from .protocol import QUIET_WINDOW_S, McpHttpProtocol, Resume, normalized_content_type
+
+__all__ = ["CallExchange", "SseBody"]
+
+
+class CallExchange:
+    """One call from its POST to its end: the response it waits for, its deadline, resumption."""
+
+    def __init__(
+        self,
+        protocol: McpHttpProtocol,
+        *,
+        method: str,
+        expected_id: JsonRpcId | None,
+        timeout_s: float,
+        now: float,
+    ) -> None:
+        self.protocol = protocol
+        self.method = method
+        self.expected_id = expected_id
+        self.timeout_s = timeout_s
+        self.deadline = now + timeout_s
+        self.response: JsonRpcResponse | None = None
+        self.last_event_id: str | None = None
+        self.retry_ms: int | None = None
+        self._idle_reconnects = 0
+
+    @property
+    def expects_response(self) -> bool:
+        """True for a request, False for a notification."""
+        return self.expected_id is not None
+
+    def remaining_s(self, now: float) -> float:
+        """Seconds left before the deadline (at least a millisecond, for HTTP timeouts)."""
+        return max(self.deadline - now, 0.001)
+
+    def check_deadline(self, now: float) -> None:
+        """Raise the timeout error once the deadline has passed."""
+        if now >= self.deadline:
+            raise self.timeout_error()
+
+    def timeout_error(self) -> McpHttpTransportError:
+        """The timeout error of this call."""
+        return self.protocol.timeout_error(self.method, self.timeout_s)
+
+    def _protocol_error(self, message: str) -> McpHttpTransportError:
+        return self.protocol.error(message, McpHttpTransportProtocolError)
+
+    # -- messages ------------------------------------------------------------------------------
+
+    def take_messages(
+        self,
+        messages: tuple[Any, ...],
+        *,
+        allow_server_requests: bool,
+        strict_follow_up: bool,
+    ) -> list[JsonRpcRequest]:
+        """Process the messages of one JSON body or SSE event, in order.
+
+        Notifications are queued; the matching response is kept; server requests are returned
+        for the driver to answer. Anything out of place raises a protocol error.
+        ``strict_follow_up``: nothing at all may follow the response (a body with a length);
+        otherwise notifications after it are still queued (an open-ended stream).
+        """
+        method = self.method
+        if len(messages) != 1:
+            raise self._protocol_error(
+                f"the server sent a JSON-RPC batch during '{method}'; MCP over Streamable HTTP "
+                "does not use batches"
+            )
+        message = messages[0]
+        if isinstance(message, JsonRpcNotification):
+            if self.response is not None and strict_follow_up:
+                raise self._protocol_error(
+                    f"the server sent a message after the response to '{method}'"
+                )
+            self.protocol.queue_notification(message)
+            return []
+        if isinstance(message, JsonRpcRequest):
+            if self.response is not None:
+                raise self._protocol_error(
+                    f"the server sent the request '{message.method}' after the response to "
+                    f"'{method}'; requests are only accepted before it"
+                )
+            if not allow_server_requests or not self.expects_response:
+                raise self._protocol_error(
+                    f"the server sent the request '{message.method}' during '{method}', where "
+                    "server requests are not supported"
+                )
+            return [message]
+        if not self.expects_response:
+            raise self._protocol_error(
+                f"the server sent a JSON-RPC response to the notification '{method}'"
+            )
+        if self.response is not None:
+            if strict_follow_up:
+                raise self._protocol_error(
+                    f"the server sent more than one JSON-RPC response for '{method}'"
+                )
+            raise self._protocol_error(
+                f"the server sent a message after the response to '{method}'"
+            )
+        if message.id != self.expected_id:
+            raise self._protocol_error(
+                f"the server answered with the JSON-RPC id {message.id!r} while '{method}' "
+                f"waits for {self.expected_id!r}"
+            )
+        self.response = message
+        return []
+
+    def take_json_body(self, body: bytes) -> None:
+        """Process an ``application/json`` body (server requests are not accepted there)."""
+        if not body.strip():
+            if self.expects_response:
+                raise self._protocol_error(f"the JSON answer to '{self.method}' is empty")
+            return
+        try:
+            messages = parse_jsonrpc_line(body)
+        except CodecError as exc:
+            raise self._malformed(exc) from exc
+        self.take_messages(messages, allow_server_requests=False, strict_follow_up=True)
+
+    def _malformed(self, exc: BaseException) -> McpHttpTransportError:
+        return self._protocol_error(
+            f"malformed JSON-RPC from the server during '{self.method}': {exc}"
+        )
+
+    def result(self) -> JsonRpcResponse | None:
+        """The matched response (None for a notification); raises if a request got none."""
+        if self.expects_response and self.response is None:
+            raise self._protocol_error(
+                f"'{self.method}' completed without the matching JSON-RPC response"
+            )
+        return self.response
+
+    # -- SSE -----------------------------------------------------------------------------------
+
+    def open_sse(self, *, headers: Mapping[str, str] | None, now: float) -> SseBody:
+        """Start reading one SSE body answering this call: the POST's (``headers`` of its
+        answer; without a Content-Length the stream is open-ended) or a resumed GET's (None,
+        always treated as open-ended)."""
+        open_ended = headers is None or headers.get("content-length") is None
+        return SseBody(self, open_ended=open_ended, now=now)
+
+    def is_resumable_answer(self, *, status_code: int, headers: Mapping[str, str]) -> bool:
+        """True when the answer to a reconnection GET is an event stream to read."""
+        content_type = normalized_content_type(headers.get("content-type"))
+        return 200 <= status_code < 300 and content_type == "text/event-stream"
+
+    def _note_ids(self, decoder: codec.SseDecoder) -> bool:
+        """Copy the decoder's last event id and retry; True when the event id moved on."""
+        advanced = False
+        event_id = decoder.last_event_id
+        if event_id is not None and event_id != self.last_event_id:
+            self.last_event_id = event_id
+            advanced = True
+        if decoder.retry_ms is not None:
+            self.retry_ms = decoder.retry_ms
+        return advanced
+
+    def _resume_or_raise(self, now: float, failure: McpHttpTransportError) -> Resume:
+        policy = self.protocol.reconnect_policy
+        if self.last_event_id is None or self._idle_reconnects >= policy.max_attempts:
+            raise failure
+        self._idle_reconnects += 1
+        delay_s = policy.delay_s(attempt=self._idle_reconnects, retry_ms=self.retry_ms)
+        if now + delay_s >= self.deadline:
+            raise self.timeout_error()
+        return Resume(delay_s=delay_s, last_event_id=self.last_event_id)
+
+    def resume_failed(self, exc: BaseException, now: float) -> Resume:
+        """A reconnection GET failed on the network: try again later, or raise."""
+        return self._resume_or_raise(
+            now,
+            self.protocol.map_http_error(exc, method=self.method, timeout_s=self.timeout_s),
+        )
+
+    def resume_refused(
+        self, *, status_code: int, headers: Mapping[str, str], body: bytes
+    ) -> McpHttpTransportError:
+        """The error for an answer to a reconnection GET that is not an event stream."""
+        content_type = normalized_content_type(headers.get("content-type"))
+        error = self.protocol.status_error(
+            status_code=status_code,
+            body=body,
+            method=self.method,
+            had_session_id=self.protocol.session_negotiated,
+        )
+        if error is not None:
+            return error
+        return self._protocol_error(
+            f"the server answered the reconnection GET of '{self.method}' with the content "
+            f"type {content_type!r} instead of an event stream"
+        )
+
+
+class SseBody:
+    """One SSE body answering a call: decoding, message handling, quiet window, its end."""
+
+    def __init__(self, call: CallExchange, *, open_ended: bool, now: float) -> None:
+        self.call = call
+        self.open_ended = open_ended
+        self.last_activity = now
+        self._decoder = codec.SseDecoder(call.protocol.max_event_bytes)
+        self._progress = False
+
+    def _take_events(self, events: list[codec.JsonRpcEvent]) -> list[JsonRpcRequest]:
+        call = self.call
+        requests: list[JsonRpcRequest] = []
+        for event in events:
+            if event.error is not None:
+                raise call._malformed(event.error)
+            requests.extend(
+                call.take_messages(
+                    event.messages,
+                    allow_server_requests=True,
+                    strict_follow_up=not self.open_ended,
+                )
+            )
+        if call._note_ids(self._decoder):
+            self._progress = True
+        return requests
+
+    def feed(self, chunk: bytes, now: float) -> list[JsonRpcRequest]:
+        """Take body bytes; return the server requests they completed, to be answered."""
+        self.last_activity = now
+        try:
+            events = self._decoder.feed_jsonrpc(chunk)
+        except CodecError as exc:
+            raise self._decode_error(exc) from exc
+        return self._take_events(events)
+
+    def _decode_error(self, exc: CodecError) -> McpHttpTransportError:
+        return self.call.protocol.error(
+            f"the event stream of '{self.call.method}' could not be decoded: {exc}",
+            McpHttpTransportProtocolError,
+        )
+
+    def wait_s(self, now: float) -> float | None:
+        """How long to wait for more bytes; None when the call is complete (quiet window over).
+
+        Raises the call's timeout error once its deadline has passed without a response, or
+        with an event still half-received after it.
+        """
+        call = self.call
+        remaining = call.deadline - now
+        if call.response is None or not self.open_ended:
+            if remaining <= 0:
+                raise call.timeout_error()
+            return remaining
+        if remaining <= 0:
+            raise call.timeout_error()
+        if self._decoder.event_in_progress:
+            return remaining
+        quiet_until = self.last_activity + QUIET_WINDOW_S
+        if quiet_until <= now:
+            return None
+        return min(quiet_until - now, remaining)
+
+    def ended(self, now: float) -> tuple[list[JsonRpcRequest], Resume | None]:
+        """The body ended cleanly. Returns the requests of a last event, and None when the call
+        is complete or a ``Resume`` when it must go on over a reconnection GET."""
+        try:
+            events = self._decoder.finish_jsonrpc()
+        except CodecError as exc:
+            raise self._decode_error(exc) from exc
+        requests = self._take_events(events)
+        return requests, self._after_stream(now, None)
+
+    def failed(self, exc: BaseException, now: float) -> Resume | None:
+        """The body broke off (a network error). None if the response had already arrived;
+        a ``Resume`` if the stream can be resumed; otherwise the mapped error is raised."""
+        if isinstance(exc, CodecError):
+            raise self._decode_error(exc) from exc
+        if isinstance(exc, McpHttpTransportError):
+            raise exc
+        call = self.call
+        error = call.protocol.map_http_error(
+            exc, method=call.method, timeout_s=call.timeout_s, during="event stream"
+        )
+        if isinstance(exc, httpx.TimeoutException):
+            if call.response is not None:
+                return None
+            raise error
+        return self._after_stream(now, error)
+
+    def _after_stream(self, now: float, error: McpHttpTransportError | None) -> Resume | None:
+        call = self.call
+        if call.response is not None or not call.expects_response:
+            return None
+        if self._progress:
+            call._idle_reconnects = 0
+        failure = error or call._protocol_error(
+            f"the event stream ended before the response to '{call.method}' arrived"
+        )
+        return call._resume_or_raise(now, failure)

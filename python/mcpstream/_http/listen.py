@@ -1,0 +1,118 @@
+"""The GET stream of the Streamable HTTP transport (sans-I/O): server-initiated messages and
+the rule for reconnecting it."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .. import codec
+from ..jsonrpc import JsonRpcNotification, JsonRpcRequest
+from .protocol import McpHttpProtocol, logger, normalized_content_type
+
+__all__ = ["ListenStream"]
+
+
+class ListenStream:
+    """The GET stream on which the server sends requests and notifications of its own.
+
+    One ``ListenStream`` lives as long as the session; each connection gets a new decoder via
+    ``connect``. The last event id is carried over for ``Last-Event-ID`` on reconnection.
+    """
+
+    METHOD = "GET stream"
+
+    def __init__(self, protocol: McpHttpProtocol) -> None:
+        self.protocol = protocol
+        self.last_event_id: str | None = None
+        self.retry_ms: int | None = None
+        self.failures = 0
+        self.connected = False
+        self._decoder: codec.SseDecoder | None = None
+        self._delivered = False
+
+    def headers(self) -> dict[str, str]:
+        """Headers for the next GET."""
+        return self.protocol.get_headers(method=self.METHOD, last_event_id=self.last_event_id)
+
+    def accept(self, *, status_code: int, headers: Mapping[str, str]) -> bool:
+        """Whether to read the answer to a GET; False (give up, quietly) for 405 and the like."""
+        content_type = normalized_content_type(headers.get("content-type"))
+        if status_code == 405:
+            logger.debug("server %r offers no GET stream (405)", self.protocol.server.id)
+            return False
+        if not 200 <= status_code < 300 or content_type != "text/event-stream":
+            logger.info(
+                "server %r refused the GET stream (HTTP %s, %r)",
+                self.protocol.server.id,
+                status_code,
+                content_type,
+            )
+            return False
+        self._decoder = codec.SseDecoder(self.protocol.max_event_bytes)
+        self._delivered = False
+        self.connected = True
+        return True
+
+    def disconnected(self) -> None:
+        """The connection ended (any way)."""
+        self.connected = False
+
+    def feed(self, chunk: bytes) -> list[JsonRpcRequest]:
+        """Take body bytes; queue notifications; return server requests to answer."""
+        assert self._decoder is not None
+        return self._take(self._decoder.feed_jsonrpc(chunk))
+
+    def finish(self) -> list[JsonRpcRequest]:
+        """The stream ended cleanly: the messages of a last event."""
+        assert self._decoder is not None
+        return self._take(self._decoder.finish_jsonrpc())
+
+    def _take(self, events: list[codec.JsonRpcEvent]) -> list[JsonRpcRequest]:
+        assert self._decoder is not None
+        requests: list[JsonRpcRequest] = []
+        for event in events:
+            self._delivered = True
+            if event.error is not None:
+                logger.warning(
+                    "server %r sent a malformed message on its GET stream: %s",
+                    self.protocol.server.id,
+                    event.error,
+                )
+                continue
+            for message in event.messages:
+                if isinstance(message, JsonRpcNotification):
+                    self.protocol.queue_notification(message)
+                elif isinstance(message, JsonRpcRequest):
+                    requests.append(message)
+                else:
+                    logger.debug(
+                        "server %r sent a response on its GET stream; ignored",
+                        self.protocol.server.id,
+                    )
+        if self._decoder.last_event_id is not None:
+            if self._decoder.last_event_id != self.last_event_id:
+                self._delivered = True
+            self.last_event_id = self._decoder.last_event_id
+        if self._decoder.retry_ms is not None:
+            self.retry_ms = self._decoder.retry_ms
+        return requests
+
+    def next_delay_s(self, *, failed: bool) -> float | None:
+        """The delay before reconnecting after a connection ended, or None to give up.
+
+        A connection that delivered something resets the count of fruitless ones.
+        """
+        policy = self.protocol.reconnect_policy
+        if self._delivered and not failed:
+            self.failures = 0
+        else:
+            self.failures += 1
+        self._delivered = False
+        if self.failures > policy.max_attempts:
+            logger.info(
+                "giving up the GET stream of server %r after %d failed attempts",
+                self.protocol.server.id,
+                self.failures - 1,
+            )
+            return None
+        return policy.delay_s(attempt=max(self.failures, 1), retry_ms=self.retry_ms)

@@ -1,0 +1,493 @@
+"""Per-transport protocol state and rules of the Streamable HTTP transport (sans-I/O):
+headers, session, status mapping, error messages, notifications, answers to server requests."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections import deque
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Protocol
+
+import httpx
+
+from .. import __version__
+from ..errors import (
+    CodecError,
+    McpHttpTransportAuthRequiredError,
+    McpHttpTransportError,
+    McpHttpTransportProtocolError,
+    McpHttpTransportRemoteError,
+    McpHttpTransportSessionExpiredError,
+    McpHttpTransportTimeoutError,
+)
+from ..jsonrpc import (
+    JsonRpcNotification,
+    JsonRpcRequest,
+    build_jsonrpc_error_response,
+    build_jsonrpc_result_response,
+    encode_jsonrpc_message,
+)
+from ..models import ResolvedMcpServer
+from ..redaction import body_snippet, redact_url
+from ..server_requests import (
+    JSONRPC_INTERNAL_ERROR,
+    JSONRPC_METHOD_NOT_FOUND,
+    McpServerRequestHandlerError,
+    McpUnsupportedServerRequestError,
+)
+
+if TYPE_CHECKING:
+    from .exchange import CallExchange
+
+__all__ = [
+    "ACCEPT_HEADER",
+    "DELETE_TIMEOUT_S",
+    "ERROR_BODY_READ_LIMIT",
+    "INITIALIZED_NOTIFICATION",
+    "QUIET_WINDOW_S",
+    "USER_AGENT",
+    "BodyKind",
+    "McpHttpAuth",
+    "McpHttpProtocol",
+    "ReconnectPolicy",
+    "Resume",
+    "ServerRequestReply",
+    "normalized_content_type",
+    "resolve_auth",
+]
+
+logger = logging.getLogger("mcpstream.transport")
+
+ACCEPT_HEADER = "application/json, text/event-stream"
+USER_AGENT = f"mcpstream/{__version__}"
+QUIET_WINDOW_S = 0.1
+"""After the response of an open-ended SSE stream, the stream is read on until it has been quiet
+(no bytes, no event half-received) for this long, so that trailing notifications are not lost."""
+ERROR_BODY_READ_LIMIT = 16 * 1024
+"""At most this many bytes of an error response are read, for the snippet in the message."""
+DELETE_TIMEOUT_S = 2.0
+INITIALIZED_NOTIFICATION = "notifications/initialized"
+_SESSION_ID_CHARS = frozenset(chr(code) for code in range(0x21, 0x7F))
+
+
+class McpHttpAuth(Protocol):
+    """The hook through which an authentication scheme (OAuth, issue 4) plugs into a transport.
+
+    ``request_headers`` gives the headers to add to each request (an ``Authorization`` header).
+    ``on_unauthorized`` is told about a 401 answer; it returns True when it obtained fresh
+    credentials, and the transport then sends the request once more, unless a replay could
+    repeat a side effect (``tools/call``).
+    """
+
+    def request_headers(self, *, method: str) -> Mapping[str, str]:
+        """Headers to add to the HTTP request that carries ``method``."""
+        ...
+
+    def on_unauthorized(self, *, method: str, www_authenticate: str | None) -> bool:
+        """React to a 401; True means "credentials refreshed, send again"."""
+        ...
+
+
+def resolve_auth(server: ResolvedMcpServer) -> McpHttpAuth | None:
+    """The auth hook for ``server``: none for static headers; OAuth is not available yet."""
+    if server.oauth is not None:
+        raise McpHttpTransportError(
+            f"MCP server '{server.id}' is configured for OAuth, which is not supported by this "
+            "build of mcpstream yet; configure a static Authorization header instead."
+        )
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class ReconnectPolicy:
+    """How an SSE stream that ended early is resumed (SEP-1699).
+
+    The server's ``retry`` field, when it sent one, is the delay before reconnecting; otherwise
+    the delay starts at ``initial_delay_s`` and is multiplied by ``multiplier`` per attempt, up
+    to ``max_delay_s``. At most ``max_attempts`` reconnections in a row may bring nothing new
+    (no new event id) before the stream is given up.
+    """
+
+    max_attempts: int = 5
+    initial_delay_s: float = 0.5
+    max_delay_s: float = 8.0
+    multiplier: float = 2.0
+
+    def delay_s(self, *, attempt: int, retry_ms: int | None) -> float:
+        """The delay before reconnection number ``attempt`` (1 for the first)."""
+        if retry_ms is not None:
+            return retry_ms / 1000.0
+        delay = self.initial_delay_s * self.multiplier ** max(attempt - 1, 0)
+        return float(min(delay, self.max_delay_s))
+
+
+@dataclass(frozen=True, slots=True)
+class Resume:
+    """Reconnect with GET and ``Last-Event-ID: last_event_id`` after ``delay_s`` seconds."""
+
+    delay_s: float
+    last_event_id: str
+
+
+class BodyKind(Enum):
+    """What to do with the answer to a POST, from its status and content type."""
+
+    RETRY = "retry"
+    """Send the POST again: the auth hook refreshed the credentials after a 401."""
+    ERROR = "error"
+    """A non-2xx status: read a snippet of the body and raise ``status_error``."""
+    NONE = "none"
+    """No body to read: a 202 or 204 answer to a notification."""
+    UNTYPED = "untyped"
+    """No content type: acceptable for a notification if the body is empty."""
+    JSON = "json"
+    SSE = "sse"
+
+
+@dataclass(frozen=True, slots=True)
+class ServerRequestReply:
+    """The answer to a server-initiated request: ``body`` (encoded JSON-RPC) to POST back, and
+    ``failure``, the error that a call which was waiting when the request came raises once the
+    answer is sent (None when the handler answered with a result)."""
+
+    body: bytes
+    failure: McpHttpTransportError | None
+
+
+def normalized_content_type(value: str | None) -> str:
+    """The media type of a Content-Type header value, lower case, without parameters."""
+    if not value:
+        return ""
+    return value.split(";", 1)[0].strip().lower()
+
+
+class McpHttpProtocol:
+    """Per-transport protocol state and rules: headers, session, errors, notifications."""
+
+    def __init__(
+        self,
+        server: ResolvedMcpServer,
+        *,
+        max_event_bytes: int | None,
+        reconnect_policy: ReconnectPolicy,
+    ) -> None:
+        if server.transport != "http":
+            raise McpHttpTransportError(
+                f"MCP server '{server.id}' uses the '{server.transport}' transport, not 'http'."
+            )
+        if not server.url:
+            raise McpHttpTransportError(f"MCP server '{server.id}' has no HTTP URL configured.")
+        self.server = server
+        self.url: str = server.url
+        self.redacted_url = redact_url(server.url)
+        self.max_event_bytes = max_event_bytes
+        self.reconnect_policy = reconnect_policy
+        self.auth = resolve_auth(server)
+        self.session_id: str | None = None
+        self.protocol_version: str | None = None
+        self._notifications: deque[JsonRpcNotification] = deque()
+        self._state_lock = threading.Lock()
+
+    # -- messages and errors -------------------------------------------------------------------
+
+    def error(
+        self, message: str, kind: type[McpHttpTransportError] = McpHttpTransportError
+    ) -> McpHttpTransportError:
+        """An error of class ``kind`` whose message names the server (id, redacted URL)."""
+        return kind(f"MCP server '{self.server.id}' at {self.redacted_url}: {message}")
+
+    def scrub(self, text: str) -> str:
+        """``text`` with the server's full URL replaced by its redacted form."""
+        if self.url in text:
+            text = text.replace(self.url, self.redacted_url)
+        return text
+
+    def timeout_error(self, method: str, timeout_s: float) -> McpHttpTransportError:
+        """The error for a call that ran out of time."""
+        return self.error(
+            f"'{method}' did not complete within {timeout_s:.3f}s",
+            McpHttpTransportTimeoutError,
+        )
+
+    def map_http_error(
+        self, exc: BaseException, *, method: str, timeout_s: float, during: str = "request"
+    ) -> McpHttpTransportError:
+        """Turn an exception from httpx (or from a reader) into a transport error."""
+        if isinstance(exc, McpHttpTransportError):
+            return exc
+        if isinstance(exc, httpx.TimeoutException):
+            return self.timeout_error(method, timeout_s)
+        if isinstance(exc, CodecError):
+            return self.error(
+                f"the event stream of '{method}' could not be decoded: {exc}",
+                McpHttpTransportProtocolError,
+            )
+        detail = self.scrub(str(exc)) or type(exc).__name__
+        return self.error(f"the HTTP {during} for '{method}' failed: {detail}")
+
+    def closed_error(self) -> McpHttpTransportError:
+        """The error for any work asked of a closed transport."""
+        return self.error("the transport is closed")
+
+    # -- session state -------------------------------------------------------------------------
+
+    @property
+    def session_negotiated(self) -> bool:
+        """True once the server assigned a session id."""
+        return bool(self.session_id)
+
+    def set_protocol_version(self, protocol_version: str | None) -> None:
+        """Record the protocol version the host negotiated (sent as MCP-Protocol-Version)."""
+        cleaned = str(protocol_version or "").strip()
+        self.protocol_version = cleaned or None
+
+    def reset_session(self) -> None:
+        """Forget the session id and the negotiated protocol version."""
+        with self._state_lock:
+            self.session_id = None
+            self.protocol_version = None
+
+    def capture_session(self, *, method: str, headers: Mapping[str, str]) -> None:
+        """Take the session id from the answer to ``initialize``."""
+        if method != "initialize":
+            return
+        session_id = (headers.get("mcp-session-id") or "").strip()
+        if not session_id:
+            return
+        if not set(session_id) <= _SESSION_ID_CHARS:
+            raise self.error(
+                "the server assigned a session id with characters outside visible ASCII",
+                McpHttpTransportProtocolError,
+            )
+        with self._state_lock:
+            self.session_id = session_id
+
+    # -- headers -------------------------------------------------------------------------------
+
+    def _common_headers(self, *, method: str) -> dict[str, str]:
+        headers = dict(self.server.headers)
+        headers["User-Agent"] = USER_AGENT
+        if self.auth is not None:
+            headers.update(self.auth.request_headers(method=method))
+        session_id = self.session_id
+        if session_id:
+            headers["MCP-Session-Id"] = session_id
+        protocol_version = self.protocol_version
+        if protocol_version:
+            headers["MCP-Protocol-Version"] = protocol_version
+        return headers
+
+    def post_headers(self, *, method: str) -> dict[str, str]:
+        """Headers of a POST carrying a JSON-RPC message."""
+        headers = self._common_headers(method=method)
+        headers["Accept"] = ACCEPT_HEADER
+        headers["Content-Type"] = "application/json"
+        return headers
+
+    def get_headers(self, *, method: str, last_event_id: str | None) -> dict[str, str]:
+        """Headers of a GET opening (or resuming) an SSE stream."""
+        headers = self._common_headers(method=method)
+        headers["Accept"] = "text/event-stream"
+        if last_event_id is not None:
+            headers["Last-Event-ID"] = last_event_id
+        return headers
+
+    def delete_headers(self) -> dict[str, str]:
+        """Headers of the DELETE that ends the session."""
+        return self._common_headers(method="session/delete")
+
+    def encode(self, payload: dict[str, Any]) -> bytes:
+        """A JSON-RPC payload as the UTF-8 body of a POST."""
+        return encode_jsonrpc_message(payload).encode("utf-8")
+
+    # -- answers -------------------------------------------------------------------------------
+
+    def status_error(
+        self, *, status_code: int, body: bytes, method: str, had_session_id: bool
+    ) -> McpHttpTransportError | None:
+        """The error for a non-2xx answer to ``method`` (None for 2xx)."""
+        if 200 <= status_code < 300:
+            return None
+        snippet = body_snippet(self.scrub(body.decode("utf-8", errors="replace")))
+        suffix = f": {snippet}" if snippet else ""
+        if status_code == 401:
+            return self.error(
+                "the server requires authentication; give this server an Authorization header "
+                f"(or OAuth, where supported) (HTTP 401){suffix}",
+                McpHttpTransportAuthRequiredError,
+            )
+        if status_code == 404 and had_session_id:
+            return self.error(
+                f"the session expired: the server answered 404 to '{method}'",
+                McpHttpTransportSessionExpiredError,
+            )
+        if method == "initialize" and not had_session_id and status_code in (400, 404, 405):
+            return self.error(
+                f"the server rejected the initialize POST (HTTP {status_code}); it may only "
+                f"support the older HTTP+SSE transport, which mcpstream does not speak{suffix}",
+                McpHttpTransportProtocolError,
+            )
+        if status_code >= 500:
+            return self.error(
+                f"server error HTTP {status_code} for '{method}'{suffix}",
+                McpHttpTransportRemoteError,
+            )
+        return self.error(
+            f"'{method}' was refused with HTTP {status_code}{suffix}",
+            McpHttpTransportProtocolError,
+        )
+
+    def classify_post_answer(
+        self,
+        call: CallExchange,
+        *,
+        status_code: int,
+        headers: Mapping[str, str],
+        auth_retried: bool,
+    ) -> BodyKind:
+        """What to do with the answer to the POST of ``call`` (captures the session id)."""
+        method = call.method
+        if (
+            status_code == 401
+            and self.auth is not None
+            and not auth_retried
+            and method != "tools/call"  # a replay could repeat the tool's side effects
+            and self.auth.on_unauthorized(
+                method=method, www_authenticate=headers.get("www-authenticate")
+            )
+        ):
+            return BodyKind.RETRY
+        if not 200 <= status_code < 300:
+            return BodyKind.ERROR
+        self.capture_session(method=method, headers=headers)
+        return self.body_kind(
+            method=method,
+            status_code=status_code,
+            content_type=normalized_content_type(headers.get("content-type")),
+            expects_response=call.expects_response,
+        )
+
+    def body_kind(
+        self, *, method: str, status_code: int, content_type: str, expects_response: bool
+    ) -> BodyKind:
+        """How to read the body of a 2xx answer to a POST."""
+        if not content_type:
+            if not expects_response and status_code in (202, 204):
+                return BodyKind.NONE
+            if not expects_response:
+                return BodyKind.UNTYPED
+            raise self.error(
+                f"the answer to '{method}' has no content type", McpHttpTransportProtocolError
+            )
+        if content_type == "application/json":
+            return BodyKind.JSON
+        if content_type == "text/event-stream":
+            return BodyKind.SSE
+        raise self.error(
+            f"the answer to '{method}' has the unsupported content type {content_type!r}",
+            McpHttpTransportProtocolError,
+        )
+
+    def untyped_body_error(self, method: str) -> McpHttpTransportError:
+        """The error for a non-empty body without a content type."""
+        return self.error(
+            f"the answer to '{method}' has a body but no content type",
+            McpHttpTransportProtocolError,
+        )
+
+    # -- notifications -------------------------------------------------------------------------
+
+    def queue_notification(self, notification: JsonRpcNotification) -> None:
+        """Keep a notification from the server for ``drain_notifications``."""
+        self._notifications.append(notification)
+
+    def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
+        """Take every queued notification, oldest first."""
+        drained: list[JsonRpcNotification] = []
+        while True:
+            try:
+                drained.append(self._notifications.popleft())
+            except IndexError:
+                return tuple(drained)
+
+    # -- server-initiated requests -------------------------------------------------------------
+
+    def reply_to_server_request(
+        self,
+        request: JsonRpcRequest,
+        *,
+        during: str,
+        outcome: Any = None,
+        error: BaseException | None = None,
+        handled: bool = True,
+    ) -> ServerRequestReply:
+        """The answer to ``request``, from what the handler returned (``outcome``) or raised
+        (``error``); ``handled=False`` when no handler is set."""
+        request_id = request.id
+        if not handled or isinstance(error, McpUnsupportedServerRequestError):
+            reason = "no handler for server requests is set" if not handled else "unsupported"
+            failure = self.error(
+                f"the server sent the request '{request.method}' during '{during}', which "
+                f"this client refused ({reason})",
+                McpHttpTransportProtocolError,
+            )
+            return self._reply(
+                build_jsonrpc_error_response(
+                    request_id=request_id,
+                    code=JSONRPC_METHOD_NOT_FOUND,
+                    message=f"Method not found: {request.method}",
+                ),
+                failure,
+            )
+        if error is None:
+            try:
+                body = self.encode(
+                    build_jsonrpc_result_response(request_id=request_id, result=outcome)
+                )
+            except (TypeError, ValueError) as exc:
+                error = exc
+            else:
+                return ServerRequestReply(body, None)
+        if isinstance(error, McpServerRequestHandlerError):
+            payload = build_jsonrpc_error_response(
+                request_id=request_id, code=error.code, message=error.message
+            )
+        else:
+            payload = build_jsonrpc_error_response(
+                request_id=request_id,
+                code=JSONRPC_INTERNAL_ERROR,
+                message="Internal error in the MCP client while handling the request.",
+            )
+        failure = self.error(
+            f"the handler failed on the server request '{request.method}' during '{during}'",
+            McpHttpTransportProtocolError,
+        )
+        failure.__cause__ = error
+        return self._reply(payload, failure)
+
+    def _reply(self, payload: dict[str, Any], failure: McpHttpTransportError) -> ServerRequestReply:
+        try:
+            body = self.encode(payload)
+        except (TypeError, ValueError):
+            # A handler's error message or code that JSON cannot carry: send a plain one.
+            body = self.encode(
+                build_jsonrpc_error_response(
+                    request_id=payload["id"],
+                    code=JSONRPC_INTERNAL_ERROR,
+                    message="Internal error in the MCP client while handling the request.",
+                )
+            )
+        return ServerRequestReply(body, failure)
+
+    def reply_post_failed(
+        self, request_method: str, exc: McpHttpTransportError
+    ) -> McpHttpTransportError:
+        """The error for an answer to a server request that could not be POSTed."""
+        failure = self.error(
+            f"could not POST the answer to the server request '{request_method}'", type(exc)
+        )
+        failure.__cause__ = exc
+        return failure
