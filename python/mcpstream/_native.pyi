@@ -16,6 +16,19 @@ the same types; messages are identical in both backends unless said otherwise):
 * ``SseEventTooLargeError(message, limit)``:
   ``"SSE event exceeds the limit of {limit} bytes (max_event_bytes)"``.
 * ``JsonRpcProtocolError(message)``: see ``parse_jsonrpc_line``.
+
+Classes and arguments (both backends):
+
+* ``SseEvent``, ``JsonRpcRequest``, ``JsonRpcNotification`` and ``JsonRpcResponse`` take keyword
+  arguments only and store the values as given, without checking them (the decoders only build
+  well-formed ones). ``JsonRpcEvent`` cannot be constructed from Python (``TypeError``).
+* Every class is final (subclassing raises ``TypeError``). Instances of the value classes are
+  immutable: setting or deleting any attribute raises ``AttributeError``. ``SseEvent`` is
+  hashable; the JSON-RPC classes have ``__eq__`` and are unhashable. ``__eq__`` with an object of
+  another class returns ``NotImplemented`` (so ``==`` is ``False``).
+* A body chunk must be ``bytes``; anything else raises ``TypeError``.
+* ``JsonRpcId`` and ``JsonRpcMessage`` are typing aliases: ``mcpstream.codec`` defines them at
+  run time; a backend module need not.
 """
 
 from typing import Any, Final, TypeAlias, final
@@ -33,6 +46,11 @@ class Utf8Decoder:
     A code point split across chunks is returned once its last byte arrives. Invalid bytes raise
     ``InvalidUtf8Error`` with the stream offset. After an error the decoder is failed: every later
     call raises ``InvalidUtf8Error`` again with the same message and offset.
+
+    Bytes ending a chunk that can never complete a code point (``ED A0``, the start of a
+    surrogate; ``F4 90``; ``C1``) raise at once, not when the next chunk arrives. A BOM is
+    ordinary text here (``"\\ufeff"``). A successful ``finish`` starts a new stream: offsets count
+    from 0 again.
     """
 
     def __init__(self) -> None: ...
@@ -171,10 +189,24 @@ class SseDecoder:
     ignored. A blank line dispatches the pending event; ``finish`` dispatches it too. An event is
     dispatched only if at least one of data, event, id or retry was set since the previous one.
 
+    A line ends at its terminator: a CR that ends a chunk ends its line in that ``feed`` call (an
+    event that line dispatches is returned by that call); the pending CR only means that a LF
+    starting the next chunk is dropped. Every line, comments included, is checked as UTF-8 when its
+    terminator arrives: a bad or cut-off sequence in a terminated line is ``invalid UTF-8 ...``;
+    the ``incomplete ...`` message is only for an unterminated last line, at ``finish``, that ends
+    inside a code point. Offsets count the BOM and start again at 0 after ``finish``. Bytes at the
+    start of the stream that may still become a BOM (``EF``, ``EF BB``) are held until decided:
+    they do not count against the cap yet, but count as a partly received line for
+    ``event_in_progress``; if the stream ends there, they are a line. The BOM is not part of any
+    line and does not count in the event size.
+
     Size cap: the size of the event being assembled is the byte length (terminators excluded) of
     every non-comment line since the last blank line, plus the bytes of the current unterminated
     line. When any line, comments included, would make ``accumulated + len(line)`` exceed
     ``max_event_bytes``, ``SseEventTooLargeError`` is raised; memory stays bounded by the cap.
+    Ignored lines (unknown fields, an ``id`` with U+0000, an invalid ``retry``) are non-comment
+    lines and count. A partly received line is checked as its bytes arrive. The cap is checked
+    before UTF-8, so a line that is both too large and not UTF-8 raises ``SseEventTooLargeError``.
 
     Errors and ordering: an error belongs to a position in the stream. Events dispatched before
     that position are never lost: if a ``feed`` call completed events before hitting the error,
@@ -184,7 +216,11 @@ class SseDecoder:
     """
 
     def __init__(self, max_event_bytes: int | None = 16777216) -> None:
-        """``max_event_bytes``: the cap on one event's size; ``None`` for no cap. Must be > 0."""
+        """``max_event_bytes``: the cap on one event's size; ``None`` for no cap. Must be > 0.
+
+        0 or less raises ``ValueError("max_event_bytes must be a positive integer or None")``; a
+        value that is not an int raises ``TypeError``. Values above 2**63 - 1 are unsupported.
+        """
 
     def feed(self, chunk: bytes) -> list[SseEvent]:
         """Take the next chunk of body bytes; return the events it completed, in order."""
@@ -227,21 +263,26 @@ def parse_jsonrpc_line(text: str | bytes) -> tuple[JsonRpcMessage, ...]:
     """Parse one JSON text (a message or a batch array) into typed messages.
 
     Bytes must be UTF-8. Leading and trailing JSON whitespace is allowed. ``NaN`` and
-    ``Infinity`` are not JSON and are refused. Known difference: the native backend (jiter)
-    refuses nesting deeper than jiter's recursion limit as invalid JSON; the pure one goes to
-    Python's recursion limit. Raises ``JsonRpcProtocolError`` with one of these
+    ``Infinity`` are not JSON and are refused. Known difference: the native backend refuses
+    nesting deeper than 200 arrays/objects as invalid JSON; the pure one goes to Python's
+    recursion limit. Returns a tuple. Raises ``JsonRpcProtocolError`` with one of these
     messages (in a batch, prefixed by ``"batch item {index}: "``):
 
     * ``"invalid JSON: ..."`` (the rest names the problem and its position; its wording may
-      differ between backends)
+      differ between backends). Also for bytes that are not UTF-8, for a str that is not valid
+      Unicode (it holds a lone surrogate), and for an integer of more than 4300 digits (Python's
+      limit for ``int()``). A ``\\u`` escape of a lone surrogate is accepted, as ``json.loads``
+      accepts it. An argument that is neither str nor bytes raises ``TypeError``.
     * ``"empty JSON-RPC batch"``
     * ``"JSON-RPC message must be an object, got {kind}"`` with kind one of ``array``,
       ``string``, ``number``, ``boolean``, ``null`` (an array inside a batch is not an object)
     * ``'JSON-RPC message must have "jsonrpc": "2.0"'`` (missing or other value)
     * ``'"method" must be a string'``
     * ``'"id" must be a string or an integer'`` (bool and float are not ids; null is an id only
-      in an error response)
-    * ``'"params" must be an object or an array'`` (null counts as absent)
+      in an error response: a null id passes this check only in a message with ``"error"`` and
+      without ``"method"``)
+    * ``'"params" must be an object or an array'`` (null counts as absent; checked in every
+      message, responses included)
     * ``'JSON-RPC message must not have both "method" and "result" or "error"'``
     * ``'JSON-RPC response must have exactly one of "result" and "error"'`` (also raised for a
       message with neither ``method`` nor ``result``/``error``)
@@ -249,7 +290,8 @@ def parse_jsonrpc_line(text: str | bytes) -> tuple[JsonRpcMessage, ...]:
     * ``'"error" must be an object with an integer "code" and a string "message"'``
 
     Classification: ``method`` present → request when ``"id"`` is present, else notification;
-    otherwise a response. Unknown members are ignored. Checks run in the order listed above
+    otherwise a response. Unknown members are ignored. A response's ``error`` is the parsed
+    object, all its members kept. Checks run in the order listed above
     (jsonrpc, method, id, params, then the response rules), so the first failing rule names the
     error.
     """
@@ -262,10 +304,14 @@ def encode_jsonrpc_message(payload: Any) -> str:
     (subclasses included; dict keys of str, int, float, bool or None are converted as json
     does). ``JsonRpcRequest``, ``JsonRpcNotification`` and ``JsonRpcResponse`` objects are
     encoded as their JSON-RPC 2.0 objects (``"jsonrpc"`` first, then id, method, params /
-    result / error; a None params is left out). Raises ``ValueError`` with
-    ``"cannot encode NaN or Infinity as JSON"`` for non-finite floats, ``TypeError`` with
-    ``"cannot encode object of type {type name} as JSON"`` for other types, and ``ValueError``
+    result / error; a None params is left out; a response has ``"error"`` when its error is not
+    None, else ``"result"``). Raises ``ValueError`` with
+    ``"cannot encode NaN or Infinity as JSON"`` for non-finite floats (dict keys included),
+    ``TypeError`` with ``"cannot encode object of type {type name} as JSON"`` for other types
+    (``type(obj).__name__``; for a dict key of another type, the key's type), and ``ValueError``
     with ``"cannot encode: circular reference or nesting too deep"`` for a circular structure.
+    The first bad item in json's order (depth first, a dict key before its value) names the
+    error. A str holding a lone surrogate is copied into the output, as ``json.dumps`` does.
     Known difference: the native backend gives that error past 512 levels of nesting, the pure
     one at Python's recursion limit.
     """

@@ -2,9 +2,8 @@
 ``encode_jsonrpc_message``.
 
 Parsing is the stdlib ``json`` scanner (C-accelerated) plus a validation pass; both run in the
-order the contract lists, so the first failing rule names the error. The checks stdlib ``json``
-does not make but the native backend's parser (jiter) does, refusing ``NaN``/``Infinity`` and
-lone surrogates, are added here so that both backends accept the same texts.
+order the contract lists, so the first failing rule names the error. ``NaN`` and
+``Infinity``, which stdlib ``json`` accepts, are refused as the contract wants.
 """
 
 from __future__ import annotations
@@ -235,11 +234,6 @@ def _json_whitespace_end(text: str, pos: int) -> int:
     return pos if match is None else match.end()
 
 
-# A \u escape that could be half of a surrogate pair; only then are the escapes checked one by one.
-_surrogate_hint = re.compile(r"\\u[dD][89a-fA-F]").search
-# In valid JSON every backslash starts an escape, so scanning escapes left to right finds each
-# one exactly (an escaped backslash followed by "ud800" is not an escape of U+D800).
-_escapes = re.compile(r"\\(?:u([0-9a-fA-F]{4})|.)", re.DOTALL).finditer
 _raw_surrogate = re.compile("[\ud800-\udfff]").search
 
 
@@ -251,31 +245,6 @@ def _position(text: str, pos: int) -> str:
 
 def _invalid_json(problem: str) -> JsonRpcProtocolError:
     return JsonRpcProtocolError(f"invalid JSON: {problem}")
-
-
-def _check_surrogate_escapes(text: str) -> None:
-    """Refuse a ``\\u`` escape of a lone surrogate, which is not a Unicode character.
-
-    stdlib json decodes it to a lone surrogate in a str; jiter refuses it.
-    """
-    high = -1  # position of a high-surrogate escape waiting for its low half
-    expected = -1  # where that low half must start
-    for match in _escapes(text):
-        digits = match.group(1)
-        code = int(digits, 16) if digits is not None else -1
-        if high >= 0:
-            if match.start() == expected and 0xDC00 <= code <= 0xDFFF:
-                high = -1
-                continue
-            break
-        if 0xD800 <= code <= 0xDBFF:
-            high = match.start()
-            expected = match.end()
-        elif 0xDC00 <= code <= 0xDFFF:
-            high = match.start()
-            break
-    if high >= 0:
-        raise _invalid_json(f"lone surrogate in \\u escape: {_position(text, high)}")
 
 
 def _loads(text: str) -> Any:
@@ -298,8 +267,6 @@ def _loads(text: str) -> Any:
     except ValueError:
         # int() refuses more than 4300 digits (jiter has the same limit).
         raise _invalid_json("number too large") from None
-    if "\\" in text and _surrogate_hint(text) is not None:
-        _check_surrogate_escapes(text)
     return value
 
 
@@ -382,8 +349,6 @@ def parse_jsonrpc_text(text: str) -> tuple[JsonRpcMessage, ...]:
     else:
         if end != len(text):
             value = _loads(text)
-        elif "\\" in text and _surrogate_hint(text) is not None:
-            _check_surrogate_escapes(text)
     if type(value) is dict:
         return (_message(value),)
     if type(value) is not list:

@@ -113,9 +113,7 @@ def _check_limit(max_event_bytes: Any) -> int:
             f"max_event_bytes must be an int or None, not {type(max_event_bytes).__name__}"
         )
     if max_event_bytes <= 0:
-        raise ValueError("max_event_bytes must be > 0")
-    if max_event_bytes > _MAX_RETRY:
-        raise OverflowError("max_event_bytes must be at most 2**63 - 1")
+        raise ValueError("max_event_bytes must be a positive integer or None")
     return int(max_event_bytes)
 
 
