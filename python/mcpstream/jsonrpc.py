@@ -52,7 +52,9 @@ class JsonRpcIdGenerator:
             return next(self._counter)
 
 
-def build_jsonrpc_request(*, request_id: JsonRpcId, method: str, params: Any | None) -> dict[str, Any]:
+def build_jsonrpc_request(
+    *, request_id: JsonRpcId, method: str, params: Any | None
+) -> dict[str, Any]:
     """Build a request object."""
     payload: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id, "method": method}
     if params is not None:

@@ -510,6 +510,8 @@ class _Listener:
                 for chunk in response.iter_bytes():
                     for server_request in self._stream.feed(chunk):
                         transport._answer_in_background(server_request)
+                    if self._stopping.is_set():
+                        return False
                 for server_request in self._stream.finish():
                     transport._answer_in_background(server_request)
             finally:
@@ -525,7 +527,10 @@ class _Listener:
             response = self._response
         if response is not None and not abort_response(response):
             response.close()
-        self._thread.join(_LISTEN_HEADERS_TIMEOUT_S + 1.0)
+        if threading.current_thread() is not self._thread:
+            # A handler running on this thread may close the transport; the thread then ends
+            # on its own once the handler returns.
+            self._thread.join(_LISTEN_HEADERS_TIMEOUT_S + 1.0)
 
 
 def _lift_body_read_timeout(response: httpx.Response) -> None:

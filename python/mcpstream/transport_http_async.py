@@ -390,12 +390,14 @@ class AsyncMcpHttpTransport:
         )
 
     async def _listen(self, stream: ListenStream) -> None:
-        while True:
+        while not self._closed:
             failed = False
             try:
                 if not await self._listen_once(stream):
                     return
             except Exception as exc:
+                if self._closed:
+                    return
                 logger.info(
                     "GET stream of server %r broke off: %s", self.server.id, type(exc).__name__
                 )
@@ -422,6 +424,8 @@ class AsyncMcpHttpTransport:
                 async for chunk in response.aiter_bytes():
                     for server_request in stream.feed(chunk):
                         await self._answer_in_background(server_request)
+                    if self._closed:
+                        return False
                 for server_request in stream.finish():
                     await self._answer_in_background(server_request)
             finally:
@@ -434,7 +438,12 @@ class AsyncMcpHttpTransport:
         if self._listen_task is not None:
             tasks.append(self._listen_task)
             self._listen_task = None
+        current = asyncio.current_task()
         for task in tasks:
+            if task is current:
+                # A handler running in the GET stream task closes the transport: the task ends
+                # by itself once the handler returns.
+                continue
             task.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await task

@@ -554,3 +554,33 @@ def test_a_transport_for_another_kind_of_server_or_without_url_is_refused(
             ),
             workspace_root=Path("."),
         )
+
+
+def test_a_handler_on_the_get_stream_may_close_the_transport(
+    make_transport: Any, fault_server: FaultServer, transport_kind: str
+) -> None:
+    async def on_get(request: Request, conn: Conn) -> None:
+        await conn.start(200)
+        await conn.send(sse(server_request(90, "ping")), pause_s=5)
+        conn.drop()
+
+    holder: dict[str, Any] = {}
+
+    class ClosingHandler:
+        def handle_request(self, **kwargs: Any) -> Any:
+            if transport_kind == "sync":
+                holder["transport"].close()
+                return {}
+
+            async def close_then_answer() -> Any:
+                await holder["transport"].inner.close()
+                return {}
+
+            return close_then_answer()
+
+    url = fault_server.route(session_server(on_get=on_get))
+    transport = make_transport(url, server_request_handler=ClosingHandler())
+    holder["transport"] = transport
+    handshake(transport)
+    wait_until(lambda: transport.closed)
+    wait_until(lambda: any(r.method == "DELETE" for r in fault_server.recorded(url)))
