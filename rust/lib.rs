@@ -12,6 +12,7 @@ pub mod utf8;
 
 mod pyencode;
 mod pyerrors;
+mod pyjson;
 mod pyjsonrpc;
 mod pysse;
 mod pyutf8;

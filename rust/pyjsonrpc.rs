@@ -1,14 +1,16 @@
 //! JSON-RPC messages as Python objects: the message classes, and parsing JSON bytes into them
-//! (jiter builds the Python values; the rules of [`crate::jsonrpc`] judge them).
+//! ([`crate::pyjson`] builds the Python values; the rules of [`crate::jsonrpc`] judge them).
 
-use jiter::{FloatMode, PartialMode, PythonParse, StringCacheMode};
+use std::cell::RefCell;
+
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::errors::{ProtocolError, RuleError};
+use crate::errors::{JsonKind, ProtocolError, RuleError};
 use crate::jsonrpc::{classify, MessageClass, MessageShape, ValueKind};
 use crate::pyerrors::protocol_error;
+use crate::pyjson::{Doc, Failure, JsonReader, ParseFail};
 use crate::utf8::{check, Check};
 
 /// `repr(value)` as a Rust string.
@@ -141,16 +143,7 @@ impl JsonRpcResponse {
     }
 }
 
-/// jiter as the contract wants it: no NaN or Infinity, floats as `float`, strings cached.
-const PARSER: PythonParse = PythonParse {
-    allow_inf_nan: false,
-    cache_mode: StringCacheMode::All,
-    partial_mode: PartialMode::Off,
-    catch_duplicate_keys: false,
-    float_mode: FloatMode::Float,
-};
-
-/// The kind of a value jiter built (exact builtin types).
+/// The kind of a value built from JSON (exact builtin types).
 fn kind_of(value: &Bound<'_, PyAny>) -> ValueKind {
     if value.is_instance_of::<PyString>() {
         ValueKind::String
@@ -169,7 +162,20 @@ fn kind_of(value: &Bound<'_, PyAny>) -> ValueKind {
     }
 }
 
-/// An error object with an integer `"code"` and a string `"message"`.
+/// The kind of the JSON value whose first byte is `first` (anything else is not JSON and is
+/// reported as such before the kind matters).
+fn kind_of_first(first: u8) -> JsonKind {
+    match first {
+        b'{' => JsonKind::Object,
+        b'[' => JsonKind::Array,
+        b'"' => JsonKind::String,
+        b't' | b'f' => JsonKind::Boolean,
+        b'n' => JsonKind::Null,
+        _ => JsonKind::Number,
+    }
+}
+
+/// An error object with an integer (not boolean) `"code"` and a string `"message"`.
 fn error_object_ok(py: Python<'_>, error: &Bound<'_, PyAny>) -> PyResult<bool> {
     let Ok(error) = error.cast::<PyDict>() else {
         return Ok(false);
@@ -183,31 +189,88 @@ fn error_object_ok(py: Python<'_>, error: &Bound<'_, PyAny>) -> PyResult<bool> {
     Ok(code_ok && message_ok)
 }
 
-/// Judges one parsed message object and builds its message class.
-fn message_from_dict<'py>(
-    dict: &Bound<'py, PyDict>,
+/// The members of a message object the rules look at.
+enum Member {
+    Jsonrpc,
+    Method,
+    Id,
+    Params,
+    Result,
+    Error,
+    Other,
+}
+
+impl Member {
+    fn of(key: &[u8]) -> Self {
+        match key {
+            b"jsonrpc" => Self::Jsonrpc,
+            b"method" => Self::Method,
+            b"id" => Self::Id,
+            b"params" => Self::Params,
+            b"result" => Self::Result,
+            b"error" => Self::Error,
+            _ => Self::Other,
+        }
+    }
+}
+
+/// The members read from one message object (the last one wins for repeated keys, as in
+/// `json.loads`). Unknown members are only checked for syntax, never built.
+#[derive(Default)]
+struct Members<'py> {
+    version_ok: bool,
+    method: Option<Bound<'py, PyAny>>,
+    id: Option<Bound<'py, PyAny>>,
+    params: Option<Bound<'py, PyAny>>,
+    result: Option<Bound<'py, PyAny>>,
+    error: Option<Bound<'py, PyAny>>,
+}
+
+/// Reads the message object whose `{` is next.
+fn read_members<'py>(py: Python<'py>, doc: &mut Doc<'_, '_>) -> Result<Members<'py>, ParseFail> {
+    let mut members = Members::default();
+    let mut more = doc.first_key()?;
+    while more {
+        let member = Member::of(doc.str_bytes());
+        let first = doc.peek()?;
+        match member {
+            Member::Jsonrpc if first == b'"' => {
+                doc.string()?;
+                members.version_ok = doc.str_bytes() == b"2.0";
+            }
+            Member::Jsonrpc => {
+                doc.skip(first, 1)?;
+                members.version_ok = false;
+            }
+            Member::Method if first == b'"' => {
+                // method names repeat: share their str objects like keys
+                doc.string()?;
+                members.method = Some(doc.py_str(py, true)?.into_any());
+            }
+            Member::Method => members.method = Some(doc.value(py, first, 1)?),
+            Member::Id => members.id = Some(doc.value(py, first, 1)?),
+            Member::Params => members.params = Some(doc.value(py, first, 1)?),
+            Member::Result => members.result = Some(doc.value(py, first, 1)?),
+            Member::Error => members.error = Some(doc.value(py, first, 1)?),
+            Member::Other => doc.skip(first, 1)?,
+        }
+        more = doc.next_key()?;
+    }
+    Ok(members)
+}
+
+/// Judges the members of one message and builds its message class.
+fn build_message<'py>(
+    py: Python<'py>,
+    m: Members<'py>,
 ) -> PyResult<Result<Bound<'py, PyAny>, RuleError>> {
-    let py = dict.py();
-    let version = dict.get_item(intern!(py, "jsonrpc"))?;
-    let method = dict.get_item(intern!(py, "method"))?;
-    let id = dict.get_item(intern!(py, "id"))?;
-    let params = dict.get_item(intern!(py, "params"))?;
-    let result = dict.get_item(intern!(py, "result"))?;
-    let error = dict.get_item(intern!(py, "error"))?;
-    let version_ok = match &version {
-        Some(v) => match v.cast::<PyString>() {
-            Ok(s) => s.to_str().is_ok_and(|s| s == "2.0"),
-            Err(_) => false,
-        },
-        None => false,
-    };
     let shape = MessageShape {
-        version_ok,
-        method: method.as_ref().map(kind_of),
-        id: id.as_ref().map(kind_of),
-        params: params.as_ref().map(kind_of),
-        has_result: result.is_some(),
-        error_ok: match &error {
+        version_ok: m.version_ok,
+        method: m.method.as_ref().map(kind_of),
+        id: m.id.as_ref().map(kind_of),
+        params: m.params.as_ref().map(kind_of),
+        has_result: m.result.is_some(),
+        error_ok: match &m.error {
             Some(e) => Some(error_object_ok(py, e)?),
             None => None,
         },
@@ -217,15 +280,16 @@ fn message_from_dict<'py>(
         Err(rule) => return Ok(Err(rule)),
     };
     let none = || py.None();
-    let params = params
+    let params = m
+        .params
         .filter(|p| !p.is_none())
         .map_or_else(none, Bound::unbind);
     let message = match class {
         MessageClass::Request => Bound::new(
             py,
             JsonRpcRequest {
-                id: id.map_or_else(none, Bound::unbind),
-                method: method.map_or_else(none, Bound::unbind),
+                id: m.id.map_or_else(none, Bound::unbind),
+                method: m.method.map_or_else(none, Bound::unbind),
                 params,
             },
         )?
@@ -233,70 +297,115 @@ fn message_from_dict<'py>(
         MessageClass::Notification => Bound::new(
             py,
             JsonRpcNotification {
-                method: method.map_or_else(none, Bound::unbind),
+                method: m.method.map_or_else(none, Bound::unbind),
                 params,
             },
         )?
         .into_any(),
-        MessageClass::Response { is_error } => Bound::new(
-            py,
-            JsonRpcResponse {
-                id: id.map_or_else(none, Bound::unbind),
-                result: if is_error {
-                    none()
-                } else {
-                    result.map_or_else(none, Bound::unbind)
+        MessageClass::Response { is_error } => {
+            let (result, error) = if is_error {
+                (none(), m.error.map_or_else(none, Bound::unbind))
+            } else {
+                (m.result.map_or_else(none, Bound::unbind), none())
+            };
+            Bound::new(
+                py,
+                JsonRpcResponse {
+                    id: m.id.map_or_else(none, Bound::unbind),
+                    result,
+                    error,
                 },
-                error: if is_error {
-                    error.map_or_else(none, Bound::unbind)
-                } else {
-                    none()
-                },
-            },
-        )?
-        .into_any(),
+            )?
+            .into_any()
+        }
     };
     Ok(Ok(message))
+}
+
+/// Reads one message object and judges it.
+fn read_message<'py>(
+    py: Python<'py>,
+    doc: &mut Doc<'_, '_>,
+) -> Result<Result<Bound<'py, PyAny>, RuleError>, ParseFail> {
+    let members = read_members(py, doc)?;
+    Ok(build_message(py, members)?)
+}
+
+/// The messages of a document: a single one is kept out of a `Vec`.
+enum Batch<'py> {
+    One(Bound<'py, PyAny>),
+    Many(Vec<Bound<'py, PyAny>>),
+}
+
+/// The whole document: every byte is parsed before a rule error is reported, so text that is
+/// not JSON is always "invalid JSON".
+fn read_document<'py>(
+    py: Python<'py>,
+    doc: &mut Doc<'_, '_>,
+) -> Result<Result<Batch<'py>, ProtocolError>, ParseFail> {
+    let first = doc.peek()?;
+    match first {
+        b'{' => Ok(read_message(py, doc)?
+            .map(Batch::One)
+            .map_err(ProtocolError::Message)),
+        b'[' => {
+            let mut next = doc.first_item()?;
+            if next.is_none() {
+                return Ok(Err(ProtocolError::EmptyBatch));
+            }
+            let mut messages = Vec::new();
+            let mut failure = None;
+            let mut index = 0;
+            while let Some(first) = next {
+                if failure.is_some() {
+                    doc.skip(first, 1)?;
+                } else if first == b'{' {
+                    match read_message(py, doc)? {
+                        Ok(message) => messages.push(message),
+                        Err(rule) => failure = Some(ProtocolError::BatchItem { index, rule }),
+                    }
+                } else {
+                    let rule = RuleError::NotAnObject(kind_of_first(first));
+                    failure = Some(ProtocolError::BatchItem { index, rule });
+                    doc.skip(first, 1)?;
+                }
+                index += 1;
+                next = doc.next_item()?;
+            }
+            Ok(failure.map_or(Ok(Batch::Many(messages)), Err))
+        }
+        _ => {
+            doc.skip(first, 0)?;
+            Ok(Err(ProtocolError::Message(RuleError::NotAnObject(
+                kind_of_first(first),
+            ))))
+        }
+    }
 }
 
 /// Parses JSON bytes (valid UTF-8) into a tuple of messages. The outer error is a Python
 /// failure (out of memory and the like), the inner one a protocol error to report.
 pub(crate) fn messages_from_json<'py>(
     py: Python<'py>,
+    reader: &mut JsonReader,
     json: &[u8],
 ) -> PyResult<Result<Bound<'py, PyTuple>, ProtocolError>> {
-    let value = match PARSER.python_parse(py, json) {
-        Ok(value) => value,
-        Err(e) => return Ok(Err(ProtocolError::InvalidJson(e.description(json)))),
-    };
-    if let Ok(dict) = value.cast::<PyDict>() {
-        return Ok(match message_from_dict(dict)? {
-            Ok(message) => Ok(PyTuple::new(py, [message])?),
-            Err(rule) => Err(ProtocolError::Message(rule)),
-        });
+    let mut doc = reader.begin(json);
+    let read = read_document(py, &mut doc).and_then(|r| doc.end().map(|()| r));
+    match read {
+        Ok(Ok(Batch::One(message))) => Ok(Ok(PyTuple::new(py, [message])?)),
+        Ok(Ok(Batch::Many(messages))) => Ok(Ok(PyTuple::new(py, messages)?)),
+        Ok(Err(e)) => Ok(Err(e)),
+        Err(ParseFail(fail)) => match *fail {
+            Failure::Json(detail) => Ok(Err(ProtocolError::InvalidJson(detail))),
+            Failure::Py(e) => Err(e),
+        },
     }
-    let Ok(batch) = value.cast::<PyList>() else {
-        let kind = kind_of(&value).json_kind();
-        return Ok(Err(ProtocolError::Message(RuleError::NotAnObject(kind))));
-    };
-    if batch.is_empty() {
-        return Ok(Err(ProtocolError::EmptyBatch));
-    }
-    let mut messages = Vec::with_capacity(batch.len());
-    for (index, item) in batch.iter().enumerate() {
-        let rule = match item.cast::<PyDict>() {
-            Ok(dict) => match message_from_dict(dict)? {
-                Ok(message) => {
-                    messages.push(message);
-                    continue;
-                }
-                Err(rule) => rule,
-            },
-            Err(_) => RuleError::NotAnObject(kind_of(&item).json_kind()),
-        };
-        return Ok(Err(ProtocolError::BatchItem { index, rule }));
-    }
-    Ok(Ok(PyTuple::new(py, messages)?))
+}
+
+thread_local! {
+    /// `parse_jsonrpc_line`'s reader (key cache and buffer), kept per thread.
+    static READER: RefCell<Option<JsonReader>> = const { RefCell::new(None) };
 }
 
 /// Parse one JSON text (a message or a batch array) into typed messages.
@@ -328,5 +437,9 @@ pub fn parse_jsonrpc_line<'py>(
             text.get_type().name()?
         )));
     };
-    messages_from_json(py, json)?.map_err(|e| protocol_error(&e))
+    // Taken out of the cell, not borrowed, so that a nested call cannot find it in use.
+    let mut reader = READER.with(|r| r.borrow_mut().take()).unwrap_or_default();
+    let result = messages_from_json(py, &mut reader, json);
+    READER.with(|r| *r.borrow_mut() = Some(reader));
+    result?.map_err(|e| protocol_error(&e))
 }

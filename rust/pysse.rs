@@ -8,6 +8,7 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use crate::errors::StreamError;
 use crate::jsonrpc::is_blank;
 use crate::pyerrors::{protocol_error, stream_error};
+use crate::pyjson::{new_str, JsonReader};
 use crate::pyjsonrpc::{messages_from_json, repr};
 use crate::sse::{EventSink, EventView, SseCore, DEFAULT_MAX_EVENT_BYTES};
 
@@ -118,7 +119,7 @@ fn opt_str(py: Python<'_>, value: Option<&str>) -> Py<PyAny> {
     match value {
         None => py.None(),
         Some("message") => intern!(py, "message").clone().into_any().unbind(),
-        Some(s) => PyString::new(py, s).into_any().unbind(),
+        Some(s) => new_str(py, s).into_any().unbind(),
     }
 }
 
@@ -189,12 +190,13 @@ fn sse_event<'py>(py: Python<'py>, event: &EventView<'_>) -> PyResult<Option<Bou
 
 fn jsonrpc_event<'py>(
     py: Python<'py>,
+    reader: &mut JsonReader,
     event: &EventView<'_>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
     if !matches!(event.event, None | Some("" | "message")) || is_blank(event.data) {
         return Ok(None);
     }
-    let (messages, error) = match messages_from_json(py, event.data)? {
+    let (messages, error) = match messages_from_json(py, reader, event.data)? {
         Ok(messages) => (messages, py.None()),
         Err(e) => (
             PyTuple::empty(py),
@@ -214,6 +216,7 @@ fn jsonrpc_event<'py>(
 #[pyclass(module = "mcpstream._native")]
 pub struct SseDecoder {
     core: SseCore,
+    reader: JsonReader,
 }
 
 #[pymethods]
@@ -232,6 +235,7 @@ impl SseDecoder {
         };
         Ok(Self {
             core: SseCore::new(limit),
+            reader: JsonReader::default(),
         })
     }
 
@@ -251,14 +255,20 @@ impl SseDecoder {
 
     /// Like `feed`, but return the JSON-RPC content of the completed events.
     fn feed_jsonrpc<'py>(&mut self, py: Python<'py>, chunk: &[u8]) -> PyResult<Bound<'py, PyList>> {
-        let mut sink = Collector::new(py, jsonrpc_event);
+        let reader = &mut self.reader;
+        let mut sink = Collector::new(py, |py, event: &EventView<'_>| {
+            jsonrpc_event(py, reader, event)
+        });
         let result = self.core.feed(chunk, &mut sink);
         sink.finish(result)
     }
 
     /// `finish` with the same JSON-RPC treatment as `feed_jsonrpc`.
     fn finish_jsonrpc<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let mut sink = Collector::new(py, jsonrpc_event);
+        let reader = &mut self.reader;
+        let mut sink = Collector::new(py, |py, event: &EventView<'_>| {
+            jsonrpc_event(py, reader, event)
+        });
         let result = self.core.finish(&mut sink);
         sink.finish(result)
     }
