@@ -448,6 +448,16 @@ impl<'j> Doc<'_, 'j> {
     fn number<'py>(&mut self, py: Python<'py>) -> Result<Bound<'py, PyAny>, ParseFail> {
         let start = self.pos;
         let (text, float) = self.scan_number()?;
+        self.number_value(py, start, text, float)
+    }
+
+    fn number_value<'py>(
+        &self,
+        py: Python<'py>,
+        start: usize,
+        text: &[u8],
+        float: bool,
+    ) -> Result<Bound<'py, PyAny>, ParseFail> {
         // the number's bytes are ASCII digits, signs, dots and exponents
         let text_str = std::str::from_utf8(text).unwrap_or_default();
         if float {
@@ -507,8 +517,14 @@ impl<'j> Doc<'_, 'j> {
         }
     }
 
-    /// Checks the value starting with `first` without building it.
-    pub(crate) fn skip(&mut self, first: u8, depth: usize) -> Result<(), ParseFail> {
+    /// Checks the value starting with `first` without building it (long integers excepted:
+    /// whether `int()` takes them depends on the interpreter's digit limit).
+    pub(crate) fn skip(
+        &mut self,
+        py: Python<'_>,
+        first: u8,
+        depth: usize,
+    ) -> Result<(), ParseFail> {
         match first {
             b'"' => self.string(),
             b'{' => {
@@ -516,7 +532,7 @@ impl<'j> Doc<'_, 'j> {
                 let mut more = self.first_key()?;
                 while more {
                     let first = self.peek()?;
-                    self.skip(first, depth + 1)?;
+                    self.skip(py, first, depth + 1)?;
                     more = self.next_key()?;
                 }
                 Ok(())
@@ -525,7 +541,7 @@ impl<'j> Doc<'_, 'j> {
                 self.check_depth(depth + 1)?;
                 let mut next = self.first_item()?;
                 while let Some(first) = next {
-                    self.skip(first, depth + 1)?;
+                    self.skip(py, first, depth + 1)?;
                     next = self.next_item()?;
                 }
                 Ok(())
@@ -533,7 +549,14 @@ impl<'j> Doc<'_, 'j> {
             b't' => self.literal(b"true"),
             b'f' => self.literal(b"false"),
             b'n' => self.literal(b"null"),
-            _ => self.scan_number().map(drop),
+            _ => {
+                let start = self.pos;
+                let (text, float) = self.scan_number()?;
+                if !float && text.len() > 18 {
+                    self.number_value(py, start, text, float)?;
+                }
+                Ok(())
+            }
         }
     }
 

@@ -226,8 +226,12 @@ struct Members<'py> {
     error: Option<Bound<'py, PyAny>>,
 }
 
-/// Reads the message object whose `{` is next.
-fn read_members<'py>(py: Python<'py>, doc: &mut Doc<'_, '_>) -> Result<Members<'py>, ParseFail> {
+/// Reads the message object whose `{` is next; `depth` counts it and the containers around it.
+fn read_members<'py>(
+    py: Python<'py>,
+    doc: &mut Doc<'_, '_>,
+    depth: usize,
+) -> Result<Members<'py>, ParseFail> {
     let mut members = Members::default();
     let mut more = doc.first_key()?;
     while more {
@@ -239,7 +243,7 @@ fn read_members<'py>(py: Python<'py>, doc: &mut Doc<'_, '_>) -> Result<Members<'
                 members.version_ok = doc.str_bytes() == b"2.0";
             }
             Member::Jsonrpc => {
-                doc.skip(first, 1)?;
+                doc.skip(py, first, depth)?;
                 members.version_ok = false;
             }
             Member::Method if first == b'"' => {
@@ -247,12 +251,12 @@ fn read_members<'py>(py: Python<'py>, doc: &mut Doc<'_, '_>) -> Result<Members<'
                 doc.string()?;
                 members.method = Some(doc.py_str(py, true)?.into_any());
             }
-            Member::Method => members.method = Some(doc.value(py, first, 1)?),
-            Member::Id => members.id = Some(doc.value(py, first, 1)?),
-            Member::Params => members.params = Some(doc.value(py, first, 1)?),
-            Member::Result => members.result = Some(doc.value(py, first, 1)?),
-            Member::Error => members.error = Some(doc.value(py, first, 1)?),
-            Member::Other => doc.skip(first, 1)?,
+            Member::Method => members.method = Some(doc.value(py, first, depth)?),
+            Member::Id => members.id = Some(doc.value(py, first, depth)?),
+            Member::Params => members.params = Some(doc.value(py, first, depth)?),
+            Member::Result => members.result = Some(doc.value(py, first, depth)?),
+            Member::Error => members.error = Some(doc.value(py, first, depth)?),
+            Member::Other => doc.skip(py, first, depth)?,
         }
         more = doc.next_key()?;
     }
@@ -326,8 +330,9 @@ fn build_message<'py>(
 fn read_message<'py>(
     py: Python<'py>,
     doc: &mut Doc<'_, '_>,
+    depth: usize,
 ) -> Result<Result<Bound<'py, PyAny>, RuleError>, ParseFail> {
-    let members = read_members(py, doc)?;
+    let members = read_members(py, doc, depth)?;
     Ok(build_message(py, members)?)
 }
 
@@ -345,7 +350,7 @@ fn read_document<'py>(
 ) -> Result<Result<Batch<'py>, ProtocolError>, ParseFail> {
     let first = doc.peek()?;
     match first {
-        b'{' => Ok(read_message(py, doc)?
+        b'{' => Ok(read_message(py, doc, 1)?
             .map(Batch::One)
             .map_err(ProtocolError::Message)),
         b'[' => {
@@ -358,16 +363,16 @@ fn read_document<'py>(
             let mut index = 0;
             while let Some(first) = next {
                 if failure.is_some() {
-                    doc.skip(first, 1)?;
+                    doc.skip(py, first, 1)?;
                 } else if first == b'{' {
-                    match read_message(py, doc)? {
+                    match read_message(py, doc, 2)? {
                         Ok(message) => messages.push(message),
                         Err(rule) => failure = Some(ProtocolError::BatchItem { index, rule }),
                     }
                 } else {
                     let rule = RuleError::NotAnObject(kind_of_first(first));
                     failure = Some(ProtocolError::BatchItem { index, rule });
-                    doc.skip(first, 1)?;
+                    doc.skip(py, first, 1)?;
                 }
                 index += 1;
                 next = doc.next_item()?;
@@ -375,7 +380,7 @@ fn read_document<'py>(
             Ok(failure.map_or(Ok(Batch::Many(messages)), Err))
         }
         _ => {
-            doc.skip(first, 0)?;
+            doc.skip(py, first, 0)?;
             Ok(Err(ProtocolError::Message(RuleError::NotAnObject(
                 kind_of_first(first),
             ))))
