@@ -15,6 +15,7 @@ mod pyerrors;
 mod pyjson;
 mod pyjsonrpc;
 mod pysse;
+mod pystr;
 mod pyutf8;
 
 use pyo3::prelude::*;

@@ -9,6 +9,8 @@
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
+use crate::pystr::str_from_utf8;
+
 /// Containers nested deeper than this are refused as invalid JSON.
 pub(crate) const MAX_DEPTH: usize = 200;
 
@@ -26,29 +28,6 @@ pub(crate) struct ParseFail(pub(crate) Box<Failure>);
 impl From<PyErr> for ParseFail {
     fn from(e: PyErr) -> Self {
         Self(Box::new(Failure::Py(e)))
-    }
-}
-
-/// A `str` from UTF-8 text, with CPython's ASCII layout filled in directly when it applies.
-pub(crate) fn new_str<'py>(py: Python<'py>, s: &str) -> Bound<'py, PyString> {
-    if s.is_ascii() {
-        // SAFETY: `s` was just checked to be ASCII only.
-        unsafe { jiter::pystring_ascii_new(py, s) }
-    } else {
-        PyString::new(py, s)
-    }
-}
-
-/// A `str` from UTF-8 bytes already known to be ASCII (`ascii`) or not.
-fn str_from_utf8<'py>(
-    py: Python<'py>,
-    bytes: &[u8],
-    ascii: bool,
-) -> PyResult<Bound<'py, PyString>> {
-    match std::str::from_utf8(bytes) {
-        // SAFETY: the text is ASCII only, as `pystring_ascii_new` requires.
-        Ok(text) if ascii => Ok(unsafe { jiter::pystring_ascii_new(py, text) }),
-        _ => PyString::from_bytes(py, bytes),
     }
 }
 

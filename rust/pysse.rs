@@ -8,8 +8,9 @@ use pyo3::types::{PyList, PyString, PyTuple};
 use crate::errors::StreamError;
 use crate::jsonrpc::is_blank;
 use crate::pyerrors::{protocol_error, stream_error};
-use crate::pyjson::{new_str, JsonReader};
+use crate::pyjson::JsonReader;
 use crate::pyjsonrpc::{messages_from_json, repr};
+use crate::pystr::{new_str, str_from_utf8};
 use crate::sse::{EventSink, EventView, SseCore, DEFAULT_MAX_EVENT_BYTES};
 
 /// One dispatched Server-Sent Event.
@@ -115,12 +116,12 @@ impl JsonRpcEvent {
 }
 
 /// An `Option<&str>` as `str | None`, with the usual event type as one shared object.
-fn opt_str(py: Python<'_>, value: Option<&str>) -> Py<PyAny> {
-    match value {
+fn opt_str(py: Python<'_>, value: Option<&str>) -> PyResult<Py<PyAny>> {
+    Ok(match value {
         None => py.None(),
         Some("message") => intern!(py, "message").clone().into_any().unbind(),
-        Some(s) => new_str(py, s).into_any().unbind(),
-    }
+        Some(s) => new_str(py, s)?.into_any().unbind(),
+    })
 }
 
 /// Collects the Python objects for dispatched events; a Python failure (out of memory and the
@@ -177,9 +178,16 @@ impl<'py, F> Collector<'py, F> {
 
 fn sse_event<'py>(py: Python<'py>, event: &EventView<'_>) -> PyResult<Option<Bound<'py, PyAny>>> {
     let item = SseEvent {
-        event: opt_str(py, event.event),
-        data: PyString::from_bytes(py, event.data)?.into_any().unbind(),
-        id: opt_str(py, event.id),
+        event: opt_str(py, event.event)?,
+        data: if event.data.is_ascii() {
+            str_from_utf8(py, event.data, true)?
+        } else {
+            // CPython's decoder is the faster one on long, mostly ASCII text
+            PyString::from_bytes(py, event.data)?
+        }
+        .into_any()
+        .unbind(),
+        id: opt_str(py, event.id)?,
         retry: match event.retry {
             Some(ms) => ms.into_pyobject(py)?.into_any().unbind(),
             None => py.None(),
@@ -204,8 +212,8 @@ fn jsonrpc_event<'py>(
         ),
     };
     let item = JsonRpcEvent {
-        id: opt_str(py, event.id),
-        event: opt_str(py, event.event),
+        id: opt_str(py, event.id)?,
+        event: opt_str(py, event.event)?,
         messages: messages.unbind(),
         error,
     };
