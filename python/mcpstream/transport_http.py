@@ -2,10 +2,11 @@
 
 ``McpHttpTransport`` sends each JSON-RPC message in its own POST and reads the answer: 202/204
 for notifications, an ``application/json`` body, or an SSE stream that may carry notifications
-and requests of the server before the response. Open-ended SSE streams are read on a reader
-thread so that the call's timeout holds end to end. After ``notifications/initialized`` it opens
-the server's GET stream (when offered) on a background thread. Closing it ends every thread and
-response it started, and DELETEs the session.
+and requests of the server before the response. SSE bodies (with or without a Content-Length)
+are read on a reader thread, joined before the call returns, so that the call's timeout holds
+end to end and an open-ended stream can be left once it is quiet after the response. After
+``notifications/initialized`` it opens the server's GET stream (when offered) on a background
+thread. Closing it ends every thread and response it started, and DELETEs the session.
 
 ``AsyncMcpHttpTransport`` (re-exported here) is the same over ``httpx.AsyncClient``. Both drive
 the protocol core in ``mcpstream.transport_core``.
