@@ -3,6 +3,7 @@ dropped connections, stalls, oversized events, wrong types and ids, batches."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import time
 from typing import Any
@@ -345,3 +346,24 @@ def test_a_response_to_a_notification_is_a_protocol_error(
         make_transport(fault_server.route(handler)).send_notification(
             method="notifications/x", params=None
         )
+
+
+@pytest.mark.parametrize("with_length", [False, True])
+def test_a_gzip_compressed_event_stream_is_decoded(
+    make_transport: Any, fault_server: FaultServer, with_length: bool
+) -> None:
+    async def handler(request: Request, conn: Conn) -> None:
+        text = json.dumps({"jsonrpc": "2.0", "id": request.jsonrpc_id, "result": ECHO})
+        body = gzip.compress(sse(notification("notifications/z")) + sse(text))
+        await conn.start(
+            200,
+            {"Content-Encoding": "gzip"},
+            content_length=len(body) if with_length else None,
+        )
+        await conn.send(body[:10], pause_s=0.01)
+        await conn.send(body[10:])
+        await conn.end()
+
+    transport = make_transport(fault_server.route(handler))
+    assert call(transport).result == ECHO
+    assert [n.method for n in transport.drain_notifications()] == ["notifications/z"]
