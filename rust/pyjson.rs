@@ -60,6 +60,17 @@ fn word(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(buf)
 }
 
+/// Equality of two byte strings of the same length: word compares for up to 16 bytes.
+#[inline]
+fn same_short(a: &[u8], b: &[u8]) -> bool {
+    if a.len() <= 16 {
+        let split = a.len().min(8);
+        word(&a[..split]) == word(&b[..split]) && word(&a[split..]) == word(&b[split..])
+    } else {
+        a == b
+    }
+}
+
 fn slot_of(s: &[u8]) -> usize {
     // the first and last eight bytes and the length tell keys apart well enough; a collision
     // only costs a new string
@@ -81,7 +92,7 @@ impl KeyCache {
         }
         let slot = &mut self.slots[slot_of(s)];
         if let Some((text, object)) = slot {
-            if **text == *s {
+            if text.len() == s.len() && same_short(text, s) {
                 return Ok(object.bind(py).clone());
             }
         }
@@ -427,6 +438,18 @@ impl<'j> Doc<'_, 'j> {
     fn number<'py>(&mut self, py: Python<'py>) -> Result<Bound<'py, PyAny>, ParseFail> {
         let start = self.pos;
         let (text, float) = self.scan_number()?;
+        if !float && text.len() <= 18 {
+            // at most 18 characters: the value fits an i64 whatever they are
+            let (negative, digits) = match text.split_first() {
+                Some((b'-', digits)) => (true, digits),
+                _ => (false, text),
+            };
+            let magnitude = digits
+                .iter()
+                .fold(0i64, |n, &d| n * 10 + i64::from(d - b'0'));
+            let Ok(int) = (if negative { -magnitude } else { magnitude }).into_pyobject(py);
+            return Ok(int.into_any());
+        }
         self.number_value(py, start, text, float)
     }
 

@@ -10,7 +10,7 @@ use crate::jsonrpc::is_blank;
 use crate::pyerrors::{protocol_error, stream_error};
 use crate::pyjson::JsonReader;
 use crate::pyjsonrpc::{messages_from_json, repr};
-use crate::pystr::{new_str, str_from_utf8};
+use crate::pystr::str_from_utf8;
 use crate::sse::{EventSink, EventView, SseCore, DEFAULT_MAX_EVENT_BYTES};
 
 /// One dispatched Server-Sent Event.
@@ -115,12 +115,12 @@ impl JsonRpcEvent {
     }
 }
 
-/// An `Option<&str>` as `str | None`, with the usual event type as one shared object.
-fn opt_str(py: Python<'_>, value: Option<&str>) -> PyResult<Py<PyAny>> {
+/// An optional UTF-8 field value as `str | None`, the usual event type as one shared object.
+fn opt_str(py: Python<'_>, value: Option<&[u8]>) -> PyResult<Py<PyAny>> {
     Ok(match value {
         None => py.None(),
-        Some("message") => intern!(py, "message").clone().into_any().unbind(),
-        Some(s) => new_str(py, s)?.into_any().unbind(),
+        Some(b"message") => intern!(py, "message").clone().into_any().unbind(),
+        Some(s) => str_from_utf8(py, s, s.is_ascii())?.into_any().unbind(),
     })
 }
 
@@ -201,7 +201,7 @@ fn jsonrpc_event<'py>(
     reader: &mut JsonReader,
     event: &EventView<'_>,
 ) -> PyResult<Option<Bound<'py, PyAny>>> {
-    if !matches!(event.event, None | Some("" | "message")) || is_blank(event.data) {
+    if !matches!(event.event, None | Some(b"" | b"message")) || is_blank(event.data) {
         return Ok(None);
     }
     let (messages, error) = match messages_from_json(py, reader, event.data)? {

@@ -6,11 +6,6 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::PyString;
 
-/// A `str` from UTF-8 text.
-pub(crate) fn new_str<'py>(py: Python<'py>, s: &str) -> PyResult<Bound<'py, PyString>> {
-    str_from_utf8(py, s.as_bytes(), s.is_ascii())
-}
-
 /// A `str` from UTF-8 bytes; `ascii` must say whether they are all ASCII. Bytes that are not
 /// UTF-8 give a wrong string, never unsafety: callers check the text before.
 pub(crate) fn str_from_utf8<'py>(

@@ -7,13 +7,13 @@ use std::ops::Range;
 /// call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct EventView<'a> {
-    /// The last `event` field, `None` if there was none.
-    pub event: Option<&'a str>,
+    /// The last `event` field (UTF-8), `None` if there was none.
+    pub event: Option<&'a [u8]>,
     /// The `data` lines joined with `\n`: valid UTF-8, kept as bytes so a consumer can build
     /// its own string or parse it without a second check.
     pub data: &'a [u8],
-    /// The last valid `id` field, `None` if there was none.
-    pub id: Option<&'a str>,
+    /// The last valid `id` field (UTF-8), `None` if there was none.
+    pub id: Option<&'a [u8]>,
     /// The last valid `retry` field, `None` if there was none.
     pub retry: Option<u64>,
 }
@@ -28,9 +28,9 @@ pub trait EventSink {
 impl EventSink for Vec<OwnedEvent> {
     fn dispatch(&mut self, event: &EventView<'_>) {
         self.push(OwnedEvent {
-            event: event.event.map(str::to_owned),
+            event: event.event.map(|e| String::from_utf8_lossy(e).into_owned()),
             data: String::from_utf8_lossy(event.data).into_owned(),
-            id: event.id.map(str::to_owned),
+            id: event.id.map(|i| String::from_utf8_lossy(i).into_owned()),
             retry: event.retry,
         });
     }
@@ -76,16 +76,16 @@ pub(super) struct EventAssembler {
     data: Data,
     data_buf: Vec<u8>,
     data_off: usize,
-    event_type: String,
+    event_type: Vec<u8>,
     has_event_type: bool,
-    id: String,
+    id: Vec<u8>,
     has_id: bool,
     retry: Option<u64>,
     /// Bytes of the non-comment lines since the last blank line.
     pub(super) accumulated: usize,
     /// A non-comment line was seen since the last blank line.
     pub(super) seen_line: bool,
-    last_event_id: Option<String>,
+    last_event_id: Option<Vec<u8>>,
     retry_ms: Option<u64>,
 }
 
@@ -95,9 +95,9 @@ impl Default for EventAssembler {
             data: Data::Unset,
             data_buf: Vec::new(),
             data_off: 0,
-            event_type: String::new(),
+            event_type: Vec::new(),
             has_event_type: false,
-            id: String::new(),
+            id: Vec::new(),
             has_id: false,
             retry: None,
             accumulated: 0,
@@ -126,16 +126,13 @@ pub(super) fn parse_retry(value: &[u8]) -> Option<u64> {
     Some(n)
 }
 
-fn text(bytes: &[u8]) -> &str {
-    // Lines reach the assembler only after their UTF-8 check, and a field value is cut at
-    // ASCII bytes, so this never falls back.
-    std::str::from_utf8(bytes).unwrap_or_default()
-}
-
 impl EventAssembler {
     /// The id of the most recent dispatched event that had one.
     pub(super) fn last_event_id(&self) -> Option<&str> {
-        self.last_event_id.as_deref()
+        // field values are cut from lines checked as UTF-8 at ASCII bytes, so this holds
+        self.last_event_id
+            .as_deref()
+            .and_then(|id| std::str::from_utf8(id).ok())
     }
 
     /// The last valid `retry` value read.
@@ -179,12 +176,12 @@ impl EventAssembler {
             b"data" => self.push_data(chunk, line, value_start),
             b"event" => {
                 self.event_type.clear();
-                self.event_type.push_str(text(value));
+                self.event_type.extend_from_slice(value);
                 self.has_event_type = true;
             }
             b"id" if memchr::memchr(0, value).is_none() => {
                 self.id.clear();
-                self.id.push_str(text(value));
+                self.id.extend_from_slice(value);
                 self.has_id = true;
             }
             b"retry" => {
@@ -252,14 +249,14 @@ impl EventAssembler {
                 Data::Owned => &self.data_buf[self.data_off..],
             };
             sink.dispatch(&EventView {
-                event: self.has_event_type.then_some(self.event_type.as_str()),
+                event: self.has_event_type.then_some(self.event_type.as_slice()),
                 data,
-                id: self.has_id.then_some(self.id.as_str()),
+                id: self.has_id.then_some(self.id.as_slice()),
                 retry: self.retry,
             });
             if self.has_id {
                 self.last_event_id
-                    .get_or_insert_with(String::new)
+                    .get_or_insert_with(Vec::new)
                     .clone_from(&self.id);
             }
         }

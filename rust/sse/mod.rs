@@ -60,9 +60,11 @@ impl SseCore {
         self.events.retry_ms()
     }
 
-    /// A line is partly received, or a non-comment line was seen since the last blank line.
+    /// A line is partly received, or a non-comment line was seen since the last blank line;
+    /// never once failed (no event can complete any more).
     pub fn event_in_progress(&self) -> bool {
-        !self.carry.is_empty() || !self.bom.held().is_empty() || self.events.seen_line
+        self.failed.is_none()
+            && (!self.carry.is_empty() || !self.bom.held().is_empty() || self.events.seen_line)
     }
 
     /// The error the decoder failed with, if it did.

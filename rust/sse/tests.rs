@@ -214,6 +214,7 @@ fn deferred_error_keeps_events() {
     assert_eq!(out, vec![data("a"), data("b")]);
     assert_eq!(err, StreamError::InvalidUtf8 { offset: 18 });
     assert_eq!(core.failed(), Some(&err));
+    assert!(!core.event_in_progress());
     out.clear();
     assert_eq!(core.feed(b"data: c\n\n", &mut out), Err(err.clone()));
     assert_eq!(core.finish(&mut out), Err(err));
