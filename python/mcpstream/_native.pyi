@@ -211,7 +211,9 @@ class SseDecoder:
     Errors and ordering: an error belongs to a position in the stream. Events dispatched before
     that position are never lost: if a ``feed`` call completed events before hitting the error,
     it returns them and the error is raised by the next ``feed`` or ``finish`` call instead. Once
-    failed, the decoder raises the same error (same class and message) on every later call.
+    failed, the decoder raises the same error (same class and message) on every later call, its
+    ``event_in_progress`` is ``False`` (no event can be completed any more), and
+    ``last_event_id`` and ``retry_ms`` keep what the stream before the error set.
     The results (events and errors) do not depend on how the stream is cut into chunks.
     """
 
@@ -248,7 +250,7 @@ class SseDecoder:
     @property
     def event_in_progress(self) -> bool:
         """True while a line is partly received (a pending CR does not count) or a non-comment
-        line has been seen since the last dispatch or blank line."""
+        line has been seen since the last dispatch or blank line; ``False`` once failed."""
 
     @property
     def last_event_id(self) -> str | None:

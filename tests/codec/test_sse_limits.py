@@ -280,3 +280,32 @@ def test_an_error_keeps_the_events_of_the_stream_before_it(backend: ModuleType) 
     assert outcome.events == [(None, "a", "1", None), (None, "b", "2", None)]
     assert outcome.error == (InvalidUtf8Error, "invalid UTF-8 at byte offset 42")
     assert outcome.last_event_id == "2"
+
+
+def test_a_failed_decoder_has_no_event_in_progress_and_keeps_id_and_retry(
+    backend: ModuleType,
+) -> None:
+    decoder = backend.SseDecoder()
+    events = decoder.feed(b"id: 1\nretry: 5\ndata: a\n\nid: 2\nretry: 6\ndata: b\n\xff\n")
+    assert [event_tuple(e) for e in events] == [(None, "a", "1", 5)]
+    assert decoder.event_in_progress is False  # failed, though "b" was being assembled
+    assert (decoder.last_event_id, decoder.retry_ms) == ("1", 6)
+    with pytest.raises(InvalidUtf8Error):
+        decoder.feed(b"data: c\n\n")
+    assert decoder.event_in_progress is False
+    assert (decoder.last_event_id, decoder.retry_ms) == ("1", 6)
+
+
+@pytest.mark.parametrize("stream", [b"\xef", b"data: x\xe2", b"data: " + b"y" * 30])
+def test_a_decoder_that_failed_at_finish_has_no_event_in_progress(
+    backend: ModuleType, stream: bytes
+) -> None:
+    decoder = backend.SseDecoder(20)
+    try:
+        decoder.feed(stream)
+        decoder.finish()
+    except CodecError:
+        pass
+    else:
+        pytest.fail("the stream should have failed")
+    assert decoder.event_in_progress is False

@@ -214,7 +214,9 @@ class SseDecoder:
     @property
     def event_in_progress(self) -> bool:
         """True while a line is partly received (a pending CR does not count) or a non-comment
-        line has been seen since the last dispatch or blank line."""
+        line has been seen since the last dispatch or blank line; False once failed."""
+        if self._error is not None:
+            return False
         return self._acc > 0 or bool(self._parts) or bool(self._head)
 
     @property
