@@ -40,6 +40,14 @@ raises these, all under ``McpAuthError`` and carrying ``server_id`` and
         ├── McpOAuthInsufficientScopeError       403 insufficient_scope beyond the step-up limit
         └── McpOAuthTokenStoreError              the store file is unreadable (``.path``)
 
+The clients (``mcpstream.Client``, ``mcpstream.AsyncClient``) raise the transport errors above
+(an unusable answer to ``initialize``, such as a protocol version mcpstream does not speak, is an
+``McpProtocolError``), the OAuth errors below, and, for a request the server answered with a
+JSON-RPC error, this one::
+
+    Exception
+    └── McpError                                 a JSON-RPC error (``.code``, ``.message``, ``.data``)
+
 Each transport error has a class-level ``error_code`` (a stable string for hosts to branch on and
 log) and ``retryable`` (whether sending the same call again may succeed as it is).
 
@@ -51,13 +59,14 @@ fragment, so no token or user data can leak through an error.
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import Any, ClassVar
 
 __all__ = [
     "CodecError",
     "InvalidUtf8Error",
     "JsonRpcProtocolError",
     "McpAuthError",
+    "McpError",
     "McpHttpTransportAuthRequiredError",
     "McpHttpTransportError",
     "McpHttpTransportProtocolError",
@@ -172,3 +181,32 @@ class McpHttpTransportSessionExpiredError(McpHttpTransportError):
 
     error_code: ClassVar[str] = "mcp_http_transport_session_expired"
     retryable: ClassVar[bool] = False
+
+
+class McpError(Exception):
+    """The server answered a request with a JSON-RPC error.
+
+    ``code`` is the JSON-RPC error code (``-32601`` method not found, ``-32602`` invalid params,
+    ``-32603`` internal error, or the server's own), ``message`` the server's message, ``data``
+    the error's optional ``data`` member (``None`` when absent), and ``method`` the request that
+    failed. Not a transport error: the exchange itself worked, and sending the same request again
+    gets the same answer.
+    """
+
+    METHOD_NOT_FOUND: ClassVar[int] = -32601
+    INVALID_PARAMS: ClassVar[int] = -32602
+    INTERNAL_ERROR: ClassVar[int] = -32603
+
+    def __init__(self, code: int, message: str, data: Any = None, *, method: str = "") -> None:
+        super().__init__(code, message, data)
+        self.code = code
+        self.message = message
+        self.data = data
+        self.method = method
+
+    def __str__(self) -> str:
+        where = f"'{self.method}' failed: " if self.method else ""
+        return f"{where}{self.message} (JSON-RPC error {self.code})"
+
+    def __repr__(self) -> str:
+        return f"McpError(code={self.code!r}, message={self.message!r}, method={self.method!r})"

@@ -1,0 +1,81 @@
+"""The high-level MCP client, sync (``Client``) and asyncio (``AsyncClient``).
+
+Both connect to one server over Streamable HTTP (the transports of ``mcpstream.transport_http``
+underneath), run the initialize handshake, and offer the MCP methods with typed results:
+``list_tools``, ``call_tool`` (with progress), ``list_resources``, ``read_resource``,
+``list_prompts``, ``get_prompt``, ``ping``. See ``Client`` for the details.
+"""
+
+from __future__ import annotations
+
+from ._core import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_REQUEST_TIMEOUT_S,
+    DEFAULT_TOOL_TIMEOUT_S,
+    LATEST_PROTOCOL_VERSION,
+    SUPPORTED_PROTOCOL_VERSIONS,
+)
+from .aio import AsyncClient
+from .content import (
+    AudioContent,
+    Content,
+    EmbeddedResource,
+    ImageContent,
+    ResourceContents,
+    ResourceLink,
+    TextContent,
+    UnknownContent,
+)
+from .events import (
+    ElicitationRequest,
+    ElicitationResponse,
+    Notification,
+    Progress,
+    SamplingRequest,
+    SamplingResponse,
+)
+from .results import (
+    Prompt,
+    PromptArgument,
+    PromptMessage,
+    PromptResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Tool,
+    ToolResult,
+)
+from .sync import Client
+
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "DEFAULT_REQUEST_TIMEOUT_S",
+    "DEFAULT_TOOL_TIMEOUT_S",
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "AsyncClient",
+    "AudioContent",
+    "Client",
+    "Content",
+    "ElicitationRequest",
+    "ElicitationResponse",
+    "EmbeddedResource",
+    "ImageContent",
+    "Notification",
+    "Progress",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptResult",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceTemplate",
+    "SamplingRequest",
+    "SamplingResponse",
+    "ServerInfo",
+    "TextContent",
+    "Tool",
+    "ToolResult",
+    "UnknownContent",
+]

@@ -1,0 +1,142 @@
+"""Content items of tool results, prompt messages and resources, as typed objects.
+
+Every item keeps the server's dict in ``raw``, so fields this module does not model (``_meta``,
+``annotations``, fields of later protocol revisions) stay available. An item of a type this
+module does not know becomes an ``UnknownContent``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import McpProtocolError
+
+__all__ = [
+    "AudioContent",
+    "Content",
+    "EmbeddedResource",
+    "ImageContent",
+    "ResourceContents",
+    "ResourceLink",
+    "TextContent",
+    "UnknownContent",
+    "parse_content",
+    "parse_resource_contents",
+]
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceContents:
+    """The contents of one resource: ``text`` for a text resource, ``blob`` (base64) for a
+    binary one."""
+
+    uri: str
+    mime_type: str | None = None
+    text: str | None = None
+    blob: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class TextContent:
+    """A text item (``type: "text"``)."""
+
+    text: str
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: str = "text"
+
+
+@dataclass(frozen=True, slots=True)
+class ImageContent:
+    """An image (``type: "image"``): base64 ``data`` of the given ``mime_type``."""
+
+    data: str
+    mime_type: str
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: str = "image"
+
+
+@dataclass(frozen=True, slots=True)
+class AudioContent:
+    """Audio (``type: "audio"``): base64 ``data`` of the given ``mime_type``."""
+
+    data: str
+    mime_type: str
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: str = "audio"
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceLink:
+    """A link to a resource the client may read (``type: "resource_link"``)."""
+
+    uri: str
+    name: str | None = None
+    description: str | None = None
+    mime_type: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: str = "resource_link"
+
+
+@dataclass(frozen=True, slots=True)
+class EmbeddedResource:
+    """A resource embedded in the result (``type: "resource"``)."""
+
+    resource: ResourceContents
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: str = "resource"
+
+
+@dataclass(frozen=True, slots=True)
+class UnknownContent:
+    """An item of a ``type`` this version of mcpstream does not model; see ``raw``."""
+
+    type: str
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+Content = (
+    TextContent | ImageContent | AudioContent | ResourceLink | EmbeddedResource | UnknownContent
+)
+"""Any content item."""
+
+
+def parse_resource_contents(item: Any) -> ResourceContents:
+    """One entry of ``contents`` (``resources/read``) or an embedded resource."""
+    if not isinstance(item, dict) or not isinstance(item.get("uri"), str):
+        raise McpProtocolError("the server sent resource contents without a 'uri'")
+    return ResourceContents(
+        uri=item["uri"],
+        mime_type=_str(item.get("mimeType")),
+        text=_str(item.get("text")),
+        blob=_str(item.get("blob")),
+        raw=item,
+    )
+
+
+def parse_content(item: Any) -> Content:
+    """One content item of a tool result or a prompt message."""
+    if not isinstance(item, dict):
+        raise McpProtocolError("the server sent a content item that is not an object")
+    kind = item.get("type")
+    if kind == "text" and isinstance(item.get("text"), str):
+        return TextContent(text=item["text"], raw=item)
+    if kind in ("image", "audio") and isinstance(item.get("data"), str):
+        cls = ImageContent if kind == "image" else AudioContent
+        return cls(data=item["data"], mime_type=_str(item.get("mimeType")) or "", raw=item)
+    if kind == "resource_link" and isinstance(item.get("uri"), str):
+        return ResourceLink(
+            uri=item["uri"],
+            name=_str(item.get("name")),
+            description=_str(item.get("description")),
+            mime_type=_str(item.get("mimeType")),
+            raw=item,
+        )
+    if kind == "resource" and isinstance(item.get("resource"), dict):
+        return EmbeddedResource(resource=parse_resource_contents(item["resource"]), raw=item)
+    return UnknownContent(type=str(kind), raw=item)

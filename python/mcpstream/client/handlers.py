@@ -1,0 +1,169 @@
+"""Answers to requests the server sends to the client, plugged into the transport's
+``server_request_handler``.
+
+The defaults:
+
+* ``ping``: answered (an empty result), always.
+* ``elicitation/create``: the client announces the ``elicitation`` capability and, without an
+  ``elicitation_handler``, declines (``{"action": "decline"}``): the server's tool learns that no
+  user is there to ask, and goes on.
+* ``sampling/createMessage``: announced only with a ``sampling_handler``; otherwise refused with
+  "method not found".
+* ``roots/list``: announced only with ``roots``; answered with them.
+* anything else: "method not found".
+
+A handler returns its answer (or, for ``AsyncClient``, may return an awaitable of it); raising
+``McpServerRequestHandlerError(code, message)`` sends that JSON-RPC error instead.
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from ..codec import JsonRpcId
+from ..server_requests import McpServerRequestContext, McpUnsupportedServerRequestError
+from .events import ElicitationRequest, ElicitationResponse, SamplingRequest, SamplingResponse
+
+__all__ = [
+    "AsyncServerRequestRouter",
+    "ElicitationHandler",
+    "SamplingHandler",
+    "ServerRequestRouter",
+    "ServerRequests",
+    "root_entries",
+]
+
+ElicitationAnswer = ElicitationResponse | dict[str, Any]
+SamplingAnswer = SamplingResponse | dict[str, Any]
+ElicitationHandler = Callable[
+    [ElicitationRequest], ElicitationAnswer | Awaitable[ElicitationAnswer]
+]
+"""Answers ``elicitation/create``; for ``Client``, must not return an awaitable."""
+SamplingHandler = Callable[[SamplingRequest], SamplingAnswer | Awaitable[SamplingAnswer]]
+"""Answers ``sampling/createMessage``; for ``Client``, must not return an awaitable."""
+
+
+def _decline(_: ElicitationRequest) -> ElicitationResponse:
+    return ElicitationResponse(action="decline")
+
+
+def root_entries(roots: Sequence[str | Path]) -> list[dict[str, str]]:
+    """``roots/list`` entries: a ``Path`` (or a string without a scheme) becomes a ``file://``
+    URI of its absolute path; a string with a scheme is taken as it is."""
+    entries = []
+    for root in roots:
+        if isinstance(root, str) and "://" in root:
+            uri, name = root, root.rstrip("/").rsplit("/", 1)[-1]
+        else:
+            path = Path(root).expanduser().resolve()
+            uri, name = path.as_uri(), path.name or str(path)
+        entries.append({"uri": uri, "name": name})
+    return entries
+
+
+@dataclass(frozen=True, slots=True)
+class _Call:
+    """Call ``function(argument)`` and turn what it returns into the result with ``finish``."""
+
+    function: Callable[[Any], Any]
+    argument: Any
+    finish: Callable[[Any], Any]
+
+
+def _to_result(answer: Any) -> Any:
+    if isinstance(answer, ElicitationResponse | SamplingResponse):
+        return answer.to_result()
+    return answer
+
+
+class ServerRequests:
+    """The routing of server requests, shared by the sync and the async adapter."""
+
+    def __init__(
+        self,
+        *,
+        elicitation_handler: ElicitationHandler | None,
+        sampling_handler: SamplingHandler | None,
+        roots: Sequence[str | Path] | None,
+    ) -> None:
+        self.elicitation_handler: ElicitationHandler = elicitation_handler or _decline
+        self.sampling_handler = sampling_handler
+        self.roots = None if roots is None else root_entries(roots)
+
+    def capabilities(self) -> dict[str, Any]:
+        """The client capabilities to announce in ``initialize``."""
+        capabilities: dict[str, Any] = {"elicitation": {"form": {}, "url": {}}}
+        if self.sampling_handler is not None:
+            capabilities["sampling"] = {}
+        if self.roots is not None:
+            capabilities["roots"] = {"listChanged": False}
+        return capabilities
+
+    def route(self, method: str, params: Any) -> _Call | Any:
+        """A ``_Call`` to make, or the result itself; raises for unsupported methods."""
+        if method == "ping":
+            return {}
+        if method == "elicitation/create":
+            return _Call(
+                self.elicitation_handler, ElicitationRequest.from_params(params), _to_result
+            )
+        if method == "sampling/createMessage" and self.sampling_handler is not None:
+            return _Call(self.sampling_handler, SamplingRequest.from_params(params), _to_result)
+        if method == "roots/list" and self.roots is not None:
+            return {"roots": list(self.roots)}
+        raise McpUnsupportedServerRequestError(method)
+
+
+class ServerRequestRouter:
+    """The sync transport's ``McpServerRequestHandler``."""
+
+    def __init__(self, requests: ServerRequests) -> None:
+        self._requests = requests
+
+    def handle_request(
+        self,
+        *,
+        context: McpServerRequestContext,
+        method: str,
+        request_id: JsonRpcId,
+        params: Any | None,
+    ) -> Any:
+        """Answer one server request (see the module docstring)."""
+        step = self._requests.route(method, params)
+        if not isinstance(step, _Call):
+            return step
+        answer = step.function(step.argument)
+        if inspect.isawaitable(answer):
+            close = getattr(answer, "close", None)
+            if callable(close):
+                close()
+            raise TypeError("a handler of the sync Client returned an awaitable")
+        return step.finish(answer)
+
+
+class AsyncServerRequestRouter:
+    """The async transport's ``AsyncMcpServerRequestHandler``; handlers may be sync or async."""
+
+    def __init__(self, requests: ServerRequests) -> None:
+        self._requests = requests
+
+    async def handle_request(
+        self,
+        *,
+        context: McpServerRequestContext,
+        method: str,
+        request_id: JsonRpcId,
+        params: Any | None,
+    ) -> Any:
+        """Answer one server request (see the module docstring)."""
+        step = self._requests.route(method, params)
+        if not isinstance(step, _Call):
+            return step
+        answer = step.function(step.argument)
+        if inspect.isawaitable(answer):
+            answer = await answer
+        return step.finish(answer)

@@ -1,0 +1,264 @@
+"""What the client returns: the server's answers as typed, frozen dataclasses.
+
+Each keeps the server's dict in ``raw`` (fields this module does not model stay available), and
+each is built by a ``from_dict`` that checks the fields the client relies on and raises
+``McpProtocolError`` when the server broke the schema there.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..errors import McpProtocolError
+from .content import Content, ResourceContents, TextContent, parse_content, parse_resource_contents
+
+__all__ = [
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptResult",
+    "Resource",
+    "ResourceTemplate",
+    "ServerInfo",
+    "Tool",
+    "ToolResult",
+]
+
+
+def _str(value: Any) -> str | None:
+    return value if isinstance(value, str) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _required_str(item: Any, key: str, what: str) -> str:
+    if not isinstance(item, dict) or not isinstance(item.get(key), str):
+        raise McpProtocolError(f"the server sent {what} without a '{key}'")
+    value: str = item[key]
+    return value
+
+
+@dataclass(frozen=True, slots=True)
+class ServerInfo:
+    """The server's answer to ``initialize``: who it is, the protocol version agreed on, what it
+    can do (``capabilities``, as sent) and its ``instructions`` for the model, if any."""
+
+    protocol_version: str
+    name: str
+    version: str
+    capabilities: dict[str, Any]
+    instructions: str | None = None
+    title: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, result: Any) -> ServerInfo:
+        """Parse the ``initialize`` result."""
+        version = _required_str(result, "protocolVersion", "an initialize result")
+        info = _dict(result.get("serverInfo"))
+        return cls(
+            protocol_version=version,
+            name=_str(info.get("name")) or "",
+            version=_str(info.get("version")) or "",
+            capabilities=_dict(result.get("capabilities")),
+            instructions=_str(result.get("instructions")),
+            title=_str(info.get("title")),
+            raw=result,
+        )
+
+    def supports(self, capability: str) -> bool:
+        """True when the server announced ``capability`` (``"tools"``, ``"resources"``, ...)."""
+        return capability in self.capabilities
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool the server offers: its ``name``, ``description`` and JSON Schemas (as sent,
+    untouched, whatever their dialect)."""
+
+    name: str
+    description: str | None = None
+    input_schema: dict[str, Any] = field(default_factory=dict)
+    output_schema: dict[str, Any] | None = None
+    title: str | None = None
+    annotations: dict[str, Any] | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, item: Any) -> Tool:
+        """Parse one entry of ``tools/list``."""
+        name = _required_str(item, "name", "a tool")
+        output_schema = item.get("outputSchema")
+        annotations = item.get("annotations")
+        return cls(
+            name=name,
+            description=_str(item.get("description")),
+            input_schema=_dict(item.get("inputSchema")),
+            output_schema=output_schema if isinstance(output_schema, dict) else None,
+            title=_str(item.get("title")),
+            annotations=annotations if isinstance(annotations, dict) else None,
+            raw=item,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ToolResult:
+    """The result of ``tools/call``. ``is_error`` is the tool's own failure (the call itself
+    worked; the content says what went wrong); ``structured`` is ``structuredContent``."""
+
+    content: tuple[Content, ...]
+    is_error: bool = False
+    structured: Any = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, result: Any) -> ToolResult:
+        """Parse the ``tools/call`` result."""
+        if not isinstance(result, dict) or not isinstance(result.get("content", []), list):
+            raise McpProtocolError("the server sent a tool result without a 'content' list")
+        return cls(
+            content=tuple(parse_content(item) for item in result.get("content", [])),
+            is_error=result.get("isError") is True,
+            structured=result.get("structuredContent"),
+            raw=result,
+        )
+
+    @property
+    def text(self) -> str:
+        """The text items joined by newlines (``""`` when there is none)."""
+        return "\n".join(item.text for item in self.content if isinstance(item, TextContent))
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """A resource the server offers (one entry of ``resources/list``)."""
+
+    uri: str
+    name: str
+    description: str | None = None
+    mime_type: str | None = None
+    size: int | None = None
+    title: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, item: Any) -> Resource:
+        """Parse one entry of ``resources/list``."""
+        uri = _required_str(item, "uri", "a resource")
+        size = item.get("size")
+        return cls(
+            uri=uri,
+            name=_str(item.get("name")) or uri,
+            description=_str(item.get("description")),
+            mime_type=_str(item.get("mimeType")),
+            size=size if isinstance(size, int) and not isinstance(size, bool) else None,
+            title=_str(item.get("title")),
+            raw=item,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class ResourceTemplate:
+    """A parametrized resource (one entry of ``resources/templates/list``)."""
+
+    uri_template: str
+    name: str
+    description: str | None = None
+    mime_type: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, item: Any) -> ResourceTemplate:
+        """Parse one entry of ``resources/templates/list``."""
+        template = _required_str(item, "uriTemplate", "a resource template")
+        return cls(
+            uri_template=template,
+            name=_str(item.get("name")) or template,
+            description=_str(item.get("description")),
+            mime_type=_str(item.get("mimeType")),
+            raw=item,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PromptArgument:
+    """One argument a prompt takes."""
+
+    name: str
+    description: str | None = None
+    required: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Prompt:
+    """A prompt template the server offers (one entry of ``prompts/list``)."""
+
+    name: str
+    description: str | None = None
+    arguments: tuple[PromptArgument, ...] = ()
+    title: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, item: Any) -> Prompt:
+        """Parse one entry of ``prompts/list``."""
+        name = _required_str(item, "name", "a prompt")
+        arguments = item.get("arguments")
+        return cls(
+            name=name,
+            description=_str(item.get("description")),
+            arguments=tuple(
+                PromptArgument(
+                    name=_required_str(argument, "name", "a prompt argument"),
+                    description=_str(argument.get("description")),
+                    required=argument.get("required") is True,
+                )
+                for argument in (arguments if isinstance(arguments, list) else [])
+            ),
+            title=_str(item.get("title")),
+            raw=item,
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class PromptMessage:
+    """One message of a rendered prompt: ``role`` (``"user"`` or ``"assistant"``) and one
+    content item."""
+
+    role: str
+    content: Content
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+
+@dataclass(frozen=True, slots=True)
+class PromptResult:
+    """The result of ``prompts/get``: the rendered messages."""
+
+    messages: tuple[PromptMessage, ...]
+    description: str | None = None
+    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+
+    @classmethod
+    def from_dict(cls, result: Any) -> PromptResult:
+        """Parse the ``prompts/get`` result."""
+        if not isinstance(result, dict) or not isinstance(result.get("messages"), list):
+            raise McpProtocolError("the server sent a prompt without a 'messages' list")
+        messages = tuple(
+            PromptMessage(
+                role=_required_str(item, "role", "a prompt message"),
+                content=parse_content(item.get("content")),
+                raw=item,
+            )
+            for item in result["messages"]
+        )
+        return cls(messages=messages, description=_str(result.get("description")), raw=result)
+
+
+def parse_read_resource(result: Any) -> tuple[ResourceContents, ...]:
+    """Parse the ``resources/read`` result."""
+    if not isinstance(result, dict) or not isinstance(result.get("contents"), list):
+        raise McpProtocolError("the server sent a resource without a 'contents' list")
+    return tuple(parse_resource_contents(item) for item in result["contents"])

@@ -1,0 +1,325 @@
+"""``Client``: a blocking MCP client over ``McpHttpTransport``."""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, TypeVar
+
+import httpx
+
+from ..errors import McpHttpTransportSessionExpiredError
+from ..transport_http import McpHttpTransport
+from ._core import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_REQUEST_TIMEOUT_S,
+    DEFAULT_TOOL_TIMEOUT_S,
+    ClientSettings,
+    Pager,
+    initialize_params,
+    negotiate,
+    retry_after_expiry,
+    tool_call_params,
+    unwrap,
+)
+from ._notify import NotificationCallback, NotificationPump, NotificationRouter, ProgressCallback
+from ._oauth import OAuthAuth, OAuthOption, oauth_session
+from .content import ResourceContents
+from .handlers import ElicitationHandler, SamplingHandler, ServerRequestRouter, ServerRequests
+from .results import (
+    Prompt,
+    PromptResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Tool,
+    ToolResult,
+    parse_read_resource,
+)
+
+__all__ = ["Client"]
+
+logger = logging.getLogger("mcpstream.client")
+T = TypeVar("T")
+
+
+class Client:
+    """A blocking client for one MCP server over Streamable HTTP.
+
+    ::
+
+        with Client("http://127.0.0.1:8000/mcp") as client:
+            tools = client.list_tools()
+            result = client.call_tool("add", {"a": 1, "b": 2}, progress=print)
+            print(result.text)
+
+    ``connect`` (run by ``with``, or by the first call) does the initialize handshake: it offers
+    protocol version 2025-11-25 and accepts 2025-06-18 and 2025-03-26 too. Authentication:
+    static ``headers``, a bearer ``token``, or ``oauth=True`` for the login stored by
+    ``mcpstream auth login URL`` (or ``McpOAuthClientSettings`` / an ``McpOAuthSession``).
+    Timeouts: ``connect_timeout_s`` for the handshake, ``request_timeout_s`` for listings,
+    reads and pings, ``tool_timeout_s`` for tool calls; each call may pass its own.
+
+    ``on_notification`` gets every notification the server sends (progress of a call with a
+    ``progress`` callback goes to that callback instead); callbacks run on a background thread
+    or on the calling thread, and must not block for long. ``elicitation_handler`` answers
+    the server's questions to the user (default: decline), ``sampling_handler`` its requests
+    for a completion (default: refused), and ``roots`` are the roots offered to it.
+
+    When the server lost the session (it restarted: HTTP 404 to a request with the session id),
+    the client initializes a new session once on its own and sends the call again. Any call may
+    be sent again: a 404 on the session means the server did not run it. JSON-RPC errors are
+    raised as ``McpError``; everything else as the transport's errors (``mcpstream.errors``).
+    Safe to share between threads.
+    """
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        token: str | None = None,
+        oauth: OAuthOption = None,
+        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+        request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
+        tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
+        on_notification: NotificationCallback | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
+        sampling_handler: SamplingHandler | None = None,
+        roots: Sequence[str | Path] | None = None,
+        client_name: str = "mcpstream",
+        client_version: str | None = None,
+        server_id: str | None = None,
+        http_client: httpx.Client | None = None,
+    ) -> None:
+        self._settings = ClientSettings.create(
+            url,
+            headers=headers,
+            token=token,
+            server_id=server_id,
+            connect_timeout_s=connect_timeout_s,
+            request_timeout_s=request_timeout_s,
+            tool_timeout_s=tool_timeout_s,
+            client_name=client_name,
+            client_version=client_version,
+        )
+        self._requests = ServerRequests(
+            elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
+        )
+        session = oauth_session(oauth, url, server_id)
+        if session is not None and http_client is not None:
+            raise ValueError("give either oauth or http_client, not both")
+        self._owned_http: httpx.Client | None = None
+        if session is not None:
+            http_client = self._owned_http = httpx.Client(
+                auth=OAuthAuth(session), follow_redirects=False
+            )
+        self._transport = McpHttpTransport(
+            server=self._settings.server,
+            workspace_root=Path.cwd(),
+            client=http_client,
+            server_request_handler=ServerRequestRouter(self._requests),
+        )
+        self._router = NotificationRouter(on_notification)
+        self._pump = NotificationPump(
+            self._transport.drain_notifications,
+            self._router,
+            name=f"mcpstream-notifications-{self._settings.server.id}",
+        )
+        self._lock = threading.RLock()
+        self._server_info: ServerInfo | None = None
+        self._generation = 0
+        self._closed = False
+        self.session_renewals = 0
+        """How many times a new session was initialized after the server lost one."""
+
+    def __repr__(self) -> str:
+        return f"Client({self._transport!r})"
+
+    # -- session ---------------------------------------------------------------------------
+
+    @property
+    def server_info(self) -> ServerInfo | None:
+        """The server's answer to ``initialize`` (None before ``connect``)."""
+        return self._server_info
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version agreed on (None before ``connect``)."""
+        info = self._server_info
+        return info.protocol_version if info is not None else None
+
+    @property
+    def closed(self) -> bool:
+        """True once ``close`` was called."""
+        return self._closed
+
+    def connect(self) -> ServerInfo:
+        """Initialize the session (once); returns the server's info."""
+        with self._lock:
+            if self._server_info is None:
+                self._handshake()
+            assert self._server_info is not None
+            return self._server_info
+
+    def _handshake(self) -> None:
+        timeout_s = self._settings.connect_timeout_s
+        params = initialize_params(self._requests.capabilities(), self._settings.client_info)
+        response = self._transport.request(method="initialize", params=params, timeout_s=timeout_s)
+        info = negotiate(unwrap(response, "initialize"))
+        self._transport.set_negotiated_protocol_version(info.protocol_version)
+        self._transport.send_notification(
+            method="notifications/initialized", params=None, completion_timeout_s=timeout_s
+        )
+        self._server_info = info
+        self._generation += 1
+        self._pump.start()
+
+    def _renew_session(self, generation: int) -> None:
+        with self._lock:
+            if self._generation != generation:
+                return  # another thread renewed it already
+            logger.info(
+                "MCP server %r lost the session; initializing a new one", self._settings.server.id
+            )
+            self._transport.reset_session_state()
+            self._server_info = None
+            self._handshake()
+            self.session_renewals += 1
+
+    def _send(self, method: str, params: Any, timeout_s: float) -> Any:
+        with self._lock:
+            if self._server_info is None:
+                self._handshake()
+            generation = self._generation
+        with self._pump.active():
+            try:
+                response = self._transport.request(
+                    method=method, params=params, timeout_s=timeout_s
+                )
+            except McpHttpTransportSessionExpiredError as exc:
+                if not retry_after_expiry(exc):
+                    raise
+                self._renew_session(generation)
+                response = self._transport.request(
+                    method=method, params=params, timeout_s=timeout_s
+                )
+        return unwrap(response, method)
+
+    def request(self, method: str, params: Any = None, *, timeout_s: float | None = None) -> Any:
+        """Send any request and return its raw result (the escape hatch for methods this class
+        has no wrapper for)."""
+        return self._send(method, params, timeout_s or self._settings.request_timeout_s)
+
+    # -- the MCP methods -------------------------------------------------------------------
+
+    def ping(self, *, timeout_s: float | None = None) -> float:
+        """Ping the server; returns the round trip in seconds."""
+        started = time.perf_counter()
+        self.request("ping", timeout_s=timeout_s)
+        return time.perf_counter() - started
+
+    def _list(
+        self, method: str, key: str, parse: Callable[[Any], T], timeout_s: float | None
+    ) -> list[T]:
+        pager = Pager(method, key)
+        items: list[T] = []
+        while not pager.done:
+            result = self.request(method, pager.params(), timeout_s=timeout_s)
+            items.extend(parse(item) for item in pager.take(result))
+        return items
+
+    def list_tools(self, *, timeout_s: float | None = None) -> list[Tool]:
+        """Every tool of the server (all pages)."""
+        return self._list("tools/list", "tools", Tool.from_dict, timeout_s)
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: ProgressCallback | None = None,
+        timeout_s: float | None = None,
+        meta: Mapping[str, Any] | None = None,
+    ) -> ToolResult:
+        """Call the tool ``name``. ``progress`` gets the call's progress notifications while it
+        runs (a progress token is sent in ``_meta``); all of them are delivered before this
+        returns. A tool's own failure is ``ToolResult.is_error``, not an exception."""
+        token = self._router.register(progress) if progress is not None else None
+        try:
+            params = tool_call_params(name, arguments, progress_token=token, meta=meta)
+            result = self._send("tools/call", params, timeout_s or self._settings.tool_timeout_s)
+        finally:
+            if token is not None:
+                self._router.release(token)
+        return ToolResult.from_dict(result)
+
+    def list_resources(self, *, timeout_s: float | None = None) -> list[Resource]:
+        """Every resource of the server (all pages)."""
+        return self._list("resources/list", "resources", Resource.from_dict, timeout_s)
+
+    def list_resource_templates(self, *, timeout_s: float | None = None) -> list[ResourceTemplate]:
+        """Every resource template of the server (all pages)."""
+        return self._list(
+            "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, timeout_s
+        )
+
+    def read_resource(self, uri: str, *, timeout_s: float | None = None) -> list[ResourceContents]:
+        """The contents of the resource ``uri``."""
+        return list(
+            parse_read_resource(self.request("resources/read", {"uri": uri}, timeout_s=timeout_s))
+        )
+
+    def list_prompts(self, *, timeout_s: float | None = None) -> list[Prompt]:
+        """Every prompt of the server (all pages)."""
+        return self._list("prompts/list", "prompts", Prompt.from_dict, timeout_s)
+
+    def get_prompt(
+        self,
+        name: str,
+        arguments: Mapping[str, str] | None = None,
+        *,
+        timeout_s: float | None = None,
+    ) -> PromptResult:
+        """The prompt ``name`` rendered with ``arguments``."""
+        params: dict[str, Any] = {"name": name}
+        if arguments:
+            params["arguments"] = dict(arguments)
+        return PromptResult.from_dict(self.request("prompts/get", params, timeout_s=timeout_s))
+
+    # -- closing ---------------------------------------------------------------------------
+
+    def close(self) -> None:
+        """End the session (DELETE), stop the notification thread, close the connections.
+        Idempotent."""
+        with self._lock:
+            if self._closed:
+                return
+            self._closed = True
+        try:
+            self._transport.close()
+        finally:
+            self._pump.stop()
+            self._pump.flush()
+            if self._owned_http is not None:
+                self._owned_http.close()
+
+    def __enter__(self) -> Client:
+        try:
+            self.connect()
+        except BaseException:
+            self.close()
+            raise
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self.close()
