@@ -14,13 +14,13 @@ from collections.abc import Callable, Sequence
 
 from .. import __version__
 from ..errors import McpAuthError, McpTransportError
-from . import auth
+from . import auth, bench, call, demo, tools
 
 __all__ = ["build_parser", "main"]
 
 Handler = Callable[[argparse.Namespace], int]
 
-_COMMAND_GROUPS = (auth,)
+_COMMAND_GROUPS = (demo, tools, call, bench, auth)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,127 @@
+"""SSE bodies shaped like MCP traffic, cut into chunks as a socket would deliver them."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Workload", "builtin_workloads"]
+
+
+@dataclass(frozen=True, slots=True)
+class Workload:
+    """A body cut into ``chunks``, the number of ``events`` it carries, its ``size`` in bytes."""
+
+    name: str
+    description: str
+    chunks: tuple[bytes, ...]
+    events: int
+
+    @property
+    def size(self) -> int:
+        """The body's size in bytes."""
+        return sum(len(chunk) for chunk in self.chunks)
+
+
+def _sse(message: Any, event_id: str | None = None) -> str:
+    head = f"id: {event_id}\n" if event_id is not None else ""
+    data = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
+    return f"{head}event: message\ndata: {data}\n\n"
+
+
+def _cut(body: str, chunk: int) -> tuple[bytes, ...]:
+    raw = body.encode("utf-8")
+    return tuple(raw[i : i + chunk] for i in range(0, len(raw), chunk))
+
+
+def _result(result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": result}
+
+
+def many_small(count: int) -> Workload:
+    """``count`` progress notifications with event ids, then the response."""
+    parts = [
+        _sse(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/progress",
+                "params": {
+                    "progressToken": "tok-1",
+                    "progress": i,
+                    "total": count,
+                    "message": f"step {i} of {count}",
+                },
+            },
+            event_id=f"ev-{i}",
+        )
+        for i in range(count)
+    ]
+    parts.append(_sse(_result({"content": [{"type": "text", "text": "done"}]})))
+    return Workload(
+        "many small",
+        f"{count:,} progress notifications",
+        _cut("".join(parts), 16384),
+        count + 1,
+    )
+
+
+def one_large(size: int) -> Workload:
+    """One tool result carrying ``size`` characters of text."""
+    unit = "lorem ipsum dolor sit amet, consectetur adipiscing elit; "
+    text = (unit * (size // len(unit) + 1))[:size]
+    body = _sse(_result({"content": [{"type": "text", "text": text}]}))
+    return Workload("one large", f"a {size / 2**20:.0f} MiB tool result", _cut(body, 16384), 1)
+
+
+def multiline_large(rows: int) -> Workload:
+    """A pretty-printed result spread over many ``data:`` lines."""
+    text = json.dumps(
+        _result({"rows": [{"i": i, "name": f"row-{i}"} for i in range(rows)]}), indent=1
+    )
+    body = "event: message\n" + "".join(f"data: {line}\n" for line in text.split("\n")) + "\n"
+    return Workload(
+        "multi-line",
+        f"{rows:,} rows over {text.count(chr(10)) + 1:,} data lines",
+        _cut(body, 16384),
+        1,
+    )
+
+
+_CJK_HEAD = "\u8fdb\u5ea6"
+_CJK_TAIL = "\u2713 \u65e5\u672c\u8a9e\u30c6\u30ad\u30b9\u30c8 \U0001f680"
+
+
+def cjk_small_chunks(count: int) -> Workload:
+    """Log notifications in CJK text and emoji, in 1000-byte chunks that split characters."""
+    parts = [
+        _sse(
+            {
+                "jsonrpc": "2.0",
+                "method": "notifications/message",
+                "params": {
+                    "level": "info",
+                    "data": f"{_CJK_HEAD} {i} {_CJK_TAIL} " * 3,
+                },
+            }
+        )
+        for i in range(count)
+    ]
+    parts.append(_sse(_result({})))
+    return Workload(
+        "CJK chunks",
+        f"{count:,} notifications in 1000-byte chunks",
+        _cut("".join(parts), 1000),
+        count + 1,
+    )
+
+
+def builtin_workloads(*, quick: bool = False) -> list[Workload]:
+    """The four workloads; ``quick`` makes each about ten times smaller."""
+    scale = 10 if quick else 1
+    return [
+        many_small(20_000 // scale),
+        one_large(4 * 2**20 // (4 if quick else 1)),
+        multiline_large(12_500 // scale),
+        cjk_small_chunks(3_000 // scale),
+    ]

@@ -1,0 +1,190 @@
+"""What the client subcommands (``tools``, ``call``, ``ping``, ``demo``) share: the connection
+options, building a ``Client`` from them, and turning failures into one line and an exit status.
+
+Exit statuses: 0 success; 1 the server answered with an error (a JSON-RPC error, a tool that
+failed) or another failure; 2 bad arguments; 3 the server cannot be reached; 4 authentication
+is required or failed; 5 a timeout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import os
+import re
+import sys
+from collections.abc import Callable
+from typing import Any
+
+import httpx
+
+from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client
+from ..errors import (
+    McpAuthError,
+    McpError,
+    McpHttpTransportAuthRequiredError,
+    McpTimeoutError,
+    McpTransportError,
+)
+from ..oauth.urls import safe_url
+
+__all__ = [
+    "EXIT_AUTH",
+    "EXIT_ERROR",
+    "EXIT_OK",
+    "EXIT_STATUS_HELP",
+    "EXIT_TIMEOUT",
+    "EXIT_UNREACHABLE",
+    "EXIT_USAGE",
+    "UsageError",
+    "add_connection_options",
+    "fail",
+    "guarded",
+    "open_client",
+]
+
+EXIT_OK = 0
+EXIT_ERROR = 1
+EXIT_USAGE = 2
+EXIT_UNREACHABLE = 3
+EXIT_AUTH = 4
+EXIT_TIMEOUT = 5
+EXIT_STATUS_HELP = (
+    "exit status: 0 ok, 1 error from the server, 2 bad arguments, 3 server unreachable, "
+    "4 authentication required, 5 timeout"
+)
+
+Handler = Callable[[argparse.Namespace], int]
+
+
+class UsageError(ValueError):
+    """Bad arguments found after parsing (exit status 2)."""
+
+
+def add_connection_options(parser: argparse.ArgumentParser) -> None:
+    """The server URL and how to reach it: headers, a token, OAuth, timeouts."""
+    parser.add_argument("url", help="the MCP endpoint, e.g. http://127.0.0.1:8000/mcp")
+    parser.add_argument(
+        "-H",
+        "--header",
+        action="append",
+        default=[],
+        metavar="'NAME: VALUE'",
+        help="send this HTTP header with every request (repeatable)",
+    )
+    auth = parser.add_mutually_exclusive_group()
+    auth.add_argument("--token", help="send 'Authorization: Bearer TOKEN'")
+    auth.add_argument(
+        "--auth",
+        action="store_true",
+        help="use the OAuth login stored by 'mcpstream auth login URL'",
+    )
+    parser.add_argument(
+        "--timeout",
+        type=float,
+        metavar="SECONDS",
+        help="time budget of the request (default: 60 s; 600 s for a tool call)",
+    )
+    parser.add_argument(
+        "--connect-timeout",
+        type=float,
+        default=DEFAULT_CONNECT_TIMEOUT_S,
+        metavar="SECONDS",
+        help=f"time budget of the handshake (default: {DEFAULT_CONNECT_TIMEOUT_S:g} s)",
+    )
+
+
+def _headers(values: list[str]) -> dict[str, str]:
+    headers: dict[str, str] = {}
+    for value in values:
+        name, sep, content = value.partition(":")
+        if (
+            not sep
+            or not name.strip()
+            or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip())
+        ):
+            raise UsageError(f"--header takes 'Name: value', not {value!r}")
+        headers[name.strip()] = content.strip()
+    return headers
+
+
+def open_client(args: argparse.Namespace, **kwargs: Any) -> Client:
+    """A ``Client`` for the connection options in ``args`` (not yet connected)."""
+    for name in ("timeout", "connect_timeout"):
+        value = getattr(args, name, None)
+        if value is not None and not value > 0:
+            raise UsageError(f"--{name.replace('_', '-')} must be a positive number of seconds")
+    if args.timeout is not None:
+        kwargs.setdefault("request_timeout_s", args.timeout)
+        kwargs.setdefault("tool_timeout_s", args.timeout)
+    try:
+        return Client(
+            args.url,
+            headers=_headers(args.header),
+            token=args.token,
+            oauth=True if args.auth else None,
+            connect_timeout_s=args.connect_timeout,
+            **kwargs,
+        )
+    except ValueError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _unreachable_reason(exc: BaseException) -> str | None:
+    """Why the server could not be reached, when ``exc`` was caused by that."""
+    cause = exc.__cause__
+    if not isinstance(cause, httpx.ConnectError | httpx.UnsupportedProtocol):
+        return None
+    text = str(cause) or type(cause).__name__
+    text = re.sub(r"^\[Errno -?\d+\]\s*", "", text)
+    return text[:1].lower() + text[1:]
+
+
+def _describe(exc: BaseException, url: str | None) -> tuple[str, int]:
+    """The one-line message and exit status for ``exc``."""
+    where = safe_url(url) if url else "the server"
+    if isinstance(exc, UsageError):
+        return str(exc), EXIT_USAGE
+    if isinstance(exc, McpError):
+        return f"the server answered with an error: {exc}", EXIT_ERROR
+    if isinstance(exc, McpHttpTransportAuthRequiredError):
+        return (
+            f"{where} requires authentication (HTTP 401): log in with "
+            f"'mcpstream auth login {where}' and add --auth, or pass --token or --header",
+            EXIT_AUTH,
+        )
+    if isinstance(exc, McpAuthError):
+        return str(exc), EXIT_AUTH
+    if isinstance(exc, McpTimeoutError):
+        return str(exc), EXIT_TIMEOUT
+    reason = _unreachable_reason(exc)
+    if reason is not None:
+        return f"cannot connect to {where}: {reason}", EXIT_UNREACHABLE
+    return str(exc) or type(exc).__name__, EXIT_ERROR
+
+
+def fail(message: str, status: int) -> int:
+    """Print ``message`` as the command's one error line; returns ``status``."""
+    print(f"mcpstream: error: {message}", file=sys.stderr)
+    return status
+
+
+def guarded(handler: Handler) -> Handler:
+    """Run ``handler``; turn mcpstream's errors into one line on stderr and an exit status (a
+    traceback only with ``--debug``)."""
+
+    @functools.wraps(handler)
+    def run(args: argparse.Namespace) -> int:
+        try:
+            return handler(args)
+        except (McpError, McpTransportError, UsageError) as exc:
+            if getattr(args, "debug", False):
+                raise
+            message, status = _describe(exc, getattr(args, "url", None))
+            return fail(message, status)
+        except BrokenPipeError:
+            # The reader went away (``| head``): stop writing, without a traceback at exit.
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            return EXIT_ERROR
+
+    return run

@@ -1,0 +1,120 @@
+"""``mcpstream tools URL`` and ``mcpstream ping URL``."""
+
+from __future__ import annotations
+
+import argparse
+import time
+from typing import Any
+
+from rich.table import Table
+
+from ..client import Tool
+from ._common import (
+    EXIT_OK,
+    EXIT_STATUS_HELP,
+    UsageError,
+    add_connection_options,
+    guarded,
+    open_client,
+)
+from ._output import one_line, out_console, print_json, server_json, server_label
+
+__all__ = ["register"]
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``tools`` and ``ping`` commands."""
+    tools = subparsers.add_parser(
+        "tools",
+        help="list the tools of an MCP server",
+        description="List the tools of an MCP server (all pages).",
+        epilog=EXIT_STATUS_HELP,
+    )
+    add_connection_options(tools)
+    tools.add_argument("--json", action="store_true", help="print JSON (for scripts)")
+    tools.set_defaults(handler=guarded(run_tools))
+
+    ping = subparsers.add_parser(
+        "ping",
+        help="check that an MCP server answers",
+        description="Connect to an MCP server and ping it.",
+        epilog=EXIT_STATUS_HELP,
+    )
+    add_connection_options(ping)
+    ping.add_argument("--json", action="store_true", help="print JSON (for scripts)")
+    ping.add_argument(
+        "-c", "--count", type=int, default=1, help="how many pings to send (default: 1)"
+    )
+    ping.set_defaults(handler=guarded(run_ping))
+
+
+def argument_summary(tool: Tool) -> str:
+    """``name*: type`` for each argument of ``tool`` (``*``: required)."""
+    properties = tool.input_schema.get("properties")
+    if not isinstance(properties, dict) or not properties:
+        return ""
+    required = tool.input_schema.get("required")
+    required_names = set(required) if isinstance(required, list) else set()
+    parts = []
+    for name, schema in properties.items():
+        kind = schema.get("type") if isinstance(schema, dict) else None
+        if isinstance(kind, list):
+            kind = "|".join(str(k) for k in kind)
+        mark = "*" if name in required_names else ""
+        parts.append(f"{name}{mark}: {kind}" if kind else f"{name}{mark}")
+    return ", ".join(parts)
+
+
+def run_tools(args: argparse.Namespace) -> int:
+    """``mcpstream tools``."""
+    with open_client(args) as client:
+        info = client.connect()
+        tools = client.list_tools()
+    if args.json:
+        print_json({"server": server_json(info), "tools": [tool.raw for tool in tools]})
+        return EXIT_OK
+    console = out_console()
+    console.print(
+        f"{server_label(info)} (protocol {info.protocol_version}): "
+        f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
+    )
+    if not tools:
+        return EXIT_OK
+    table = Table(show_lines=False, header_style="bold")
+    table.add_column("tool", style="cyan", no_wrap=True)
+    table.add_column("arguments (* required)")
+    table.add_column("description")
+    for tool in tools:
+        description = one_line((tool.description or "").strip().split("\n\n")[0], 120)
+        table.add_row(tool.name, argument_summary(tool), description)
+    console.print(table)
+    return EXIT_OK
+
+
+def run_ping(args: argparse.Namespace) -> int:
+    """``mcpstream ping``."""
+    if args.count < 1:
+        raise UsageError("--count must be at least 1")
+    started = time.perf_counter()
+    with open_client(args) as client:
+        info = client.connect()
+        connected_s = time.perf_counter() - started
+        round_trips = [client.ping() for _ in range(args.count)]
+    if args.json:
+        print_json(
+            {
+                "ok": True,
+                "server": server_json(info),
+                "connectMs": round(connected_s * 1000, 3),
+                "roundTripsMs": [round(rtt * 1000, 3) for rtt in round_trips],
+            }
+        )
+        return EXIT_OK
+    console = out_console()
+    console.print(
+        f"connected to {server_label(info)} (protocol {info.protocol_version}) "
+        f"in {connected_s * 1000:.1f} ms"
+    )
+    for rtt in round_trips:
+        console.print(f"pong in {rtt * 1000:.2f} ms")
+    return EXIT_OK
