@@ -230,14 +230,17 @@ ids = st.one_of(
     st.text(max_size=4),
     st.none(),
     st.booleans(),
-    st.floats(),
+    st.floats(allow_nan=False, allow_infinity=False),
     st.just([]),
 )
 error_objects = st.one_of(
     st.fixed_dictionaries(
         {
             "code": st.one_of(
-                st.integers(-40000, 40000), st.booleans(), st.floats(), st.text(max_size=2)
+                st.integers(-40000, 40000),
+                st.booleans(),
+                st.floats(allow_nan=False, allow_infinity=False),
+                st.text(max_size=2),
             ),
             "message": st.one_of(st.text(max_size=5), st.integers()),
         },

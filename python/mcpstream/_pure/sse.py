@@ -14,6 +14,7 @@ new chunk is searched for its end, so time and memory stay linear in the stream.
 from __future__ import annotations
 
 import re
+from codecs import utf_8_decode
 from typing import Any, Final, final
 
 from ..errors import CodecError
@@ -411,19 +412,31 @@ class SseDecoder:
             line(data[start : match.start()], base + start, out)
             start = match.end()
 
-    def _line(self, raw: bytes, offset: int, out: list[_Raw]) -> None:
-        """Process one complete line (terminator excluded) that starts at stream ``offset``."""
+    def _line(self, raw: bytes, offset: int, out: list[_Raw], at_end: bool = False) -> None:
+        """Process one complete line (terminator excluded) that starts at stream ``offset``.
+
+        ``at_end``: the line is the unterminated last one, ended by ``finish``.
+        """
         if not raw:
             self._acc = 0
             self._lines([""], out)
             return
         if self._acc + len(raw) > self._limit:
             raise event_too_large(self._limit)
+        # A data line's value is decoded straight from the bytes: for a line of many megabytes
+        # that saves copying all of its text once more just to cut off "data: ".
+        skip = (6 if raw[5:6] == b" " else 5) if raw[:5] == b"data:" else 0
         try:
-            text = raw.decode()
+            text = utf_8_decode(memoryview(raw)[skip:], "strict", True)[0] if skip else raw.decode()
         except UnicodeDecodeError as exc:
-            raise invalid_utf8(offset + exc.start) from None
-        if raw[0] != 58:
+            offset += skip + exc.start
+            if at_end and exc.reason == "unexpected end of data":
+                raise incomplete_utf8(offset) from None
+            raise invalid_utf8(offset) from None
+        if skip:
+            self._acc += len(raw)
+            self._data.append(text)
+        elif raw[0] != 58:
             self._acc += len(raw)
             self._lines([text], out)
 
@@ -438,18 +451,7 @@ class SseDecoder:
             raw = b"".join(self._parts)
             self._parts = []
             self._partial_size = 0
-            if self._acc + len(raw) > self._limit:
-                raise event_too_large(self._limit)
-            try:
-                text = raw.decode()
-            except UnicodeDecodeError as exc:
-                offset = self._line_start + exc.start
-                if exc.reason == "unexpected end of data":
-                    raise incomplete_utf8(offset) from None
-                raise invalid_utf8(offset) from None
-            if raw[0] != 58:
-                self._acc += len(raw)
-                self._lines([text], out)
+            self._line(raw, self._line_start, out, at_end=True)
         self._lines([""], out)
 
     def _lines(self, lines: list[str], out: list[_Raw]) -> None:
