@@ -161,6 +161,30 @@ fn has_byte(w: u64, b: u8) -> u64 {
     has_less(w ^ (LO * u64::from(b)), 1)
 }
 
+/// The smallest and largest byte of `bytes` (`(0xFF, 0)` when empty), in lanes the compiler
+/// turns into SIMD min/max.
+fn min_max(bytes: &[u8]) -> (u8, u8) {
+    let mut lo = [0xFFu8; 32];
+    let mut hi = [0u8; 32];
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for ((l, h), &b) in lo.iter_mut().zip(hi.iter_mut()).zip(block) {
+            *l = (*l).min(b);
+            *h = (*h).max(b);
+        }
+    }
+    for (l, &b) in lo.iter_mut().zip(blocks.remainder()) {
+        *l = (*l).min(b);
+    }
+    for (h, &b) in hi.iter_mut().zip(blocks.remainder()) {
+        *h = (*h).max(b);
+    }
+    (
+        lo.iter().copied().min().unwrap_or(0xFF),
+        hi.iter().copied().max().unwrap_or(0),
+    )
+}
+
 fn hex_value(b: u8) -> Option<u32> {
     match b {
         b'0'..=b'9' => Some(u32::from(b - b'0')),
@@ -230,7 +254,14 @@ impl<'j> Doc<'_, 'j> {
         let mut i = start;
         let mut non_ascii = 0u64;
         loop {
+            let mut words = 0;
             while let Some(chunk) = data.get(i..i + 8) {
+                if words == 4 {
+                    // a long string: search in blocks instead of word by word
+                    i = self.long_run(i, &mut non_ascii);
+                    break;
+                }
+                words += 1;
                 let w = word(chunk);
                 let special = has_byte(w, b'"') | has_byte(w, b'\\') | has_less(w, 0x20);
                 if special != 0 {
@@ -264,6 +295,29 @@ impl<'j> Doc<'_, 'j> {
                     i += 1;
                 }
                 None => return Err(self.fail("EOF while parsing a string", i)),
+            }
+        }
+    }
+
+    /// From `i` inside a string: the index of the next `"`, `\\` or control byte (or the end of
+    /// the data), with SIMD searches over blocks that stay in cache; notes non-ASCII bytes.
+    fn long_run(&self, mut i: usize, non_ascii: &mut u64) -> usize {
+        const BLOCK: usize = 16 * 1024;
+        let data = self.data;
+        loop {
+            let end = (i + BLOCK).min(data.len());
+            let block = &data[i..end];
+            let stop = memchr::memchr2(b'"', b'\\', block).unwrap_or(block.len());
+            let (lo, hi) = min_max(&block[..stop]);
+            if lo < 0x20 {
+                return i + block[..stop].iter().position(|&b| b < 0x20).unwrap_or(0);
+            }
+            if hi >= 0x80 {
+                *non_ascii |= HI;
+            }
+            i += stop;
+            if stop < block.len() || end == data.len() {
+                return i;
             }
         }
     }

@@ -27,6 +27,10 @@ pub struct SseCore {
     carry: Vec<u8>,
     /// Stream offset of `carry[0]`.
     carry_start: u64,
+    /// `carry[..carry_checked]` is known to be UTF-8 (checked while its chunk was in cache).
+    carry_checked: usize,
+    /// Stream offset of a byte of `carry` that is not UTF-8, reported when the line ends.
+    carry_bad: Option<u64>,
     /// The previous chunk ended with CR: an LF starting the next one belongs to it.
     skip_lf: bool,
     /// Stream offset of the next byte to arrive.
@@ -43,6 +47,8 @@ impl SseCore {
             bom: Bom::Matching(0),
             carry: Vec::new(),
             carry_start: 0,
+            carry_checked: 0,
+            carry_bad: None,
             skip_lf: false,
             offset: 0,
             events: EventAssembler::default(),
@@ -132,6 +138,20 @@ impl SseCore {
         t + 1
     }
 
+    /// Checks the carried bytes that arrived since the last look, while they are in cache.
+    fn check_carry_tail(&mut self) {
+        if self.carry_bad.is_some() {
+            return;
+        }
+        match check(&self.carry[self.carry_checked..]) {
+            Check::Valid => self.carry_checked = self.carry.len(),
+            Check::Truncated { valid_up_to } => self.carry_checked += valid_up_to,
+            Check::Invalid { valid_up_to } => {
+                self.carry_bad = Some(self.carry_start + (self.carry_checked + valid_up_to) as u64);
+            }
+        }
+    }
+
     /// Hands the completed carried line to the assembler, after the UTF-8 check.
     fn carried_line(
         &mut self,
@@ -139,16 +159,20 @@ impl SseCore {
         at_end: bool,
         sink: &mut impl EventSink,
     ) -> Result<(), StreamError> {
-        match check(&self.carry) {
+        if let Some(offset) = self.carry_bad {
+            return Err(StreamError::InvalidUtf8 { offset });
+        }
+        let checked_to = self.carry_start + self.carry_checked as u64;
+        match check(&self.carry[self.carry_checked..]) {
             Check::Valid => {}
             Check::Truncated { valid_up_to } if at_end => {
                 return Err(StreamError::IncompleteUtf8 {
-                    offset: self.carry_start + valid_up_to as u64,
+                    offset: checked_to + valid_up_to as u64,
                 })
             }
             Check::Truncated { valid_up_to } | Check::Invalid { valid_up_to } => {
                 return Err(StreamError::InvalidUtf8 {
-                    offset: self.carry_start + valid_up_to as u64,
+                    offset: checked_to + valid_up_to as u64,
                 })
             }
         }
@@ -159,6 +183,7 @@ impl SseCore {
         } else {
             self.carry.clear();
         }
+        self.carry_checked = 0;
         Ok(())
     }
 
@@ -184,6 +209,7 @@ impl SseCore {
             let Some(i) = find_terminator(&chunk[pos..]) else {
                 self.check_cap(self.carry.len().saturating_add(chunk.len() - pos))?;
                 self.carry.extend_from_slice(&chunk[pos..]);
+                self.check_carry_tail();
                 return Ok(());
             };
             let t = pos + i;
@@ -219,6 +245,7 @@ impl SseCore {
             self.check_cap(chunk.len() - pos)?;
             self.carry.extend_from_slice(&chunk[pos..]);
             self.carry_start = base + pos as u64;
+            self.check_carry_tail();
         }
         Ok(())
     }
