@@ -5,10 +5,13 @@ long as it can. In a chunk, everything up to the last line terminator is a run o
 lines; that run is checked against the size cap with one comparison, decoded with one
 ``bytes.decode`` call (CR and LF are ASCII and never part of a multibyte character, so decoding
 many lines at once equals decoding each) and split with one ``str.split``. Only the field
-interpretation loops per line. The exact, line-by-line path is taken when the run has invalid
-UTF-8 (to find the offending line and offset) or might break the size cap, and for a line that
-spans chunks. Bytes are searched once: a partial line is kept as a list of pieces and only the
-new chunk is searched for its end, so time and memory stay linear in the stream.
+interpretation loops per line. The exact, line-by-line path is taken only when the run has
+invalid UTF-8 (to find the offending line and offset) or might break the size cap.
+
+Bytes are searched once, so time and memory stay linear in the stream: a partial line is kept
+as a list of pieces and only each new chunk is searched for its end. When the line completes, a
+short one joins the run of the chunk that completes it; a long one (longer than that chunk) is
+joined and decoded on its own, a data line's value straight from the joined bytes.
 """
 
 from __future__ import annotations
@@ -140,7 +143,6 @@ class SseDecoder:
         "_last_id",
         "_limit",
         "_line_start",
-        "_max_event_bytes",
         "_partial_size",
         "_parts",
         "_pos",
@@ -152,7 +154,6 @@ class SseDecoder:
     def __init__(self, max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES) -> None:
         """``max_event_bytes``: the cap on one event's size; ``None`` for no cap. Must be > 0."""
         self._limit = _check_limit(max_event_bytes)
-        self._max_event_bytes = max_event_bytes
         self._last_id: str | None = None
         self._retry_ms: int | None = None
         self._error: CodecError | None = None
