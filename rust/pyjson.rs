@@ -51,21 +51,42 @@ impl Default for KeyCache {
     }
 }
 
-/// Up to eight bytes as a little-endian word, zero-padded.
+/// A word that, together with the length, determines up to eight bytes (overlapping loads
+/// rather than a copy into a padded buffer, which compiles to a `memcpy` call).
 #[inline]
 fn word(bytes: &[u8]) -> u64 {
-    let mut buf = [0u8; 8];
-    let n = bytes.len().min(8);
-    buf[..n].copy_from_slice(&bytes[..n]);
-    u64::from_le_bytes(buf)
+    let n = bytes.len();
+    if let Some(first) = bytes.first_chunk::<8>() {
+        u64::from_le_bytes(*first)
+    } else if n >= 4 {
+        let lo = bytes
+            .first_chunk::<4>()
+            .map_or(0, |b| u32::from_le_bytes(*b));
+        let hi = bytes
+            .last_chunk::<4>()
+            .map_or(0, |b| u32::from_le_bytes(*b));
+        u64::from(lo) | u64::from(hi) << 32
+    } else if n > 0 {
+        u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16
+    } else {
+        0
+    }
+}
+
+/// The first and the last eight bytes (overlapping when shorter than 16).
+#[inline]
+fn ends(bytes: &[u8]) -> (u64, u64) {
+    match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        (Some(first), Some(last)) => (u64::from_le_bytes(*first), u64::from_le_bytes(*last)),
+        _ => (word(bytes), 0),
+    }
 }
 
 /// Equality of two byte strings of the same length: word compares for up to 16 bytes.
 #[inline]
 fn same_short(a: &[u8], b: &[u8]) -> bool {
     if a.len() <= 16 {
-        let split = a.len().min(8);
-        word(&a[..split]) == word(&b[..split]) && word(&a[split..]) == word(&b[split..])
+        ends(a) == ends(b)
     } else {
         a == b
     }
@@ -74,8 +95,8 @@ fn same_short(a: &[u8], b: &[u8]) -> bool {
 fn slot_of(s: &[u8]) -> usize {
     // the first and last eight bytes and the length tell keys apart well enough; a collision
     // only costs a new string
-    let tail = word(&s[s.len().saturating_sub(8)..]);
-    let h = (word(s) ^ tail.rotate_left(29) ^ s.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
+    let (head, tail) = ends(s);
+    let h = (head ^ tail.rotate_left(29) ^ s.len() as u64).wrapping_mul(0x9E37_79B9_7F4A_7C15);
     (h >> 40) as usize % KEY_SLOTS
 }
 
