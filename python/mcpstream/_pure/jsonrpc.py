@@ -371,13 +371,22 @@ def jsonrpc_events(
     JSON-RPC: events of another type than ``""``/``"message"`` and events without data are
     skipped."""
     events = []
+    scan = _scan_once
     for event, data, event_id, _retry in raw_events:
         if event and event != "message":
             continue
-        if not data or not data.strip(_JSON_WHITESPACE):
-            continue
+        # The common case inline: one JSON object that spans all of the data.
         try:
-            messages = parse_jsonrpc_text(data)
+            value, end = scan(data, 0)
+        except Exception:
+            end = -1
+        try:
+            if end == len(data) and type(value) is dict:
+                messages: tuple[JsonRpcMessage, ...] = (_message(value),)
+            elif not data.strip(_JSON_WHITESPACE):
+                continue
+            else:
+                messages = parse_jsonrpc_text(data)
             error = None
         except JsonRpcProtocolError as exc:
             messages = ()
