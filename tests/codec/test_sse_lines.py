@@ -163,6 +163,15 @@ def test_empty_chunks_change_nothing(backend: ModuleType) -> None:
     assert [event_tuple(e) for e in events] == [message("x")]
 
 
-def test_feeding_a_str_raises_type_error(backend: ModuleType) -> None:
-    with pytest.raises(TypeError):
-        backend.SseDecoder().feed("data: x\n\n")  # type: ignore[arg-type]
+@pytest.mark.parametrize(
+    "chunk", ["data: x\n\n", bytearray(b"data: x\n\n"), memoryview(b"data: x\n\n"), None]
+)
+def test_a_chunk_that_is_not_bytes_is_a_type_error_that_changes_nothing(
+    backend: ModuleType, chunk: object
+) -> None:
+    decoder = backend.SseDecoder()
+    assert decoder.feed(b"data: a\n") == []
+    for feed in (decoder.feed, decoder.feed_jsonrpc):
+        with pytest.raises(TypeError):
+            feed(chunk)
+    assert decoder.feed(b"\n") == [backend.SseEvent(data="a")]

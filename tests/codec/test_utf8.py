@@ -169,9 +169,15 @@ def test_finish_starts_a_new_stream_with_offsets_from_zero(backend: ModuleType) 
     assert info.value.offset == 2
 
 
-def test_decoding_a_str_raises_type_error(backend: ModuleType) -> None:
+@pytest.mark.parametrize("chunk", ["text", bytearray(b"text"), memoryview(b"text"), None])
+def test_a_chunk_that_is_not_bytes_is_a_type_error_that_changes_nothing(
+    backend: ModuleType, chunk: object
+) -> None:
+    decoder = backend.Utf8Decoder()
+    assert decoder.decode(b"\xe6\x97") == ""
     with pytest.raises(TypeError):
-        backend.Utf8Decoder().decode("text")  # type: ignore[arg-type]
+        decoder.decode(chunk)
+    assert decoder.decode(b"\xa5") == "日"
 
 
 def test_the_decoder_cannot_be_subclassed(backend: ModuleType) -> None:
