@@ -53,10 +53,13 @@ def _decline(_: ElicitationRequest) -> ElicitationResponse:
 
 def root_entries(roots: Sequence[str | Path]) -> list[dict[str, str]]:
     """``roots/list`` entries: a ``Path`` (or a string without a scheme) becomes a ``file://``
-    URI of its absolute path; a string with a scheme is taken as it is."""
+    URI of its absolute path; a ``file://`` URI is taken as it is. MCP roots are ``file://``
+    URIs only: any other scheme raises ``ValueError``."""
     entries = []
     for root in roots:
         if isinstance(root, str) and "://" in root:
+            if not root.startswith("file://"):
+                raise ValueError(f"roots must be paths or file:// URIs, not {root!r}")
             uri, name = root, root.rstrip("/").rsplit("/", 1)[-1]
         else:
             path = Path(root).expanduser().resolve()

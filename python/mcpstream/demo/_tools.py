@@ -56,6 +56,14 @@ def add_demo_features(server: MCPServer) -> None:
         return f"counted to {steps}"
 
     @server.tool()
+    async def announce(message: str, ctx: Context) -> str:
+        """Send ``message`` to the client as a log notification, then answer."""
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            await ctx.info(message)
+        return "announced"
+
+    @server.tool()
     async def ask_name(ctx: Context) -> str:
         """Ask the user for their name (an elicitation) and greet them."""
         result = await ctx.elicit("What is your name?", Name)

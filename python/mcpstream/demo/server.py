@@ -24,6 +24,7 @@ __all__ = ["DEMO_TEXT_UNIT", "DemoServer", "DemoServerUnavailableError", "build_
 DEMO_TEXT_UNIT = "mcpstream streams \u2713 caf\u00e9 \u65e5\u672c \U0001f680 \u2028 fast. "
 """The text the ``big_text`` tool repeats: multi-byte characters and a U+2028 included."""
 _START_TIMEOUT_S = 10.0
+_GRACE_S = 0.5
 
 
 class DemoServerUnavailableError(RuntimeError):
@@ -43,9 +44,10 @@ def _require_sdk() -> None:
 
 def build_demo_server(*, tools_page_size: int | None = None) -> MCPServer:
     """The demo server: tools ``echo``, ``add``, ``big_text``, ``count`` (progress),
-    ``ask_name`` (elicitation), ``summarize`` (sampling), ``list_roots`` (roots), ``sleep`` and
-    ``fail``; a resource ``demo://readme`` and a template ``demo://greeting/{name}``; a prompt
-    ``review``. ``tools_page_size`` makes ``tools/list`` answer in pages of that size."""
+    ``announce`` (a log notification), ``ask_name`` (elicitation), ``summarize`` (sampling),
+    ``list_roots`` (roots), ``sleep`` and ``fail``; a resource ``demo://readme`` and a template
+    ``demo://greeting/{name}``; a prompt ``review``. ``tools_page_size`` makes ``tools/list``
+    answer in pages of that size."""
     _require_sdk()
     from mcp.server.mcpserver import MCPServer
 
@@ -137,8 +139,17 @@ class DemoServer:
         if self.bearer_token is not None:
             app = _BearerGuard(app, self.bearer_token)
         sock = self._bind()
+        # Open event streams (a client's GET stream) never end by themselves: they are cut
+        # after a short grace period, and uvicorn's complaint about that is not shown.
+        # log_config=None: uvicorn leaves the process's logging configuration alone.
         config = uvicorn.Config(
-            app, log_level="error", lifespan="on", timeout_graceful_shutdown=1, access_log=False
+            app,
+            log_config=None,
+            log_level="critical",
+            lifespan="on",
+            # uvicorn types it as int, but waits with asyncio.wait_for, which takes a float.
+            timeout_graceful_shutdown=_GRACE_S,  # type: ignore[arg-type]
+            access_log=False,
         )
         server = uvicorn.Server(config)
         self._uvicorn, self._error = server, None
