@@ -1,0 +1,426 @@
+"""The MCP conformance suite's client under test, built on mcpstream's HTTP transports.
+
+The suite (``@modelcontextprotocol/conformance``) starts a scenario's server and runs::
+
+    python tests/conformance/client.py <server-url>
+
+with the scenario's name in ``MCP_CONFORMANCE_SCENARIO``. This program performs what that
+scenario expects of a client (see tests/conformance/README.md) over ``McpHttpTransport``, or over
+``AsyncMcpHttpTransport`` when ``MCPSTREAM_CONFORMANCE_TRANSPORT=async``, and exits 0; on any
+failure it prints one line to stderr and exits 1 (2 for a usage error or an unknown scenario).
+The codec backend is the one ``mcpstream.codec`` picks (``MCPSTREAM_BACKEND`` forces one); the
+first stderr line names the scenario, the transport and the backend.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import sys
+import threading
+from collections.abc import Callable, Coroutine, Mapping, Sequence
+from pathlib import Path
+from types import TracebackType
+from typing import Any, Protocol, TypeVar
+
+import mcpstream
+from mcpstream import codec
+from mcpstream.errors import McpHttpTransportError
+from mcpstream.jsonrpc import JsonRpcId, JsonRpcResponse
+from mcpstream.models import ResolvedMcpServer
+from mcpstream.server_requests import (
+    McpServerRequestContext,
+    McpUnsupportedServerRequestError,
+)
+from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
+
+PROTOCOL_VERSION = "2025-11-25"
+# Versions this client can speak, newest first; a server may answer initialize with any of them
+# (the sse-retry scenario's server answers 2025-03-26).
+SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
+CLIENT_INFO = {"name": "mcpstream-conformance-client", "version": mcpstream.__version__}
+CLIENT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}
+CALL_TIMEOUT_S = 20.0
+SCENARIO_ENV = "MCP_CONFORMANCE_SCENARIO"
+TRANSPORT_ENV = "MCPSTREAM_CONFORMANCE_TRANSPORT"
+
+EXIT_FAILURE = 1
+EXIT_USAGE = 2
+
+JsonObject = dict[str, Any]
+T = TypeVar("T")
+
+
+class ConformanceClientError(Exception):
+    """The scenario cannot go on: the server's answer is not what the scenario needs."""
+
+
+# -- server-initiated requests --------------------------------------------------------------------
+
+
+def schema_defaults(requested_schema: Mapping[str, Any]) -> JsonObject:
+    """The ``default`` of every property of an elicitation's ``requestedSchema`` that has one."""
+    properties = requested_schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return {}
+    return {
+        name: spec["default"]
+        for name, spec in properties.items()
+        if isinstance(spec, Mapping) and "default" in spec
+    }
+
+
+class ConformanceRequestHandler:
+    """Answers the scenario server's requests as an unattended user would.
+
+    ``elicitation/create`` (form mode) is accepted with the schema's defaults (SEP-1034) when they
+    cover every required field, and declined otherwise; URL-mode elicitation is declined.
+    ``ping`` is answered with an empty result. Anything else is "method not found".
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.handled: list[str] = []
+
+    def handle_request(
+        self,
+        *,
+        context: McpServerRequestContext,
+        method: str,
+        request_id: JsonRpcId,
+        params: Any | None,
+    ) -> Any:
+        with self._lock:
+            self.handled.append(method)
+        if method == "ping":
+            return {}
+        if method == "elicitation/create":
+            return self._elicit(params if isinstance(params, Mapping) else {})
+        raise McpUnsupportedServerRequestError(method)
+
+    @staticmethod
+    def _elicit(params: Mapping[str, Any]) -> JsonObject:
+        if params.get("mode", "form") != "form":
+            return {"action": "decline"}
+        schema = params.get("requestedSchema")
+        if not isinstance(schema, Mapping):
+            return {"action": "decline"}
+        content = schema_defaults(schema)
+        required = schema.get("required", [])
+        if isinstance(required, list) and any(name not in content for name in required):
+            return {"action": "decline"}
+        return {"action": "accept", "content": content}
+
+
+# -- one MCP session over either transport --------------------------------------------------------
+
+
+class Connection(Protocol):
+    """The few transport operations the scenarios use, the same for both transports."""
+
+    def request(self, method: str, params: JsonObject | None) -> JsonRpcResponse: ...
+
+    def notify(self, method: str, params: JsonObject | None) -> None: ...
+
+    def set_protocol_version(self, version: str) -> None: ...
+
+    def close(self) -> None: ...
+
+
+class SyncConnection:
+    """``McpHttpTransport`` as it is."""
+
+    def __init__(self, transport: McpHttpTransport) -> None:
+        self._transport = transport
+
+    def request(self, method: str, params: JsonObject | None) -> JsonRpcResponse:
+        return self._transport.request(method=method, params=params, timeout_s=CALL_TIMEOUT_S)
+
+    def notify(self, method: str, params: JsonObject | None) -> None:
+        self._transport.send_notification(method=method, params=params)
+
+    def set_protocol_version(self, version: str) -> None:
+        self._transport.set_negotiated_protocol_version(version)
+
+    def close(self) -> None:
+        self._transport.close()
+
+
+class AsyncConnection:
+    """``AsyncMcpHttpTransport`` driven from this thread, on an event loop in a thread of its
+    own, so that its GET stream keeps being read between calls."""
+
+    def __init__(self, make_transport: Callable[[], AsyncMcpHttpTransport]) -> None:
+        self._loop = asyncio.new_event_loop()
+        self._thread = threading.Thread(
+            target=self._loop.run_forever, name="conformance-event-loop", daemon=True
+        )
+        self._thread.start()
+        self._transport = self._run(self._make(make_transport))
+
+    @staticmethod
+    async def _make(make_transport: Callable[[], AsyncMcpHttpTransport]) -> AsyncMcpHttpTransport:
+        # httpx.AsyncClient binds to the running loop: create the transport on it.
+        return make_transport()
+
+    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
+
+    def request(self, method: str, params: JsonObject | None) -> JsonRpcResponse:
+        return self._run(
+            self._transport.request(method=method, params=params, timeout_s=CALL_TIMEOUT_S)
+        )
+
+    def notify(self, method: str, params: JsonObject | None) -> None:
+        self._run(self._transport.send_notification(method=method, params=params))
+
+    def set_protocol_version(self, version: str) -> None:
+        self._transport.set_negotiated_protocol_version(version)
+
+    def close(self) -> None:
+        try:
+            self._run(self._transport.close())
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
+
+
+class Session:
+    """An initialized MCP session: JSON-RPC calls that return the ``result`` or raise."""
+
+    def __init__(self, connection: Connection) -> None:
+        self._connection = connection
+        self.protocol_version: str | None = None
+        self.server_info: Any = None
+
+    def __enter__(self) -> Session:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        self._connection.close()
+
+    def call(self, method: str, params: JsonObject | None = None) -> JsonObject:
+        """Send a request; its result object, or ``ConformanceClientError`` for an error."""
+        response = self._connection.request(method, params)
+        if response.error is not None:
+            code = response.error.get("code")
+            message = response.error.get("message")
+            raise ConformanceClientError(f"{method} answered with error {code}: {message}")
+        if not isinstance(response.result, dict):
+            raise ConformanceClientError(f"{method} result is not an object: {response.result!r}")
+        return response.result
+
+    def initialize(self) -> None:
+        """The lifecycle's opening: ``initialize``, then the version, then ``initialized``."""
+        result = self.call(
+            "initialize",
+            {
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": CLIENT_CAPABILITIES,
+                "clientInfo": CLIENT_INFO,
+            },
+        )
+        version = result.get("protocolVersion")
+        if version not in SUPPORTED_PROTOCOL_VERSIONS:
+            raise ConformanceClientError(
+                f"server chose protocol version {version!r}, which this client does not support"
+            )
+        self.protocol_version = version
+        self.server_info = result.get("serverInfo")
+        self._connection.set_protocol_version(version)
+        self._connection.notify("notifications/initialized", None)
+
+    def list_tools(self) -> dict[str, JsonObject]:
+        """``tools/list``, every page, as a map from tool name to the tool object untouched."""
+        tools: dict[str, JsonObject] = {}
+        cursor: str | None = None
+        while True:
+            result = self.call("tools/list", {"cursor": cursor} if cursor else None)
+            page = result.get("tools")
+            if not isinstance(page, list):
+                raise ConformanceClientError(f"tools/list result has no tools list: {result!r}")
+            for tool in page:
+                if isinstance(tool, dict) and isinstance(tool.get("name"), str):
+                    tools[tool["name"]] = tool
+            next_cursor = result.get("nextCursor")
+            if not isinstance(next_cursor, str) or not next_cursor:
+                return tools
+            cursor = next_cursor
+
+    def call_tool(self, name: str, arguments: JsonObject) -> str:
+        """``tools/call``; the text of the result's text content (a tool error raises)."""
+        result = self.call("tools/call", {"name": name, "arguments": arguments})
+        content = result.get("content")
+        if not isinstance(content, list):
+            raise ConformanceClientError(f"tools/call {name} result has no content: {result!r}")
+        text = "\n".join(
+            str(block.get("text", ""))
+            for block in content
+            if isinstance(block, dict) and block.get("type") == "text"
+        )
+        if result.get("isError") is True:
+            raise ConformanceClientError(f"tool {name} reported an error: {text}")
+        return text
+
+
+# -- scenarios ------------------------------------------------------------------------------------
+
+
+def require_tool(tools: Mapping[str, JsonObject], name: str) -> JsonObject:
+    """The tool ``name`` of a ``tools/list``, or ``ConformanceClientError``."""
+    tool = tools.get(name)
+    if tool is None:
+        raise ConformanceClientError(f"server does not list the tool {name!r} ({sorted(tools)})")
+    return tool
+
+
+def expect_text(text: str, needle: str, *, tool: str) -> None:
+    """Fail unless the tool's text result holds ``needle``."""
+    if needle not in text:
+        raise ConformanceClientError(f"tool {tool} returned {text!r}, expected {needle!r} in it")
+
+
+def scenario_initialize(session: Session) -> None:
+    """Only the handshake: the server checks the initialize request."""
+
+
+def scenario_tools_call(session: Session) -> None:
+    """Call ``add_numbers`` and check the sum it reports."""
+    require_tool(session.list_tools(), "add_numbers")
+    text = session.call_tool("add_numbers", {"a": 5, "b": 3})
+    expect_text(text, "8", tool="add_numbers")
+
+
+def scenario_elicitation_defaults(session: Session) -> None:
+    """Call the tool that elicits; the handler accepts with the schema's defaults."""
+    name = "test_client_elicitation_defaults"
+    require_tool(session.list_tools(), name)
+    text = session.call_tool(name, {})
+    expect_text(text, "Elicitation completed", tool=name)
+
+
+def scenario_sse_retry(session: Session) -> None:
+    """Call the tool whose SSE stream the server closes before the response: the transport must
+    resume with GET and ``Last-Event-ID`` after the ``retry`` delay and get the response there."""
+    name = "test_reconnection"
+    require_tool(session.list_tools(), name)
+    text = session.call_tool(name, {})
+    expect_text(text, "Reconnection test completed successfully", tool=name)
+
+
+def scenario_json_schema_preservation(session: Session) -> None:
+    """Echo the rich tool's ``inputSchema``, exactly as received, through the echo tool."""
+    tools = session.list_tools()
+    schema = require_tool(tools, "json_schema_2020_12_tool").get("inputSchema")
+    if not isinstance(schema, dict):
+        raise ConformanceClientError(f"json_schema_2020_12_tool has no inputSchema: {schema!r}")
+    require_tool(tools, "json_schema_echo")
+    session.call_tool("json_schema_echo", {"schema": schema})
+
+
+SCENARIOS: dict[str, Callable[[Session], None]] = {
+    "initialize": scenario_initialize,
+    "tools_call": scenario_tools_call,
+    "elicitation-sep1034-client-defaults": scenario_elicitation_defaults,
+    "sse-retry": scenario_sse_retry,
+    "json-schema-2020-12-preservation": scenario_json_schema_preservation,
+}
+
+
+# -- entry point ----------------------------------------------------------------------------------
+
+
+def open_connection(
+    url: str, transport_kind: str, handler: ConformanceRequestHandler
+) -> Connection:
+    """A transport of the kind asked for, to the scenario's server."""
+    server = ResolvedMcpServer(
+        id="conformance", transport="http", url=url, headers={}, call_timeout_s=CALL_TIMEOUT_S
+    )
+    workspace_root = Path.cwd()
+    context = McpServerRequestContext(server_id=server.id, workspace_root=workspace_root)
+    if transport_kind == "async":
+        return AsyncConnection(
+            lambda: AsyncMcpHttpTransport(
+                server=server,
+                workspace_root=workspace_root,
+                server_request_context=context,
+                server_request_handler=handler,
+            )
+        )
+    return SyncConnection(
+        McpHttpTransport(
+            server=server,
+            workspace_root=workspace_root,
+            server_request_context=context,
+            server_request_handler=handler,
+        )
+    )
+
+
+def run(url: str, scenario: str, transport_kind: str) -> None:
+    """Initialize a session with the server at ``url`` and perform ``scenario`` on it."""
+    perform = SCENARIOS[scenario]
+    handler = ConformanceRequestHandler()
+    with Session(open_connection(url, transport_kind, handler)) as session:
+        session.initialize()
+        perform(session)
+
+
+def parse_args(argv: Sequence[str]) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(
+        prog="client.py",
+        description="mcpstream's client for the MCP conformance suite.",
+        epilog=f"The scenario is read from {SCENARIO_ENV} unless --scenario is given.",
+    )
+    parser.add_argument("url", help="the scenario server's MCP endpoint")
+    parser.add_argument("--scenario", default=os.environ.get(SCENARIO_ENV))
+    parser.add_argument(
+        "--transport",
+        choices=("sync", "async"),
+        default=os.environ.get(TRANSPORT_ENV) or "sync",
+        help=f"which mcpstream transport to use (default: ${TRANSPORT_ENV} or sync)",
+    )
+    return parser.parse_args(argv)
+
+
+def fail(scenario: str | None, message: str, code: int = EXIT_FAILURE) -> int:
+    print(f"conformance client: {scenario or '-'}: FAILED: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = parse_args(sys.argv[1:] if argv is None else argv)
+    scenario: str | None = args.scenario
+    if not scenario:
+        return fail(None, f"no scenario: set {SCENARIO_ENV} or pass --scenario", EXIT_USAGE)
+    if scenario not in SCENARIOS:
+        known = ", ".join(SCENARIOS)
+        return fail(scenario, f"scenario not supported by this client (known: {known})", EXIT_USAGE)
+    if args.transport not in ("sync", "async"):
+        return fail(scenario, f"{TRANSPORT_ENV} must be sync or async", EXIT_USAGE)
+    print(
+        f"conformance client: scenario={scenario} transport={args.transport} "
+        f"backend={codec.BACKEND} url={args.url}",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
+        run(args.url, scenario, args.transport)
+    except (ConformanceClientError, McpHttpTransportError) as exc:
+        return fail(scenario, f"{type(exc).__name__}: {exc}")
+    except Exception as exc:  # one line for the suite's log, whatever went wrong
+        return fail(scenario, f"unexpected {type(exc).__name__}: {exc}")
+    print(f"conformance client: {scenario}: done", file=sys.stderr)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
