@@ -17,10 +17,10 @@ pub(crate) fn str_from_utf8<'py>(
         (bytes.len(), 0)
     } else {
         // a code point starts at every byte that is not a continuation byte (0x80..=0xBF), and
-        // the largest byte is the lead of the widest one
-        bytes.iter().fold((0usize, 0u8), |(n, max), &b| {
-            (n + usize::from((b as i8) >= -0x40), max.max(b))
-        })
+        // the largest byte is the lead of the widest one; two simple passes the compiler
+        // vectorizes
+        let chars = bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
+        (chars, bytes.iter().copied().max().unwrap_or(0))
     };
     let maxchar: u32 = match max {
         0..=0x7F => 0x7F,
@@ -61,34 +61,33 @@ pub(crate) fn str_from_utf8<'py>(
     }
 }
 
-/// Decodes UTF-8 `bytes` into code units, one per lead byte (as many as `out` holds).
+/// Decodes UTF-8 `bytes` into code units, one per slot of `out`. Made for valid UTF-8 (what
+/// the callers pass); other bytes give wrong characters, and slots left over get U+0000.
 #[inline]
 fn decode<T>(bytes: &[u8], out: &mut [T], unit: impl Fn(u32) -> T) {
+    let at = |k: usize| u32::from(bytes.get(k).copied().unwrap_or(0x80) & 0x3F);
     let mut i = 0;
     for slot in out.iter_mut() {
-        // stray continuation bytes (only in text that is not UTF-8) start no code point
-        while let Some(0x80..=0xBF) = bytes.get(i) {
-            i += 1;
-        }
         let Some(&lead) = bytes.get(i) else {
-            return;
+            *slot = unit(0);
+            continue;
         };
-        i += 1;
-        let (mut code, extra) = match lead {
-            0..=0x7F => (u32::from(lead), 0),
-            0xC0..=0xDF => (u32::from(lead & 0x1F), 1),
-            0xE0..=0xEF => (u32::from(lead & 0x0F), 2),
-            _ => (u32::from(lead & 0x07), 3),
+        let code = if lead < 0x80 {
+            i += 1;
+            u32::from(lead)
+        } else if lead < 0xE0 {
+            let code = u32::from(lead & 0x1F) << 6 | at(i + 1);
+            i += 2;
+            code
+        } else if lead < 0xF0 {
+            let code = u32::from(lead & 0x0F) << 12 | at(i + 1) << 6 | at(i + 2);
+            i += 3;
+            code
+        } else {
+            let code = u32::from(lead & 0x07) << 18 | at(i + 1) << 12 | at(i + 2) << 6 | at(i + 3);
+            i += 4;
+            code
         };
-        for _ in 0..extra {
-            match bytes.get(i) {
-                Some(&c) if c & 0xC0 == 0x80 => {
-                    code = code << 6 | u32::from(c & 0x3F);
-                    i += 1;
-                }
-                _ => break,
-            }
-        }
         *slot = unit(code);
     }
 }

@@ -166,6 +166,12 @@ impl EventAssembler {
         }
         self.accumulated = self.accumulated.saturating_add(bytes.len());
         self.seen_line = true;
+        if bytes.starts_with(b"data:") {
+            // the common line, without searching for its colon
+            let value_start = if bytes.get(5) == Some(&b' ') { 6 } else { 5 };
+            self.push_data(chunk, line, value_start);
+            return;
+        }
         let (name, value_start) = match memchr::memchr(b':', bytes) {
             Some(colon) if bytes.get(colon + 1) == Some(&b' ') => (&bytes[..colon], colon + 2),
             Some(colon) => (&bytes[..colon], colon + 1),
