@@ -19,8 +19,18 @@ pub(crate) fn str_from_utf8<'py>(
         // a code point starts at every byte that is not a continuation byte (0x80..=0xBF), and
         // the largest byte is the lead of the widest one; two simple passes the compiler
         // vectorizes
-        let chars = bytes.iter().filter(|&&b| (b as i8) >= -0x40).count();
-        (chars, bytes.iter().copied().max().unwrap_or(0))
+        let continuations: usize = bytes
+            .chunks(255)
+            .map(|block| {
+                // byte-wide lanes cannot overflow on 255 bytes
+                let n: u8 = block.iter().map(|&b| u8::from((b as i8) < -0x40)).sum();
+                usize::from(n)
+            })
+            .sum();
+        (
+            bytes.len() - continuations,
+            bytes.iter().copied().max().unwrap_or(0),
+        )
     };
     let maxchar: u32 = match max {
         0..=0x7F => 0x7F,
