@@ -67,3 +67,29 @@ def test_bench_refuses_bad_rounds(mcpstream_cli: RunCommand) -> None:
     run = mcpstream_cli("bench", "--rounds", "0")
     assert run.status == 2
     assert run.err.strip() == "mcpstream: error: --rounds must be at least 1"
+
+
+def test_demo_without_the_sdk_says_what_to_install(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    from .conftest import PACKAGE_ROOT
+
+    # A process in which the MCP SDK cannot be imported, as after 'pip install mcpstream'.
+    script = (
+        "import sys; sys.modules['mcp'] = None; "
+        "from mcpstream.cli import main; sys.exit(main(['demo']))"
+    )
+    completed = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        env={"PYTHONPATH": str(PACKAGE_ROOT), "PATH": "/usr/bin:/bin"},
+        timeout=60,
+        cwd=tmp_path,
+    )
+    assert completed.returncode == 1
+    assert completed.stderr.strip().splitlines() == [
+        "mcpstream: error: the demo server needs the official MCP SDK and uvicorn "
+        "(mcp is missing): pip install 'mcpstream[demo]'"
+    ]

@@ -37,7 +37,8 @@ def _require_sdk() -> None:
         import uvicorn  # noqa: F401
     except ImportError as exc:
         raise DemoServerUnavailableError(
-            f"the demo server needs the official MCP SDK and uvicorn ({exc.name} is missing): "
+            "the demo server needs the official MCP SDK and uvicorn "
+            f"({(exc.name or 'a module').split('.')[0]} is missing): "
             "pip install 'mcpstream[demo]'"
         ) from None
 
