@@ -152,6 +152,7 @@ impl EventAssembler {
     }
 
     /// Takes one complete line (already checked against the size cap and for UTF-8).
+    #[inline]
     pub(super) fn line(&mut self, chunk: &[u8], line: Line<'_>, sink: &mut impl EventSink) {
         let bytes: &[u8] = match &line {
             Line::InChunk(range) => &chunk[range.clone()],
@@ -200,6 +201,7 @@ impl EventAssembler {
         }
     }
 
+    #[inline]
     fn push_data(&mut self, chunk: &[u8], line: Line<'_>, value_start: usize) {
         match (&self.data, line) {
             (Data::Unset, Line::InChunk(range)) => {
@@ -224,6 +226,7 @@ impl EventAssembler {
         }
     }
 
+    #[inline]
     fn append_data_line(&mut self, chunk: &[u8], line: &Line<'_>, value_start: usize) {
         let value = match line {
             Line::InChunk(range) => &chunk[range.start + value_start..range.end],
