@@ -42,13 +42,13 @@ def add_demo_features(server: MCPServer) -> None:
 
     @server.tool(structured_output=False)
     async def big_text(size: int = 1_000_000) -> str:
-        """Return about ``size`` characters of text (multi-byte characters and U+2028 too)."""
+        """Return about 'size' characters of text (multi-byte characters and U+2028 too)."""
         repeats = size // len(DEMO_TEXT_UNIT) + 1
         return (DEMO_TEXT_UNIT * repeats)[:size]
 
     @server.tool()
     async def count(ctx: Context, steps: int = 10, delay: float = 0.0) -> str:
-        """Count to ``steps``, reporting progress at each step (``delay`` seconds apart)."""
+        """Count to 'steps', reporting progress at each step, 'delay' seconds apart."""
         for step in range(1, steps + 1):
             if delay:
                 await anyio.sleep(delay)
@@ -57,7 +57,7 @@ def add_demo_features(server: MCPServer) -> None:
 
     @server.tool()
     async def announce(message: str, ctx: Context) -> str:
-        """Send ``message`` to the client as a log notification, then answer."""
+        """Send 'message' to the client as a log notification, then answer."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             await ctx.info(message)
@@ -73,7 +73,7 @@ def add_demo_features(server: MCPServer) -> None:
 
     @server.tool()
     async def summarize(text: str, ctx: Context) -> str:
-        """Ask the client's model to summarize ``text`` (a sampling request)."""
+        """Ask the client's model to summarize 'text' (a sampling request)."""
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             result = await ctx.session.create_message(
@@ -94,13 +94,13 @@ def add_demo_features(server: MCPServer) -> None:
 
     @server.tool()
     async def sleep(seconds: float) -> str:
-        """Answer after ``seconds``."""
+        """Answer after the given number of seconds."""
         await anyio.sleep(seconds)
         return f"slept {seconds}s"
 
     @server.tool()
     async def fail(message: str = "it failed") -> str:
-        """Fail with ``message`` (the result has ``isError``)."""
+        """Fail with 'message' (the result has isError)."""
         raise ValueError(message)
 
     @server.resource("demo://readme", name="readme", mime_type="text/markdown")
@@ -110,12 +110,12 @@ def add_demo_features(server: MCPServer) -> None:
 
     @server.resource("demo://greeting/{name}", name="greeting", mime_type="text/plain")
     async def greeting(name: str) -> str:
-        """A greeting for ``name``."""
+        """A greeting for 'name'."""
         return f"Hello, {name}!"
 
     @server.prompt()
     async def review(code: str, language: str = "python") -> str:
-        """Ask for a review of ``code``."""
+        """Ask for a review of 'code'."""
         return f"Please review this {language} code:\n\n{code}"
 
 
