@@ -9,7 +9,7 @@ use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
-use crate::json_text::{write_float, write_str};
+use crate::json_text::write_str;
 use crate::pyjsonrpc::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
 
 /// Nesting deeper than this is refused (it is also how a circular structure ends).
@@ -86,7 +86,25 @@ impl Encoder {
         if !x.is_finite() {
             return Err(not_finite());
         }
-        write_float(&mut self.out, x);
+        // Python's own shortest repr (what `float.__repr__` calls): on a tie between two
+        // shortest digit strings it picks the even one, where Rust's formatting rounds up.
+        // SAFETY: plain C call on a finite double; it returns a NUL-terminated buffer from
+        // PyMem_Malloc (freed below) or null with an exception set.
+        unsafe {
+            let text = ffi::PyOS_double_to_string(
+                x,
+                b'r' as std::ffi::c_char,
+                0,
+                ffi::Py_DTSF_ADD_DOT_0,
+                std::ptr::null_mut(),
+            );
+            if text.is_null() {
+                return Err(PyErr::fetch(value.py()));
+            }
+            self.out
+                .extend_from_slice(std::ffi::CStr::from_ptr(text).to_bytes());
+            ffi::PyMem_Free(text.cast());
+        }
         Ok(())
     }
 
