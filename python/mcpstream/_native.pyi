@@ -242,6 +242,10 @@ class SseDecoder:
         so are events whose type is set and is neither ``""`` nor ``"message"``; both still
         update ``last_event_id`` and ``retry_ms``. The data of every other event goes through
         ``parse_jsonrpc_line``; a parse failure is reported in that event's ``error``.
+
+        The error-deferral rule counts the SSE events the call completed, skipped ones included:
+        if every event completed before an error was skipped, the call returns ``[]`` and the
+        error is raised by the next call.
         """
 
     def finish_jsonrpc(self) -> list[JsonRpcEvent]:
