@@ -753,3 +753,101 @@ impl<'j> Doc<'_, 'j> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// One JSON value through the reader, or the "invalid JSON" detail.
+    fn parse<'py>(py: Python<'py>, text: &str) -> Result<Bound<'py, PyAny>, String> {
+        let mut reader = JsonReader::default();
+        let mut doc = reader.begin(text.as_bytes());
+        let value = doc.peek().and_then(|first| doc.value(py, first, 0));
+        let value = value.and_then(|v| doc.end().map(|()| v));
+        value.map_err(|ParseFail(fail)| match *fail {
+            Failure::Json(detail) => detail,
+            Failure::Py(e) => format!("python error {e}"),
+        })
+    }
+
+    #[test]
+    fn values_are_what_json_loads_makes() {
+        Python::initialize();
+        Python::attach(|py| {
+            let loads = py.import("json").unwrap().getattr("loads").unwrap();
+            for text in [
+                r#"{"a": [1, -0, -0.0, 2.5e-3, 1E2, 1e400, 12345678901234567890, -9223372036854775808]}"#,
+                r#" [true, false, null, "", "é😀", "a\"b\\c\/d\b\f\n\r\t", "\u00e9\ud83d\ude00"] "#,
+                r#"{"dup": 1, "dup": 2, "k": {"k": {"k": []}}}"#,
+                r#""\ud800 \udc00 \ud800\u0041 \ud83d\ud83d\ude00""#,
+                "\"a long string that goes on well past the thirty-two bytes of the short scan\"",
+                "\"\u{7f}\u{80}\u{7ff}\u{800}\u{ffff}\u{10000}\u{10ffff}\"",
+            ] {
+                let ours = parse(py, text).unwrap();
+                let theirs = loads.call1((text,)).unwrap();
+                assert_eq!(
+                    ours.repr().unwrap().to_string(),
+                    theirs.repr().unwrap().to_string(),
+                    "{text}"
+                );
+            }
+        });
+    }
+
+    #[test]
+    fn invalid_json_names_problem_and_position() {
+        Python::initialize();
+        Python::attach(|py| {
+            let cases = [
+                ("", "EOF while parsing a value at line 1 column 1"),
+                ("[1,]", "trailing comma at line 1 column 4"),
+                ("{\"a\":1,}", "trailing comma at line 1 column 8"),
+                ("{\"a\" 1}", "expected `:` at line 1 column 6"),
+                ("[1 2]", "expected `,` or `]` at line 1 column 4"),
+                ("{1:2}", "key must be a string at line 1 column 2"),
+                ("[01]", "expected `,` or `]` at line 1 column 3"),
+                ("[1.]", "invalid number at line 1 column 4"),
+                ("NaN", "expected value at line 1 column 1"),
+                ("-Infinity", "expected value at line 1 column 1"),
+                ("\"\\x\"", "invalid escape at line 1 column 3"),
+                ("\"\\u12g4\"", "invalid \\u escape at line 1 column 4"),
+                (
+                    "\"a\u{1}\"",
+                    "control character found while parsing a string at line 1 column 3",
+                ),
+                ("\"abc", "EOF while parsing a string at line 1 column 5"),
+                ("{}\n x", "trailing characters at line 2 column 2"),
+            ];
+            for (text, detail) in cases {
+                assert_eq!(parse(py, text).unwrap_err(), detail, "{text:?}");
+            }
+        });
+    }
+
+    #[test]
+    fn nesting_limit() {
+        Python::initialize();
+        Python::attach(|py| {
+            let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
+            assert!(parse(py, &deep(MAX_DEPTH)).is_ok());
+            let err = parse(py, &deep(MAX_DEPTH + 1)).unwrap_err();
+            assert!(err.starts_with("recursion limit exceeded"), "{err}");
+        });
+    }
+
+    #[test]
+    fn keys_are_shared() {
+        Python::initialize();
+        Python::attach(|py| {
+            let mut reader = JsonReader::default();
+            let a = reader.keys.get(py, b"method", true).unwrap();
+            let b = reader.keys.get(py, b"method", true).unwrap();
+            assert!(a.is(&b));
+            let c = reader.keys.get(py, b"methods", true).unwrap();
+            assert_eq!(c.to_str().unwrap(), "methods");
+            let long = [b'k'; 100];
+            let d = reader.keys.get(py, &long, true).unwrap();
+            assert_eq!(d.to_str().unwrap().len(), 100);
+        });
+    }
+}

@@ -101,3 +101,39 @@ fn decode<T>(bytes: &[u8], out: &mut [T], unit: impl Fn(u32) -> T) {
         *slot = unit(code);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_width_round_trips_in_canonical_form() {
+        Python::initialize();
+        Python::attach(|py| {
+            for text in [
+                "",
+                "ascii",
+                "caf\u{e9}",
+                "\u{ff}",
+                "\u{100}",
+                "日本語",
+                "\u{ffff}",
+                "a😀b",
+                "进度 ✓ 🚀 x",
+            ] {
+                let ours = str_from_utf8(py, text.as_bytes(), text.is_ascii()).unwrap();
+                let theirs = PyString::new(py, text);
+                // the same kind and size as CPython's own string for the same text (measured
+                // before `to_str` caches a UTF-8 copy)
+                let size = |s: &Bound<'_, PyString>| {
+                    s.call_method0("__sizeof__")
+                        .unwrap()
+                        .extract::<usize>()
+                        .unwrap()
+                };
+                assert_eq!(size(&ours), size(&theirs), "{text}");
+                assert_eq!(ours.to_str().unwrap(), text);
+            }
+        });
+    }
+}
