@@ -147,9 +147,9 @@ def unwrap(response: JsonRpcResponse, method: str) -> Any:
         return response.result
     code = error.get("code")
     message = error.get("message")
-    return_code = code if isinstance(code, int) and not isinstance(code, bool) else 0
+    error_code = code if isinstance(code, int) and not isinstance(code, bool) else 0
     raise McpError(
-        return_code,
+        error_code,
         message if isinstance(message, str) else "(no message)",
         error.get("data"),
         method=method,
