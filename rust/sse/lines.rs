@@ -59,10 +59,27 @@ impl Bom {
     }
 }
 
-/// The index of the first CR or LF in `bytes`.
+/// The index of the first CR or LF in `bytes`: word by word over the first bytes (most SSE
+/// lines are short, where a SIMD search costs more to set up than it saves), then SIMD.
 #[inline]
 pub(super) fn find_terminator(bytes: &[u8]) -> Option<usize> {
-    memchr::memchr2(b'\n', b'\r', bytes)
+    const LO: u64 = 0x0101_0101_0101_0101;
+    const HI: u64 = 0x8080_8080_8080_8080;
+    let zero_byte = |w: u64| w.wrapping_sub(LO) & !w & HI;
+    let mut i = 0;
+    while i < 64 {
+        let Some(word) = bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) else {
+            return memchr::memchr2(b'\n', b'\r', &bytes[i.min(bytes.len())..]).map(|k| i + k);
+        };
+        let w = u64::from_le_bytes(*word);
+        let hits = zero_byte(w ^ (LO * u64::from(b'\n'))) | zero_byte(w ^ (LO * u64::from(b'\r')));
+        if hits != 0 {
+            // the lowest flagged byte is exact
+            return Some(i + (hits.trailing_zeros() / 8) as usize);
+        }
+        i += 8;
+    }
+    memchr::memchr2(b'\n', b'\r', &bytes[i..]).map(|k| i + k)
 }
 
 /// The index of the last CR or LF in `bytes`.
@@ -104,6 +121,19 @@ mod tests {
 
     #[test]
     fn terminators() {
+        for len in 0..200 {
+            for at in 0..len {
+                for t in [b'\n', b'\r'] {
+                    let mut line = vec![b'x'; len];
+                    line[at] = t;
+                    if at + 1 < len {
+                        line[at + 1] = b'\n';
+                    }
+                    assert_eq!(find_terminator(&line), Some(at), "{len} {at}");
+                }
+            }
+            assert_eq!(find_terminator(&vec![0x8a; len]), None);
+        }
         assert_eq!(find_terminator(b"ab\rc\n"), Some(2));
         assert_eq!(rfind_terminator(b"ab\rc\nd"), Some(4));
         assert_eq!(find_terminator(b"abc"), None);
