@@ -14,16 +14,6 @@ pub enum StreamError {
     EventTooLarge { limit: usize },
 }
 
-impl StreamError {
-    /// The stream offset an `InvalidUtf8Error` carries, `None` for the other errors.
-    pub fn utf8_offset(&self) -> Option<u64> {
-        match self {
-            Self::InvalidUtf8 { offset } | Self::IncompleteUtf8 { offset } => Some(*offset),
-            Self::EventTooLarge { .. } => None,
-        }
-    }
-}
-
 impl fmt::Display for StreamError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {

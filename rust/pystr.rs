@@ -14,6 +14,7 @@ pub(crate) fn str_from_utf8<'py>(
     ascii: bool,
 ) -> PyResult<Bound<'py, PyString>> {
     let (chars, max) = if ascii {
+        debug_assert!(bytes.is_ascii());
         (bytes.len(), 0)
     } else {
         // a code point starts at every byte that is not a continuation byte (0x80..=0xBF), and
