@@ -509,3 +509,18 @@ def test_messages_are_immutable_unhashable_and_final(
 def test_is_error_is_read_only(backend: ModuleType) -> None:
     with pytest.raises(AttributeError):
         backend.JsonRpcResponse(id=1).is_error = True
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"jsonrpc": "2.0",\n "method": "m", "params": [NaN]}',
+        '{"jsonrpc": "2.0",\n "method": "NaN", "params": [-Infinity]}',
+        '{"jsonrpc": "2.0",\n "method": "m", "params": [' + "4" * 4301 + "]}",
+        '{"jsonrpc": "2.0",\n "method": "m", "params": [1,,2]}',
+    ],
+)
+def test_invalid_json_names_the_line_of_the_problem(backend: ModuleType, text: str) -> None:
+    message = error_of(backend, text)
+    assert message.startswith("invalid JSON: ")
+    assert "line 2 column" in message

@@ -261,13 +261,27 @@ def _loads(text: str) -> Any:
     except json.JSONDecodeError as exc:
         raise _invalid_json(str(exc)) from None
     except _NonFiniteConstant as exc:
-        raise _invalid_json(f"{exc} is not a JSON value") from None
+        raise _invalid_json(f"{exc} is not a JSON value{_where(text, _non_finite)}") from None
     except RecursionError:
         raise _invalid_json("nesting too deep") from None
     except ValueError:
-        # int() refuses more than 4300 digits (jiter has the same limit).
-        raise _invalid_json("number too large") from None
+        # int() refuses more than 4300 digits.
+        raise _invalid_json(f"integer too long{_where(text, _long_integer)}") from None
     return value
+
+
+def _where(text: str, pattern: re.Pattern[str]) -> str:
+    """ ": line L column C (char N)" for the first match of ``pattern``'s group outside JSON
+    strings, or "" if there is none. Only error messages need this, so it may be slow."""
+    for match in pattern.finditer(text):
+        if match.group(1) is not None:
+            return f": {_position(text, match.start(1))}"
+    return ""
+
+
+# Each alternative consumes a whole JSON string first, so only matches outside strings count.
+_non_finite = re.compile(r'"(?:[^"\\]|\\.)*"|(-?Infinity|NaN)', re.DOTALL)
+_long_integer = re.compile(r'"(?:[^"\\]|\\.)*"|(-?[0-9]{4301,})', re.DOTALL)
 
 
 def _kind(value: Any) -> str:
