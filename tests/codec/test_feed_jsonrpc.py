@@ -193,3 +193,21 @@ def test_jsonrpc_events_are_immutable_unhashable_final_and_not_constructible(
         type("Sub", (backend.JsonRpcEvent,), {})
     with pytest.raises(TypeError):
         backend.JsonRpcEvent()
+
+
+@pytest.mark.parametrize("skipped", [b"event: ping\ndata: x\n\n", b"id: 4\n\n", b"data:\n\n"])
+def test_an_error_after_events_that_were_all_skipped_is_still_deferred(
+    backend: ModuleType, skipped: bytes
+) -> None:
+    decoder = backend.SseDecoder()
+    assert decoder.feed_jsonrpc(skipped + b"data: \xff\n") == []
+    with pytest.raises(InvalidUtf8Error) as info:
+        decoder.feed_jsonrpc(b"")
+    assert info.value.offset == len(skipped) + 6
+
+
+def test_an_error_without_completed_events_is_raised_by_feed_jsonrpc_at_once(
+    backend: ModuleType,
+) -> None:
+    with pytest.raises(InvalidUtf8Error):
+        backend.SseDecoder().feed_jsonrpc(b"data: \xff\n")
