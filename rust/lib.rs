@@ -1,10 +1,11 @@
 //! mcpstream's hot path: incremental UTF-8, SSE and JSON-RPC framing, exposed to Python as
 //! `mcpstream._native` (contract: `python/mcpstream/_native.pyi`).
 //!
-//! The core modules (`utf8`, `sse`, `jsonrpc`, `json_text`, `errors`) know nothing of Python;
+//! The core modules (`utf8`, `sse`, `jsonrpc`, `json_scan`, `json_text`, `errors`) know nothing of Python;
 //! the `py*` modules are the thin PyO3 layer over them.
 
 pub mod errors;
+pub mod json_scan;
 pub mod json_text;
 pub mod jsonrpc;
 pub mod sse;

@@ -1,18 +1,13 @@
 //! JSON text to Python values, as `json.loads` makes them: dicts, lists, `str`, `int` (big
-//! ones too), `float`, `bool` and `None`. One pass over the bytes builds the objects; strings
-//! without escapes become `str` straight from the input, and object keys go through a small
-//! cache so a repeated key costs no allocation.
-//!
-//! The input must be UTF-8 (callers check it first), which is why only ASCII bytes are ever
-//! looked at here.
+//! ones too), `float`, `bool` and `None`, built in one pass over [`crate::json_scan`]'s tokens.
+//! Strings without escapes become `str` straight from the input, and object keys go through a
+//! small cache so a repeated key costs no allocation.
 
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
+use crate::json_scan::{ends, Scanner, SyntaxError};
 use crate::pystr::str_from_utf8;
-
-/// Containers nested deeper than this are refused as invalid JSON.
-pub(crate) const MAX_DEPTH: usize = 200;
 
 /// Why a JSON text did not become a Python value.
 pub(crate) enum Failure {
@@ -28,6 +23,12 @@ pub(crate) struct ParseFail(pub(crate) Box<Failure>);
 impl From<PyErr> for ParseFail {
     fn from(e: PyErr) -> Self {
         Self(Box::new(Failure::Py(e)))
+    }
+}
+
+impl From<SyntaxError> for ParseFail {
+    fn from(e: SyntaxError) -> Self {
+        Self(Box::new(Failure::Json(e.to_string())))
     }
 }
 
@@ -48,37 +49,6 @@ impl Default for KeyCache {
         Self {
             slots: (0..KEY_SLOTS).map(|_| None).collect(),
         }
-    }
-}
-
-/// A word that, together with the length, determines up to eight bytes (overlapping loads
-/// rather than a copy into a padded buffer, which compiles to a `memcpy` call).
-#[inline]
-fn word(bytes: &[u8]) -> u64 {
-    let n = bytes.len();
-    if let Some(first) = bytes.first_chunk::<8>() {
-        u64::from_le_bytes(*first)
-    } else if n >= 4 {
-        let lo = bytes
-            .first_chunk::<4>()
-            .map_or(0, |b| u32::from_le_bytes(*b));
-        let hi = bytes
-            .last_chunk::<4>()
-            .map_or(0, |b| u32::from_le_bytes(*b));
-        u64::from(lo) | u64::from(hi) << 32
-    } else if n > 0 {
-        u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16
-    } else {
-        0
-    }
-}
-
-/// The first and the last eight bytes (overlapping when shorter than 16).
-#[inline]
-fn ends(bytes: &[u8]) -> (u64, u64) {
-    match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
-        (Some(first), Some(last)) => (u64::from_le_bytes(*first), u64::from_le_bytes(*last)),
-        _ => (word(bytes), 0),
     }
 }
 
@@ -134,312 +104,64 @@ impl JsonReader {
     /// Starts parsing `json`, which must be UTF-8.
     pub(crate) fn begin<'r, 'j>(&'r mut self, json: &'j [u8]) -> Doc<'r, 'j> {
         Doc {
-            data: json,
-            pos: 0,
-            text: LastStr::default(),
+            scan: Scanner::new(json, &mut self.scratch),
             keys: &mut self.keys,
-            scratch: &mut self.scratch,
         }
     }
-}
-
-/// Where the text of the string read last is (kept in the parser rather than returned, so
-/// the hot functions return a flag in a register).
-#[derive(Debug, Clone, Copy, Default)]
-struct LastStr {
-    /// `data[start..end]`, unless `decoded`.
-    start: usize,
-    end: usize,
-    ascii: bool,
-    /// It had escapes: the text is in the scratch buffer.
-    decoded: bool,
-    /// The decoded text holds lone surrogates (from `\uXXXX` escapes), encoded as UTF-8
-    /// encodes code points.
-    surrogates: bool,
 }
 
 /// A parse in progress over one document.
 pub(crate) struct Doc<'r, 'j> {
-    data: &'j [u8],
-    pos: usize,
-    text: LastStr,
+    scan: Scanner<'r, 'j>,
     keys: &'r mut KeyCache,
-    scratch: &'r mut Vec<u8>,
-}
-
-const LO: u64 = 0x0101_0101_0101_0101;
-const HI: u64 = 0x8080_8080_8080_8080;
-
-/// Nonzero when some byte of `w` is below `n` (`n` <= 0x80).
-#[inline]
-fn has_less(w: u64, n: u8) -> u64 {
-    w.wrapping_sub(LO * u64::from(n)) & !w & HI
-}
-
-/// Nonzero when some byte of `w` equals `b`.
-#[inline]
-fn has_byte(w: u64, b: u8) -> u64 {
-    has_less(w ^ (LO * u64::from(b)), 1)
-}
-
-/// The smallest and largest byte of `bytes` (`(0xFF, 0)` when empty), in lanes the compiler
-/// turns into SIMD min/max.
-fn min_max(bytes: &[u8]) -> (u8, u8) {
-    let mut lo = [0xFFu8; 32];
-    let mut hi = [0u8; 32];
-    let mut blocks = bytes.chunks_exact(32);
-    for block in &mut blocks {
-        for ((l, h), &b) in lo.iter_mut().zip(hi.iter_mut()).zip(block) {
-            *l = (*l).min(b);
-            *h = (*h).max(b);
-        }
-    }
-    for (l, &b) in lo.iter_mut().zip(blocks.remainder()) {
-        *l = (*l).min(b);
-    }
-    for (h, &b) in hi.iter_mut().zip(blocks.remainder()) {
-        *h = (*h).max(b);
-    }
-    (
-        lo.iter().copied().min().unwrap_or(0xFF),
-        hi.iter().copied().max().unwrap_or(0),
-    )
-}
-
-fn hex_value(b: u8) -> Option<u32> {
-    match b {
-        b'0'..=b'9' => Some(u32::from(b - b'0')),
-        b'a'..=b'f' => Some(u32::from(b - b'a' + 10)),
-        b'A'..=b'F' => Some(u32::from(b - b'A' + 10)),
-        _ => None,
-    }
 }
 
 impl<'j> Doc<'_, 'j> {
-    /// An "invalid JSON" detail for a problem at byte `at`.
-    fn fail(&self, what: &str, at: usize) -> ParseFail {
-        let at = at.min(self.data.len());
-        let before = &self.data[..at];
-        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
-        let line_start = before
-            .iter()
-            .rposition(|&b| b == b'\n')
-            .map_or(0, |i| i + 1);
-        let column = String::from_utf8_lossy(&before[line_start..])
-            .chars()
-            .count()
-            + 1;
-        ParseFail(Box::new(Failure::Json(format!(
-            "{what} at line {line} column {column}"
-        ))))
-    }
-
-    fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.data.get(self.pos) {
-            self.pos += 1;
-        }
-    }
-
     /// The first byte of the next value, after whitespace.
+    #[inline]
     pub(crate) fn peek(&mut self) -> Result<u8, ParseFail> {
-        self.skip_ws();
-        match self.data.get(self.pos) {
-            Some(&b) => Ok(b),
-            None => Err(self.fail("EOF while parsing a value", self.pos)),
-        }
+        Ok(self.scan.peek()?)
     }
 
     /// Only whitespace may follow the value.
     pub(crate) fn end(&mut self) -> Result<(), ParseFail> {
-        self.skip_ws();
-        if self.pos < self.data.len() {
-            return Err(self.fail("trailing characters", self.pos));
-        }
-        Ok(())
+        Ok(self.scan.end()?)
     }
 
-    fn literal(&mut self, word: &[u8]) -> Result<(), ParseFail> {
-        if self.data[self.pos..].starts_with(word) {
-            self.pos += word.len();
-            Ok(())
-        } else {
-            Err(self.fail("expected value", self.pos))
-        }
-    }
-
-    /// Reads the string whose `"` is at the current position; [`Doc::str_bytes`] and
-    /// [`Doc::py_str`] give its text.
+    /// Reads the string whose `"` is next; [`Doc::str_bytes`] and [`Doc::py_str`] give it.
+    #[inline]
     pub(crate) fn string(&mut self) -> Result<(), ParseFail> {
-        let data = self.data;
-        let start = self.pos + 1;
-        let mut i = start;
-        let mut non_ascii = 0u64;
-        loop {
-            let mut words = 0;
-            while let Some(chunk) = data.get(i..i + 8) {
-                if words == 4 {
-                    // a long string: search in blocks instead of word by word
-                    i = self.long_run(i, &mut non_ascii);
-                    break;
-                }
-                words += 1;
-                let w = word(chunk);
-                let special = has_byte(w, b'"') | has_byte(w, b'\\') | has_less(w, 0x20);
-                if special != 0 {
-                    // the lowest flagged byte is exact (only bytes above it can be false hits)
-                    let k = (special.trailing_zeros() / 8) as usize;
-                    non_ascii |= w & ((1u64 << (8 * k)) - 1);
-                    i += k;
-                    break;
-                }
-                non_ascii |= w;
-                i += 8;
-            }
-            match data.get(i) {
-                Some(b'"') => {
-                    self.pos = i + 1;
-                    self.text = LastStr {
-                        start,
-                        end: i,
-                        ascii: non_ascii & HI == 0,
-                        decoded: false,
-                        surrogates: false,
-                    };
-                    return Ok(());
-                }
-                Some(b'\\') => return self.escaped_string(start, i),
-                Some(&b) if b < 0x20 => {
-                    return Err(self.fail("control character found while parsing a string", i))
-                }
-                Some(&b) => {
-                    non_ascii |= u64::from(b);
-                    i += 1;
-                }
-                None => return Err(self.fail("EOF while parsing a string", i)),
-            }
-        }
-    }
-
-    /// From `i` inside a string: the index of the next `"`, `\\` or control byte (or the end of
-    /// the data), with SIMD searches over blocks that stay in cache; notes non-ASCII bytes.
-    fn long_run(&self, mut i: usize, non_ascii: &mut u64) -> usize {
-        const BLOCK: usize = 16 * 1024;
-        let data = self.data;
-        loop {
-            let end = (i + BLOCK).min(data.len());
-            let block = &data[i..end];
-            let stop = memchr::memchr2(b'"', b'\\', block).unwrap_or(block.len());
-            let (lo, hi) = min_max(&block[..stop]);
-            if lo < 0x20 {
-                return i + block[..stop].iter().position(|&b| b < 0x20).unwrap_or(0);
-            }
-            if hi >= 0x80 {
-                *non_ascii |= HI;
-            }
-            i += stop;
-            if stop < block.len() || end == data.len() {
-                return i;
-            }
-        }
-    }
-
-    /// The slow path of [`Doc::string`]: the string has escapes, starting at `first_escape`.
-    fn escaped_string(&mut self, start: usize, first_escape: usize) -> Result<(), ParseFail> {
-        let data = self.data;
-        self.scratch.clear();
-        self.scratch.extend_from_slice(&data[start..first_escape]);
-        let mut surrogates = false;
-        let mut i = first_escape;
-        loop {
-            match data.get(i) {
-                Some(b'"') => {
-                    self.pos = i + 1;
-                    self.text = LastStr {
-                        start,
-                        end: i,
-                        ascii: false,
-                        decoded: true,
-                        surrogates,
-                    };
-                    return Ok(());
-                }
-                Some(b'\\') => {
-                    let simple = match data.get(i + 1) {
-                        Some(b'"') => b'"',
-                        Some(b'\\') => b'\\',
-                        Some(b'/') => b'/',
-                        Some(b'b') => 0x08,
-                        Some(b'f') => 0x0C,
-                        Some(b'n') => b'\n',
-                        Some(b'r') => b'\r',
-                        Some(b't') => b'\t',
-                        Some(b'u') => 0,
-                        Some(_) => return Err(self.fail("invalid escape", i + 1)),
-                        None => return Err(self.fail("EOF while parsing a string", i + 1)),
-                    };
-                    if simple != 0 {
-                        self.scratch.push(simple);
-                        i += 2;
-                        continue;
-                    }
-                    let unit = self.hex4(i + 2)?;
-                    i += 6;
-                    let mut code = unit;
-                    if (0xD800..0xDC00).contains(&unit) && data.get(i..i + 2) == Some(b"\\u") {
-                        let low = self.hex4(i + 2)?;
-                        if (0xDC00..0xE000).contains(&low) {
-                            code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
-                            i += 6;
-                        }
-                    }
-                    match char::from_u32(code) {
-                        Some(c) => {
-                            let mut buf = [0u8; 4];
-                            self.scratch
-                                .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
-                        }
-                        None => {
-                            // a lone surrogate, as json.loads keeps it
-                            surrogates = true;
-                            self.scratch.extend_from_slice(&[
-                                0xE0 | (code >> 12) as u8,
-                                0x80 | ((code >> 6) & 0x3F) as u8,
-                                0x80 | (code & 0x3F) as u8,
-                            ]);
-                        }
-                    }
-                }
-                Some(&b) if b < 0x20 => {
-                    return Err(self.fail("control character found while parsing a string", i))
-                }
-                Some(&b) => {
-                    self.scratch.push(b);
-                    i += 1;
-                }
-                None => return Err(self.fail("EOF while parsing a string", i)),
-            }
-        }
-    }
-
-    fn hex4(&self, at: usize) -> Result<u32, ParseFail> {
-        let digits = self
-            .data
-            .get(at..at + 4)
-            .ok_or_else(|| self.fail("EOF while parsing a string", self.data.len()))?;
-        digits.iter().try_fold(0u32, |acc, &b| {
-            hex_value(b)
-                .map(|v| acc << 4 | v)
-                .ok_or_else(|| self.fail("invalid \\u escape", at))
-        })
+        Ok(self.scan.string()?)
     }
 
     /// The text of the string read last (UTF-8, or with encoded surrogates).
+    #[inline]
     pub(crate) fn str_bytes(&self) -> &[u8] {
-        if self.text.decoded {
-            self.scratch
-        } else {
-            &self.data[self.text.start..self.text.end]
-        }
+        self.scan.str_bytes()
+    }
+
+    /// At `{`: reads the first key (and its `:`), `false` for `{}`.
+    #[inline]
+    pub(crate) fn first_key(&mut self) -> Result<bool, ParseFail> {
+        Ok(self.scan.first_key()?)
+    }
+
+    /// After a member's value: reads the next key (and its `:`), `false` at `}`.
+    #[inline]
+    pub(crate) fn next_key(&mut self) -> Result<bool, ParseFail> {
+        Ok(self.scan.next_key()?)
+    }
+
+    /// At `[`: the first byte of the first item, `None` for `[]`.
+    #[inline]
+    pub(crate) fn first_item(&mut self) -> Result<Option<u8>, ParseFail> {
+        Ok(self.scan.first_item()?)
+    }
+
+    /// After an item: the first byte of the next one, `None` at `]`.
+    #[inline]
+    pub(crate) fn next_item(&mut self) -> Result<Option<u8>, ParseFail> {
+        Ok(self.scan.next_item()?)
     }
 
     /// The `str` of the string read last; through the key cache when `cached`.
@@ -448,9 +170,9 @@ impl<'j> Doc<'_, 'j> {
         py: Python<'py>,
         cached: bool,
     ) -> PyResult<Bound<'py, PyString>> {
-        let text = self.text;
+        let text = self.scan.text();
         if !text.decoded {
-            let bytes = &self.data[text.start..text.end];
+            let bytes = &self.scan.data()[text.start..text.end];
             return if cached {
                 self.keys.get(py, bytes, text.ascii)
             } else {
@@ -458,61 +180,17 @@ impl<'j> Doc<'_, 'j> {
             };
         }
         if !text.surrogates {
-            return PyString::from_bytes(py, self.scratch);
+            return PyString::from_bytes(py, self.scan.scratch());
         }
-        PyBytes::new(py, self.scratch)
+        PyBytes::new(py, self.scan.scratch())
             .call_method1(pyo3::intern!(py, "decode"), ("utf-8", "surrogatepass"))?
             .cast_into::<PyString>()
             .map_err(PyErr::from)
     }
 
-    /// Scans the number at the current position: its bytes, and whether it is a float.
-    fn scan_number(&mut self) -> Result<(&'j [u8], bool), ParseFail> {
-        let data = self.data;
-        let start = self.pos;
-        let mut i = start;
-        if data.get(i) == Some(&b'-') {
-            i += 1;
-        }
-        let digits = |mut i: usize| {
-            while let Some(b'0'..=b'9') = data.get(i) {
-                i += 1;
-            }
-            i
-        };
-        match data.get(i) {
-            Some(b'0') => i += 1,
-            Some(b'1'..=b'9') => i = digits(i + 1),
-            _ => return Err(self.fail("expected value", start)),
-        }
-        let mut float = false;
-        if data.get(i) == Some(&b'.') {
-            let end = digits(i + 1);
-            if end == i + 1 {
-                return Err(self.fail("invalid number", end));
-            }
-            i = end;
-            float = true;
-        }
-        if let Some(b'e' | b'E') = data.get(i) {
-            i += 1;
-            if let Some(b'+' | b'-') = data.get(i) {
-                i += 1;
-            }
-            let end = digits(i);
-            if end == i {
-                return Err(self.fail("invalid number", end));
-            }
-            i = end;
-            float = true;
-        }
-        self.pos = i;
-        Ok((&data[start..i], float))
-    }
-
     fn number<'py>(&mut self, py: Python<'py>) -> Result<Bound<'py, PyAny>, ParseFail> {
-        let start = self.pos;
-        let (text, float) = self.scan_number()?;
+        let start = self.scan.position();
+        let (text, float) = self.scan.scan_number()?;
         if !float && text.len() <= 18 {
             // at most 18 characters: the value fits an i64 whatever they are
             let (negative, digits) = match text.split_first() {
@@ -540,7 +218,7 @@ impl<'j> Doc<'_, 'j> {
         if float {
             return match text_str.parse::<f64>() {
                 Ok(x) => Ok(PyFloat::new(py, x).into_any()),
-                Err(_) => Err(self.fail("invalid number", start)),
+                Err(_) => Err(self.scan.fail("invalid number", start).into()),
             };
         }
         if text.len() <= 18 {
@@ -552,15 +230,8 @@ impl<'j> Doc<'_, 'j> {
         match py.get_type::<PyInt>().call1((text_str,)) {
             Ok(int) => Ok(int),
             // past the interpreter's limit on digits for int()
-            Err(_) => Err(self.fail("number out of range", start)),
+            Err(_) => Err(self.scan.fail("number out of range", start).into()),
         }
-    }
-
-    fn check_depth(&self, depth: usize) -> Result<(), ParseFail> {
-        if depth > MAX_DEPTH {
-            return Err(self.fail("recursion limit exceeded", self.pos));
-        }
-        Ok(())
     }
 
     /// The value starting with `first` (from [`Doc::peek`]) as a Python object; `depth`
@@ -573,21 +244,21 @@ impl<'j> Doc<'_, 'j> {
     ) -> Result<Bound<'py, PyAny>, ParseFail> {
         match first {
             b'"' => {
-                self.string()?;
+                self.scan.string()?;
                 Ok(self.py_str(py, false)?.into_any())
             }
             b'{' => self.object(py, depth + 1),
             b'[' => self.array(py, depth + 1),
             b't' => {
-                self.literal(b"true")?;
+                self.scan.literal(b"true")?;
                 Ok(PyBool::new(py, true).to_owned().into_any())
             }
             b'f' => {
-                self.literal(b"false")?;
+                self.scan.literal(b"false")?;
                 Ok(PyBool::new(py, false).to_owned().into_any())
             }
             b'n' => {
-                self.literal(b"null")?;
+                self.scan.literal(b"null")?;
                 Ok(py.None().into_bound(py))
             }
             _ => self.number(py),
@@ -603,9 +274,9 @@ impl<'j> Doc<'_, 'j> {
         depth: usize,
     ) -> Result<(), ParseFail> {
         match first {
-            b'"' => self.string(),
+            b'"' => Ok(self.scan.string()?),
             b'{' => {
-                self.check_depth(depth + 1)?;
+                self.scan.check_depth(depth + 1)?;
                 let mut more = self.first_key()?;
                 while more {
                     let first = self.peek()?;
@@ -615,7 +286,7 @@ impl<'j> Doc<'_, 'j> {
                 Ok(())
             }
             b'[' => {
-                self.check_depth(depth + 1)?;
+                self.scan.check_depth(depth + 1)?;
                 let mut next = self.first_item()?;
                 while let Some(first) = next {
                     self.skip(py, first, depth + 1)?;
@@ -623,12 +294,12 @@ impl<'j> Doc<'_, 'j> {
                 }
                 Ok(())
             }
-            b't' => self.literal(b"true"),
-            b'f' => self.literal(b"false"),
-            b'n' => self.literal(b"null"),
+            b't' => Ok(self.scan.literal(b"true")?),
+            b'f' => Ok(self.scan.literal(b"false")?),
+            b'n' => Ok(self.scan.literal(b"null")?),
             _ => {
-                let start = self.pos;
-                let (text, float) = self.scan_number()?;
+                let start = self.scan.position();
+                let (text, float) = self.scan.scan_number()?;
                 if !float && text.len() > 18 {
                     self.number_value(py, start, text, float)?;
                 }
@@ -642,7 +313,7 @@ impl<'j> Doc<'_, 'j> {
         py: Python<'py>,
         depth: usize,
     ) -> Result<Bound<'py, PyAny>, ParseFail> {
-        self.check_depth(depth)?;
+        self.scan.check_depth(depth)?;
         let mut items = Vec::new();
         let mut next = self.first_item()?;
         while let Some(first) = next {
@@ -657,7 +328,7 @@ impl<'j> Doc<'_, 'j> {
         py: Python<'py>,
         depth: usize,
     ) -> Result<Bound<'py, PyAny>, ParseFail> {
-        self.check_depth(depth)?;
+        self.scan.check_depth(depth)?;
         let dict = PyDict::new(py);
         let mut more = self.first_key()?;
         while more {
@@ -669,94 +340,12 @@ impl<'j> Doc<'_, 'j> {
         }
         Ok(dict.into_any())
     }
-
-    /// At `[`: the first byte of the first item, `None` for `[]`.
-    pub(crate) fn first_item(&mut self) -> Result<Option<u8>, ParseFail> {
-        self.pos += 1;
-        let first = self.peek()?;
-        if first == b']' {
-            self.pos += 1;
-            return Ok(None);
-        }
-        Ok(Some(first))
-    }
-
-    /// After an item: the first byte of the next one, `None` at `]`.
-    pub(crate) fn next_item(&mut self) -> Result<Option<u8>, ParseFail> {
-        self.skip_ws();
-        match self.data.get(self.pos) {
-            Some(b',') => {
-                self.pos += 1;
-                let first = self.peek()?;
-                if first == b']' {
-                    return Err(self.fail("trailing comma", self.pos));
-                }
-                Ok(Some(first))
-            }
-            Some(b']') => {
-                self.pos += 1;
-                Ok(None)
-            }
-            Some(_) => Err(self.fail("expected `,` or `]`", self.pos)),
-            None => Err(self.fail("EOF while parsing a list", self.pos)),
-        }
-    }
-
-    /// At `{`: reads the first key (and its `:`), `false` for `{}`.
-    pub(crate) fn first_key(&mut self) -> Result<bool, ParseFail> {
-        self.pos += 1;
-        self.skip_ws();
-        match self.data.get(self.pos) {
-            Some(b'}') => {
-                self.pos += 1;
-                Ok(false)
-            }
-            Some(b'"') => self.key(),
-            Some(_) => Err(self.fail("key must be a string", self.pos)),
-            None => Err(self.fail("EOF while parsing an object", self.pos)),
-        }
-    }
-
-    /// After a member's value: reads the next key (and its `:`), `false` at `}`.
-    pub(crate) fn next_key(&mut self) -> Result<bool, ParseFail> {
-        self.skip_ws();
-        match self.data.get(self.pos) {
-            Some(b',') => {
-                self.pos += 1;
-                self.skip_ws();
-                match self.data.get(self.pos) {
-                    Some(b'"') => self.key(),
-                    Some(b'}') => Err(self.fail("trailing comma", self.pos)),
-                    Some(_) => Err(self.fail("key must be a string", self.pos)),
-                    None => Err(self.fail("EOF while parsing an object", self.pos)),
-                }
-            }
-            Some(b'}') => {
-                self.pos += 1;
-                Ok(false)
-            }
-            Some(_) => Err(self.fail("expected `,` or `}`", self.pos)),
-            None => Err(self.fail("EOF while parsing an object", self.pos)),
-        }
-    }
-
-    fn key(&mut self) -> Result<bool, ParseFail> {
-        self.string()?;
-        self.skip_ws();
-        match self.data.get(self.pos) {
-            Some(b':') => {
-                self.pos += 1;
-                Ok(true)
-            }
-            Some(_) => Err(self.fail("expected `:`", self.pos)),
-            None => Err(self.fail("EOF while parsing an object", self.pos)),
-        }
-    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::json_scan::MAX_DEPTH;
 
     /// One JSON value through the reader, or the "invalid JSON" detail.
     fn parse<'py>(py: Python<'py>, text: &str) -> Result<Bound<'py, PyAny>, String> {

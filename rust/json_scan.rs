@@ -1,0 +1,667 @@
+//! JSON tokenizing over UTF-8 bytes, free of Python: whitespace, literals, numbers (as their
+//! text), strings (located in the input, or decoded into a scratch buffer when they have
+//! escapes) and the punctuation of arrays and objects. `pyjson` builds Python values on it.
+//!
+//! The input must be UTF-8 (callers check it first), which is why only ASCII bytes are ever
+//! looked at here. Errors name the problem and its line and column, as in "invalid JSON: ...".
+
+use std::fmt;
+
+/// Containers nested deeper than this are refused as invalid JSON.
+pub const MAX_DEPTH: usize = 200;
+
+/// Text that is not JSON: what is wrong, and where. A boxed str (two words), so that results
+/// come back in registers.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SyntaxError(Box<str>);
+
+impl fmt::Display for SyntaxError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for SyntaxError {}
+
+/// Where the text of the string read last is (kept in the scanner rather than returned, so
+/// the hot functions return a flag in a register).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct StrSpan {
+    /// `data[start..end]`, unless `decoded`.
+    pub start: usize,
+    pub end: usize,
+    /// The text is all ASCII (only known for text that is not `decoded`).
+    pub ascii: bool,
+    /// It had escapes: the text is in the scratch buffer.
+    pub decoded: bool,
+    /// The decoded text holds lone surrogates (from `\uXXXX` escapes), encoded as UTF-8
+    /// encodes code points.
+    pub surrogates: bool,
+}
+
+/// A scan in progress over one document.
+pub struct Scanner<'s, 'j> {
+    data: &'j [u8],
+    pos: usize,
+    text: StrSpan,
+    scratch: &'s mut Vec<u8>,
+}
+
+/// A word that, together with the length, determines up to eight bytes (overlapping loads
+/// rather than a copy into a padded buffer, which compiles to a `memcpy` call).
+#[inline]
+pub(crate) fn word(bytes: &[u8]) -> u64 {
+    let n = bytes.len();
+    if let Some(first) = bytes.first_chunk::<8>() {
+        u64::from_le_bytes(*first)
+    } else if n >= 4 {
+        let lo = bytes
+            .first_chunk::<4>()
+            .map_or(0, |b| u32::from_le_bytes(*b));
+        let hi = bytes
+            .last_chunk::<4>()
+            .map_or(0, |b| u32::from_le_bytes(*b));
+        u64::from(lo) | u64::from(hi) << 32
+    } else if n > 0 {
+        u64::from(bytes[0]) | u64::from(bytes[n / 2]) << 8 | u64::from(bytes[n - 1]) << 16
+    } else {
+        0
+    }
+}
+
+/// The first and the last eight bytes (overlapping when shorter than 16).
+#[inline]
+pub(crate) fn ends(bytes: &[u8]) -> (u64, u64) {
+    match (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        (Some(first), Some(last)) => (u64::from_le_bytes(*first), u64::from_le_bytes(*last)),
+        _ => (word(bytes), 0),
+    }
+}
+
+const LO: u64 = 0x0101_0101_0101_0101;
+const HI: u64 = 0x8080_8080_8080_8080;
+
+/// Nonzero when some byte of `w` is below `n` (`n` <= 0x80).
+#[inline]
+fn has_less(w: u64, n: u8) -> u64 {
+    w.wrapping_sub(LO * u64::from(n)) & !w & HI
+}
+
+/// Nonzero when some byte of `w` equals `b`.
+#[inline]
+fn has_byte(w: u64, b: u8) -> u64 {
+    has_less(w ^ (LO * u64::from(b)), 1)
+}
+
+/// The smallest and largest byte of `bytes` (`(0xFF, 0)` when empty), in lanes the compiler
+/// turns into SIMD min/max.
+fn min_max(bytes: &[u8]) -> (u8, u8) {
+    let mut lo = [0xFFu8; 32];
+    let mut hi = [0u8; 32];
+    let mut blocks = bytes.chunks_exact(32);
+    for block in &mut blocks {
+        for ((l, h), &b) in lo.iter_mut().zip(hi.iter_mut()).zip(block) {
+            *l = (*l).min(b);
+            *h = (*h).max(b);
+        }
+    }
+    for (l, &b) in lo.iter_mut().zip(blocks.remainder()) {
+        *l = (*l).min(b);
+    }
+    for (h, &b) in hi.iter_mut().zip(blocks.remainder()) {
+        *h = (*h).max(b);
+    }
+    (
+        lo.iter().copied().min().unwrap_or(0xFF),
+        hi.iter().copied().max().unwrap_or(0),
+    )
+}
+
+fn hex_value(b: u8) -> Option<u32> {
+    match b {
+        b'0'..=b'9' => Some(u32::from(b - b'0')),
+        b'a'..=b'f' => Some(u32::from(b - b'a' + 10)),
+        b'A'..=b'F' => Some(u32::from(b - b'A' + 10)),
+        _ => None,
+    }
+}
+
+impl<'s, 'j> Scanner<'s, 'j> {
+    /// A scanner at the start of `data` (UTF-8), decoding escapes into `scratch`.
+    pub fn new(data: &'j [u8], scratch: &'s mut Vec<u8>) -> Self {
+        Self {
+            data,
+            pos: 0,
+            text: StrSpan::default(),
+            scratch,
+        }
+    }
+
+    /// Where the string read last is.
+    pub fn text(&self) -> StrSpan {
+        self.text
+    }
+
+    /// The decoded text of the string read last, when it had escapes.
+    pub fn scratch(&self) -> &[u8] {
+        self.scratch
+    }
+
+    /// The input.
+    pub fn data(&self) -> &'j [u8] {
+        self.data
+    }
+
+    /// The index of the next byte to read.
+    pub fn position(&self) -> usize {
+        self.pos
+    }
+
+    /// An "invalid JSON" detail for a problem at byte `at`.
+    pub fn fail(&self, what: &str, at: usize) -> SyntaxError {
+        let at = at.min(self.data.len());
+        let before = &self.data[..at];
+        let line = before.iter().filter(|&&b| b == b'\n').count() + 1;
+        let line_start = before
+            .iter()
+            .rposition(|&b| b == b'\n')
+            .map_or(0, |i| i + 1);
+        let column = String::from_utf8_lossy(&before[line_start..])
+            .chars()
+            .count()
+            + 1;
+        SyntaxError(format!("{what} at line {line} column {column}").into_boxed_str())
+    }
+
+    pub fn skip_ws(&mut self) {
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.data.get(self.pos) {
+            self.pos += 1;
+        }
+    }
+
+    /// The first byte of the next value, after whitespace.
+    pub fn peek(&mut self) -> Result<u8, SyntaxError> {
+        self.skip_ws();
+        match self.data.get(self.pos) {
+            Some(&b) => Ok(b),
+            None => Err(self.fail("EOF while parsing a value", self.pos)),
+        }
+    }
+
+    /// Only whitespace may follow the value.
+    pub fn end(&mut self) -> Result<(), SyntaxError> {
+        self.skip_ws();
+        if self.pos < self.data.len() {
+            return Err(self.fail("trailing characters", self.pos));
+        }
+        Ok(())
+    }
+
+    pub fn literal(&mut self, word: &[u8]) -> Result<(), SyntaxError> {
+        if self.data[self.pos..].starts_with(word) {
+            self.pos += word.len();
+            Ok(())
+        } else {
+            Err(self.fail("expected value", self.pos))
+        }
+    }
+
+    /// Reads the string whose `"` is at the current position; [`Scanner::text`] and
+    /// [`Scanner::str_bytes`] give its text.
+    pub fn string(&mut self) -> Result<(), SyntaxError> {
+        let data = self.data;
+        let start = self.pos + 1;
+        let mut i = start;
+        let mut non_ascii = 0u64;
+        loop {
+            let mut words = 0;
+            while let Some(chunk) = data.get(i..i + 8) {
+                if words == 4 {
+                    // a long string: search in blocks instead of word by word
+                    i = self.long_run(i, &mut non_ascii);
+                    break;
+                }
+                words += 1;
+                let w = word(chunk);
+                let special = has_byte(w, b'"') | has_byte(w, b'\\') | has_less(w, 0x20);
+                if special != 0 {
+                    // the lowest flagged byte is exact (only bytes above it can be false hits)
+                    let k = (special.trailing_zeros() / 8) as usize;
+                    non_ascii |= w & ((1u64 << (8 * k)) - 1);
+                    i += k;
+                    break;
+                }
+                non_ascii |= w;
+                i += 8;
+            }
+            match data.get(i) {
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    self.text = StrSpan {
+                        start,
+                        end: i,
+                        ascii: non_ascii & HI == 0,
+                        decoded: false,
+                        surrogates: false,
+                    };
+                    return Ok(());
+                }
+                Some(b'\\') => return self.escaped_string(start, i),
+                Some(&b) if b < 0x20 => {
+                    return Err(self.fail("control character found while parsing a string", i))
+                }
+                Some(&b) => {
+                    non_ascii |= u64::from(b);
+                    i += 1;
+                }
+                None => return Err(self.fail("EOF while parsing a string", i)),
+            }
+        }
+    }
+
+    /// From `i` inside a string: the index of the next `"`, `\\` or control byte (or the end of
+    /// the data), with SIMD searches over blocks that stay in cache; notes non-ASCII bytes.
+    fn long_run(&self, mut i: usize, non_ascii: &mut u64) -> usize {
+        const BLOCK: usize = 16 * 1024;
+        let data = self.data;
+        loop {
+            let end = (i + BLOCK).min(data.len());
+            let block = &data[i..end];
+            let stop = memchr::memchr2(b'"', b'\\', block).unwrap_or(block.len());
+            let (lo, hi) = min_max(&block[..stop]);
+            if lo < 0x20 {
+                return i + block[..stop].iter().position(|&b| b < 0x20).unwrap_or(0);
+            }
+            if hi >= 0x80 {
+                *non_ascii |= HI;
+            }
+            i += stop;
+            if stop < block.len() || end == data.len() {
+                return i;
+            }
+        }
+    }
+
+    /// The slow path of [`Scanner::string`]: the string has escapes, starting at `first_escape`.
+    fn escaped_string(&mut self, start: usize, first_escape: usize) -> Result<(), SyntaxError> {
+        let data = self.data;
+        self.scratch.clear();
+        self.scratch.extend_from_slice(&data[start..first_escape]);
+        let mut surrogates = false;
+        let mut i = first_escape;
+        loop {
+            match data.get(i) {
+                Some(b'"') => {
+                    self.pos = i + 1;
+                    self.text = StrSpan {
+                        start,
+                        end: i,
+                        ascii: false,
+                        decoded: true,
+                        surrogates,
+                    };
+                    return Ok(());
+                }
+                Some(b'\\') => {
+                    let simple = match data.get(i + 1) {
+                        Some(b'"') => b'"',
+                        Some(b'\\') => b'\\',
+                        Some(b'/') => b'/',
+                        Some(b'b') => 0x08,
+                        Some(b'f') => 0x0C,
+                        Some(b'n') => b'\n',
+                        Some(b'r') => b'\r',
+                        Some(b't') => b'\t',
+                        Some(b'u') => 0,
+                        Some(_) => return Err(self.fail("invalid escape", i + 1)),
+                        None => return Err(self.fail("EOF while parsing a string", i + 1)),
+                    };
+                    if simple != 0 {
+                        self.scratch.push(simple);
+                        i += 2;
+                        continue;
+                    }
+                    let unit = self.hex4(i + 2)?;
+                    i += 6;
+                    let mut code = unit;
+                    if (0xD800..0xDC00).contains(&unit) && data.get(i..i + 2) == Some(b"\\u") {
+                        let low = self.hex4(i + 2)?;
+                        if (0xDC00..0xE000).contains(&low) {
+                            code = 0x10000 + ((unit - 0xD800) << 10) + (low - 0xDC00);
+                            i += 6;
+                        }
+                    }
+                    match char::from_u32(code) {
+                        Some(c) => {
+                            let mut buf = [0u8; 4];
+                            self.scratch
+                                .extend_from_slice(c.encode_utf8(&mut buf).as_bytes());
+                        }
+                        None => {
+                            // a lone surrogate, as json.loads keeps it
+                            surrogates = true;
+                            self.scratch.extend_from_slice(&[
+                                0xE0 | (code >> 12) as u8,
+                                0x80 | ((code >> 6) & 0x3F) as u8,
+                                0x80 | (code & 0x3F) as u8,
+                            ]);
+                        }
+                    }
+                }
+                Some(&b) if b < 0x20 => {
+                    return Err(self.fail("control character found while parsing a string", i))
+                }
+                Some(&b) => {
+                    self.scratch.push(b);
+                    i += 1;
+                }
+                None => return Err(self.fail("EOF while parsing a string", i)),
+            }
+        }
+    }
+
+    fn hex4(&self, at: usize) -> Result<u32, SyntaxError> {
+        let digits = self
+            .data
+            .get(at..at + 4)
+            .ok_or_else(|| self.fail("EOF while parsing a string", self.data.len()))?;
+        digits.iter().try_fold(0u32, |acc, &b| {
+            hex_value(b)
+                .map(|v| acc << 4 | v)
+                .ok_or_else(|| self.fail("invalid \\u escape", at))
+        })
+    }
+
+    /// The text of the string read last (UTF-8, or with encoded surrogates).
+    pub fn str_bytes(&self) -> &[u8] {
+        if self.text.decoded {
+            self.scratch
+        } else {
+            &self.data[self.text.start..self.text.end]
+        }
+    }
+
+    /// Scans the number at the current position: its bytes, and whether it is a float.
+    pub fn scan_number(&mut self) -> Result<(&'j [u8], bool), SyntaxError> {
+        let data = self.data;
+        let start = self.pos;
+        let mut i = start;
+        if data.get(i) == Some(&b'-') {
+            i += 1;
+        }
+        let digits = |mut i: usize| {
+            while let Some(b'0'..=b'9') = data.get(i) {
+                i += 1;
+            }
+            i
+        };
+        match data.get(i) {
+            Some(b'0') => i += 1,
+            Some(b'1'..=b'9') => i = digits(i + 1),
+            _ => return Err(self.fail("expected value", start)),
+        }
+        let mut float = false;
+        if data.get(i) == Some(&b'.') {
+            let end = digits(i + 1);
+            if end == i + 1 {
+                return Err(self.fail("invalid number", end));
+            }
+            i = end;
+            float = true;
+        }
+        if let Some(b'e' | b'E') = data.get(i) {
+            i += 1;
+            if let Some(b'+' | b'-') = data.get(i) {
+                i += 1;
+            }
+            let end = digits(i);
+            if end == i {
+                return Err(self.fail("invalid number", end));
+            }
+            i = end;
+            float = true;
+        }
+        self.pos = i;
+        Ok((&data[start..i], float))
+    }
+
+    pub fn check_depth(&self, depth: usize) -> Result<(), SyntaxError> {
+        if depth > MAX_DEPTH {
+            return Err(self.fail("recursion limit exceeded", self.pos));
+        }
+        Ok(())
+    }
+
+    /// At `[`: the first byte of the first item, `None` for `[]`.
+    pub fn first_item(&mut self) -> Result<Option<u8>, SyntaxError> {
+        self.pos += 1;
+        let first = self.peek()?;
+        if first == b']' {
+            self.pos += 1;
+            return Ok(None);
+        }
+        Ok(Some(first))
+    }
+
+    /// After an item: the first byte of the next one, `None` at `]`.
+    pub fn next_item(&mut self) -> Result<Option<u8>, SyntaxError> {
+        self.skip_ws();
+        match self.data.get(self.pos) {
+            Some(b',') => {
+                self.pos += 1;
+                let first = self.peek()?;
+                if first == b']' {
+                    return Err(self.fail("trailing comma", self.pos));
+                }
+                Ok(Some(first))
+            }
+            Some(b']') => {
+                self.pos += 1;
+                Ok(None)
+            }
+            Some(_) => Err(self.fail("expected `,` or `]`", self.pos)),
+            None => Err(self.fail("EOF while parsing a list", self.pos)),
+        }
+    }
+
+    /// At `{`: reads the first key (and its `:`), `false` for `{}`.
+    pub fn first_key(&mut self) -> Result<bool, SyntaxError> {
+        self.pos += 1;
+        self.skip_ws();
+        match self.data.get(self.pos) {
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(b'"') => self.key(),
+            Some(_) => Err(self.fail("key must be a string", self.pos)),
+            None => Err(self.fail("EOF while parsing an object", self.pos)),
+        }
+    }
+
+    /// After a member's value: reads the next key (and its `:`), `false` at `}`.
+    pub fn next_key(&mut self) -> Result<bool, SyntaxError> {
+        self.skip_ws();
+        match self.data.get(self.pos) {
+            Some(b',') => {
+                self.pos += 1;
+                self.skip_ws();
+                match self.data.get(self.pos) {
+                    Some(b'"') => self.key(),
+                    Some(b'}') => Err(self.fail("trailing comma", self.pos)),
+                    Some(_) => Err(self.fail("key must be a string", self.pos)),
+                    None => Err(self.fail("EOF while parsing an object", self.pos)),
+                }
+            }
+            Some(b'}') => {
+                self.pos += 1;
+                Ok(false)
+            }
+            Some(_) => Err(self.fail("expected `,` or `}`", self.pos)),
+            None => Err(self.fail("EOF while parsing an object", self.pos)),
+        }
+    }
+
+    fn key(&mut self) -> Result<bool, SyntaxError> {
+        self.string()?;
+        self.skip_ws();
+        match self.data.get(self.pos) {
+            Some(b':') => {
+                self.pos += 1;
+                Ok(true)
+            }
+            Some(_) => Err(self.fail("expected `:`", self.pos)),
+            None => Err(self.fail("EOF while parsing an object", self.pos)),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A string as read: its text, and whether it was ASCII, decoded, with surrogates.
+    type Read = (Vec<u8>, bool, bool, bool);
+
+    /// The strings of a flat array.
+    fn strings(json: &str) -> Result<Vec<Read>, String> {
+        let mut scratch = Vec::new();
+        let mut scan = Scanner::new(json.as_bytes(), &mut scratch);
+        let mut out = Vec::new();
+        let mut next = scan.peek().and_then(|_| scan.first_item());
+        loop {
+            match next {
+                Ok(Some(b'"')) => {
+                    scan.string().map_err(|e| e.to_string())?;
+                    let t = scan.text();
+                    out.push((scan.str_bytes().to_vec(), t.ascii, t.decoded, t.surrogates));
+                    next = scan.next_item();
+                }
+                Ok(Some(other)) => return Err(format!("not a string: {}", other as char)),
+                Ok(None) => break,
+                Err(e) => return Err(e.to_string()),
+            }
+        }
+        scan.end().map_err(|e| e.to_string())?;
+        Ok(out)
+    }
+
+    #[test]
+    fn strings_raw_and_decoded() {
+        let long = "x".repeat(100) + "é" + &"y".repeat(20000);
+        let json =
+            format!(r#"["", "abc", "caf\u00e9", "é", "{long}", "a\"b", "\ud83d\ude00", "\ud800"]"#);
+        let got = strings(&json).unwrap();
+        assert_eq!(got[0], (b"".to_vec(), true, false, false));
+        assert_eq!(got[1], (b"abc".to_vec(), true, false, false));
+        assert_eq!(got[2], ("café".as_bytes().to_vec(), false, true, false));
+        assert_eq!(got[3], ("é".as_bytes().to_vec(), false, false, false));
+        assert_eq!(got[4], (long.as_bytes().to_vec(), false, false, false));
+        assert_eq!(got[5], (b"a\"b".to_vec(), false, true, false));
+        assert_eq!(got[6], ("😀".as_bytes().to_vec(), false, true, false));
+        assert_eq!(got[7], (vec![0xED, 0xA0, 0x80], false, true, true));
+    }
+
+    #[test]
+    fn ascii_flag_at_every_length_and_position() {
+        for len in 0..80 {
+            for at in 0..len {
+                let mut text = vec![b'a'; len];
+                let json = {
+                    text[at] = b'\xc3';
+                    let mut s = b"[\"".to_vec();
+                    s.extend_from_slice(&text);
+                    s.insert(2 + at + 1, 0xA9);
+                    s.extend_from_slice(b"\"]");
+                    String::from_utf8(s).unwrap()
+                };
+                let got = strings(&json).unwrap();
+                assert!(!got[0].1, "{len} {at}");
+            }
+            let json = format!("[\"{}\"]", "a".repeat(len));
+            assert!(strings(&json).unwrap()[0].1);
+        }
+    }
+
+    #[test]
+    fn string_errors() {
+        let cases = [
+            ("[\"abc", "EOF while parsing a string at line 1 column 6"),
+            (
+                "[\"a\u{1}\"]",
+                "control character found while parsing a string at line 1 column 4",
+            ),
+            ("[\"\\q\"]", "invalid escape at line 1 column 4"),
+            ("[\"\\u12\"]", "invalid \\u escape at line 1 column 5"),
+            ("[\"\\u00", "EOF while parsing a string at line 1 column 7"),
+        ];
+        for (json, detail) in cases {
+            assert_eq!(strings(json).unwrap_err(), detail, "{json:?}");
+        }
+        let long = format!("[\"{}\u{1f}\"]", "z".repeat(50_000));
+        let err = strings(&long).unwrap_err();
+        assert!(err.starts_with("control character"), "{err}");
+    }
+
+    #[test]
+    fn numbers() {
+        let mut scratch = Vec::new();
+        let json = "[0, -0, 12, -3.5, 1e5, 2E-3, 1.25e+10]";
+        let mut scan = Scanner::new(json.as_bytes(), &mut scratch);
+        let mut next = scan.peek().and_then(|_| scan.first_item()).unwrap();
+        let mut got = Vec::new();
+        while next.is_some() {
+            let (text, float) = scan.scan_number().unwrap();
+            got.push((String::from_utf8(text.to_vec()).unwrap(), float));
+            next = scan.next_item().unwrap();
+        }
+        let want = [
+            ("0", false),
+            ("-0", false),
+            ("12", false),
+            ("-3.5", true),
+            ("1e5", true),
+            ("2E-3", true),
+            ("1.25e+10", true),
+        ];
+        assert_eq!(got, want.map(|(t, f)| (t.to_owned(), f)).to_vec(),);
+        for bad in ["-", "1.", "1e", "1e+", ".5", "-x"] {
+            let mut scratch = Vec::new();
+            let mut scan = Scanner::new(bad.as_bytes(), &mut scratch);
+            assert!(scan.scan_number().is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn structure_and_positions() {
+        let mut scratch = Vec::new();
+        let json = "{\"a\": [true, null],\n \"b\": {}}";
+        let mut scan = Scanner::new(json.as_bytes(), &mut scratch);
+        assert_eq!(scan.peek().unwrap(), b'{');
+        assert!(scan.first_key().unwrap());
+        assert_eq!(scan.str_bytes(), b"a");
+        assert_eq!(scan.peek().unwrap(), b'[');
+        assert_eq!(scan.first_item().unwrap(), Some(b't'));
+        scan.literal(b"true").unwrap();
+        assert_eq!(scan.next_item().unwrap(), Some(b'n'));
+        scan.literal(b"null").unwrap();
+        assert_eq!(scan.next_item().unwrap(), None);
+        assert!(scan.next_key().unwrap());
+        assert_eq!(scan.str_bytes(), b"b");
+        assert_eq!(scan.peek().unwrap(), b'{');
+        assert!(!scan.first_key().unwrap());
+        assert!(!scan.next_key().unwrap());
+        scan.end().unwrap();
+
+        let mut scan = Scanner::new(b"[1,\n  2 3]", &mut scratch);
+        scan.peek().unwrap();
+        scan.first_item().unwrap();
+        scan.scan_number().unwrap();
+        scan.next_item().unwrap();
+        scan.scan_number().unwrap();
+        assert_eq!(
+            scan.next_item().unwrap_err().to_string(),
+            "expected `,` or `]` at line 2 column 5"
+        );
+    }
+}
