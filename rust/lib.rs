@@ -15,6 +15,7 @@ mod pyencode;
 mod pyerrors;
 mod pyjson;
 mod pyjsonrpc;
+mod pymessages;
 mod pysse;
 mod pystr;
 mod pyutf8;
@@ -29,9 +30,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pysse::SseEvent>()?;
     m.add_class::<pysse::JsonRpcEvent>()?;
     m.add_class::<pysse::SseDecoder>()?;
-    m.add_class::<pyjsonrpc::JsonRpcRequest>()?;
-    m.add_class::<pyjsonrpc::JsonRpcNotification>()?;
-    m.add_class::<pyjsonrpc::JsonRpcResponse>()?;
+    m.add_class::<pymessages::JsonRpcRequest>()?;
+    m.add_class::<pymessages::JsonRpcNotification>()?;
+    m.add_class::<pymessages::JsonRpcResponse>()?;
     m.add_function(wrap_pyfunction!(pyjsonrpc::parse_jsonrpc_line, m)?)?;
     m.add_function(wrap_pyfunction!(pyencode::encode_jsonrpc_message, m)?)?;
     Ok(())

@@ -10,7 +10,7 @@ use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyTuple};
 
 use crate::json_text::write_str;
-use crate::pyjsonrpc::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
+use crate::pymessages::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
 
 /// Nesting deeper than this is refused (it is also how a circular structure ends).
 const MAX_DEPTH: usize = 512;

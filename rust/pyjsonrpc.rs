@@ -1,5 +1,6 @@
-//! JSON-RPC messages as Python objects: the message classes, and parsing JSON bytes into them
-//! ([`crate::pyjson`] builds the Python values; the rules of [`crate::jsonrpc`] judge them).
+//! Parsing JSON text into JSON-RPC messages: [`crate::pyjson`] builds the Python values, the
+//! rules of [`crate::jsonrpc`] judge them, and the message classes of [`crate::pymessages`]
+//! hold them.
 
 use std::cell::RefCell;
 
@@ -11,137 +12,8 @@ use crate::errors::{JsonKind, ProtocolError, RuleError};
 use crate::jsonrpc::{classify, MessageClass, MessageShape, ValueKind};
 use crate::pyerrors::protocol_error;
 use crate::pyjson::{Doc, Failure, JsonReader, ParseFail};
+use crate::pymessages::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
 use crate::utf8::{check, Check};
-
-/// `repr(value)` as a Rust string.
-pub(crate) fn repr(value: &Bound<'_, PyAny>) -> PyResult<String> {
-    Ok(value.repr()?.to_cow()?.into_owned())
-}
-
-/// A JSON-RPC request: has `method` and an `id` (`int` or `str`).
-#[pyclass(frozen, module = "mcpstream._native")]
-pub struct JsonRpcRequest {
-    #[pyo3(get)]
-    pub(crate) id: Py<PyAny>,
-    #[pyo3(get)]
-    pub(crate) method: Py<PyAny>,
-    #[pyo3(get)]
-    pub(crate) params: Py<PyAny>,
-}
-
-#[pymethods]
-impl JsonRpcRequest {
-    #[new]
-    #[pyo3(signature = (*, id, method, params = None))]
-    fn new(py: Python<'_>, id: Py<PyAny>, method: Py<PyAny>, params: Option<Py<PyAny>>) -> Self {
-        Self {
-            id,
-            method,
-            params: params.unwrap_or_else(|| py.None()),
-        }
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "JsonRpcRequest(id={}, method={}, params={})",
-            repr(self.id.bind(py))?,
-            repr(self.method.bind(py))?,
-            repr(self.params.bind(py))?
-        ))
-    }
-
-    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, Self>) -> PyResult<bool> {
-        let other = other.get();
-        Ok(self.id.bind(py).eq(&other.id)?
-            && self.method.bind(py).eq(&other.method)?
-            && self.params.bind(py).eq(&other.params)?)
-    }
-}
-
-/// A JSON-RPC notification: has `method` and no `id`.
-#[pyclass(frozen, module = "mcpstream._native")]
-pub struct JsonRpcNotification {
-    #[pyo3(get)]
-    pub(crate) method: Py<PyAny>,
-    #[pyo3(get)]
-    pub(crate) params: Py<PyAny>,
-}
-
-#[pymethods]
-impl JsonRpcNotification {
-    #[new]
-    #[pyo3(signature = (*, method, params = None))]
-    fn new(py: Python<'_>, method: Py<PyAny>, params: Option<Py<PyAny>>) -> Self {
-        Self {
-            method,
-            params: params.unwrap_or_else(|| py.None()),
-        }
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "JsonRpcNotification(method={}, params={})",
-            repr(self.method.bind(py))?,
-            repr(self.params.bind(py))?
-        ))
-    }
-
-    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, Self>) -> PyResult<bool> {
-        let other = other.get();
-        Ok(self.method.bind(py).eq(&other.method)? && self.params.bind(py).eq(&other.params)?)
-    }
-}
-
-/// A JSON-RPC response: exactly one of `result` / `error` was present.
-#[pyclass(frozen, module = "mcpstream._native")]
-pub struct JsonRpcResponse {
-    #[pyo3(get)]
-    pub(crate) id: Py<PyAny>,
-    #[pyo3(get)]
-    pub(crate) result: Py<PyAny>,
-    #[pyo3(get)]
-    pub(crate) error: Py<PyAny>,
-}
-
-#[pymethods]
-impl JsonRpcResponse {
-    #[new]
-    #[pyo3(signature = (*, id, result = None, error = None))]
-    fn new(
-        py: Python<'_>,
-        id: Py<PyAny>,
-        result: Option<Py<PyAny>>,
-        error: Option<Py<PyAny>>,
-    ) -> Self {
-        Self {
-            id,
-            result: result.unwrap_or_else(|| py.None()),
-            error: error.unwrap_or_else(|| py.None()),
-        }
-    }
-
-    /// True when this response carries an `error` object.
-    #[getter]
-    fn is_error(&self, py: Python<'_>) -> bool {
-        !self.error.is_none(py)
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "JsonRpcResponse(id={}, result={}, error={})",
-            repr(self.id.bind(py))?,
-            repr(self.result.bind(py))?,
-            repr(self.error.bind(py))?
-        ))
-    }
-
-    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, Self>) -> PyResult<bool> {
-        let other = other.get();
-        Ok(self.id.bind(py).eq(&other.id)?
-            && self.result.bind(py).eq(&other.result)?
-            && self.error.bind(py).eq(&other.error)?)
-    }
-}
 
 /// The kind of a value built from JSON (exact builtin types).
 fn kind_of(value: &Bound<'_, PyAny>) -> ValueKind {

@@ -9,7 +9,8 @@ use crate::errors::StreamError;
 use crate::jsonrpc::is_blank;
 use crate::pyerrors::{protocol_error, stream_error};
 use crate::pyjson::JsonReader;
-use crate::pyjsonrpc::{messages_from_json, repr};
+use crate::pyjsonrpc::messages_from_json;
+use crate::pymessages::repr;
 use crate::pystr::str_from_utf8;
 use crate::sse::{EventSink, EventView, SseCore, DEFAULT_MAX_EVENT_BYTES};
 
