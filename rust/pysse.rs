@@ -27,20 +27,34 @@ pub struct SseEvent {
     retry: Py<PyAny>,
 }
 
+/// An argument that may be left out; any value given (`None` too) is kept as it is.
+struct Given(Option<Py<PyAny>>);
+
+impl<'a, 'py> FromPyObject<'a, 'py> for Given {
+    type Error = PyErr;
+
+    fn extract(value: Borrowed<'a, 'py, PyAny>) -> PyResult<Self> {
+        Ok(Self(Some(value.to_owned().unbind())))
+    }
+}
+
 #[pymethods]
 impl SseEvent {
     #[new]
-    #[pyo3(signature = (*, event = None, data = None, id = None, retry = None))]
+    #[pyo3(signature = (*, event = None, data = Given(None), id = None, retry = None))]
     fn new(
         py: Python<'_>,
         event: Option<Py<PyAny>>,
-        data: Option<Py<PyAny>>,
+        data: Given,
         id: Option<Py<PyAny>>,
         retry: Option<Py<PyAny>>,
     ) -> Self {
         Self {
             event: event.unwrap_or_else(|| py.None()),
-            data: data.unwrap_or_else(|| intern!(py, "").clone().into_any().unbind()),
+            // `data` defaults to "", but an explicit None is stored as given
+            data: data
+                .0
+                .unwrap_or_else(|| intern!(py, "").clone().into_any().unbind()),
             id: id.unwrap_or_else(|| py.None()),
             retry: retry.unwrap_or_else(|| py.None()),
         }
