@@ -1,8 +1,12 @@
 //! mcpstream's hot path: incremental UTF-8, SSE and JSON-RPC framing, exposed to Python as
 //! `mcpstream._native` (contract: `python/mcpstream/_native.pyi`).
 //!
-//! The core modules (`utf8`, `sse`, `jsonrpc`, `json_scan`, `json_text`, `errors`) know nothing of Python;
-//! the `py*` modules are the thin PyO3 layer over them.
+//! Core, free of Python: `utf8` (strict incremental decoding), `sse` (lines, fields, events,
+//! the size cap), `json_scan` (JSON tokens), `json_text` (JSON string literals), `jsonrpc` (the
+//! message rules) and `errors`. The thin PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values
+//! from JSON), `pyjsonrpc` (messages from JSON), `pymessages` (the message classes), `pyencode`,
+//! `pystr` (`str` objects from UTF-8) and `pyerrors`, the one place a core error becomes a
+//! Python exception.
 
 pub mod errors;
 pub mod json_scan;
