@@ -8,7 +8,8 @@ The codec (``mcpstream.codec``, both backends) raises only these::
         ├── SseEventTooLargeError     one SSE event grew past ``max_event_bytes`` (``.limit``)
         └── JsonRpcProtocolError      text is not valid JSON, or not a valid JSON-RPC 2.0 message
 
-The transports (``mcpstream.transport_http``, sync and async) raise only these::
+The transports (``mcpstream.transport_http``, sync and async) raise only these, and for a server
+with ``oauth`` settings the OAuth errors below, as the OAuth session raised them::
 
     Exception
     └── McpTransportError                        any failure to exchange messages with a server
@@ -46,7 +47,7 @@ The clients (``mcpstream.Client``, ``mcpstream.AsyncClient``) raise the transpor
 JSON-RPC error, this one::
 
     Exception
-    └── McpError                                 a JSON-RPC error (``.code``, ``.message``, ``.data``)
+    └── McpError                                 a JSON-RPC error (``code``, ``message``, ``data``)
 
 Each transport error has a class-level ``error_code`` (a stable string for hosts to branch on and
 log) and ``retryable`` (whether sending the same call again may succeed as it is).

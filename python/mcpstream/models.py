@@ -1,14 +1,14 @@
 """Configuration objects the transports read: a resolved MCP server and its OAuth settings.
 
 Both are frozen dataclasses. Their ``repr`` shows no secret: header values, the URL's userinfo,
-query and fragment are left out, since static headers usually carry an API key and the URL may
-carry a token in its query string.
+query and fragment, the OAuth client secret and private key are left out, since static headers
+usually carry an API key and the URL may carry a token in its query string.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import KW_ONLY, dataclass, field, fields
 from types import MappingProxyType
 
 from .redaction import redact_url
@@ -16,19 +16,59 @@ from .redaction import redact_url
 __all__ = ["McpOAuthConfig", "ResolvedMcpServer"]
 
 DEFAULT_CALL_TIMEOUT_S = 60.0
+_SECRET_FIELDS = frozenset({"client_secret", "private_key_pem"})
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class McpOAuthConfig:
-    """OAuth settings of one server: the client id registered with the authorization server,
-    the scopes to ask for, and the authorization server's URL when it is not discovered."""
+    """OAuth settings of one server (``ResolvedMcpServer.oauth``).
 
-    client_id: str
+    The reference's keywords come first and keep their meaning: ``client_id`` (a client
+    registered with the authorization server ahead of time; ``None`` lets mcpstream use a Client
+    ID Metadata Document or dynamic client registration instead), ``scopes`` (asked for on top
+    of what the server's challenge asks for) and ``authorization_server_url`` (when the protected
+    resource metadata should not choose). The others are keyword-only:
+
+    - ``client_secret``: the pre-registered client's secret (confidential clients).
+    - ``token_endpoint_auth_method``: ``client_secret_basic``, ``client_secret_post``,
+      ``private_key_jwt`` or ``none`` (chosen from the metadata and registration when unset).
+    - ``client_metadata_url``: the URL of this client's Client ID Metadata Document, used when
+      the authorization server supports those.
+    - ``grant_type``: ``authorization_code`` (a person logs in, ``mcpstream auth login``) or
+      ``client_credentials`` (a machine client, with a secret or ``private_key_pem``).
+    - ``private_key_pem`` / ``signing_algorithm``: the key (PEM) and JWT algorithm for
+      ``private_key_jwt`` (the algorithm is taken from the key when unset).
+
+    Invalid values of ``grant_type`` or ``token_endpoint_auth_method`` raise ``ValueError``.
+    ``repr`` hides the client secret and the private key.
+    """
+
+    client_id: str | None = None
     scopes: tuple[str, ...] = ()
     authorization_server_url: str | None = None
+    _: KW_ONLY
+    client_secret: str | None = None
+    token_endpoint_auth_method: str | None = None
+    client_metadata_url: str | None = None
+    grant_type: str = "authorization_code"
+    private_key_pem: str | None = None
+    signing_algorithm: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scopes", tuple(self.scopes))
+        # Imported here: the OAuth package is heavier than this module and not needed to load it.
+        from .oauth.settings import McpOAuthClientSettings
+
+        McpOAuthClientSettings.from_config(self)  # raises ValueError for values that cannot work
+
+    def __repr__(self) -> str:
+        shown = []
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if item.name in _SECRET_FIELDS and value is not None:
+                value = "<redacted>"
+            shown.append(f"{item.name}={value!r}")
+        return f"McpOAuthConfig({', '.join(shown)})"
 
 
 @dataclass(frozen=True, slots=True, repr=False)

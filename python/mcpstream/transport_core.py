@@ -15,10 +15,21 @@ Pieces:
 * ``SseBody``: one per SSE response body. Feeds the codec's ``SseDecoder`` and applies the
   quiet-window rule of open-ended streams.
 * ``ListenStream``: the GET stream for server-initiated messages and its reconnection rule.
+* ``McpHttpAuth`` / ``AsyncMcpHttpAuth``: the authorization hook (an OAuth session), chosen for
+  a server by ``resolve_auth`` / ``resolve_async_auth``.
 """
 
 from __future__ import annotations
 
+from ._http.auth import (
+    AUTH_CHALLENGE_STATUSES,
+    AsyncMcpHttpAuth,
+    AsyncMcpHttpRequestAuth,
+    McpHttpAuth,
+    McpHttpRequestAuth,
+    resolve_async_auth,
+    resolve_auth,
+)
 from ._http.exchange import CallExchange, SseBody
 from ._http.listen import ListenStream
 from ._http.protocol import (
@@ -29,31 +40,34 @@ from ._http.protocol import (
     QUIET_WINDOW_S,
     USER_AGENT,
     BodyKind,
-    McpHttpAuth,
     McpHttpProtocol,
     ReconnectPolicy,
     Resume,
     ServerRequestReply,
     normalized_content_type,
-    resolve_auth,
 )
 
 __all__ = [
     "ACCEPT_HEADER",
+    "AUTH_CHALLENGE_STATUSES",
     "DELETE_TIMEOUT_S",
     "ERROR_BODY_READ_LIMIT",
     "INITIALIZED_NOTIFICATION",
     "QUIET_WINDOW_S",
     "USER_AGENT",
+    "AsyncMcpHttpAuth",
+    "AsyncMcpHttpRequestAuth",
     "BodyKind",
     "CallExchange",
     "ListenStream",
     "McpHttpAuth",
     "McpHttpProtocol",
+    "McpHttpRequestAuth",
     "ReconnectPolicy",
     "Resume",
     "ServerRequestReply",
     "SseBody",
     "normalized_content_type",
+    "resolve_async_auth",
     "resolve_auth",
 ]

@@ -8,6 +8,12 @@ end to end and an open-ended stream can be left once it is quiet after the respo
 ``notifications/initialized`` it opens the server's GET stream (when offered) on a background
 thread. Closing it ends every thread and response it started, and DELETEs the session.
 
+A server with ``oauth`` settings is authorized through an ``McpOAuthSession`` (the hook of
+``mcpstream.transport_core``): every POST and GET carries its bearer token, 401 and 403 answers
+go to the session, which renews the credentials and says whether to send the request again, and
+its OAuth errors (``McpOAuthError``, which name ``mcpstream auth login``) reach the caller as
+they are.
+
 ``AsyncMcpHttpTransport`` (re-exported here) is the same over ``httpx.AsyncClient``. Both drive
 the protocol core in ``mcpstream.transport_core``.
 """
@@ -26,12 +32,14 @@ import httpx
 from ._sync_io import ChunkKind, ChunkPump, abort_response
 from .codec import DEFAULT_MAX_EVENT_BYTES
 from .errors import (
+    McpAuthError,
     McpHttpTransportAuthRequiredError,
     McpHttpTransportError,
     McpHttpTransportProtocolError,
     McpHttpTransportRemoteError,
     McpHttpTransportSessionExpiredError,
     McpHttpTransportTimeoutError,
+    McpTransportError,
 )
 from .jsonrpc import (
     JsonRpcIdGenerator,
@@ -42,19 +50,25 @@ from .jsonrpc import (
     build_jsonrpc_request,
 )
 from .models import ResolvedMcpServer
+from .oauth import McpOAuthRedirectHandler
+from .oauth_store import McpOAuthTokenStore
 from .server_requests import McpServerRequestContext, McpServerRequestHandler
 from .transport_core import (
+    AUTH_CHALLENGE_STATUSES,
     DELETE_TIMEOUT_S,
     ERROR_BODY_READ_LIMIT,
     INITIALIZED_NOTIFICATION,
     BodyKind,
     CallExchange,
     ListenStream,
+    McpHttpAuth,
     McpHttpProtocol,
+    McpHttpRequestAuth,
     ReconnectPolicy,
     Resume,
     ServerRequestReply,
     SseBody,
+    resolve_auth,
 )
 from .transport_http_async import AsyncMcpHttpTransport
 
@@ -90,6 +104,33 @@ def read_limited(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -
     return b"".join(parts)
 
 
+def _authorization(auth: McpHttpRequestAuth | None, call: CallExchange) -> str | None:
+    """The hook's ``Authorization`` value; time spent renewing is left out of the call's budget."""
+    if auth is None:
+        return None
+    started = time.monotonic()
+    try:
+        return auth.authorization_header()
+    finally:
+        call.exclude(time.monotonic() - started)
+
+
+def _renewed(
+    auth: McpHttpRequestAuth,
+    call: CallExchange,
+    *,
+    status_code: int,
+    headers: httpx.Headers,
+    body: bytes,
+) -> bool:
+    """Hand a 401/403 to the hook: True to send the request again (see ``_authorization``)."""
+    started = time.monotonic()
+    try:
+        return auth.should_retry(status_code, headers, body)
+    finally:
+        call.exclude(time.monotonic() - started)
+
+
 class McpHttpTransport:
     """A sync MCP client transport over Streamable HTTP (MCP 2025-11-25).
 
@@ -100,7 +141,12 @@ class McpHttpTransport:
     with ``server_request_context`` passed to it (a context naming this server is made when none
     is given). Beyond the reference: ``max_event_bytes`` caps one SSE event (``None``: no cap),
     ``listen`` opens the server's GET stream after initialization, ``reconnect_policy`` bounds
-    SSE resumption.
+    SSE resumption. For a server with ``oauth`` settings, ``oauth_store`` replaces the token
+    store file (``McpOAuthMemoryTokenStore`` for tests and one-shot clients) and
+    ``oauth_redirect_handler`` lets the transport log in by itself when it has no usable
+    credentials (``LoopbackRedirectHandler`` for a person, ``HeadlessRedirectHandler`` for
+    servers that approve without one); without it, only stored credentials (``mcpstream auth
+    login``) and the client-credentials grant are used. Both are ignored without ``oauth``.
 
     Safe to share between threads: calls may run concurrently.
     """
@@ -116,6 +162,8 @@ class McpHttpTransport:
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         listen: bool = True,
         reconnect_policy: ReconnectPolicy | None = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: McpOAuthRedirectHandler | None = None,
     ) -> None:
         self._protocol = McpHttpProtocol(
             server,
@@ -131,6 +179,9 @@ class McpHttpTransport:
         self._ids = JsonRpcIdGenerator()
         self._owns_client = client is None
         self._client = client if client is not None else httpx.Client(follow_redirects=False)
+        self._auth: McpHttpAuth | None = resolve_auth(
+            server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
+        )
         self._listen_enabled = listen
         self._listener: _Listener | None = None
         self._lock = threading.Lock()
@@ -228,21 +279,30 @@ class McpHttpTransport:
             resume = self._post(call, body)
             while resume is not None:
                 resume = self._resume(call, resume)
-        except McpHttpTransportError:
-            raise
+        except McpTransportError:
+            raise  # transport errors, and OAuth errors as they are
         except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
             raise self._protocol.map_http_error(exc, method=method, timeout_s=timeout_s) from exc
         return call.result()
 
+    def _request_auth(
+        self, method: str, *, replay_allowed: bool | None = None
+    ) -> McpHttpRequestAuth | None:
+        auth = self._auth
+        if auth is None:
+            return None
+        return auth.request_auth(method=method, replay_allowed=replay_allowed)
+
     def _post(self, call: CallExchange, body: bytes) -> Resume | None:
         protocol = self._protocol
         had_session_id = protocol.session_negotiated
-        auth_retried = False
+        auth = self._request_auth(call.method)
         while True:
+            authorization = _authorization(auth, call)
             with self._client.stream(
                 "POST",
                 protocol.url,
-                headers=protocol.post_headers(method=call.method),
+                headers=protocol.post_headers(authorization=authorization),
                 content=body,
                 timeout=call.remaining_s(time.monotonic()),
             ) as response:
@@ -250,29 +310,47 @@ class McpHttpTransport:
                     call,
                     status_code=response.status_code,
                     headers=response.headers,
-                    auth_retried=auth_retried,
+                    challengeable=auth is not None,
                 )
-                if kind is BodyKind.RETRY:
-                    auth_retried = True
-                    continue
-                if kind is BodyKind.ERROR:
-                    error = protocol.status_error(
-                        status_code=response.status_code,
-                        body=read_limited(response),
-                        method=call.method,
-                        had_session_id=had_session_id,
-                    )
-                    assert error is not None
-                    raise error
-                if kind is BodyKind.UNTYPED and read_limited(response).strip():
-                    raise protocol.untyped_body_error(call.method)
-                if kind is BodyKind.JSON:
-                    call.take_json_body(self._read_body(response, call))
-                if kind is not BodyKind.SSE:
-                    return None
-                return self._read_sse(
-                    response, call, call.open_sse(headers=response.headers, now=time.monotonic())
+                if kind is not BodyKind.CHALLENGE:
+                    return self._take_post_answer(response, call, kind, had_session_id)
+                status_code, headers = response.status_code, response.headers
+                error_body = read_limited(response)
+            # The 401/403 is closed before the hook renews the credentials.
+            assert auth is not None
+            if not _renewed(auth, call, status_code=status_code, headers=headers, body=error_body):
+                error = protocol.status_error(
+                    status_code=status_code,
+                    body=error_body,
+                    method=call.method,
+                    had_session_id=had_session_id,
                 )
+                assert error is not None
+                raise error
+            call.check_deadline(time.monotonic())
+
+    def _take_post_answer(
+        self, response: httpx.Response, call: CallExchange, kind: BodyKind, had_session_id: bool
+    ) -> Resume | None:
+        protocol = self._protocol
+        if kind is BodyKind.ERROR:
+            error = protocol.status_error(
+                status_code=response.status_code,
+                body=read_limited(response),
+                method=call.method,
+                had_session_id=had_session_id,
+            )
+            assert error is not None
+            raise error
+        if kind is BodyKind.UNTYPED and read_limited(response).strip():
+            raise protocol.untyped_body_error(call.method)
+        if kind is BodyKind.JSON:
+            call.take_json_body(self._read_body(response, call))
+        if kind is not BodyKind.SSE:
+            return None
+        return self._read_sse(
+            response, call, call.open_sse(headers=response.headers, now=time.monotonic())
+        )
 
     def _read_body(self, response: httpx.Response, call: CallExchange) -> bytes:
         parts: list[bytes] = []
@@ -316,29 +394,38 @@ class McpHttpTransport:
     def _resume(self, call: CallExchange, resume: Resume) -> Resume | None:
         if self._closed.wait(resume.delay_s):
             raise self._protocol.closed_error()
-        now = time.monotonic()
-        call.check_deadline(now)
+        call.check_deadline(time.monotonic())
         protocol = self._protocol
+        # A reconnection GET repeats nothing on the server: it may always be sent again.
+        auth = self._request_auth(call.method, replay_allowed=True)
         try:
-            with self._client.stream(
-                "GET",
-                protocol.url,
-                headers=protocol.get_headers(
-                    method=call.method, last_event_id=resume.last_event_id
-                ),
-                timeout=call.remaining_s(now),
-            ) as response:
-                if not call.is_resumable_answer(
-                    status_code=response.status_code, headers=response.headers
+            while True:
+                authorization = _authorization(auth, call)
+                with self._client.stream(
+                    "GET",
+                    protocol.url,
+                    headers=protocol.get_headers(
+                        last_event_id=resume.last_event_id, authorization=authorization
+                    ),
+                    timeout=call.remaining_s(time.monotonic()),
+                ) as response:
+                    status_code, headers = response.status_code, response.headers
+                    if call.is_resumable_answer(status_code=status_code, headers=headers):
+                        return self._read_sse(
+                            response, call, call.open_sse(headers=None, now=time.monotonic())
+                        )
+                    error_body = read_limited(response)
+                if (
+                    auth is None
+                    or status_code not in AUTH_CHALLENGE_STATUSES
+                    or not _renewed(
+                        auth, call, status_code=status_code, headers=headers, body=error_body
+                    )
                 ):
                     raise call.resume_refused(
-                        status_code=response.status_code,
-                        headers=response.headers,
-                        body=read_limited(response),
+                        status_code=status_code, headers=headers, body=error_body
                     )
-                return self._read_sse(
-                    response, call, call.open_sse(headers=None, now=time.monotonic())
-                )
+                call.check_deadline(time.monotonic())
         except httpx.TimeoutException as exc:
             raise call.timeout_error() from exc
         except httpx.TransportError as exc:
@@ -386,7 +473,7 @@ class McpHttpTransport:
         reply = self._reply_for(request, during=ListenStream.METHOD)
         try:
             self._send_reply(reply, request, self.server.call_timeout_s)
-        except McpHttpTransportError as exc:
+        except McpTransportError as exc:
             logger.warning("%s", exc)
             return
         if reply.failure is not None:
@@ -425,10 +512,12 @@ class McpHttpTransport:
 
     def _delete_session(self) -> None:
         try:
+            auth = self._auth
+            authorization = auth.stored_authorization_header() if auth is not None else None
             with self._client.stream(
                 "DELETE",
                 self._protocol.url,
-                headers=self._protocol.delete_headers(),
+                headers=self._protocol.delete_headers(authorization=authorization),
                 timeout=min(self.server.call_timeout_s, DELETE_TIMEOUT_S),
             ) as response:
                 read_limited(response)
@@ -477,6 +566,10 @@ class _Listener:
             try:
                 if not self._connect_once():
                     return
+            except McpAuthError as exc:
+                # No credentials for the stream, and none to be had without the user.
+                logger.info("GET stream of server %r stopped: %s", self._transport.server.id, exc)
+                return
             except Exception as exc:
                 if self._stopping.is_set():
                     return
@@ -491,18 +584,35 @@ class _Listener:
                 return
 
     def _connect_once(self) -> bool:
-        """One GET stream from request to end; False when the server offers none."""
+        """One GET stream from request to end; False when the server offers none (or refuses
+        it for credentials that cannot be renewed)."""
         transport = self._transport
         protocol = transport._protocol
         timeout = httpx.Timeout(min(transport.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S))
+        auth = transport._request_auth(ListenStream.METHOD)
+        authorization = auth.authorization_header() if auth is not None else None
         with transport._client.stream(
-            "GET", protocol.url, headers=self._stream.headers(), timeout=timeout
+            "GET",
+            protocol.url,
+            headers=self._stream.headers(authorization=authorization),
+            timeout=timeout,
         ) as response:
             with self._response_lock:
                 self._response = response
             try:
                 if self._stopping.is_set():
                     return False
+                if auth is not None and self._stream.asks_for_renewal(
+                    status_code=response.status_code, authorized=authorization is not None
+                ):
+                    body = read_limited(response)
+                    renewed = auth.should_retry(response.status_code, response.headers, body)
+                    logger.info(
+                        "GET stream of server %r: HTTP 401, credentials %s",
+                        transport.server.id,
+                        "renewed, reconnecting" if renewed else "not renewed, giving up",
+                    )
+                    return renewed
                 if not self._stream.accept(
                     status_code=response.status_code, headers=response.headers
                 ):

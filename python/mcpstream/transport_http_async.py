@@ -4,6 +4,9 @@
 ``send_notification`` and ``close`` as coroutines, for hosts that run many sessions in one event
 loop. Reads wait under ``asyncio.timeout`` instead of on a reader thread; the GET stream for
 server messages runs as a task. Both transports drive ``mcpstream.transport_core``.
+
+OAuth goes through an ``AsyncMcpOAuthSession``, awaited, so that renewing credentials never
+blocks the event loop (a blocking redirect handler runs in a worker thread).
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ from typing import Any
 import httpx
 
 from .codec import DEFAULT_MAX_EVENT_BYTES
-from .errors import McpHttpTransportError
+from .errors import McpAuthError, McpHttpTransportError, McpTransportError
 from .jsonrpc import (
     JsonRpcIdGenerator,
     JsonRpcNotification,
@@ -31,15 +34,20 @@ from .jsonrpc import (
     build_jsonrpc_request,
 )
 from .models import ResolvedMcpServer
+from .oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
+from .oauth_store import McpOAuthTokenStore
 from .server_requests import (
     AsyncMcpServerRequestHandler,
     McpServerRequestContext,
     McpServerRequestHandler,
 )
 from .transport_core import (
+    AUTH_CHALLENGE_STATUSES,
     DELETE_TIMEOUT_S,
     ERROR_BODY_READ_LIMIT,
     INITIALIZED_NOTIFICATION,
+    AsyncMcpHttpAuth,
+    AsyncMcpHttpRequestAuth,
     BodyKind,
     CallExchange,
     ListenStream,
@@ -48,6 +56,7 @@ from .transport_core import (
     Resume,
     ServerRequestReply,
     SseBody,
+    resolve_async_auth,
 )
 
 logger = logging.getLogger("mcpstream.transport")
@@ -72,12 +81,41 @@ async def read_limited(response: httpx.Response, limit: int = ERROR_BODY_READ_LI
     return b"".join(parts)
 
 
+async def _authorization(auth: AsyncMcpHttpRequestAuth | None, call: CallExchange) -> str | None:
+    """The hook's ``Authorization`` value; time spent renewing is left out of the call's budget."""
+    if auth is None:
+        return None
+    started = time.monotonic()
+    try:
+        return await auth.authorization_header()
+    finally:
+        call.exclude(time.monotonic() - started)
+
+
+async def _renewed(
+    auth: AsyncMcpHttpRequestAuth,
+    call: CallExchange,
+    *,
+    status_code: int,
+    headers: httpx.Headers,
+    body: bytes,
+) -> bool:
+    """Hand a 401/403 to the hook: True to send the request again (see ``_authorization``)."""
+    started = time.monotonic()
+    try:
+        return await auth.should_retry(status_code, headers, body)
+    finally:
+        call.exclude(time.monotonic() - started)
+
+
 class AsyncMcpHttpTransport:
     """An asyncio MCP client transport over Streamable HTTP (MCP 2025-11-25).
 
     Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient``.
-    ``server_request_handler`` may return its result or an awaitable of it. Use it from one
-    event loop; ``close`` (or ``async with``) ends the GET stream task and the session.
+    ``server_request_handler`` may return its result or an awaitable of it, and
+    ``oauth_redirect_handler`` may be async (``AsyncHeadlessRedirectHandler``) or blocking (run in
+    a worker thread). Use it from one event loop; ``close`` (or ``async with``) ends the GET
+    stream task and the session.
     """
 
     def __init__(
@@ -93,6 +131,10 @@ class AsyncMcpHttpTransport:
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
         listen: bool = True,
         reconnect_policy: ReconnectPolicy | None = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: AsyncMcpOAuthRedirectHandler
+        | McpOAuthRedirectHandler
+        | None = None,
     ) -> None:
         self._protocol = McpHttpProtocol(
             server,
@@ -108,6 +150,9 @@ class AsyncMcpHttpTransport:
         self._ids = JsonRpcIdGenerator()
         self._owns_client = client is None
         self._client = client if client is not None else httpx.AsyncClient(follow_redirects=False)
+        self._auth: AsyncMcpHttpAuth | None = resolve_async_auth(
+            server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
+        )
         self._listen_enabled = listen
         self._listen_task: asyncio.Task[None] | None = None
         self._listen_stream: ListenStream | None = None
@@ -209,21 +254,30 @@ class AsyncMcpHttpTransport:
             resume = await self._post(call, body)
             while resume is not None:
                 resume = await self._resume(call, resume)
-        except McpHttpTransportError:
-            raise
+        except McpTransportError:
+            raise  # transport errors, and OAuth errors as they are
         except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
             raise self._protocol.map_http_error(exc, method=method, timeout_s=timeout_s) from exc
         return call.result()
 
+    def _request_auth(
+        self, method: str, *, replay_allowed: bool | None = None
+    ) -> AsyncMcpHttpRequestAuth | None:
+        auth = self._auth
+        if auth is None:
+            return None
+        return auth.request_auth(method=method, replay_allowed=replay_allowed)
+
     async def _post(self, call: CallExchange, body: bytes) -> Resume | None:
         protocol = self._protocol
         had_session_id = protocol.session_negotiated
-        auth_retried = False
+        auth = self._request_auth(call.method)
         while True:
+            authorization = await _authorization(auth, call)
             async with self._client.stream(
                 "POST",
                 protocol.url,
-                headers=protocol.post_headers(method=call.method),
+                headers=protocol.post_headers(authorization=authorization),
                 content=body,
                 timeout=call.remaining_s(time.monotonic()),
             ) as response:
@@ -231,29 +285,50 @@ class AsyncMcpHttpTransport:
                     call,
                     status_code=response.status_code,
                     headers=response.headers,
-                    auth_retried=auth_retried,
+                    challengeable=auth is not None,
                 )
-                if kind is BodyKind.RETRY:
-                    auth_retried = True
-                    continue
-                if kind is BodyKind.ERROR:
-                    error = protocol.status_error(
-                        status_code=response.status_code,
-                        body=await read_limited(response),
-                        method=call.method,
-                        had_session_id=had_session_id,
-                    )
-                    assert error is not None
-                    raise error
-                if kind is BodyKind.UNTYPED and (await read_limited(response)).strip():
-                    raise protocol.untyped_body_error(call.method)
-                if kind is BodyKind.JSON:
-                    call.take_json_body(await self._read_body(response, call))
-                if kind is not BodyKind.SSE:
-                    return None
-                return await self._read_sse(
-                    response, call, call.open_sse(headers=response.headers, now=time.monotonic())
+                if kind is not BodyKind.CHALLENGE:
+                    return await self._take_post_answer(response, call, kind, had_session_id)
+                status_code, headers = response.status_code, response.headers
+                error_body = await read_limited(response)
+            # The 401/403 is closed before the hook renews the credentials.
+            assert auth is not None
+            renewed = await _renewed(
+                auth, call, status_code=status_code, headers=headers, body=error_body
+            )
+            if not renewed:
+                error = protocol.status_error(
+                    status_code=status_code,
+                    body=error_body,
+                    method=call.method,
+                    had_session_id=had_session_id,
                 )
+                assert error is not None
+                raise error
+            call.check_deadline(time.monotonic())
+
+    async def _take_post_answer(
+        self, response: httpx.Response, call: CallExchange, kind: BodyKind, had_session_id: bool
+    ) -> Resume | None:
+        protocol = self._protocol
+        if kind is BodyKind.ERROR:
+            error = protocol.status_error(
+                status_code=response.status_code,
+                body=await read_limited(response),
+                method=call.method,
+                had_session_id=had_session_id,
+            )
+            assert error is not None
+            raise error
+        if kind is BodyKind.UNTYPED and (await read_limited(response)).strip():
+            raise protocol.untyped_body_error(call.method)
+        if kind is BodyKind.JSON:
+            call.take_json_body(await self._read_body(response, call))
+        if kind is not BodyKind.SSE:
+            return None
+        return await self._read_sse(
+            response, call, call.open_sse(headers=response.headers, now=time.monotonic())
+        )
 
     async def _read_body(self, response: httpx.Response, call: CallExchange) -> bytes:
         parts: list[bytes] = []
@@ -298,29 +373,38 @@ class AsyncMcpHttpTransport:
         await asyncio.sleep(resume.delay_s)
         if self._closed:
             raise self._protocol.closed_error()
-        now = time.monotonic()
-        call.check_deadline(now)
+        call.check_deadline(time.monotonic())
         protocol = self._protocol
+        # A reconnection GET repeats nothing on the server: it may always be sent again.
+        auth = self._request_auth(call.method, replay_allowed=True)
         try:
-            async with self._client.stream(
-                "GET",
-                protocol.url,
-                headers=protocol.get_headers(
-                    method=call.method, last_event_id=resume.last_event_id
-                ),
-                timeout=call.remaining_s(now),
-            ) as response:
-                if not call.is_resumable_answer(
-                    status_code=response.status_code, headers=response.headers
+            while True:
+                authorization = await _authorization(auth, call)
+                async with self._client.stream(
+                    "GET",
+                    protocol.url,
+                    headers=protocol.get_headers(
+                        last_event_id=resume.last_event_id, authorization=authorization
+                    ),
+                    timeout=call.remaining_s(time.monotonic()),
+                ) as response:
+                    status_code, headers = response.status_code, response.headers
+                    if call.is_resumable_answer(status_code=status_code, headers=headers):
+                        return await self._read_sse(
+                            response, call, call.open_sse(headers=None, now=time.monotonic())
+                        )
+                    error_body = await read_limited(response)
+                if (
+                    auth is None
+                    or status_code not in AUTH_CHALLENGE_STATUSES
+                    or not await _renewed(
+                        auth, call, status_code=status_code, headers=headers, body=error_body
+                    )
                 ):
                     raise call.resume_refused(
-                        status_code=response.status_code,
-                        headers=response.headers,
-                        body=await read_limited(response),
+                        status_code=status_code, headers=headers, body=error_body
                     )
-                return await self._read_sse(
-                    response, call, call.open_sse(headers=None, now=time.monotonic())
-                )
+                call.check_deadline(time.monotonic())
         except httpx.TimeoutException as exc:
             raise call.timeout_error() from exc
         except httpx.TransportError as exc:
@@ -370,7 +454,7 @@ class AsyncMcpHttpTransport:
         reply = await self._reply_for(request, during=ListenStream.METHOD)
         try:
             await self._send_reply(reply, request, self.server.call_timeout_s)
-        except McpHttpTransportError as exc:
+        except McpTransportError as exc:
             logger.warning("%s", exc)
             return
         if reply.failure is not None:
@@ -395,6 +479,10 @@ class AsyncMcpHttpTransport:
             try:
                 if not await self._listen_once(stream):
                     return
+            except McpAuthError as exc:
+                # No credentials for the stream, and none to be had without the user.
+                logger.info("GET stream of server %r stopped: %s", self.server.id, exc)
+                return
             except Exception as exc:
                 if self._closed:
                     return
@@ -408,12 +496,29 @@ class AsyncMcpHttpTransport:
             await asyncio.sleep(delay_s)
 
     async def _listen_once(self, stream: ListenStream) -> bool:
-        """One GET stream from request to end; False when the server offers none."""
+        """One GET stream from request to end; False when the server offers none (or refuses
+        it for credentials that cannot be renewed)."""
         protocol = self._protocol
         timeout = httpx.Timeout(min(self.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S))
+        auth = self._request_auth(ListenStream.METHOD)
+        authorization = await auth.authorization_header() if auth is not None else None
         async with self._client.stream(
-            "GET", protocol.url, headers=stream.headers(), timeout=timeout
+            "GET",
+            protocol.url,
+            headers=stream.headers(authorization=authorization),
+            timeout=timeout,
         ) as response:
+            if auth is not None and stream.asks_for_renewal(
+                status_code=response.status_code, authorized=authorization is not None
+            ):
+                body = await read_limited(response)
+                renewed = await auth.should_retry(response.status_code, response.headers, body)
+                logger.info(
+                    "GET stream of server %r: HTTP 401, credentials %s",
+                    self.server.id,
+                    "renewed, reconnecting" if renewed else "not renewed, giving up",
+                )
+                return renewed
             if not stream.accept(status_code=response.status_code, headers=response.headers):
                 return False
             try:
@@ -459,10 +564,12 @@ class AsyncMcpHttpTransport:
         await self._stop_listener()
         if self._protocol.session_id:
             try:
+                auth = self._auth
+                authorization = auth.stored_authorization_header() if auth is not None else None
                 async with self._client.stream(
                     "DELETE",
                     self._protocol.url,
-                    headers=self._protocol.delete_headers(),
+                    headers=self._protocol.delete_headers(authorization=authorization),
                     timeout=min(self.server.call_timeout_s, DELETE_TIMEOUT_S),
                 ) as response:
                     await read_limited(response)

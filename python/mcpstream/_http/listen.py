@@ -30,9 +30,18 @@ class ListenStream:
         self._decoder: codec.SseDecoder | None = None
         self._delivered = False
 
-    def headers(self) -> dict[str, str]:
-        """Headers for the next GET."""
-        return self.protocol.get_headers(method=self.METHOD, last_event_id=self.last_event_id)
+    def headers(self, *, authorization: str | None = None) -> dict[str, str]:
+        """Headers for the next GET (``authorization``: from the auth hook)."""
+        return self.protocol.get_headers(
+            last_event_id=self.last_event_id, authorization=authorization
+        )
+
+    def asks_for_renewal(self, *, status_code: int, authorized: bool) -> bool:
+        """True for a 401 to a GET that carried credentials: the driver lets the auth hook
+        renew them and, when it did, reconnects (a fruitless attempt, so the policy's limit
+        holds). Any other refusal is left to ``accept``, which gives the stream up: a GET
+        without credentials never starts a login in the background."""
+        return authorized and status_code == 401
 
     def accept(self, *, status_code: int, headers: Mapping[str, str]) -> bool:
         """Whether to read the answer to a GET; False (give up, quietly) for 405 and the like."""

@@ -1,5 +1,9 @@
 """Per-transport protocol state and rules of the Streamable HTTP transport (sans-I/O):
-headers, session, status mapping, error messages, notifications, answers to server requests."""
+headers, session, status mapping, error messages, notifications, answers to server requests.
+
+Authorization is the drivers' business (``mcpstream._http.auth``): they ask their hook for the
+``Authorization`` value and pass it to the header builders here, and they hand 401/403 answers
+(``BodyKind.CHALLENGE``) to the hook before these are mapped to errors."""
 
 from __future__ import annotations
 
@@ -9,7 +13,7 @@ from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -31,6 +35,7 @@ from ..jsonrpc import (
     encode_jsonrpc_message,
 )
 from ..models import ResolvedMcpServer
+from ..oauth import login_command
 from ..redaction import body_snippet, redact_url
 from ..server_requests import (
     JSONRPC_INTERNAL_ERROR,
@@ -38,6 +43,7 @@ from ..server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
+from .auth import AUTH_CHALLENGE_STATUSES
 
 if TYPE_CHECKING:
     from .exchange import CallExchange
@@ -50,13 +56,11 @@ __all__ = [
     "QUIET_WINDOW_S",
     "USER_AGENT",
     "BodyKind",
-    "McpHttpAuth",
     "McpHttpProtocol",
     "ReconnectPolicy",
     "Resume",
     "ServerRequestReply",
     "normalized_content_type",
-    "resolve_auth",
 ]
 
 logger = logging.getLogger("mcpstream.transport")
@@ -71,34 +75,6 @@ ERROR_BODY_READ_LIMIT = 16 * 1024
 DELETE_TIMEOUT_S = 2.0
 INITIALIZED_NOTIFICATION = "notifications/initialized"
 _SESSION_ID_CHARS = frozenset(chr(code) for code in range(0x21, 0x7F))
-
-
-class McpHttpAuth(Protocol):
-    """The hook through which an authentication scheme (OAuth, issue 4) plugs into a transport.
-
-    ``request_headers`` gives the headers to add to each request (an ``Authorization`` header).
-    ``on_unauthorized`` is told about a 401 answer; it returns True when it obtained fresh
-    credentials, and the transport then sends the request once more, unless a replay could
-    repeat a side effect (``tools/call``).
-    """
-
-    def request_headers(self, *, method: str) -> Mapping[str, str]:
-        """Headers to add to the HTTP request that carries ``method``."""
-        ...
-
-    def on_unauthorized(self, *, method: str, www_authenticate: str | None) -> bool:
-        """React to a 401; True means "credentials refreshed, send again"."""
-        ...
-
-
-def resolve_auth(server: ResolvedMcpServer) -> McpHttpAuth | None:
-    """The auth hook for ``server``: none for static headers; OAuth is not available yet."""
-    if server.oauth is not None:
-        raise McpHttpTransportError(
-            f"MCP server '{server.id}' is configured for OAuth, which is not supported by this "
-            "build of mcpstream yet; configure a static Authorization header instead."
-        )
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -135,8 +111,9 @@ class Resume:
 class BodyKind(Enum):
     """What to do with the answer to a POST, from its status and content type."""
 
-    RETRY = "retry"
-    """Send the POST again: the auth hook refreshed the credentials after a 401."""
+    CHALLENGE = "challenge"
+    """A 401 or 403 while an auth hook is set: the driver reads a snippet of the body and asks
+    the hook whether to send the POST again; if not, it raises ``status_error``."""
     ERROR = "error"
     """A non-2xx status: read a snippet of the body and raise ``status_error``."""
     NONE = "none"
@@ -185,7 +162,6 @@ class McpHttpProtocol:
         self.redacted_url = redact_url(server.url)
         self.max_event_bytes = max_event_bytes
         self.reconnect_policy = reconnect_policy
-        self.auth = resolve_auth(server)
         self.session_id: str | None = None
         self.protocol_version: str | None = None
         self._notifications: deque[JsonRpcNotification] = deque()
@@ -267,11 +243,14 @@ class McpHttpProtocol:
 
     # -- headers -------------------------------------------------------------------------------
 
-    def _common_headers(self, *, method: str) -> dict[str, str]:
+    def _common_headers(self, *, authorization: str | None) -> dict[str, str]:
         headers = dict(self.server.headers)
         headers["User-Agent"] = USER_AGENT
-        if self.auth is not None:
-            headers.update(self.auth.request_headers(method=method))
+        if authorization is not None:
+            # The hook's credentials replace a static Authorization header, however it is spelt.
+            for name in [name for name in headers if name.lower() == "authorization"]:
+                del headers[name]
+            headers["Authorization"] = authorization
         session_id = self.session_id
         if session_id:
             headers["MCP-Session-Id"] = session_id
@@ -280,24 +259,26 @@ class McpHttpProtocol:
             headers["MCP-Protocol-Version"] = protocol_version
         return headers
 
-    def post_headers(self, *, method: str) -> dict[str, str]:
-        """Headers of a POST carrying a JSON-RPC message."""
-        headers = self._common_headers(method=method)
+    def post_headers(self, *, authorization: str | None = None) -> dict[str, str]:
+        """Headers of a POST carrying a JSON-RPC message (``authorization``: from the hook)."""
+        headers = self._common_headers(authorization=authorization)
         headers["Accept"] = ACCEPT_HEADER
         headers["Content-Type"] = "application/json"
         return headers
 
-    def get_headers(self, *, method: str, last_event_id: str | None) -> dict[str, str]:
+    def get_headers(
+        self, *, last_event_id: str | None, authorization: str | None = None
+    ) -> dict[str, str]:
         """Headers of a GET opening (or resuming) an SSE stream."""
-        headers = self._common_headers(method=method)
+        headers = self._common_headers(authorization=authorization)
         headers["Accept"] = "text/event-stream"
         if last_event_id is not None:
             headers["Last-Event-ID"] = last_event_id
         return headers
 
-    def delete_headers(self) -> dict[str, str]:
+    def delete_headers(self, *, authorization: str | None = None) -> dict[str, str]:
         """Headers of the DELETE that ends the session."""
-        return self._common_headers(method="session/delete")
+        return self._common_headers(authorization=authorization)
 
     def encode(self, payload: dict[str, Any]) -> bytes:
         """A JSON-RPC payload as the UTF-8 body of a POST."""
@@ -314,9 +295,11 @@ class McpHttpProtocol:
         snippet = body_snippet(self.scrub(body.decode("utf-8", errors="replace")))
         suffix = f": {snippet}" if snippet else ""
         if status_code == 401:
+            login = login_command(self.server.id, self.url)
             return self.error(
-                "the server requires authentication; give this server an Authorization header "
-                f"(or OAuth, where supported) (HTTP 401){suffix}",
+                "the server requires authentication (HTTP 401): give this server an "
+                "Authorization header, or OAuth settings and log in with "
+                f"'{login}'{suffix}",
                 McpHttpTransportAuthRequiredError,
             )
         if status_code == 404 and had_session_id:
@@ -346,20 +329,13 @@ class McpHttpProtocol:
         *,
         status_code: int,
         headers: Mapping[str, str],
-        auth_retried: bool,
+        challengeable: bool,
     ) -> BodyKind:
-        """What to do with the answer to the POST of ``call`` (captures the session id)."""
+        """What to do with the answer to the POST of ``call`` (captures the session id).
+        ``challengeable``: an auth hook is set, so 401 and 403 go to it first."""
         method = call.method
-        if (
-            status_code == 401
-            and self.auth is not None
-            and not auth_retried
-            and method != "tools/call"  # a replay could repeat the tool's side effects
-            and self.auth.on_unauthorized(
-                method=method, www_authenticate=headers.get("www-authenticate")
-            )
-        ):
-            return BodyKind.RETRY
+        if challengeable and status_code in AUTH_CHALLENGE_STATUSES:
+            return BodyKind.CHALLENGE
         if not 200 <= status_code < 300:
             return BodyKind.ERROR
         self.capture_session(method=method, headers=headers)

@@ -13,10 +13,10 @@ The pieces, each in its own module:
 - ``tokens``: the token endpoint (code exchange, refresh with rotation), with
   ``client_secret_basic``, ``client_secret_post``, ``private_key_jwt`` or ``none``.
 - ``scopes``: the scope selection strategy and step-up.
-- ``session``: the hook a transport calls before each request and on 401/403.
+- ``session``: the hook a transport calls before each request and on 401/403 (the transports
+  use it for a server with ``oauth`` settings, see ``mcpstream.transport_core``).
 - ``redirect``: the loopback listener for a user's browser, and a headless handler.
 - ``login``: logging in ahead of time (``mcpstream auth login``).
-- ``transport_auth``: the adapter to the transport's ``McpHttpAuth`` hook.
 
 Every exchange is a sans-I/O generator run by a blocking or an async driver, so sync and async
 callers share one implementation. No token, secret or authorization code is ever put in an
@@ -67,7 +67,6 @@ from .session import (
 )
 from .settings import McpOAuthClientSettings
 from .tokens import arefresh_access_token, is_token_expired, refresh_access_token
-from .transport_auth import McpOAuthHttpAuth
 from .urls import canonical_resource_uri
 
 __all__ = [
@@ -86,7 +85,6 @@ __all__ = [
     "McpOAuthDiscovery",
     "McpOAuthDiscoveryError",
     "McpOAuthError",
-    "McpOAuthHttpAuth",
     "McpOAuthInsufficientScopeError",
     "McpOAuthPendingAuthorization",
     "McpOAuthPkceNotSupportedError",

@@ -1,0 +1,155 @@
+"""The transports' authorization hook: what a scheme such as OAuth must offer, and the hook a
+server's configuration asks for.
+
+A transport asks the hook, per JSON-RPC message it sends, for a request-scoped object
+(``request_auth``). Before each HTTP request it asks that object for the ``Authorization``
+header; when the server answers 401 or 403 it hands the answer over (``should_retry``), and
+sends the request again when told to. The DELETE that ends the session uses the stored
+credentials as they are (``stored_authorization_header``, which never raises).
+
+``mcpstream.oauth.McpOAuthSession`` and ``AsyncMcpOAuthSession`` are such hooks; the rules of
+OAuth (refresh before expiry, one replay after a 401 but never for ``tools/call``, step-up on a
+403 ``insufficient_scope`` with a limit, the errors that name ``mcpstream auth login``) live in
+them. The transports decide only when to ask and what to send.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Protocol
+
+import httpx
+
+from ..models import ResolvedMcpServer
+from ..oauth import (
+    AsyncMcpOAuthRedirectHandler,
+    AsyncMcpOAuthSession,
+    McpOAuthRedirectHandler,
+    McpOAuthSession,
+)
+from ..oauth_store import McpOAuthTokenStore
+
+__all__ = [
+    "AUTH_CHALLENGE_STATUSES",
+    "OAUTH_TIMEOUT_CAP_S",
+    "AsyncMcpHttpAuth",
+    "AsyncMcpHttpRequestAuth",
+    "McpHttpAuth",
+    "McpHttpRequestAuth",
+    "resolve_async_auth",
+    "resolve_auth",
+]
+
+AUTH_CHALLENGE_STATUSES = frozenset({401, 403})
+"""The statuses a transport hands to its hook before mapping them to errors."""
+OAUTH_TIMEOUT_CAP_S = 10.0
+"""Each HTTP exchange with the authorization server gets the server's call timeout, at most
+this long."""
+
+
+class McpHttpRequestAuth(Protocol):
+    """Authorization for one message (its HTTP request and the replays of it)."""
+
+    def authorization_header(self) -> str | None:
+        """The ``Authorization`` value to send now (``None``: send none)."""
+        ...
+
+    def should_retry(
+        self, status_code: int, headers: Mapping[str, str], body: bytes | None = None
+    ) -> bool:
+        """Judge a 401 or 403 answer: True to send the request again with fresh credentials,
+        False to map the status as usual. May raise an ``McpAuthError`` of its own."""
+        ...
+
+
+class McpHttpAuth(Protocol):
+    """The hook of the sync transport (``McpOAuthSession`` is one)."""
+
+    def request_auth(
+        self, *, method: str, replay_allowed: bool | None = None
+    ) -> McpHttpRequestAuth:
+        """Authorization for one message carrying ``method``. ``replay_allowed``: whether a
+        request refused with 401 may be sent again (``None``: unless it is ``tools/call``)."""
+        ...
+
+    def stored_authorization_header(self) -> str | None:
+        """The stored credentials as a header value, or None; never raises (for the DELETE)."""
+        ...
+
+
+class AsyncMcpHttpRequestAuth(Protocol):
+    """The async form of :class:`McpHttpRequestAuth`."""
+
+    async def authorization_header(self) -> str | None:
+        """See :meth:`McpHttpRequestAuth.authorization_header`."""
+        ...
+
+    async def should_retry(
+        self, status_code: int, headers: Mapping[str, str], body: bytes | None = None
+    ) -> bool:
+        """See :meth:`McpHttpRequestAuth.should_retry`."""
+        ...
+
+
+class AsyncMcpHttpAuth(Protocol):
+    """The hook of the async transport (``AsyncMcpOAuthSession`` is one)."""
+
+    def request_auth(
+        self, *, method: str, replay_allowed: bool | None = None
+    ) -> AsyncMcpHttpRequestAuth:
+        """See :meth:`McpHttpAuth.request_auth`."""
+        ...
+
+    def stored_authorization_header(self) -> str | None:
+        """See :meth:`McpHttpAuth.stored_authorization_header`."""
+        ...
+
+
+def _oauth_timeout_s(server: ResolvedMcpServer) -> float:
+    return min(server.call_timeout_s, OAUTH_TIMEOUT_CAP_S)
+
+
+def resolve_auth(
+    server: ResolvedMcpServer,
+    *,
+    client: httpx.Client,
+    store: McpOAuthTokenStore | None = None,
+    redirect_handler: McpOAuthRedirectHandler | None = None,
+) -> McpHttpAuth | None:
+    """The sync hook for ``server``: an OAuth session when it has ``oauth`` settings (over the
+    transport's ``client``; ``store`` defaults to the token store file, and without a
+    ``redirect_handler`` only stored credentials and the client-credentials grant are used),
+    else None (static headers only)."""
+    if server.oauth is None:
+        return None
+    return McpOAuthSession(
+        server_id=server.id,
+        server_url=server.url or "",
+        settings=server.oauth,
+        client=client,
+        store=store,
+        redirect_handler=redirect_handler,
+        timeout_s=_oauth_timeout_s(server),
+    )
+
+
+def resolve_async_auth(
+    server: ResolvedMcpServer,
+    *,
+    client: httpx.AsyncClient,
+    store: McpOAuthTokenStore | None = None,
+    redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
+) -> AsyncMcpHttpAuth | None:
+    """The async hook for ``server`` (see :func:`resolve_auth`); a blocking redirect handler
+    runs in a worker thread, so the event loop is never blocked."""
+    if server.oauth is None:
+        return None
+    return AsyncMcpOAuthSession(
+        server_id=server.id,
+        server_url=server.url or "",
+        settings=server.oauth,
+        client=client,
+        store=store,
+        redirect_handler=redirect_handler,
+        timeout_s=_oauth_timeout_s(server),
+    )
