@@ -1,4 +1,5 @@
-"""Fixtures of the OAuth tests: a private config dir and the loopback authorization server."""
+"""Fixtures of the OAuth tests: a private config dir, the loopback authorization server, and a
+real MCP server protected by it."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ from mcpstream.oauth import HeadlessRedirectHandler, McpOAuthSession
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 
 from .auth_server import AuthServer, AuthServerConfig
+from .protected_mcp import ProtectedMcpServer
 
 
 @pytest.fixture(autouse=True)
@@ -31,6 +33,25 @@ def auth_server() -> Iterator[Callable[..., AuthServer]]:
         server = AuthServer(AuthServerConfig(**config)).start()
         started.append(server)
         return server
+
+    yield start
+    for server in started:
+        server.stop()
+
+
+@pytest.fixture
+def protected_mcp(
+    auth_server: Callable[..., AuthServer],
+) -> Iterator[Callable[..., tuple[AuthServer, ProtectedMcpServer]]]:
+    """A factory: ``protected_mcp(**AuthServerConfig fields)`` starts an authorization server and
+    an MCP server that trusts its tokens; returns both. All are stopped after the test."""
+    started: list[ProtectedMcpServer] = []
+
+    def start(**config: Any) -> tuple[AuthServer, ProtectedMcpServer]:
+        auth = auth_server(**config)
+        server = ProtectedMcpServer(auth).start()
+        started.append(server)
+        return auth, server
 
     yield start
     for server in started:
