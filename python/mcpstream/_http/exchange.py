@@ -134,11 +134,17 @@ class CallExchange:
         return []
 
     def take_json_body(self, body: bytes) -> None:
-        """Process an ``application/json`` body (server requests are not accepted there)."""
-        if not body.strip():
-            if self.expects_response:
-                raise self._protocol_error(f"the JSON answer to '{self.method}' is empty")
+        """Process an ``application/json`` body (server requests are not accepted there).
+
+        A JSON body answering a notification is discarded unread: the spec has servers answer
+        notifications with 202 and no body, but some answer 200 with a placeholder (the MCP
+        conformance suite sends ``{"jsonrpc": "2.0", "result": {}}``), and the official SDKs
+        ignore it. Nothing in such a body is addressed to the client.
+        """
+        if not self.expects_response:
             return
+        if not body.strip():
+            raise self._protocol_error(f"the JSON answer to '{self.method}' is empty")
         try:
             messages = parse_jsonrpc_line(body)
         except CodecError as exc:
