@@ -12,6 +12,7 @@ pub mod errors;
 pub mod json_scan;
 pub mod json_text;
 pub mod jsonrpc;
+mod prefault;
 pub mod sse;
 pub mod utf8;
 

@@ -50,7 +50,12 @@ pub(crate) fn str_from_utf8<'py>(
     // the terminator CPython already wrote), so each slice below covers only its own buffer.
     unsafe {
         let data = ffi::PyUnicode_DATA(ptr);
-        match ffi::PyUnicode_KIND(ptr) {
+        let kind = ffi::PyUnicode_KIND(ptr);
+        let units = chars.saturating_mul(kind as usize);
+        if units >= crate::prefault::MIN_LEN {
+            crate::prefault::populate(data.cast::<u8>(), units);
+        }
+        match kind {
             ffi::PyUnicode_1BYTE_KIND => {
                 let out = std::slice::from_raw_parts_mut(data.cast::<u8>(), chars);
                 if maxchar == 0x7F {

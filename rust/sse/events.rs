@@ -3,6 +3,8 @@
 
 use std::ops::Range;
 
+use crate::prefault::Ahead;
+
 /// One dispatched event, borrowed from the decoder for the length of a [`EventSink::dispatch`]
 /// call.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +78,8 @@ pub(super) struct EventAssembler {
     data: Data,
     data_buf: Vec<u8>,
     data_off: usize,
+    /// Pre-faulting of a large data buffer.
+    data_ahead: Ahead,
     event_type: Vec<u8>,
     has_event_type: bool,
     id: Vec<u8>,
@@ -95,6 +99,7 @@ impl Default for EventAssembler {
             data: Data::Unset,
             data_buf: Vec::new(),
             data_off: 0,
+            data_ahead: Ahead::default(),
             event_type: Vec::new(),
             has_event_type: false,
             id: Vec::new(),
@@ -234,6 +239,8 @@ impl EventAssembler {
         };
         self.data_buf.push(b'\n');
         self.data_buf.extend_from_slice(value);
+        self.data_ahead
+            .grown(&self.data_buf, self.data_buf.capacity());
     }
 
     /// The chunk is about to go away: copy data still borrowed from it.

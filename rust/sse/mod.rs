@@ -11,6 +11,7 @@ mod lines;
 pub use events::{EventSink, EventView, OwnedEvent};
 
 use crate::errors::StreamError;
+use crate::prefault::Ahead;
 use crate::utf8::{check, Check};
 use events::{EventAssembler, Line, RETAIN_BYTES};
 use lines::{find_terminator, rfind_terminator, Bom, BomStep};
@@ -31,6 +32,8 @@ pub struct SseCore {
     carry_checked: usize,
     /// Stream offset of a byte of `carry` that is not UTF-8, reported when the line ends.
     carry_bad: Option<u64>,
+    /// Pre-faulting of a large carry buffer.
+    carry_ahead: Ahead,
     /// The previous chunk ended with CR: an LF starting the next one belongs to it.
     skip_lf: bool,
     /// Stream offset of the next byte to arrive.
@@ -49,6 +52,7 @@ impl SseCore {
             carry_start: 0,
             carry_checked: 0,
             carry_bad: None,
+            carry_ahead: Ahead::default(),
             skip_lf: false,
             offset: 0,
             events: EventAssembler::default(),
@@ -138,6 +142,12 @@ impl SseCore {
         t + 1
     }
 
+    /// Appends to the carried line (a large buffer is pre-faulted ahead of its end).
+    fn carry_extend(&mut self, bytes: &[u8]) {
+        self.carry.extend_from_slice(bytes);
+        self.carry_ahead.grown(&self.carry, self.carry.capacity());
+    }
+
     /// Checks the carried bytes that arrived since the last look, while they are in cache.
     fn check_carry_tail(&mut self) {
         if self.carry_bad.is_some() {
@@ -208,7 +218,7 @@ impl SseCore {
         if !self.carry.is_empty() {
             let Some(i) = find_terminator(&chunk[pos..]) else {
                 self.check_cap(self.carry.len().saturating_add(chunk.len() - pos))?;
-                self.carry.extend_from_slice(&chunk[pos..]);
+                self.carry_extend(&chunk[pos..]);
                 self.check_carry_tail();
                 return Ok(());
             };
