@@ -3,11 +3,11 @@
 //!
 //! Core, free of Python: `utf8` (strict incremental decoding), `sse` (lines, fields, events,
 //! the size cap), `json_scan` (JSON tokens), `json_text` (JSON string literals), `jsonrpc` (the
-//! message rules), `errors`, and `prefault` (large buffers faulted in ahead, on Linux). The thin
-//! PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values
-//! from JSON), `pyjsonrpc` (messages from JSON), `pymessages` (the message classes), `pyencode`,
-//! `pystr` (`str` objects from UTF-8) and `pyerrors`, the one place a core error becomes a
-//! Python exception.
+//! message rules), `errors`, and `prefault` (large buffers faulted in ahead, on Linux).
+//!
+//! The thin PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values from JSON), `pyjsonrpc`
+//! (messages from JSON), `pymessages` (the message classes), `pyencode`, `pystr` (`str`
+//! objects from UTF-8) and `pyerrors`, the one place a core error becomes a Python exception.
 
 pub mod errors;
 pub mod json_scan;
