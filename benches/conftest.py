@@ -37,11 +37,13 @@ class _ChunkStream(httpx.SyncByteStream):
         yield from self._chunks
 
 
-def codec_messages(backend: ModuleType) -> Callable[[Iterable[bytes]], int]:
+def codec_messages(
+    backend: ModuleType, max_event_bytes: int | None = 16 * 1024 * 1024
+) -> Callable[[Iterable[bytes]], int]:
     """mcpstream's path: one ``feed_jsonrpc`` call per chunk; returns the number of events."""
 
     def run(chunks: Iterable[bytes]) -> int:
-        decoder = backend.SseDecoder()
+        decoder = backend.SseDecoder(max_event_bytes)
         count = 0
         for chunk in chunks:
             count += len(decoder.feed_jsonrpc(chunk))
