@@ -11,7 +11,6 @@ import httpx
 import orjson
 import pytest
 from httpx_sse import EventSource
-
 from mcpstream.codec import load_backend
 
 

@@ -12,9 +12,8 @@ import json
 import resource
 import sys
 
-from workloads import iter_chunks
-
 from mcpstream.codec import load_backend
+from workloads import iter_chunks
 
 
 def _peak_rss_bytes() -> int:

@@ -44,18 +44,18 @@ def test_single_event(
 
 
 @pytest.mark.parametrize("backend_name", ["native", "python"])
-def test_peak_memory_of_a_64_mib_event(
-    benchmark: BenchmarkFixture, backend_name: str
-) -> None:
+def test_peak_memory_of_a_64_mib_event(benchmark: BenchmarkFixture, backend_name: str) -> None:
     benchmark.group = "peak-memory"
     output = benchmark.pedantic(
-        lambda: subprocess.run(
-            [sys.executable, str(BENCHES / "peak_memory.py"), backend_name, "64"],
-            check=True,
-            capture_output=True,
-            text=True,
-            cwd=BENCHES,
-        ).stdout,
+        lambda: (
+            subprocess.run(
+                [sys.executable, str(BENCHES / "peak_memory.py"), backend_name, "64"],
+                check=True,
+                capture_output=True,
+                text=True,
+                cwd=BENCHES,
+            ).stdout
+        ),
         rounds=1,
         iterations=1,
     )
