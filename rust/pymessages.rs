@@ -2,7 +2,9 @@
 //! immutable, keyword-only constructors that store their arguments unchecked, Python-level
 //! equality and the contract's reprs.
 
+use pyo3::gc::PyVisit;
 use pyo3::prelude::*;
+use pyo3::PyTraverseError;
 
 /// `repr(value)` as a Rust string.
 pub(crate) fn repr(value: &Bound<'_, PyAny>) -> PyResult<String> {
@@ -22,6 +24,16 @@ pub struct JsonRpcRequest {
 
 #[pymethods]
 impl JsonRpcRequest {
+    /// The cycle collector must see the fields: a message can sit inside its own params.
+    /// No `__clear__`: the fields never change after construction, and every cycle through
+    /// them also runs through a mutable container (dict, list, instance) whose clear breaks it.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.id)?;
+        visit.call(&self.method)?;
+        visit.call(&self.params)?;
+        Ok(())
+    }
+
     #[new]
     #[pyo3(signature = (*, id, method, params = None))]
     fn new(py: Python<'_>, id: Py<PyAny>, method: Py<PyAny>, params: Option<Py<PyAny>>) -> Self {
@@ -60,6 +72,15 @@ pub struct JsonRpcNotification {
 
 #[pymethods]
 impl JsonRpcNotification {
+    /// The cycle collector must see the fields: a message can sit inside its own params.
+    /// No `__clear__`: the fields never change after construction, and every cycle through
+    /// them also runs through a mutable container (dict, list, instance) whose clear breaks it.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.method)?;
+        visit.call(&self.params)?;
+        Ok(())
+    }
+
     #[new]
     #[pyo3(signature = (*, method, params = None))]
     fn new(py: Python<'_>, method: Py<PyAny>, params: Option<Py<PyAny>>) -> Self {
@@ -96,6 +117,16 @@ pub struct JsonRpcResponse {
 
 #[pymethods]
 impl JsonRpcResponse {
+    /// The cycle collector must see the fields: a message can sit inside its own params.
+    /// No `__clear__`: the fields never change after construction, and every cycle through
+    /// them also runs through a mutable container (dict, list, instance) whose clear breaks it.
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.id)?;
+        visit.call(&self.result)?;
+        visit.call(&self.error)?;
+        Ok(())
+    }
+
     #[new]
     #[pyo3(signature = (*, id, result = None, error = None))]
     fn new(

@@ -1,9 +1,11 @@
 //! `SseDecoder` and the events it returns, over [`crate::sse::SseCore`]: one call per chunk,
 //! Python objects built straight from the decoder's buffers.
 
+use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
+use pyo3::PyTraverseError;
 
 use crate::errors::StreamError;
 use crate::jsonrpc::is_blank;
@@ -40,6 +42,17 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Given {
 
 #[pymethods]
 impl SseEvent {
+    /// The fields may hold any object given to the constructor, so the cycle collector must
+    /// see them. No `__clear__`: the fields are set once (see
+    /// `JsonRpcRequest::__traverse__`).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.event)?;
+        visit.call(&self.data)?;
+        visit.call(&self.id)?;
+        visit.call(&self.retry)?;
+        Ok(())
+    }
+
     #[new]
     #[pyo3(signature = (*, event = None, data = Given(None), id = None, retry = None))]
     fn new(
@@ -98,6 +111,17 @@ pub struct JsonRpcEvent {
 
 #[pymethods]
 impl JsonRpcEvent {
+    /// The messages' params can be made to refer back to the event: the cycle collector
+    /// must see the fields. No `__clear__`: the fields are set once (see
+    /// `JsonRpcRequest::__traverse__`).
+    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
+        visit.call(&self.id)?;
+        visit.call(&self.event)?;
+        visit.call(&self.messages)?;
+        visit.call(&self.error)?;
+        Ok(())
+    }
+
     fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
         Ok(format!(
             "JsonRpcEvent(id={}, event={}, messages={}, error={})",
