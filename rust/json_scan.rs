@@ -87,6 +87,14 @@ fn has_less(w: u64, n: u8) -> u64 {
     w.wrapping_sub(LO * u64::from(n)) & !w & HI
 }
 
+/// The high bit of every byte of `w` that is zero, and only of those (no false hits above a
+/// true one, unlike [`has_less`]), so any bit of the complement is exact too.
+#[inline]
+fn zero_bytes(w: u64) -> u64 {
+    const LOW7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+    !(((w & LOW7).wrapping_add(LOW7)) | w) & HI
+}
+
 /// Nonzero when some byte of `w` equals `b`.
 #[inline]
 fn has_byte(w: u64, b: u8) -> u64 {
@@ -173,10 +181,42 @@ impl<'s, 'j> Scanner<'s, 'j> {
         SyntaxError(format!("{what} at line {line} column {column}").into_boxed_str())
     }
 
+    #[inline]
     pub fn skip_ws(&mut self) {
-        while let Some(b' ' | b'\t' | b'\n' | b'\r') = self.data.get(self.pos) {
+        // compact JSON: no whitespace at all; pretty-printed JSON: often one space (after a
+        // colon); both decided on a byte or two
+        if let Some(b' ' | b'\t' | b'\n' | b'\r') = self.data.get(self.pos) {
             self.pos += 1;
+            if let Some(b' ' | b'\t' | b'\n' | b'\r') = self.data.get(self.pos) {
+                self.skip_ws_run();
+            }
         }
+    }
+
+    /// Pretty-printed JSON: a newline and a run of indentation, taken eight bytes at a time
+    /// rather than byte by byte (the end of a short run is then found without a branch per
+    /// byte).
+    #[inline(never)]
+    fn skip_ws_run(&mut self) {
+        let data = self.data;
+        let mut i = self.pos;
+        while let Some(chunk) = data.get(i..).and_then(|rest| rest.first_chunk::<8>()) {
+            let w = u64::from_le_bytes(*chunk);
+            let ws = zero_bytes(w ^ (LO * u64::from(b' ')))
+                | zero_bytes(w ^ (LO * u64::from(b'\n')))
+                | zero_bytes(w ^ (LO * u64::from(b'\t')))
+                | zero_bytes(w ^ (LO * u64::from(b'\r')));
+            let other = !ws & HI;
+            if other != 0 {
+                self.pos = i + (other.trailing_zeros() / 8) as usize;
+                return;
+            }
+            i += 8;
+        }
+        while let Some(b' ' | b'\t' | b'\n' | b'\r') = data.get(i) {
+            i += 1;
+        }
+        self.pos = i;
     }
 
     /// The first byte of the next value, after whitespace.
@@ -663,5 +703,26 @@ mod tests {
             scan.next_item().unwrap_err().to_string(),
             "expected `,` or `]` at line 2 column 5"
         );
+    }
+
+    #[test]
+    fn whitespace_runs_end_exactly() {
+        let ws = [b' ', b'\n', b'\t', b'\r'];
+        for len in 0..40 {
+            for stop in [b'x', 0x0B, 0x00, b'!', 0x1F, 0xC3] {
+                let mut data: Vec<u8> = (0..len).map(|k| ws[(k * 7 + len) % 4]).collect();
+                data.push(stop);
+                data.extend_from_slice(b"   ");
+                let mut scratch = Vec::new();
+                let mut scan = Scanner::new(&data, &mut scratch);
+                scan.skip_ws();
+                assert_eq!(scan.position(), len, "{len} {stop}");
+            }
+            let data = vec![b' '; len];
+            let mut scratch = Vec::new();
+            let mut scan = Scanner::new(&data, &mut scratch);
+            scan.skip_ws();
+            assert_eq!(scan.position(), len);
+        }
     }
 }

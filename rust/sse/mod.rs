@@ -235,6 +235,12 @@ impl SseCore {
             // find which one fails first) when the whole run is not UTF-8.
             let all_valid = check(&chunk[pos..end]) == Check::Valid;
             while pos <= end {
+                if all_valid {
+                    pos = self.events.data_run(chunk, pos, end, self.limit);
+                    if pos > end {
+                        break;
+                    }
+                }
                 let t = pos + find_terminator(&chunk[pos..=end]).unwrap_or(end - pos);
                 self.check_cap(t - pos)?;
                 if !all_valid {

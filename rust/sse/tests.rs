@@ -298,3 +298,29 @@ fn linear_in_event_size() {
         "1 MiB: {small}s/MiB, 16 MiB: {large}s/MiB"
     );
 }
+
+#[test]
+fn many_data_lines_take_the_fast_path_and_its_exits() {
+    // runs of "data: " + LF lines (the fast path), broken by a CR, a CRLF, a line without the
+    // space, a comment, another field and a long value, cut at every point
+    let long = "v".repeat(70);
+    let stream = format!(
+        "data: {{\ndata:  a\ndata: b\rdata: c\r\ndata:d\ndata: e\n: note\nid: 7\ndata: \ndata: {long}\ndata: f\n\n"
+    );
+    let (events, error) = run_all_cuts(None, stream.as_bytes());
+    assert_eq!(error, None);
+    let want = ev(
+        None,
+        &format!("{{\n a\nb\nc\nd\ne\n\n{long}\nf"),
+        Some("7"),
+        None,
+    );
+    assert_eq!(events, vec![want]);
+    // the cap still applies inside a run
+    let (events, error) = run(
+        Some(20),
+        &[b"data: 0123456\ndata: 0123456\ndata: 0123456\n\n"],
+    );
+    assert!(events.is_empty());
+    assert_eq!(error, Some(StreamError::EventTooLarge { limit: 20 }));
+}
