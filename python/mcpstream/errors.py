@@ -23,6 +23,7 @@ with ``oauth`` settings the OAuth errors below, as the OAuth session raised them
             ├── McpHttpTransportRemoteError          also an McpRemoteError
             ├── McpHttpTransportAuthRequiredError    also an McpAuthError (HTTP 401)
             └── McpHttpTransportSessionExpiredError  HTTP 404 for a request that carried a session
+                                                     (``.request_delivered``: the call may have run)
 
 OAuth (``mcpstream.oauth``, ``mcpstream.oauth_store``; defined in ``mcpstream._oauth_errors``)
 raises these, all under ``McpAuthError`` and carrying ``server_id`` and
@@ -178,10 +179,19 @@ class McpHttpTransportAuthRequiredError(McpHttpTransportError, McpAuthError):
 
 class McpHttpTransportSessionExpiredError(McpHttpTransportError):
     """The HTTP server answered 404 to a call that carried a session id: the session is gone and
-    the host has to initialize a new one."""
+    the host has to initialize a new one.
+
+    ``request_delivered`` tells whether the call may have run. False (the usual case): the 404
+    answered the call's own POST, so the server looked the session up and did nothing; the call
+    may be sent again in a new session. True: the 404 came after the server had taken the call
+    (to the GET that resumes the call's interrupted event stream, or to the POST of the answer to
+    a server request made during the call), so it may have run; a call with side effects, such
+    as ``tools/call``, must not be sent again on its own.
+    """
 
     error_code: ClassVar[str] = "mcp_http_transport_session_expired"
     retryable: ClassVar[bool] = False
+    request_delivered: bool = False
 
 
 class McpError(Exception):

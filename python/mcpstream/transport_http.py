@@ -14,6 +14,11 @@ go to the session, which renews the credentials and says whether to send the req
 its OAuth errors (``McpOAuthError``, which name ``mcpstream auth login``) reach the caller as
 they are.
 
+Notifications from the server are queued for ``drain_notifications``, or, with an
+``on_notification`` callback, pushed to it as soon as they are decoded: on the thread that called
+``request`` / ``send_notification`` for those on a call's answer, and on the GET stream's thread
+(``mcpstream-get-<server id>``) for those on the GET stream.
+
 ``AsyncMcpHttpTransport`` (re-exported here) is the same over ``httpx.AsyncClient``. Both drive
 the protocol core in ``mcpstream.transport_core``.
 """
@@ -23,6 +28,7 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections.abc import Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -83,10 +89,15 @@ __all__ = [
     "McpHttpTransportRemoteError",
     "McpHttpTransportSessionExpiredError",
     "McpHttpTransportTimeoutError",
+    "NotificationCallback",
     "ReconnectPolicy",
 ]
 
 _LISTEN_HEADERS_TIMEOUT_S = 10.0
+
+NotificationCallback = Callable[[JsonRpcNotification], object]
+"""``on_notification`` of ``McpHttpTransport``: called with each notification of the server
+(what it returns is ignored)."""
 
 
 def read_limited(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:
@@ -148,6 +159,17 @@ class McpHttpTransport:
     servers that approve without one); without it, only stored credentials (``mcpstream auth
     login``) and the client-credentials grant are used. Both are ignored without ``oauth``.
 
+    ``connect_timeout_s`` bounds establishing each HTTP connection (TCP and TLS), so that an
+    unreachable server fails fast while a call's ``timeout_s`` stays its end-to-end deadline;
+    ``None`` (the default) bounds connecting by the call's deadline alone.
+
+    ``on_notification`` receives the server's notifications instead of the queue of
+    ``drain_notifications`` (which then stays empty), as soon as each is decoded, in the order
+    of its stream: notifications on the answer to a call are delivered on the thread that made
+    the call, before that call returns; those on the GET stream on the GET stream's thread.
+    Callbacks on different threads may therefore run at the same time. A callback that raises
+    is logged and the call goes on; one that blocks holds up the stream it was called from.
+
     Safe to share between threads: calls may run concurrently.
     """
 
@@ -164,12 +186,18 @@ class McpHttpTransport:
         reconnect_policy: ReconnectPolicy | None = None,
         oauth_store: McpOAuthTokenStore | None = None,
         oauth_redirect_handler: McpOAuthRedirectHandler | None = None,
+        connect_timeout_s: float | None = None,
+        on_notification: NotificationCallback | None = None,
     ) -> None:
         self._protocol = McpHttpProtocol(
             server,
             max_event_bytes=max_event_bytes,
             reconnect_policy=reconnect_policy or ReconnectPolicy(),
+            connect_timeout_s=connect_timeout_s,
         )
+        self._on_notification = on_notification
+        if on_notification is not None:
+            self._protocol.notification_sink = self._deliver_notification
         self.server = server
         self.workspace_root = workspace_root.resolve()
         self._handler = server_request_handler
@@ -231,8 +259,19 @@ class McpHttpTransport:
         return ""
 
     def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
-        """Take every notification received so far, oldest first."""
+        """Take every notification received so far, oldest first (always empty when the
+        transport was given ``on_notification``: they went to it)."""
         return self._protocol.drain_notifications()
+
+    def _deliver_notification(self, notification: JsonRpcNotification) -> None:
+        callback = self._on_notification
+        assert callback is not None
+        try:
+            callback(notification)
+        except Exception:
+            logger.warning(
+                "the notification callback of server %r raised", self.server.id, exc_info=True
+            )
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -304,7 +343,7 @@ class McpHttpTransport:
                 protocol.url,
                 headers=protocol.post_headers(authorization=authorization),
                 content=body,
-                timeout=call.remaining_s(time.monotonic()),
+                timeout=call.http_timeout(time.monotonic()),
             ) as response:
                 kind = protocol.classify_post_answer(
                     call,
@@ -407,7 +446,7 @@ class McpHttpTransport:
                     headers=protocol.get_headers(
                         last_event_id=resume.last_event_id, authorization=authorization
                     ),
-                    timeout=call.remaining_s(time.monotonic()),
+                    timeout=call.http_timeout(time.monotonic()),
                 ) as response:
                     status_code, headers = response.status_code, response.headers
                     if call.is_resumable_answer(status_code=status_code, headers=headers):
@@ -426,6 +465,10 @@ class McpHttpTransport:
                         status_code=status_code, headers=headers, body=error_body
                     )
                 call.check_deadline(time.monotonic())
+        except httpx.ConnectTimeout as exc:
+            # The connect timeout ran out, maybe long before the call's deadline: a failed
+            # attempt, like any other network error.
+            return call.resume_failed(exc, time.monotonic())
         except httpx.TimeoutException as exc:
             raise call.timeout_error() from exc
         except httpx.TransportError as exc:
@@ -518,7 +561,9 @@ class McpHttpTransport:
                 "DELETE",
                 self._protocol.url,
                 headers=self._protocol.delete_headers(authorization=authorization),
-                timeout=min(self.server.call_timeout_s, DELETE_TIMEOUT_S),
+                timeout=self._protocol.http_timeout(
+                    min(self.server.call_timeout_s, DELETE_TIMEOUT_S)
+                ),
             ) as response:
                 read_limited(response)
         except Exception as exc:
@@ -588,7 +633,9 @@ class _Listener:
         it for credentials that cannot be renewed)."""
         transport = self._transport
         protocol = transport._protocol
-        timeout = httpx.Timeout(min(transport.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S))
+        timeout = protocol.http_timeout(
+            min(transport.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S)
+        )
         auth = transport._request_auth(ListenStream.METHOD)
         authorization = auth.authorization_header() if auth is not None else None
         with transport._client.stream(

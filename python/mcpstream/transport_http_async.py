@@ -7,6 +7,10 @@ server messages runs as a task. Both transports drive ``mcpstream.transport_core
 
 OAuth goes through an ``AsyncMcpOAuthSession``, awaited, so that renewing credentials never
 blocks the event loop (a blocking redirect handler runs in a worker thread).
+
+With an ``on_notification`` callback (a function or a coroutine function), each notification is
+delivered, and awaited, by the task that decoded it: the call's own task for notifications on its
+answer, the GET stream task for the others.
 """
 
 from __future__ import annotations
@@ -16,7 +20,8 @@ import contextlib
 import inspect
 import logging
 import time
-from collections.abc import AsyncIterator
+from collections import deque
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from types import TracebackType
 from typing import Any
@@ -61,9 +66,13 @@ from .transport_core import (
 
 logger = logging.getLogger("mcpstream.transport")
 
-__all__ = ["AsyncMcpHttpTransport"]
+__all__ = ["AsyncMcpHttpTransport", "AsyncNotificationCallback"]
 
 _LISTEN_HEADERS_TIMEOUT_S = 10.0
+
+AsyncNotificationCallback = Callable[[JsonRpcNotification], Awaitable[object] | object]
+"""``on_notification`` of ``AsyncMcpHttpTransport``: called with each notification of the
+server; what it returns is awaited when it is awaitable."""
 
 
 async def read_limited(response: httpx.Response, limit: int = ERROR_BODY_READ_LIMIT) -> bytes:
@@ -116,6 +125,12 @@ class AsyncMcpHttpTransport:
     ``oauth_redirect_handler`` may be async (``AsyncHeadlessRedirectHandler``) or blocking (run in
     a worker thread). Use it from one event loop; ``close`` (or ``async with``) ends the GET
     stream task and the session.
+
+    ``on_notification`` may be a function or a coroutine function. It receives the server's
+    notifications instead of the queue of ``drain_notifications`` (which then stays empty), in
+    the order of their stream, awaited one by one by the task that decoded them: a call's task
+    for those on the call's answer (all delivered before the call returns), the GET stream task
+    for the others. A callback that raises is logged and the call goes on.
     """
 
     def __init__(
@@ -135,12 +150,21 @@ class AsyncMcpHttpTransport:
         oauth_redirect_handler: AsyncMcpOAuthRedirectHandler
         | McpOAuthRedirectHandler
         | None = None,
+        connect_timeout_s: float | None = None,
+        on_notification: AsyncNotificationCallback | None = None,
     ) -> None:
         self._protocol = McpHttpProtocol(
             server,
             max_event_bytes=max_event_bytes,
             reconnect_policy=reconnect_policy or ReconnectPolicy(),
+            connect_timeout_s=connect_timeout_s,
         )
+        self._on_notification = on_notification
+        # Notifications decoded by the (synchronous) core, for the task that decoded them to
+        # deliver right after: nothing else runs in between, so each task takes its own.
+        self._pending: deque[JsonRpcNotification] = deque()
+        if on_notification is not None:
+            self._protocol.notification_sink = self._pending.append
         self.server = server
         self.workspace_root = workspace_root.resolve()
         self._handler = server_request_handler
@@ -206,8 +230,26 @@ class AsyncMcpHttpTransport:
         return ""
 
     def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
-        """Take every notification received so far, oldest first."""
+        """Take every notification received so far, oldest first (always empty when the
+        transport was given ``on_notification``)."""
         return self._protocol.drain_notifications()
+
+    async def _deliver_pending(self) -> None:
+        """Deliver the notifications the core just decoded to ``on_notification``, in order."""
+        callback = self._on_notification
+        if callback is None:
+            return
+        pending = list(self._pending)
+        self._pending.clear()
+        for notification in pending:
+            try:
+                outcome = callback(notification)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                logger.warning(
+                    "the notification callback of server %r raised", self.server.id, exc_info=True
+                )
 
     # -- calls ---------------------------------------------------------------------------------
 
@@ -258,6 +300,10 @@ class AsyncMcpHttpTransport:
             raise  # transport errors, and OAuth errors as they are
         except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
             raise self._protocol.map_http_error(exc, method=method, timeout_s=timeout_s) from exc
+        finally:
+            if self._pending:
+                # Notifications decoded just before an error broke the call off.
+                await self._deliver_pending()
         return call.result()
 
     def _request_auth(
@@ -279,7 +325,7 @@ class AsyncMcpHttpTransport:
                 protocol.url,
                 headers=protocol.post_headers(authorization=authorization),
                 content=body,
-                timeout=call.remaining_s(time.monotonic()),
+                timeout=call.http_timeout(time.monotonic()),
             ) as response:
                 kind = protocol.classify_post_answer(
                     call,
@@ -324,6 +370,8 @@ class AsyncMcpHttpTransport:
             raise protocol.untyped_body_error(call.method)
         if kind is BodyKind.JSON:
             call.take_json_body(await self._read_body(response, call))
+            if self._pending:
+                await self._deliver_pending()
         if kind is not BodyKind.SSE:
             return None
         return await self._read_sse(
@@ -361,12 +409,17 @@ class AsyncMcpHttpTransport:
                 return None
             except StopAsyncIteration:
                 requests, resume = sse.ended(time.monotonic())
+                if self._pending:
+                    await self._deliver_pending()
                 for server_request in requests:
                     await self._answer_during_call(server_request, call)
                 return resume
             except (httpx.HTTPError, httpx.StreamError, OSError) as exc:
                 return sse.failed(exc, time.monotonic())
-            for server_request in sse.feed(chunk, time.monotonic()):
+            requests = sse.feed(chunk, time.monotonic())
+            if self._pending:
+                await self._deliver_pending()
+            for server_request in requests:
                 await self._answer_during_call(server_request, call)
 
     async def _resume(self, call: CallExchange, resume: Resume) -> Resume | None:
@@ -386,7 +439,7 @@ class AsyncMcpHttpTransport:
                     headers=protocol.get_headers(
                         last_event_id=resume.last_event_id, authorization=authorization
                     ),
-                    timeout=call.remaining_s(time.monotonic()),
+                    timeout=call.http_timeout(time.monotonic()),
                 ) as response:
                     status_code, headers = response.status_code, response.headers
                     if call.is_resumable_answer(status_code=status_code, headers=headers):
@@ -405,6 +458,10 @@ class AsyncMcpHttpTransport:
                         status_code=status_code, headers=headers, body=error_body
                     )
                 call.check_deadline(time.monotonic())
+        except httpx.ConnectTimeout as exc:
+            # The connect timeout ran out, maybe long before the call's deadline: a failed
+            # attempt, like any other network error.
+            return call.resume_failed(exc, time.monotonic())
         except httpx.TimeoutException as exc:
             raise call.timeout_error() from exc
         except httpx.TransportError as exc:
@@ -499,7 +556,7 @@ class AsyncMcpHttpTransport:
         """One GET stream from request to end; False when the server offers none (or refuses
         it for credentials that cannot be renewed)."""
         protocol = self._protocol
-        timeout = httpx.Timeout(min(self.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S))
+        timeout = protocol.http_timeout(min(self.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S))
         auth = self._request_auth(ListenStream.METHOD)
         authorization = await auth.authorization_header() if auth is not None else None
         async with self._client.stream(
@@ -527,11 +584,17 @@ class AsyncMcpHttpTransport:
                 if isinstance(timeouts, dict):
                     timeouts["read"] = None
                 async for chunk in response.aiter_bytes():
-                    for server_request in stream.feed(chunk):
+                    requests = stream.feed(chunk)
+                    if self._pending:
+                        await self._deliver_pending()
+                    for server_request in requests:
                         await self._answer_in_background(server_request)
                     if self._closed:
                         return False
-                for server_request in stream.finish():
+                requests = stream.finish()
+                if self._pending:
+                    await self._deliver_pending()
+                for server_request in requests:
                     await self._answer_in_background(server_request)
             finally:
                 stream.disconnected()
@@ -570,7 +633,9 @@ class AsyncMcpHttpTransport:
                     "DELETE",
                     self._protocol.url,
                     headers=self._protocol.delete_headers(authorization=authorization),
-                    timeout=min(self.server.call_timeout_s, DELETE_TIMEOUT_S),
+                    timeout=self._protocol.http_timeout(
+                        min(self.server.call_timeout_s, DELETE_TIMEOUT_S)
+                    ),
                 ) as response:
                     await read_limited(response)
             except Exception as exc:

@@ -1,7 +1,9 @@
-"""Helpers shared by the transport tests: the MCP handshake, tool calls, a scripted handler."""
+"""Helpers shared by the transport tests: the MCP handshake, tool calls, a scripted handler,
+ports to test connection failures with."""
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
 from pathlib import Path
@@ -108,3 +110,36 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+class UnansweredPort:
+    """A loopback port where connecting never completes: a listening socket that accepts
+    nobody, its one-slot backlog already filled, so the kernel drops further SYNs (Linux).
+
+    Use as a context manager; ``url`` is an MCP endpoint on that port.
+    """
+
+    def __init__(self) -> None:
+        self._listener = socket.socket()
+        self._fillers: list[socket.socket] = []
+
+    def __enter__(self) -> UnansweredPort:
+        self._listener.bind(("127.0.0.1", 0))
+        self._listener.listen(0)
+        for _ in range(4):
+            filler = socket.socket()
+            filler.setblocking(False)
+            with contextlib.suppress(BlockingIOError):
+                filler.connect(self._listener.getsockname())
+            self._fillers.append(filler)
+        return self
+
+    @property
+    def url(self) -> str:
+        """``http://127.0.0.1:<port>/mcp``."""
+        return f"http://127.0.0.1:{self._listener.getsockname()[1]}/mcp"
+
+    def __exit__(self, *exc: object) -> None:
+        for filler in self._fillers:
+            filler.close()
+        self._listener.close()

@@ -9,7 +9,12 @@ from typing import Any
 import httpx
 
 from .. import codec
-from ..errors import CodecError, McpHttpTransportError, McpHttpTransportProtocolError
+from ..errors import (
+    CodecError,
+    McpHttpTransportError,
+    McpHttpTransportProtocolError,
+    McpHttpTransportSessionExpiredError,
+)
 from ..jsonrpc import (
     JsonRpcId,
     JsonRpcNotification,
@@ -17,7 +22,13 @@ from ..jsonrpc import (
     JsonRpcResponse,
     parse_jsonrpc_line,
 )
-from .protocol import QUIET_WINDOW_S, McpHttpProtocol, Resume, normalized_content_type
+from .protocol import (
+    QUIET_WINDOW_S,
+    McpHttpProtocol,
+    Resume,
+    mark_delivered,
+    normalized_content_type,
+)
 
 __all__ = ["CallExchange", "SseBody"]
 
@@ -52,6 +63,11 @@ class CallExchange:
     def remaining_s(self, now: float) -> float:
         """Seconds left before the deadline (at least a millisecond, for HTTP timeouts)."""
         return max(self.deadline - now, 0.001)
+
+    def http_timeout(self, now: float) -> httpx.Timeout:
+        """The ``httpx`` timeout of an HTTP request of this call sent now: what is left of the
+        call for every phase, and the transport's connect timeout, if shorter, to connect."""
+        return self.protocol.http_timeout(self.remaining_s(now))
 
     def check_deadline(self, now: float) -> None:
         """Raise the timeout error once the deadline has passed."""
@@ -209,13 +225,24 @@ class CallExchange:
     def resume_refused(
         self, *, status_code: int, headers: Mapping[str, str], body: bytes
     ) -> McpHttpTransportError:
-        """The error for an answer to a reconnection GET that is not an event stream."""
+        """The error for an answer to a reconnection GET that is not an event stream. The server
+        took the call before its stream broke off, so a 404 on the session is marked as coming
+        after delivery (``request_delivered``: the call may have run)."""
         content_type = normalized_content_type(headers.get("content-type"))
+        had_session_id = self.protocol.session_negotiated
+        if status_code == 404 and had_session_id:
+            return mark_delivered(
+                self.protocol.error(
+                    f"the session expired: the server answered 404 to the GET resuming the "
+                    f"event stream of '{self.method}', which it had received and may have run",
+                    McpHttpTransportSessionExpiredError,
+                )
+            )
         error = self.protocol.status_error(
             status_code=status_code,
             body=body,
             method=self.method,
-            had_session_id=self.protocol.session_negotiated,
+            had_session_id=had_session_id,
         )
         if error is not None:
             return error

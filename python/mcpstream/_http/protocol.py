@@ -10,7 +10,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
@@ -57,9 +57,11 @@ __all__ = [
     "USER_AGENT",
     "BodyKind",
     "McpHttpProtocol",
+    "NotificationSink",
     "ReconnectPolicy",
     "Resume",
     "ServerRequestReply",
+    "mark_delivered",
     "normalized_content_type",
 ]
 
@@ -75,6 +77,23 @@ ERROR_BODY_READ_LIMIT = 16 * 1024
 DELETE_TIMEOUT_S = 2.0
 INITIALIZED_NOTIFICATION = "notifications/initialized"
 _SESSION_ID_CHARS = frozenset(chr(code) for code in range(0x21, 0x7F))
+
+NotificationSink = Callable[[JsonRpcNotification], None]
+"""Where a driver wants notifications to go instead of the queue (see ``queue_notification``)."""
+
+
+def mark_delivered(error: McpHttpTransportError) -> McpHttpTransportError:
+    """Mark a session-expired ``error`` as raised after the call reached the server.
+
+    A 404 on the session normally answers the POST of a call: the server looked the session up
+    before doing anything, so the call did not run and may be sent again in a new session. A 404
+    that comes later (to the GET resuming the call's event stream, or to the POST answering a
+    server request the call's stream carried) means the server took the call and may have run
+    it: ``request_delivered`` is set, and a client must not send a ``tools/call`` again.
+    """
+    if isinstance(error, McpHttpTransportSessionExpiredError):
+        error.request_delivered = True
+    return error
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +169,7 @@ class McpHttpProtocol:
         *,
         max_event_bytes: int | None,
         reconnect_policy: ReconnectPolicy,
+        connect_timeout_s: float | None = None,
     ) -> None:
         if server.transport != "http":
             raise McpHttpTransportError(
@@ -162,8 +182,14 @@ class McpHttpProtocol:
         self.redacted_url = redact_url(server.url)
         self.max_event_bytes = max_event_bytes
         self.reconnect_policy = reconnect_policy
+        if connect_timeout_s is not None and not connect_timeout_s > 0:
+            raise ValueError("connect_timeout_s must be greater than 0")
+        self.connect_timeout_s = connect_timeout_s
         self.session_id: str | None = None
         self.protocol_version: str | None = None
+        self.notification_sink: NotificationSink | None = None
+        """Set by a driver whose host gave a notification callback: every notification goes
+        there instead of the queue of ``drain_notifications``."""
         self._notifications: deque[JsonRpcNotification] = deque()
         self._state_lock = threading.Lock()
 
@@ -188,12 +214,28 @@ class McpHttpProtocol:
             McpHttpTransportTimeoutError,
         )
 
+    def http_timeout(self, remaining_s: float) -> httpx.Timeout:
+        """The ``httpx`` timeout of one HTTP request of a call with ``remaining_s`` left: every
+        phase is bounded by what is left of the call, and connecting also by the connect
+        timeout, when the transport has one."""
+        connect_s = self.connect_timeout_s
+        if connect_s is None or connect_s >= remaining_s:
+            return httpx.Timeout(remaining_s)
+        return httpx.Timeout(remaining_s, connect=connect_s)
+
     def map_http_error(
         self, exc: BaseException, *, method: str, timeout_s: float, during: str = "request"
     ) -> McpHttpTransportError:
         """Turn an exception from httpx (or from a reader) into a transport error."""
         if isinstance(exc, McpHttpTransportError):
             return exc
+        connect_s = self.connect_timeout_s
+        connect_bound = connect_s is not None and connect_s < timeout_s
+        if isinstance(exc, httpx.ConnectTimeout) and connect_bound:
+            return self.error(
+                f"could not connect for '{method}' within the connect timeout of {connect_s:.3f}s",
+                McpHttpTransportTimeoutError,
+            )
         if isinstance(exc, httpx.TimeoutException):
             return self.timeout_error(method, timeout_s)
         if isinstance(exc, CodecError):
@@ -377,8 +419,14 @@ class McpHttpProtocol:
     # -- notifications -------------------------------------------------------------------------
 
     def queue_notification(self, notification: JsonRpcNotification) -> None:
-        """Keep a notification from the server for ``drain_notifications``."""
-        self._notifications.append(notification)
+        """Keep a notification from the server for ``drain_notifications``, or hand it to the
+        driver's ``notification_sink`` when one is set (at once, on the thread or in the task
+        that decoded it)."""
+        sink = self.notification_sink
+        if sink is None:
+            self._notifications.append(notification)
+        else:
+            sink(notification)
 
     def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
         """Take every queued notification, oldest first."""
@@ -461,9 +509,11 @@ class McpHttpProtocol:
     def reply_post_failed(
         self, request_method: str, exc: McpHttpTransportError
     ) -> McpHttpTransportError:
-        """The error for an answer to a server request that could not be POSTed."""
+        """The error for an answer to a server request that could not be POSTed. The server sent
+        the request while handling a message of ours, so a session-expired error is marked as
+        coming after delivery (see ``mark_delivered``)."""
         failure = self.error(
             f"could not POST the answer to the server request '{request_method}'", type(exc)
         )
         failure.__cause__ = exc
-        return failure
+        return mark_delivered(failure)
