@@ -94,6 +94,13 @@ __all__ = [
 ]
 
 _LISTEN_HEADERS_TIMEOUT_S = 10.0
+_LISTEN_OPEN_WAIT_S = 2.0
+"""How long ``send_notification("notifications/initialized")`` waits for the server to answer
+the GET that opens its stream (any answer, 405 included). Without the wait the GET, sent from
+its own thread, can reach the server after the next requests of the caller; a server that takes
+a GET as the place for a pending response (the conformance suite's ``sse-retry`` server does)
+then puts a call's response there, which is not the call's stream. A server slower than this
+to answer the GET gets it in the background, as before."""
 
 NotificationCallback = Callable[[JsonRpcNotification], object]
 """``on_notification`` of ``McpHttpTransport``: called with each notification of the server
@@ -293,7 +300,8 @@ class McpHttpTransport:
         self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
     ) -> None:
         """Send a notification; returns once the server accepted it. After
-        ``notifications/initialized`` the GET stream for server messages is opened."""
+        ``notifications/initialized`` the GET stream for server messages is opened, and this
+        returns once the server answered its GET (2 s at most)."""
         timeout_s = completion_timeout_s or self.server.call_timeout_s
         payload = build_jsonrpc_notification(method=method, params=params)
         self._call(
@@ -530,7 +538,10 @@ class McpHttpTransport:
         with self._lock:
             if self.closed or (self._listener is not None and self._listener.alive):
                 return
-            self._listener = _Listener(self)
+            listener = self._listener = _Listener(self)
+        # The GET is answered before the caller sends anything else, so that a server sees it
+        # before the requests that follow the initialization (see ``_LISTEN_OPEN_WAIT_S``).
+        listener.wait_answered(_LISTEN_OPEN_WAIT_S)
 
     def _stop_listener(self) -> None:
         with self._lock:
@@ -588,6 +599,7 @@ class _Listener:
         self._transport = transport
         self._stream = ListenStream(transport._protocol)
         self._stopping = threading.Event()
+        self._answered = threading.Event()
         self._response: httpx.Response | None = None
         self._response_lock = threading.Lock()
         self._thread = threading.Thread(
@@ -605,7 +617,18 @@ class _Listener:
         """True while the thread runs."""
         return self._thread.is_alive()
 
+    def wait_answered(self, timeout_s: float) -> None:
+        """Return once the first GET has an answer (or failed, or the thread ended), or after
+        ``timeout_s``."""
+        self._answered.wait(timeout_s)
+
     def _run(self) -> None:
+        try:
+            self._run_streams()
+        finally:
+            self._answered.set()
+
+    def _run_streams(self) -> None:
         while not self._stopping.is_set():
             failed = False
             try:
@@ -624,6 +647,7 @@ class _Listener:
                     type(exc).__name__,
                 )
                 failed = True
+            self._answered.set()  # a GET that failed without an answer counts as one
             delay_s = self._stream.next_delay_s(failed=failed)
             if delay_s is None or self._stopping.wait(delay_s):
                 return
@@ -644,6 +668,7 @@ class _Listener:
             headers=self._stream.headers(authorization=authorization),
             timeout=timeout,
         ) as response:
+            self._answered.set()
             with self._response_lock:
                 self._response = response
             try:
@@ -681,6 +706,7 @@ class _Listener:
     def stop(self) -> None:
         """End the thread: wake a blocked read by shutting the socket down, then join."""
         self._stopping.set()
+        self._answered.set()
         with self._response_lock:
             response = self._response
         if response is not None and not abort_response(response):

@@ -69,6 +69,9 @@ logger = logging.getLogger("mcpstream.transport")
 __all__ = ["AsyncMcpHttpTransport", "AsyncNotificationCallback"]
 
 _LISTEN_HEADERS_TIMEOUT_S = 10.0
+_LISTEN_OPEN_WAIT_S = 2.0
+"""How long ``send_notification("notifications/initialized")`` waits for the answer to the GET
+that opens the server's stream (see ``transport_http._LISTEN_OPEN_WAIT_S``)."""
 
 AsyncNotificationCallback = Callable[[JsonRpcNotification], Awaitable[object] | object]
 """``on_notification`` of ``AsyncMcpHttpTransport``: called with each notification of the
@@ -278,7 +281,11 @@ class AsyncMcpHttpTransport:
             self._protocol.encode(payload), method=method, expected_id=None, timeout_s=timeout_s
         )
         if method == INITIALIZED_NOTIFICATION:
-            self._start_listener()
+            answered = self._start_listener()
+            if answered is not None:
+                # The GET reaches the server before the requests the caller sends next.
+                with contextlib.suppress(TimeoutError):
+                    await asyncio.wait_for(answered.wait(), _LISTEN_OPEN_WAIT_S)
 
     async def _call(
         self, body: bytes, *, method: str, expected_id: int | None, timeout_s: float
@@ -519,22 +526,32 @@ class AsyncMcpHttpTransport:
 
     # -- GET stream ----------------------------------------------------------------------------
 
-    def _start_listener(self) -> None:
+    def _start_listener(self) -> asyncio.Event | None:
+        """Start the GET stream task; the event it sets once its first GET has an answer (or
+        failed, or the task ended), or None when no task was started."""
         if not self._listen_enabled or self._closed:
-            return
+            return None
         if self._listen_task is not None and not self._listen_task.done():
-            return
+            return None
+        answered = asyncio.Event()
         self._listen_stream = ListenStream(self._protocol)
         self._listen_task = asyncio.get_running_loop().create_task(
-            self._listen(self._listen_stream),
+            self._listen(self._listen_stream, answered),
             name=f"mcpstream-get-{self.server.id}",
         )
+        return answered
 
-    async def _listen(self, stream: ListenStream) -> None:
+    async def _listen(self, stream: ListenStream, answered: asyncio.Event) -> None:
+        try:
+            await self._listen_streams(stream, answered)
+        finally:
+            answered.set()
+
+    async def _listen_streams(self, stream: ListenStream, answered: asyncio.Event) -> None:
         while not self._closed:
             failed = False
             try:
-                if not await self._listen_once(stream):
+                if not await self._listen_once(stream, answered):
                     return
             except McpAuthError as exc:
                 # No credentials for the stream, and none to be had without the user.
@@ -547,14 +564,15 @@ class AsyncMcpHttpTransport:
                     "GET stream of server %r broke off: %s", self.server.id, type(exc).__name__
                 )
                 failed = True
+            answered.set()  # a GET that failed without an answer counts as one
             delay_s = stream.next_delay_s(failed=failed)
             if delay_s is None:
                 return
             await asyncio.sleep(delay_s)
 
-    async def _listen_once(self, stream: ListenStream) -> bool:
+    async def _listen_once(self, stream: ListenStream, answered: asyncio.Event) -> bool:
         """One GET stream from request to end; False when the server offers none (or refuses
-        it for credentials that cannot be renewed)."""
+        it for credentials that cannot be renewed). ``answered`` is set when its answer came."""
         protocol = self._protocol
         timeout = protocol.http_timeout(min(self.server.call_timeout_s, _LISTEN_HEADERS_TIMEOUT_S))
         auth = self._request_auth(ListenStream.METHOD)
@@ -565,6 +583,7 @@ class AsyncMcpHttpTransport:
             headers=stream.headers(authorization=authorization),
             timeout=timeout,
         ) as response:
+            answered.set()
             if auth is not None and stream.asks_for_renewal(
                 status_code=response.status_code, authorized=authorization is not None
             ):

@@ -3,13 +3,14 @@ resumption, the GET stream, closing, and secrets kept out of errors."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcpstream import __version__
+from mcpstream import __version__, transport_http, transport_http_async
 from mcpstream.errors import (
     McpAuthError,
     McpHttpTransportAuthRequiredError,
@@ -493,6 +494,51 @@ def test_a_get_stream_closed_by_the_server_is_reopened_with_last_event_id(
     assert "last-event-id" not in gets[0].headers
     assert gets[1].headers["last-event-id"] == "g1"
     assert gets[2].headers["last-event-id"] == "g2"
+
+
+def test_the_get_stream_is_answered_before_send_notification_initialized_returns(
+    make_transport: Any, fault_server: FaultServer
+) -> None:
+    """The server sees the GET before the requests that follow the initialization. Sent from
+    its own thread or task without waiting, the GET could arrive after the next call, and a
+    server that takes a GET as the place for a pending response (the conformance suite's
+    ``sse-retry`` server does) then put that call's response on the GET stream."""
+    events: list[str] = []
+
+    async def on_get(request: Request, conn: Conn) -> None:
+        await asyncio.sleep(0.3)
+        events.append("GET answered")
+        await conn.start(200)
+        await conn.send(b"", pause_s=10)
+        conn.drop()
+
+    async def on_call(request: Request, conn: Conn) -> None:
+        events.append(request.json["method"])
+        await conn.respond(200, result(request.jsonrpc_id, {}).encode())
+
+    url = fault_server.route(session_server(on_call=on_call, on_get=on_get))
+    transport = make_transport(url)
+    handshake(transport)
+    transport.request(method="ping", params=None, timeout_s=5)
+    assert events == ["GET answered", "ping"]
+
+
+def test_a_get_stream_slow_to_answer_holds_up_the_initialization_only_briefly(
+    make_transport: Any, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(transport_http, "_LISTEN_OPEN_WAIT_S", 0.3)
+    monkeypatch.setattr(transport_http_async, "_LISTEN_OPEN_WAIT_S", 0.3)
+
+    async def on_get(request: Request, conn: Conn) -> None:
+        await asyncio.sleep(1.0)  # longer than the wait
+        await conn.respond(405, content_type=None)
+
+    transport = make_transport(fault_server.route(session_server(on_get=on_get)))
+    transport.request(method="initialize", params={"protocolVersion": "2025-11-25"}, timeout_s=5)
+    started = time.monotonic()
+    transport.send_notification(method="notifications/initialized", params=None)
+    assert 0.25 <= time.monotonic() - started < 0.9
+    assert transport.request(method="ping", params=None, timeout_s=5).result == {}
 
 
 # -- closing ---------------------------------------------------------------------------------
