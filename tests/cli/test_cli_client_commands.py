@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from mcpstream.oauth import default_server_id
 from mcpstream.oauth_store import McpOAuthTokenRecord, save_oauth_token_record
-from transport.helpers import free_port
+from transport.helpers import UnansweredPort, free_port
 
 from .conftest import BEARER_TOKEN, RunCommand
 
@@ -106,6 +106,7 @@ def test_bad_arguments_exit_2(mcpstream_cli: RunCommand, demo_url: str) -> None:
         (("tools", "ftp://example.com/mcp"), "http:// or https://"),
         (("tools", demo_url, "--header", "no colon"), "--header"),
         (("ping", demo_url, "--timeout", "0"), "--timeout"),
+        (("ping", demo_url, "--connect-timeout", "-1"), "--connect-timeout"),
     ]
     for command, fragment in cases:
         run = mcpstream_cli(*command)
@@ -145,3 +146,16 @@ def test_a_call_past_its_timeout_exits_5(mcpstream_cli: RunCommand, demo_url: st
     run = mcpstream_cli("call", demo_url, "sleep", "seconds=3", "--timeout", "0.5")
     assert run.status == 5
     assert_one_error_line(run.err, "did not complete within")
+
+
+def test_connect_timeout_bounds_connecting_only(mcpstream_cli: RunCommand, demo_url: str) -> None:
+    with UnansweredPort() as port:
+        started = time.monotonic()
+        run = mcpstream_cli("ping", port.url, "--connect-timeout", "0.3", timeout_s=20)
+        elapsed = time.monotonic() - started
+    assert run.status == 5, run
+    assert_one_error_line(run.err, "could not connect", "connect timeout of 0.300s")
+    assert elapsed < 10  # not the 60 s of the request budget
+    # A call that takes longer than the connect timeout is not cut short by it.
+    run = mcpstream_cli("call", demo_url, "sleep", "seconds=0.5", "--connect-timeout", "0.1")
+    assert run.status == 0, run.err

@@ -1,6 +1,7 @@
 """Fixtures of the client tests: the demo server (the official SDK's ``MCPServer`` under
-uvicorn, on a loopback port of this process), in SSE and in JSON mode, and a private token store
-directory for the OAuth tests."""
+uvicorn, on a loopback port of this process), in SSE and in JSON mode, the transport tests'
+fault server for what the demo server does not do, and a private token store directory for the
+OAuth tests."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from pathlib import Path
 
 import pytest
 from mcpstream.demo import DemoServer
+from transport.fault_server import FaultServer
 
 TOOLS_PAGE_SIZE = 4
 
@@ -49,3 +51,12 @@ def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     directory = tmp_path / "config"
     monkeypatch.setenv("MCPSTREAM_CONFIG_DIR", str(directory))
     return directory
+
+
+@pytest.fixture(scope="session")
+def fault_server() -> Iterator[FaultServer]:
+    """The misbehaving server of the transport tests (each test takes a path of its own)."""
+    server = FaultServer()
+    server.start()
+    yield server
+    server.stop()

@@ -1,5 +1,6 @@
 """``mcpstream auth login|status|logout``, run in-process against the loopback server, with a
-stand-in browser that follows the authorization redirect to the real loopback listener."""
+stand-in browser that follows the authorization redirect to the real loopback listener; and
+``mcpstream tools|call|ping --auth`` with that login against a real MCP server behind it."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from mcpstream.oauth import redirect
 from mcpstream.oauth_store import load_oauth_token_record
 
 from .auth_server import AuthServer
+from .protected_mcp import ProtectedMcpServer
 
 
 @pytest.fixture
@@ -112,3 +114,31 @@ def test_an_oauth_failure_is_one_line_on_stderr_with_exit_status_1(
 def test_status_with_no_credentials_says_how_to_log_in(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["auth", "status"]) == 0
     assert "mcpstream auth login" in capsys.readouterr().out
+
+
+def test_tools_call_and_ping_with_auth_use_the_login_and_name_it_without_one(
+    protected_mcp: Callable[..., tuple[AuthServer, ProtectedMcpServer]],
+    browser: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    _, mcp = protected_mcp()
+    # Before any login: one line naming the command, exit status 4, with --auth or without.
+    for argv in (["ping", mcp.url, "--auth"], ["tools", mcp.url]):
+        assert main(argv) == 4
+        err = capsys.readouterr().err
+        assert err.startswith("mcpstream: error: ") and err.count("\n") == 1
+        assert f"'mcpstream auth login {mcp.url}'" in err
+
+    assert main(["auth", "login", mcp.url]) == 0
+    capsys.readouterr()
+    assert main(["call", mcp.url, "echo", "text=hi", "--auth"]) == 0
+    assert capsys.readouterr().out.strip() == "hi"
+    assert main(["tools", mcp.url, "--auth", "--json"]) == 0
+    assert "echo" in {tool["name"] for tool in json.loads(capsys.readouterr().out)["tools"]}
+    assert main(["ping", mcp.url, "--auth"]) == 0
+    assert "pong in" in capsys.readouterr().out
+    record = load_oauth_token_record(mcp.url)
+    assert record is not None
+    assert {r.authorization for r in mcp.gate.records if r.status == 200} == {
+        f"Bearer {record.access_token}"
+    }

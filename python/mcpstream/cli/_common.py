@@ -83,14 +83,16 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         "--timeout",
         type=float,
         metavar="SECONDS",
-        help="time budget of the request (default: 60 s; 600 s for a tool call)",
+        help="time budget of each request, the handshake included (default: 60 s; 600 s for a "
+        "tool call)",
     )
     parser.add_argument(
         "--connect-timeout",
         type=float,
         default=DEFAULT_CONNECT_TIMEOUT_S,
         metavar="SECONDS",
-        help=f"time budget of the handshake (default: {DEFAULT_CONNECT_TIMEOUT_S:g} s)",
+        help="how long connecting to the server (TCP and TLS) may take "
+        f"(default: {DEFAULT_CONNECT_TIMEOUT_S:g} s)",
     )
 
 
@@ -141,7 +143,8 @@ def _unreachable_reason(exc: BaseException) -> str | None:
 
 
 def _describe(exc: BaseException, url: str | None) -> tuple[str, int]:
-    """The one-line message and exit status for ``exc``."""
+    """The one-line message and exit status for ``exc``. With ``--auth``, a 401 reaches here as
+    the OAuth session's error, which names ``mcpstream auth login`` for the URL itself."""
     where = safe_url(url) if url else "the server"
     if isinstance(exc, UsageError):
         return str(exc), EXIT_USAGE

@@ -1,6 +1,6 @@
-"""What ``Client`` and ``AsyncClient`` share and that does no I/O: settings, the initialize
-handshake's messages and version negotiation, request parameters, paging, JSON-RPC errors, and
-the rule for retrying a call after the server lost the session."""
+"""What ``Client`` and ``AsyncClient`` share and that does no I/O: settings (OAuth included),
+the initialize handshake's messages and version negotiation, request parameters, paging, JSON-RPC
+errors, and the rule for retrying a call after the server lost the session."""
 
 from __future__ import annotations
 
@@ -12,7 +12,8 @@ from urllib.parse import urlsplit
 from .. import __version__
 from ..errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
 from ..jsonrpc import JsonRpcResponse
-from ..models import ResolvedMcpServer
+from ..models import McpOAuthConfig, ResolvedMcpServer
+from ..oauth import McpOAuthClientSettings, default_server_id
 from .results import ServerInfo
 
 __all__ = [
@@ -23,10 +24,12 @@ __all__ = [
     "MAX_PAGES",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "ClientSettings",
+    "OAuthOption",
     "Pager",
     "build_server",
     "initialize_params",
     "negotiate",
+    "oauth_config",
     "retry_after_expiry",
     "unwrap",
 ]
@@ -36,13 +39,45 @@ SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
 
 DEFAULT_CONNECT_TIMEOUT_S = 10.0
-"""Budget of the handshake (``initialize`` and ``notifications/initialized``)."""
+"""How long establishing each HTTP connection to the server (TCP and TLS) may take."""
 DEFAULT_REQUEST_TIMEOUT_S = 60.0
-"""Budget of a listing, a read, a prompt or a ping."""
+"""Budget of the handshake, a listing, a read, a prompt or a ping."""
 DEFAULT_TOOL_TIMEOUT_S = 600.0
 """Budget of a tool call: tools may run for minutes."""
 MAX_PAGES = 10_000
 """A listing that has not ended after this many pages is a server bug, not data."""
+
+OAuthOption = bool | McpOAuthConfig | McpOAuthClientSettings | None
+"""What a client's ``oauth`` argument may be: ``True`` for the login stored by ``mcpstream auth
+login URL``, or the OAuth settings of the server (an ``McpOAuthConfig``, or the
+``McpOAuthClientSettings`` of the OAuth package, whose ``client_name`` is not used)."""
+
+
+def oauth_config(option: object) -> McpOAuthConfig | None:
+    """The transport's OAuth settings for a client's ``oauth`` argument (None: no OAuth)."""
+    if option is None or option is False:
+        return None
+    if option is True:
+        return McpOAuthConfig()
+    if isinstance(option, McpOAuthConfig):
+        return option
+    if isinstance(option, McpOAuthClientSettings):
+        return McpOAuthConfig(
+            option.client_id,
+            option.scopes,
+            option.authorization_server_url,
+            client_secret=option.client_secret,
+            token_endpoint_auth_method=option.token_endpoint_auth_method,
+            client_metadata_url=option.client_metadata_url,
+            grant_type=option.grant_type,
+            private_key_pem=option.private_key_pem,
+            signing_algorithm=option.signing_algorithm,
+        )
+    raise TypeError(
+        "oauth must be True, an McpOAuthConfig or McpOAuthClientSettings (the client makes its "
+        "own OAuth session: give oauth_store= and oauth_redirect_handler= for the rest), not "
+        f"{type(option).__name__}"
+    )
 
 
 def _check_timeout(name: str, value: float) -> float:
@@ -57,6 +92,7 @@ class ClientSettings:
 
     server: ResolvedMcpServer
     connect_timeout_s: float
+    """How long establishing each HTTP connection may take (the transport's connect timeout)."""
     request_timeout_s: float
     tool_timeout_s: float
     client_info: Mapping[str, str]
@@ -68,6 +104,7 @@ class ClientSettings:
         *,
         headers: Mapping[str, str] | None,
         token: str | None,
+        oauth: OAuthOption,
         server_id: str | None,
         connect_timeout_s: float,
         request_timeout_s: float,
@@ -82,6 +119,7 @@ class ClientSettings:
                 url,
                 headers=headers,
                 token=token,
+                oauth=oauth_config(oauth),
                 server_id=server_id,
                 call_timeout_s=request_timeout_s,
             ),
@@ -99,22 +137,33 @@ def build_server(
     token: str | None,
     server_id: str | None,
     call_timeout_s: float,
+    oauth: McpOAuthConfig | None = None,
 ) -> ResolvedMcpServer:
-    """The transport's server entry: the URL checked, the token as an ``Authorization`` header."""
+    """The transport's server entry: the URL checked, the token as an ``Authorization`` header.
+
+    The id names the server in messages and, with ``oauth``, is the key of its credentials in
+    the token store: by default the server's canonical URL, the key ``mcpstream auth login URL``
+    stores the login under (the URL's host and port without OAuth).
+    """
     parts = urlsplit(url)
     if parts.scheme not in ("http", "https") or not parts.hostname:
         raise ValueError("the server URL must be an http:// or https:// URL with a host")
     all_headers = dict(headers or {})
     if token is not None:
+        if oauth is not None:
+            raise ValueError("give either a token or oauth, not both")
         if any(name.lower() == "authorization" for name in all_headers):
             raise ValueError("give either a token or an Authorization header, not both")
         all_headers["Authorization"] = f"Bearer {token}"
+    if server_id is None:
+        server_id = default_server_id(url) if oauth is not None else parts.netloc.rpartition("@")[2]
     return ResolvedMcpServer(
-        id=server_id or parts.netloc.rpartition("@")[2],
+        id=server_id,
         transport="http",
         url=url,
         headers=all_headers,
         call_timeout_s=call_timeout_s,
+        oauth=oauth,
     )
 
 
@@ -160,11 +209,12 @@ def retry_after_expiry(exc: McpHttpTransportSessionExpiredError) -> bool:
     """Whether a call that failed with ``exc`` may be sent again in a new session.
 
     The transport raises the session-expired error for an HTTP 404 to a request that carried a
-    session id: the server looked the session up before doing anything, so it did not run the
-    call, and sending it again in a new session is safe, ``tools/call`` included. The one
-    exception is a 404 to the GET that resumes an interrupted event stream: the call was
-    delivered and may have run. The transport does not tell the two apart yet; when it marks
-    the error (``request_delivered``), such a call is not retried.
+    session id. A 404 to the call's own POST means the server looked the session up before doing
+    anything, so it did not run the call, and sending it again in a new session is safe,
+    ``tools/call`` included. A 404 that came after the server had taken the call (to the GET
+    that resumes its interrupted event stream, or to the answer to a server request it made
+    during the call) means the call may have run: the transport marks that error
+    ``request_delivered``, and the call is not sent again.
     """
     return not getattr(exc, "request_delivered", False)
 

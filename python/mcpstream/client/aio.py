@@ -13,12 +13,15 @@ from typing import Any, TypeVar
 import httpx
 
 from ..errors import McpHttpTransportSessionExpiredError
+from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
+from ..oauth_store import McpOAuthTokenStore
 from ..transport_http_async import AsyncMcpHttpTransport
 from ._core import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_REQUEST_TIMEOUT_S,
     DEFAULT_TOOL_TIMEOUT_S,
     ClientSettings,
+    OAuthOption,
     Pager,
     initialize_params,
     negotiate,
@@ -26,13 +29,7 @@ from ._core import (
     tool_call_params,
     unwrap,
 )
-from ._notify import (
-    AsyncNotificationPump,
-    NotificationCallback,
-    NotificationRouter,
-    ProgressCallback,
-)
-from ._oauth import AsyncOAuthAuth, OAuthOption, async_oauth_session
+from ._notify import NotificationCallback, NotificationRouter, ProgressCallback
 from .content import ResourceContents
 from .handlers import AsyncServerRequestRouter, ElicitationHandler, SamplingHandler, ServerRequests
 from .results import (
@@ -61,8 +58,11 @@ class AsyncClient:
             result = await client.call_tool("add", {"a": 1, "b": 2})
 
     The same arguments, methods and behaviour as ``Client`` (see there), with the calls as
-    coroutines. Callbacks and handlers may be plain functions or coroutine functions; they run
-    in the client's event loop. Use one client from one event loop.
+    coroutines; ``oauth_redirect_handler`` may be async (a blocking one runs in a worker
+    thread). Callbacks and handlers may be plain functions or coroutine functions; they run in
+    the client's event loop, awaited by the task that received the notification: the calling
+    task for those on a call's answer (all delivered before the call returns), the transport's
+    GET stream task for the others. Use one client from one event loop.
     """
 
     def __init__(
@@ -72,6 +72,10 @@ class AsyncClient:
         headers: Mapping[str, str] | None = None,
         token: str | None = None,
         oauth: OAuthOption = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: AsyncMcpOAuthRedirectHandler
+        | McpOAuthRedirectHandler
+        | None = None,
         connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
         request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
         tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
@@ -88,6 +92,7 @@ class AsyncClient:
             url,
             headers=headers,
             token=token,
+            oauth=oauth,
             server_id=server_id,
             connect_timeout_s=connect_timeout_s,
             request_timeout_s=request_timeout_s,
@@ -98,22 +103,17 @@ class AsyncClient:
         self._requests = ServerRequests(
             elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
         )
-        session = async_oauth_session(oauth, url, server_id)
-        if session is not None and http_client is not None:
-            raise ValueError("give either oauth or http_client, not both")
-        self._owned_http: httpx.AsyncClient | None = None
-        if session is not None:
-            http_client = self._owned_http = httpx.AsyncClient(
-                auth=AsyncOAuthAuth(session), follow_redirects=False
-            )
+        self._router = NotificationRouter(on_notification)
         self._transport = AsyncMcpHttpTransport(
             server=self._settings.server,
             workspace_root=Path.cwd(),
             client=http_client,
             server_request_handler=AsyncServerRequestRouter(self._requests),
+            oauth_store=oauth_store,
+            oauth_redirect_handler=oauth_redirect_handler,
+            connect_timeout_s=self._settings.connect_timeout_s,
+            on_notification=self._router.adeliver,
         )
-        self._router = NotificationRouter(on_notification)
-        self._pump = AsyncNotificationPump(self._transport.drain_notifications, self._router)
         self._lock: asyncio.Lock | None = None
         self._server_info: ServerInfo | None = None
         self._generation = 0
@@ -156,7 +156,7 @@ class AsyncClient:
             return self._server_info
 
     async def _handshake(self) -> None:
-        timeout_s = self._settings.connect_timeout_s
+        timeout_s = self._settings.request_timeout_s
         params = initialize_params(self._requests.capabilities(), self._settings.client_info)
         response = await self._transport.request(
             method="initialize", params=params, timeout_s=timeout_s
@@ -168,7 +168,6 @@ class AsyncClient:
         )
         self._server_info = info
         self._generation += 1
-        self._pump.start()
 
     async def _renew_session(self, generation: int) -> None:
         async with self._session_lock():
@@ -187,18 +186,17 @@ class AsyncClient:
         if self._server_info is None:
             await self.connect()
             generation = self._generation
-        async with self._pump.active():
-            try:
-                response = await self._transport.request(
-                    method=method, params=params, timeout_s=timeout_s
-                )
-            except McpHttpTransportSessionExpiredError as exc:
-                if not retry_after_expiry(exc):
-                    raise
-                await self._renew_session(generation)
-                response = await self._transport.request(
-                    method=method, params=params, timeout_s=timeout_s
-                )
+        try:
+            response = await self._transport.request(
+                method=method, params=params, timeout_s=timeout_s
+            )
+        except McpHttpTransportSessionExpiredError as exc:
+            if not retry_after_expiry(exc):
+                raise
+            await self._renew_session(generation)
+            response = await self._transport.request(
+                method=method, params=params, timeout_s=timeout_s
+            )
         return unwrap(response, method)
 
     async def request(
@@ -290,18 +288,12 @@ class AsyncClient:
     # -- closing ---------------------------------------------------------------------------
 
     async def close(self) -> None:
-        """End the session (DELETE), stop the notification task, close the connections.
+        """End the session (DELETE) and its GET stream task, close the connections.
         Idempotent."""
         if self._closed:
             return
         self._closed = True
-        try:
-            await self._transport.close()
-        finally:
-            await self._pump.stop()
-            await self._pump.flush()
-            if self._owned_http is not None:
-                await self._owned_http.aclose()
+        await self._transport.close()
 
     async def __aenter__(self) -> AsyncClient:
         try:

@@ -13,12 +13,15 @@ from typing import Any, TypeVar
 import httpx
 
 from ..errors import McpHttpTransportSessionExpiredError
+from ..oauth import McpOAuthRedirectHandler
+from ..oauth_store import McpOAuthTokenStore
 from ..transport_http import McpHttpTransport
 from ._core import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_REQUEST_TIMEOUT_S,
     DEFAULT_TOOL_TIMEOUT_S,
     ClientSettings,
+    OAuthOption,
     Pager,
     initialize_params,
     negotiate,
@@ -26,8 +29,7 @@ from ._core import (
     tool_call_params,
     unwrap,
 )
-from ._notify import NotificationCallback, NotificationPump, NotificationRouter, ProgressCallback
-from ._oauth import OAuthAuth, OAuthOption, oauth_session
+from ._notify import NotificationCallback, NotificationRouter, ProgressCallback
 from .content import ResourceContents
 from .handlers import ElicitationHandler, SamplingHandler, ServerRequestRouter, ServerRequests
 from .results import (
@@ -58,23 +60,34 @@ class Client:
             print(result.text)
 
     ``connect`` (run by ``with``, or by the first call) does the initialize handshake: it offers
-    protocol version 2025-11-25 and accepts 2025-06-18 and 2025-03-26 too. Authentication:
-    static ``headers``, a bearer ``token``, or ``oauth=True`` for the login stored by
-    ``mcpstream auth login URL`` (or ``McpOAuthClientSettings`` / an ``McpOAuthSession``).
-    Timeouts: ``connect_timeout_s`` for the handshake, ``request_timeout_s`` for listings,
-    reads and pings, ``tool_timeout_s`` for tool calls; each call may pass its own.
+    protocol version 2025-11-25 and accepts 2025-06-18 and 2025-03-26 too.
+
+    Authentication: static ``headers``, a bearer ``token``, or OAuth, done by the transport:
+    ``oauth=True`` for the login stored by ``mcpstream auth login URL`` (or an
+    ``McpOAuthConfig`` for a pre-registered client, scopes, a machine client). ``oauth_store``
+    replaces the token store file, and ``oauth_redirect_handler`` (a ``LoopbackRedirectHandler``,
+    say) lets the client log in by itself when it has no usable credentials; both are ignored
+    without ``oauth``. With OAuth, ``server_id`` (the store key) defaults to the URL, as for
+    ``mcpstream auth login URL``.
+
+    Timeouts: ``connect_timeout_s`` bounds establishing each connection (TCP and TLS), so an
+    unreachable server fails fast; ``request_timeout_s`` is the budget of the handshake,
+    listings, reads and pings, ``tool_timeout_s`` that of tool calls; each call may pass its own.
 
     ``on_notification`` gets every notification the server sends (progress of a call with a
-    ``progress`` callback goes to that callback instead); callbacks run on a background thread
-    or on the calling thread, and must not block for long. ``elicitation_handler`` answers
-    the server's questions to the user (default: decline), ``sampling_handler`` its requests
-    for a completion (default: refused), and ``roots`` are the roots offered to it.
+    ``progress`` callback goes to that callback instead), pushed by the transport as soon as it
+    arrives: on the calling thread for those on a call's answer (all delivered before the call
+    returns), on the transport's GET stream thread for the others. Callbacks on different
+    threads may run at the same time, and must not block for long. ``elicitation_handler``
+    answers the server's questions to the user (default: decline), ``sampling_handler`` its
+    requests for a completion (default: refused), and ``roots`` are the roots offered to it.
 
     When the server lost the session (it restarted: HTTP 404 to a request with the session id),
-    the client initializes a new session once on its own and sends the call again. Any call may
-    be sent again: a 404 on the session means the server did not run it. JSON-RPC errors are
-    raised as ``McpError``; everything else as the transport's errors (``mcpstream.errors``).
-    Safe to share between threads.
+    the client initializes a new session once on its own and sends the call again, unless the
+    404 came after the server had taken the call (to the GET resuming the call's event stream):
+    then the call may have run, and the session-expired error is raised (``request_delivered``);
+    the next call starts a new session. JSON-RPC errors are raised as ``McpError``; everything
+    else as the transport's errors (``mcpstream.errors``). Safe to share between threads.
     """
 
     def __init__(
@@ -84,6 +97,8 @@ class Client:
         headers: Mapping[str, str] | None = None,
         token: str | None = None,
         oauth: OAuthOption = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: McpOAuthRedirectHandler | None = None,
         connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
         request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
         tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
@@ -100,6 +115,7 @@ class Client:
             url,
             headers=headers,
             token=token,
+            oauth=oauth,
             server_id=server_id,
             connect_timeout_s=connect_timeout_s,
             request_timeout_s=request_timeout_s,
@@ -110,25 +126,16 @@ class Client:
         self._requests = ServerRequests(
             elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
         )
-        session = oauth_session(oauth, url, server_id)
-        if session is not None and http_client is not None:
-            raise ValueError("give either oauth or http_client, not both")
-        self._owned_http: httpx.Client | None = None
-        if session is not None:
-            http_client = self._owned_http = httpx.Client(
-                auth=OAuthAuth(session), follow_redirects=False
-            )
+        self._router = NotificationRouter(on_notification)
         self._transport = McpHttpTransport(
             server=self._settings.server,
             workspace_root=Path.cwd(),
             client=http_client,
             server_request_handler=ServerRequestRouter(self._requests),
-        )
-        self._router = NotificationRouter(on_notification)
-        self._pump = NotificationPump(
-            self._transport.drain_notifications,
-            self._router,
-            name=f"mcpstream-notifications-{self._settings.server.id}",
+            oauth_store=oauth_store,
+            oauth_redirect_handler=oauth_redirect_handler,
+            connect_timeout_s=self._settings.connect_timeout_s,
+            on_notification=self._router.deliver,
         )
         self._lock = threading.RLock()
         self._server_info: ServerInfo | None = None
@@ -167,7 +174,7 @@ class Client:
             return self._server_info
 
     def _handshake(self) -> None:
-        timeout_s = self._settings.connect_timeout_s
+        timeout_s = self._settings.request_timeout_s
         params = initialize_params(self._requests.capabilities(), self._settings.client_info)
         response = self._transport.request(method="initialize", params=params, timeout_s=timeout_s)
         info = negotiate(unwrap(response, "initialize"))
@@ -177,7 +184,6 @@ class Client:
         )
         self._server_info = info
         self._generation += 1
-        self._pump.start()
 
     def _renew_session(self, generation: int) -> None:
         with self._lock:
@@ -196,18 +202,13 @@ class Client:
             if self._server_info is None:
                 self._handshake()
             generation = self._generation
-        with self._pump.active():
-            try:
-                response = self._transport.request(
-                    method=method, params=params, timeout_s=timeout_s
-                )
-            except McpHttpTransportSessionExpiredError as exc:
-                if not retry_after_expiry(exc):
-                    raise
-                self._renew_session(generation)
-                response = self._transport.request(
-                    method=method, params=params, timeout_s=timeout_s
-                )
+        try:
+            response = self._transport.request(method=method, params=params, timeout_s=timeout_s)
+        except McpHttpTransportSessionExpiredError as exc:
+            if not retry_after_expiry(exc):
+                raise
+            self._renew_session(generation)
+            response = self._transport.request(method=method, params=params, timeout_s=timeout_s)
         return unwrap(response, method)
 
     def request(self, method: str, params: Any = None, *, timeout_s: float | None = None) -> Any:
@@ -294,19 +295,12 @@ class Client:
     # -- closing ---------------------------------------------------------------------------
 
     def close(self) -> None:
-        """End the session (DELETE), stop the notification thread, close the connections.
-        Idempotent."""
+        """End the session (DELETE) and its GET stream, close the connections. Idempotent."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
-        try:
-            self._transport.close()
-        finally:
-            self._pump.stop()
-            self._pump.flush()
-            if self._owned_http is not None:
-                self._owned_http.close()
+        self._transport.close()
 
     def __enter__(self) -> Client:
         try:
