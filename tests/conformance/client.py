@@ -10,12 +10,19 @@ scenario expects of a client (see tests/conformance/README.md) over ``McpHttpTra
 failure it prints one line to stderr and exits 1 (2 for a usage error or an unknown scenario).
 The codec backend is the one ``mcpstream.codec`` picks (``MCPSTREAM_BACKEND`` forces one); the
 first stderr line names the scenario, the transport and the backend.
+
+For the ``auth/*`` scenarios the server gets OAuth settings (``McpOAuthConfig``) built from the
+client data the suite passes in ``MCP_CONFORMANCE_CONTEXT``, an in-memory token store (no
+scenario sees another's tokens) and a headless redirect handler (the scenarios' authorization
+endpoints redirect at once, with no user); the transport does the whole authorization itself
+(see tests/conformance/AUTH_SCENARIOS.md).
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import json
 import os
 import sys
 import threading
@@ -28,7 +35,9 @@ import mcpstream
 from mcpstream import codec
 from mcpstream.errors import McpHttpTransportError
 from mcpstream.jsonrpc import JsonRpcId, JsonRpcResponse
-from mcpstream.models import ResolvedMcpServer
+from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
+from mcpstream.oauth import AsyncHeadlessRedirectHandler, HeadlessRedirectHandler, McpOAuthError
+from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 from mcpstream.server_requests import (
     McpServerRequestContext,
     McpUnsupportedServerRequestError,
@@ -43,7 +52,13 @@ CLIENT_INFO = {"name": "mcpstream-conformance-client", "version": mcpstream.__ve
 CLIENT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}
 CALL_TIMEOUT_S = 20.0
 SCENARIO_ENV = "MCP_CONFORMANCE_SCENARIO"
+CONTEXT_ENV = "MCP_CONFORMANCE_CONTEXT"
 TRANSPORT_ENV = "MCPSTREAM_CONFORMANCE_TRANSPORT"
+AUTH_PREFIX = "auth/"
+# This client's Client ID Metadata Document URL: the one auth/basic-cimd expects as client_id
+# (nothing is served there; it is used only where the authorization server supports CIMD).
+CLIENT_METADATA_URL = "https://conformance-test.local/client-metadata.json"
+AUTH_TOOL = "test-tool"
 
 EXIT_FAILURE = 1
 EXIT_USAGE = 2
@@ -315,6 +330,14 @@ def scenario_sse_retry(session: Session) -> None:
     expect_text(text, "Reconnection test completed successfully", tool=name)
 
 
+def scenario_auth(session: Session) -> None:
+    """An OAuth-protected server: list the tools and call ``test-tool``. The transport
+    authorizes on the first 401 (discovery, registration, authorization code or client
+    credentials, token), steps up on a 403 ``insufficient_scope``, and sends the request again."""
+    require_tool(session.list_tools(), AUTH_TOOL)
+    expect_text(session.call_tool(AUTH_TOOL, {}), "test", tool=AUTH_TOOL)
+
+
 def scenario_json_schema_preservation(session: Session) -> None:
     """Echo the rich tool's ``inputSchema``, exactly as received, through the echo tool."""
     tools = session.list_tools()
@@ -332,20 +355,88 @@ SCENARIOS: dict[str, Callable[[Session], None]] = {
     "sse-retry": scenario_sse_retry,
     "json-schema-2020-12-preservation": scenario_json_schema_preservation,
 }
+# Every auth scenario the suite has at 2025-11-25, the two 2025-03-26 ones and the two
+# client-credentials extensions: the same calls, the scenario's servers decide the flow.
+AUTH_SCENARIOS = (
+    "auth/metadata-default",
+    "auth/metadata-var1",
+    "auth/metadata-var2",
+    "auth/metadata-var3",
+    "auth/basic-cimd",
+    "auth/scope-from-www-authenticate",
+    "auth/scope-from-scopes-supported",
+    "auth/scope-omitted-when-undefined",
+    "auth/scope-step-up",
+    "auth/scope-retry-limit",
+    "auth/token-endpoint-auth-basic",
+    "auth/token-endpoint-auth-post",
+    "auth/token-endpoint-auth-none",
+    "auth/pre-registration",
+    "auth/2025-03-26-oauth-metadata-backcompat",
+    "auth/2025-03-26-oauth-endpoint-fallback",
+    "auth/client-credentials-basic",
+    "auth/client-credentials-jwt",
+)
+SCENARIOS.update(dict.fromkeys(AUTH_SCENARIOS, scenario_auth))
 
 
 # -- entry point ----------------------------------------------------------------------------------
 
 
+def scenario_context() -> JsonObject:
+    """The client data the suite passes for the scenario (``MCP_CONFORMANCE_CONTEXT``): a
+    pre-registered ``client_id`` with a ``client_secret``, or a ``private_key_pem`` and its
+    ``signing_algorithm``; empty when there is none."""
+    raw = os.environ.get(CONTEXT_ENV)
+    if not raw:
+        return {}
+    try:
+        context = json.loads(raw)
+    except json.JSONDecodeError as exc:
+        raise ConformanceClientError(f"{CONTEXT_ENV} is not JSON: {exc}") from exc
+    if not isinstance(context, dict):
+        raise ConformanceClientError(f"{CONTEXT_ENV} is not a JSON object")
+    return context
+
+
+def oauth_config(scenario: str, context: Mapping[str, Any]) -> McpOAuthConfig | None:
+    """The server's OAuth settings for an ``auth/*`` scenario (None for the others)."""
+    if not scenario.startswith(AUTH_PREFIX):
+        return None
+
+    def text(key: str) -> str | None:
+        value = context.get(key)
+        return value if isinstance(value, str) and value else None
+
+    client_credentials = scenario.startswith("auth/client-credentials")
+    return McpOAuthConfig(
+        client_id=text("client_id"),
+        client_secret=text("client_secret"),
+        private_key_pem=text("private_key_pem"),
+        signing_algorithm=text("signing_algorithm"),
+        client_metadata_url=CLIENT_METADATA_URL,
+        grant_type="client_credentials" if client_credentials else "authorization_code",
+    )
+
+
 def open_connection(
-    url: str, transport_kind: str, handler: ConformanceRequestHandler
+    url: str, scenario: str, transport_kind: str, handler: ConformanceRequestHandler
 ) -> Connection:
-    """A transport of the kind asked for, to the scenario's server."""
+    """A transport of the kind asked for, to the scenario's server (with OAuth for the
+    ``auth/*`` scenarios)."""
+    oauth = oauth_config(scenario, scenario_context())
     server = ResolvedMcpServer(
-        id="conformance", transport="http", url=url, headers={}, call_timeout_s=CALL_TIMEOUT_S
+        id="conformance",
+        transport="http",
+        url=url,
+        headers={},
+        call_timeout_s=CALL_TIMEOUT_S,
+        oauth=oauth,
     )
     workspace_root = Path.cwd()
     context = McpServerRequestContext(server_id=server.id, workspace_root=workspace_root)
+    # Without oauth settings the transports ignore both.
+    store = McpOAuthMemoryTokenStore() if oauth is not None else None
     if transport_kind == "async":
         return AsyncConnection(
             lambda: AsyncMcpHttpTransport(
@@ -353,6 +444,8 @@ def open_connection(
                 workspace_root=workspace_root,
                 server_request_context=context,
                 server_request_handler=handler,
+                oauth_store=store,
+                oauth_redirect_handler=AsyncHeadlessRedirectHandler() if oauth else None,
             )
         )
     return SyncConnection(
@@ -361,6 +454,8 @@ def open_connection(
             workspace_root=workspace_root,
             server_request_context=context,
             server_request_handler=handler,
+            oauth_store=store,
+            oauth_redirect_handler=HeadlessRedirectHandler() if oauth else None,
         )
     )
 
@@ -369,7 +464,7 @@ def run(url: str, scenario: str, transport_kind: str) -> None:
     """Initialize a session with the server at ``url`` and perform ``scenario`` on it."""
     perform = SCENARIOS[scenario]
     handler = ConformanceRequestHandler()
-    with Session(open_connection(url, transport_kind, handler)) as session:
+    with Session(open_connection(url, scenario, transport_kind, handler)) as session:
         session.initialize()
         perform(session)
 
@@ -414,7 +509,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         run(args.url, scenario, args.transport)
-    except (ConformanceClientError, McpHttpTransportError) as exc:
+    except (ConformanceClientError, McpHttpTransportError, McpOAuthError) as exc:
+        # McpOAuthError: e.g. McpOAuthInsufficientScopeError once the step-up limit is reached,
+        # the end auth/scope-retry-limit expects.
         return fail(scenario, f"{type(exc).__name__}: {exc}")
     except Exception as exc:  # one line for the suite's log, whatever went wrong
         return fail(scenario, f"unexpected {type(exc).__name__}: {exc}")

@@ -2,11 +2,14 @@
 
 Each test runs the pinned suite on the pinned Node 22 (both installed by
 ``bash scripts/install-conformance-tools.sh``; a missing install fails the tests) for one client
-scenario at ``--spec-version 2025-11-25``, with the client on one codec backend
-(``MCPSTREAM_BACKEND``) and one transport (sync ``McpHttpTransport`` or async
-``AsyncMcpHttpTransport``). A test passes when the suite's run passed (exit 0, ``OVERALL:
-PASSED``), no check failed or warned, every check the scenario is about was recorded as a
-success, and the client ran on the backend and transport asked for.
+scenario, with the client on one codec backend (``MCPSTREAM_BACKEND``) and one transport (sync
+``McpHttpTransport`` or async ``AsyncMcpHttpTransport``). The scenarios are those of
+``--spec-version 2025-11-25``, auth ones included, plus the two 2025-03-26 auth scenarios and
+the two client-credentials extensions, each run with the spec version the suite files it under.
+A test passes when the suite's run passed (exit 0, ``OVERALL: PASSED``), no check failed or
+warned, every check the scenario is about was recorded as a success, the client ran on the
+backend and transport asked for, and it ended as the scenario expects: done, or, where the suite
+allows a client error (``auth/scope-retry-limit``), failed with exactly the expected exception.
 
 ``MCPSTREAM_TEST_BACKENDS`` (comma-separated) limits the backends, as for the rest of the tests;
 ``MCPSTREAM_CONFORMANCE_TOOLS`` points at another install directory.
@@ -40,12 +43,94 @@ PRE_RELEASE = "mcp-conformance-next"
 
 @dataclass(frozen=True)
 class Scenario:
-    """A client scenario of the suite: which package has it, and the checks it is about."""
+    """A client scenario of the suite: which package has it, the checks it is about, the spec
+    version the suite files it under, and, where the suite allows the client to exit non-zero,
+    the exception the client must fail with (its class name, from the client's FAILED line)."""
 
     name: str
     package: str
     required_checks: tuple[str, ...]
+    spec_version: str = SPEC_VERSION
+    client_error: str | None = None
 
+
+# The checks of the auth scenarios, as the suite names them (0.1.16).
+DISCOVERY = ("prm-pathbased-requested", "authorization-server-metadata")
+PKCE = (
+    "pkce-code-challenge-sent",
+    "pkce-s256-method-used",
+    "pkce-code-verifier-sent",
+    "pkce-verifier-matches-challenge",
+)
+AUTHORIZATION_CODE = ("authorization-request", *PKCE, "token-request")
+BEARER = ("valid-bearer-token",)
+# Discovery, dynamic client registration, the authorization code flow, the MCP calls with the token.
+AUTH_FLOW = (*DISCOVERY, "client-registration", *AUTHORIZATION_CODE, *BEARER)
+RESOURCE = (
+    "resource-parameter-in-authorization",
+    "resource-parameter-in-token",
+    "resource-parameter-valid-uri",
+    "resource-parameter-consistency",
+)
+
+
+def auth(name: str, *checks: str, spec_version: str = SPEC_VERSION) -> Scenario:
+    return Scenario(f"auth/{name}", RELEASE, checks, spec_version=spec_version)
+
+
+AUTH_SCENARIOS = (
+    *(auth(f"metadata-{variant}", *AUTH_FLOW) for variant in ("default", "var1", "var2", "var3")),
+    auth("basic-cimd", *DISCOVERY, "cimd-client-id-used", *AUTHORIZATION_CODE, *BEARER),
+    auth("scope-from-www-authenticate", *AUTH_FLOW, "scope-from-www-authenticate"),
+    auth("scope-from-scopes-supported", *AUTH_FLOW, "scope-from-scopes-supported"),
+    auth("scope-omitted-when-undefined", *AUTH_FLOW, "scope-omitted-when-undefined"),
+    auth("scope-step-up", *AUTH_FLOW, "scope-step-up-initial", "scope-step-up-escalation"),
+    # Every authenticated request is refused for want of a scope: the client must give up after
+    # at most 3 authorizations; the suite lets it exit non-zero, and this one does, on purpose.
+    Scenario(
+        "auth/scope-retry-limit",
+        RELEASE,
+        (*DISCOVERY, "client-registration", *AUTHORIZATION_CODE, "scope-retry-limit"),
+        client_error="McpOAuthInsufficientScopeError",
+    ),
+    *(
+        auth(f"token-endpoint-auth-{method}", *AUTH_FLOW, "token-endpoint-auth-method", *RESOURCE)
+        for method in ("basic", "post", "none")
+    ),
+    auth("pre-registration", *DISCOVERY, *AUTHORIZATION_CODE, "pre-registration-auth", *BEARER),
+    auth(
+        "2025-03-26-oauth-metadata-backcompat",
+        "authorization-server-metadata",
+        "client-registration",
+        *AUTHORIZATION_CODE,
+        *BEARER,
+        spec_version="2025-03-26",
+    ),
+    auth(
+        "2025-03-26-oauth-endpoint-fallback",
+        "client-registration",
+        "authorization-request",
+        "token-request",
+        *BEARER,
+        spec_version="2025-03-26",
+    ),
+    auth(
+        "client-credentials-basic",
+        *DISCOVERY,
+        "token-request",
+        "client-credentials-basic-auth",
+        *BEARER,
+        spec_version="extension",
+    ),
+    auth(
+        "client-credentials-jwt",
+        *DISCOVERY,
+        "token-request",
+        "client-credentials-jwt-verified",
+        *BEARER,
+        spec_version="extension",
+    ),
+)
 
 SCENARIOS = (
     Scenario("initialize", RELEASE, ("mcp-client-initialization",)),
@@ -77,6 +162,7 @@ SCENARIOS = (
             "sep-2106-client-anchor-keyword-preserved",
         ),
     ),
+    *AUTH_SCENARIOS,
 )
 
 
@@ -117,7 +203,7 @@ def suite_command(scenario: Scenario, output_dir: Path) -> list[str]:
         "--scenario",
         scenario.name,
         "--spec-version",
-        SPEC_VERSION,
+        scenario.spec_version,
         "--timeout",
         str(SUITE_TIMEOUT_MS),
         "--output-dir",
@@ -190,3 +276,12 @@ def test_conformance_scenario(
     assert not problems and not missing, report
     assert run.returncode == 0, f"{report}\nsuite output:\n{output}"
     assert "OVERALL: PASSED" in output, f"{report}\nsuite output:\n{output}"
+
+    # The client ended as the scenario expects (its last stderr line says how).
+    last_line = client_stderr.strip().splitlines()[-1]
+    if scenario.client_error is None:
+        assert last_line == f"conformance client: {scenario.name}: done", report
+    else:
+        failed = f"conformance client: {scenario.name}: FAILED: {scenario.client_error}: "
+        assert last_line.startswith(failed), report
+        assert "Client exited with code 1" in output, f"{report}\nsuite output:\n{output}"
