@@ -74,3 +74,11 @@ def test_settings_repr_hides_the_client_secret_and_private_key() -> None:
     )
     assert "very-secret" not in repr(settings)
     assert "BEGIN KEY" not in repr(settings)
+
+
+def test_a_default_server_id_never_keeps_the_urls_query_string() -> None:
+    from mcpstream.oauth import default_server_id
+
+    server_id = default_server_id("https://MCP.example.com:443/mcp/?api_key=s3cr3t#frag")
+    assert server_id == "https://mcp.example.com/mcp"
+    assert "s3cr3t" not in server_id

@@ -89,8 +89,10 @@ DEFAULT_MAX_STEP_UP_ATTEMPTS = 2
 
 
 def default_server_id(server_url: str) -> str:
-    """The store key ``mcpstream auth login URL`` uses: the server's canonical URI."""
-    return canonical_resource_uri(server_url)
+    """The store key ``mcpstream auth login URL`` uses: the server's canonical URI without its
+    query. Server ids appear in error messages and in ``mcpstream auth status``, and a query
+    string may carry a secret, so it is never part of an id."""
+    return canonical_resource_uri(server_url).partition("?")[0]
 
 
 def login_command(server_id: str, server_url: str | None, scopes: tuple[str, ...] = ()) -> str:
