@@ -1,14 +1,18 @@
-"""Run the codec benchmarks and print the README's tables: ``python benches/report.py``.
+"""Run the benchmarks and print the README's tables: ``python benches/report.py``.
 
-All figures come from one pytest-benchmark run, so every ratio compares implementations measured
-side by side on the same machine at the same time. Throughput is bytes / median time.
-Pass ``--json FILE`` to reuse a saved run instead of running again.
+Every implementation is measured in the same pytest-benchmark run, so every ratio compares
+implementations measured side by side on the same machine at the same time. Throughput is bytes
+(or calls) / median time. Pass ``--json FILE...`` to report on saved runs instead of running
+again, ``--suite codec`` or ``--suite transport`` to run (and print) only the codec or only the
+transport benchmarks, and ``--repeat N`` to run the suite N times and report, for each
+benchmark, the median over the runs of its median time (``--save DIR`` keeps each run's JSON).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -19,14 +23,35 @@ BENCHES = Path(__file__).resolve().parent
 IMPLEMENTATIONS = ("native", "pure", "httpx_sse", "orjson_floor")
 
 
-def run_benchmarks(json_path: Path) -> None:
-    """Run every benchmark in benches/ and save pytest-benchmark's JSON to ``json_path``."""
+SUITES = {
+    "all": [BENCHES],
+    "codec": sorted(BENCHES.glob("test_codec_*.py")),
+    "transport": [BENCHES / "test_transport_throughput.py"],
+}
+TRANSPORT_CLIENTS = (
+    ("sync_native", "sync, native"),
+    ("sync_pure", "sync, pure"),
+    ("async_native", "async, native"),
+    ("async_pure", "async, pure"),
+    ("sdk", "`mcp` SDK client"),
+)
+TRANSPORT_WORKLOADS = (
+    ("large", "16 MiB tool result", "MB/s", 3.0),
+    ("notifications", "20,000 notifications + result", "MB/s", 3.0),
+    ("small", "1,000 small calls, SSE", "calls/s", 1.0),
+    ("small_json", "1,000 small calls, JSON", "calls/s", 1.0),
+)
+"""(workload, label, unit, target ratio of native mcpstream to the SDK client)."""
+
+
+def run_benchmarks(json_path: Path, suite: str = "all") -> None:
+    """Run the benchmarks of ``suite`` and save pytest-benchmark's JSON to ``json_path``."""
     subprocess.run(
         [
             sys.executable,
             "-m",
             "pytest",
-            str(BENCHES),
+            *(str(path) for path in SUITES[suite]),
             "--benchmark-only",
             f"--benchmark-json={json_path}",
             "-q",
@@ -88,21 +113,91 @@ def linearity_table(benchmarks: list[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
+def transport_table(benchmarks: list[dict[str, Any]]) -> str:
+    """Markdown table of the transport benchmarks: MB/s or calls/s per client, and the ratios
+    of native mcpstream (sync and async) to the SDK client, beside their targets."""
+    units = {workload: unit for workload, _, unit, _ in TRANSPORT_WORKLOADS}
+    rates: dict[tuple[str, str], float] = {}
+    for bench in benchmarks:
+        if not bench["group"].startswith("transport-"):
+            continue
+        info = bench["extra_info"]
+        workload = info["workload"]
+        if units.get(workload) == "MB/s":
+            per_round = float(info["bytes"]) / 1e6
+        else:
+            per_round = float(info["calls"])
+        rates[workload, info["implementation"]] = per_round / bench["stats"]["median"]
+    header = " | ".join(label for _, label in TRANSPORT_CLIENTS)
+    rows = [
+        f"| workload | unit | {header} | sync native / SDK | async native / SDK | target |",
+        "|---|---|" + "---:|" * (len(TRANSPORT_CLIENTS) + 2) + "---|",
+    ]
+    for workload, label, unit, target in TRANSPORT_WORKLOADS:
+        if not any(key[0] == workload for key in rates):
+            continue
+        cells = [rates.get((workload, client)) for client, _ in TRANSPORT_CLIENTS]
+        sdk = rates.get((workload, "sdk"))
+        ratios = [
+            f"{rates[workload, client] / sdk:.1f}x" if sdk and (workload, client) in rates else "-"
+            for client in ("sync_native", "async_native")
+        ]
+        values = " | ".join("-" if cell is None else _rate(cell) for cell in cells)
+        rows.append(f"| {label} | {unit} | {values} | {ratios[0]} | {ratios[1]} | >= {target:g}x |")
+    return "\n".join(rows)
+
+
+def _rate(value: float) -> str:
+    return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
+
+
+def median_of_runs(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """The benchmarks of the first run, each with the median over ``runs`` of its median time
+    (benchmarks missing from a run are left out of that run's figures)."""
+    medians: dict[str, list[float]] = {}
+    for run in runs:
+        for bench in run:
+            medians.setdefault(bench["fullname"], []).append(bench["stats"]["median"])
+    combined = []
+    for bench in runs[0]:
+        stats = dict(bench["stats"], median=statistics.median(medians[bench["fullname"]]))
+        combined.append(dict(bench, stats=stats))
+    return combined
+
+
 def main() -> None:
-    """Run (or load) the benchmarks and print both tables."""
+    """Run (or load) the benchmarks and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__)
-    parser.add_argument("--json", type=Path, help="a saved pytest-benchmark JSON to report on")
+    parser.add_argument(
+        "--json",
+        type=Path,
+        nargs="+",
+        help="saved pytest-benchmark JSON files to report on (the median over them)",
+    )
+    parser.add_argument("--suite", choices=sorted(SUITES), default="all")
+    parser.add_argument(
+        "--repeat", type=int, default=1, help="run the suite this many times; report the median"
+    )
+    parser.add_argument("--save", type=Path, help="a directory to keep each run's JSON in")
     args = parser.parse_args()
+    runs: list[list[dict[str, Any]]] = []
     if args.json is None:
         with tempfile.TemporaryDirectory() as tmp:
-            path = Path(tmp) / "bench.json"
-            run_benchmarks(path)
-            data = json.loads(path.read_text())
+            directory = args.save or Path(tmp)
+            directory.mkdir(parents=True, exist_ok=True)
+            for index in range(args.repeat):
+                path = directory / f"bench-{args.suite}-{index + 1}.json"
+                run_benchmarks(path, args.suite)
+                runs.append(json.loads(path.read_text())["benchmarks"])
     else:
-        data = json.loads(args.json.read_text())
-    print(throughput_table(data["benchmarks"]))
-    print()
-    print(linearity_table(data["benchmarks"]))
+        runs = [json.loads(path.read_text())["benchmarks"] for path in args.json]
+    benchmarks = median_of_runs(runs)
+    tables = []
+    if args.suite in ("all", "codec"):
+        tables += [throughput_table(benchmarks), linearity_table(benchmarks)]
+    if args.suite in ("all", "transport"):
+        tables.append(transport_table(benchmarks))
+    print("\n\n".join(tables))
 
 
 if __name__ == "__main__":

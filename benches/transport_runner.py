@@ -1,0 +1,325 @@
+"""One client under test, driven round by round over a pipe, for the transport benchmarks.
+
+``python benches/transport_runner.py --client sync|async|sdk --workload NAME --url URL`` opens an
+MCP session with the replay server (``replay_server.py``) the way a user of that client does,
+runs the warm-up rounds, prints ``READY {...}`` and then runs one round of the workload for every
+``run`` line it reads on stdin, answering each with one JSON line: the round's own time
+(``inner_s``) and what it received (``check``), which the benchmark compares with what the server
+sent, so that a broken path cannot pass for a fast one. ``quit`` or the end of stdin closes the
+session.
+
+The clients: ``sync`` is ``mcpstream.transport_http.McpHttpTransport``, ``async`` is
+``AsyncMcpHttpTransport`` (under ``asyncio.run``), both with the codec backend that
+``MCPSTREAM_BACKEND`` selects; ``sdk`` is the official ``mcp`` SDK's ``ClientSession`` over its
+``streamable_http_client``, with notifications collected by a ``message_handler``.
+
+A process per client and workload: the codec backend is chosen when ``mcpstream.codec`` is first
+imported, and every client gets a fresh interpreter and connection pool. Protocol lines go to
+the process's original stdout; anything a library prints goes to stderr.
+
+The workloads (the tools of the replay server): ``large`` (one call, a 16 MiB text result),
+``notifications`` (one call streaming 20,000 progress notifications before its result), ``small``
+and ``small_json`` (``SMALL_CALLS`` calls with a tiny result, as SSE or as a JSON body).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import IO, Any
+
+SMALL_CALLS = 1_000
+CALL_TIMEOUT_S = 120.0
+MAX_EVENT_BYTES = 64 * 1024 * 1024
+"""The SSE event cap given to every client: above the large result's event (16 MiB of text and
+its envelope), which both clients' defaults refuse (mcpstream caps events at 16 MiB, the SDK at
+1 MiB)."""
+PROTOCOL_VERSION = "2025-11-25"
+WARMUP_ROUNDS = {"large": 2, "notifications": 2, "small": 1, "small_json": 1}
+
+Check = dict[str, Any]
+
+
+def _tool_text(result: Any) -> str:
+    """The text of a ``tools/call`` result as JSON (mcpstream hands the result over parsed)."""
+    return str(result["content"][0]["text"])
+
+
+# -- mcpstream, sync ----------------------------------------------------------------------------
+
+
+class SyncClient:
+    """``McpHttpTransport`` with the usual handshake; each round is one workload run."""
+
+    def __init__(self, url: str) -> None:
+        from mcpstream.models import ResolvedMcpServer
+        from mcpstream.transport_http import McpHttpTransport
+
+        server = ResolvedMcpServer(id="bench", url=url)
+        self.transport = McpHttpTransport(
+            server=server,
+            workspace_root=Path(tempfile.gettempdir()),
+            max_event_bytes=MAX_EVENT_BYTES,
+        )
+        initialized = self.transport.request(
+            method="initialize",
+            params={
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "mcpstream-bench", "version": "1"},
+            },
+            timeout_s=CALL_TIMEOUT_S,
+        )
+        self.transport.set_negotiated_protocol_version(initialized.result["protocolVersion"])
+        self.transport.send_notification(method="notifications/initialized", params=None)
+
+    def _call(self, tool: str) -> Any:
+        response = self.transport.request(
+            method="tools/call", params={"name": tool, "arguments": {}}, timeout_s=CALL_TIMEOUT_S
+        )
+        if response.error is not None:
+            raise RuntimeError(f"tools/call {tool} failed: {response.error}")
+        return response.result
+
+    def round(self, workload: str) -> Check:
+        """One run of ``workload``; returns what it received."""
+        if workload == "large":
+            return {"text_chars": len(_tool_text(self._call("large")))}
+        if workload == "notifications":
+            text = _tool_text(self._call("notifications"))
+            notifications = self.transport.drain_notifications()
+            progress = sum(1 for n in notifications if n.method == "notifications/progress")
+            return {"text": text, "notifications": progress}
+        calls = sum(1 for _ in range(SMALL_CALLS) if _tool_text(self._call(workload)) == "ok")
+        return {"calls_ok": calls}
+
+    def close(self) -> None:
+        """End the session (DELETE)."""
+        self.transport.close()
+
+
+# -- mcpstream, async ---------------------------------------------------------------------------
+
+
+class AsyncClient:
+    """``AsyncMcpHttpTransport`` with the usual handshake; each round is one workload run."""
+
+    def __init__(self, url: str) -> None:
+        from mcpstream.models import ResolvedMcpServer
+        from mcpstream.transport_http import AsyncMcpHttpTransport
+
+        self.transport = AsyncMcpHttpTransport(
+            server=ResolvedMcpServer(id="bench", url=url),
+            workspace_root=Path(tempfile.gettempdir()),
+            max_event_bytes=MAX_EVENT_BYTES,
+        )
+
+    async def open(self) -> None:
+        """Initialize the session."""
+        initialized = await self.transport.request(
+            method="initialize",
+            params={
+                "protocolVersion": PROTOCOL_VERSION,
+                "capabilities": {},
+                "clientInfo": {"name": "mcpstream-bench", "version": "1"},
+            },
+            timeout_s=CALL_TIMEOUT_S,
+        )
+        self.transport.set_negotiated_protocol_version(initialized.result["protocolVersion"])
+        await self.transport.send_notification(method="notifications/initialized", params=None)
+
+    async def _call(self, tool: str) -> Any:
+        response = await self.transport.request(
+            method="tools/call", params={"name": tool, "arguments": {}}, timeout_s=CALL_TIMEOUT_S
+        )
+        if response.error is not None:
+            raise RuntimeError(f"tools/call {tool} failed: {response.error}")
+        return response.result
+
+    async def round(self, workload: str) -> Check:
+        """One run of ``workload``; returns what it received."""
+        if workload == "large":
+            return {"text_chars": len(_tool_text(await self._call("large")))}
+        if workload == "notifications":
+            text = _tool_text(await self._call("notifications"))
+            notifications = self.transport.drain_notifications()
+            progress = sum(1 for n in notifications if n.method == "notifications/progress")
+            return {"text": text, "notifications": progress}
+        calls = 0
+        for _ in range(SMALL_CALLS):
+            calls += _tool_text(await self._call(workload)) == "ok"
+        return {"calls_ok": calls}
+
+    async def close(self) -> None:
+        """End the session (DELETE)."""
+        await self.transport.close()
+
+
+# -- the official SDK ---------------------------------------------------------------------------
+
+
+class SdkClient:
+    """The ``mcp`` SDK's ``ClientSession`` over ``streamable_http_client``, as its docs use it.
+
+    Notifications reach the session's ``message_handler`` (the SDK runs it in a task of its own
+    per notification); a round of ``notifications`` ends once the result is back and all of
+    them were handed to the handler.
+    """
+
+    def __init__(self, url: str, expected_notifications: int) -> None:
+        self.url = url
+        self.expected = expected_notifications
+        self.progress = 0
+        self.all_seen: asyncio.Event | None = None
+
+    async def _on_message(self, message: Any) -> None:
+        if getattr(message, "method", None) == "notifications/progress":
+            self.progress += 1
+            if self.progress == self.expected and self.all_seen is not None:
+                self.all_seen.set()
+
+    async def run(
+        self, serve: Callable[[Callable[[str], Awaitable[Check]]], Awaitable[None]]
+    ) -> None:
+        """Open the session, hand ``serve`` the round function, close the session."""
+        from mcp.client.session import ClientSession
+        from mcp.client.streamable_http import streamable_http_client
+
+        async with (
+            streamable_http_client(self.url, max_sse_event_size=MAX_EVENT_BYTES) as (read, write),
+            ClientSession(read, write, message_handler=self._on_message) as session,
+        ):
+            await session.initialize()
+
+            async def one_round(workload: str) -> Check:
+                if workload == "large":
+                    result = await session.call_tool("large", {})
+                    return {"text_chars": len(_sdk_text(result))}
+                if workload == "notifications":
+                    self.progress = 0
+                    self.all_seen = asyncio.Event()
+                    result = await session.call_tool("notifications", {})
+                    # On a timeout, the check reports the count that arrived.
+                    with contextlib.suppress(TimeoutError):
+                        await asyncio.wait_for(self.all_seen.wait(), CALL_TIMEOUT_S)
+                    return {"text": _sdk_text(result), "notifications": self.progress}
+                calls = 0
+                for _ in range(SMALL_CALLS):
+                    calls += _sdk_text(await session.call_tool(workload, {})) == "ok"
+                return {"calls_ok": calls}
+
+            await serve(one_round)
+
+
+def _sdk_text(result: Any) -> str:
+    if result.is_error:
+        raise RuntimeError(f"tools/call failed: {result}")
+    return str(result.content[0].text)
+
+
+# -- the round protocol -------------------------------------------------------------------------
+
+
+class Channel:
+    """The protocol lines, written to the original stdout (then pointed at stderr)."""
+
+    def __init__(self) -> None:
+        self._out: IO[str] = os.fdopen(os.dup(sys.stdout.fileno()), "w", buffering=1)
+        sys.stdout.flush()
+        os.dup2(sys.stderr.fileno(), sys.stdout.fileno())
+
+    def send(self, head: str, payload: dict[str, Any]) -> None:
+        """Write ``head`` and ``payload`` (JSON) as one line."""
+        self._out.write(f"{head} {json.dumps(payload)}\n")
+        self._out.flush()
+
+
+def _timed(check: Check, started: float) -> dict[str, Any]:
+    return {"inner_s": time.perf_counter() - started, "check": check}
+
+
+def serve_sync(args: argparse.Namespace, channel: Channel) -> None:
+    """Drive ``SyncClient`` from stdin lines."""
+    client = SyncClient(args.url)
+    try:
+        for _ in range(args.warmup):
+            client.round(args.workload)
+        channel.send("READY", {"backend": _backend()})
+        for line in sys.stdin:
+            if line.strip() != "run":
+                break
+            started = time.perf_counter()
+            channel.send("DONE", _timed(client.round(args.workload), started))
+    finally:
+        client.close()
+
+
+async def _serve_rounds(
+    args: argparse.Namespace, channel: Channel, round_fn: Callable[[str], Awaitable[Check]]
+) -> None:
+    for _ in range(args.warmup):
+        await round_fn(args.workload)
+    loop = asyncio.get_running_loop()
+    reader = asyncio.StreamReader()
+    await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), sys.stdin)
+    channel.send("READY", {"backend": _backend()})
+    while (await reader.readline()).strip() == b"run":
+        started = time.perf_counter()
+        channel.send("DONE", _timed(await round_fn(args.workload), started))
+
+
+async def serve_async(args: argparse.Namespace, channel: Channel) -> None:
+    """Drive ``AsyncClient`` from stdin lines."""
+    client = AsyncClient(args.url)
+    try:
+        await client.open()
+        await _serve_rounds(args, channel, client.round)
+    finally:
+        await client.close()
+
+
+async def serve_sdk(args: argparse.Namespace, channel: Channel) -> None:
+    """Drive ``SdkClient`` from stdin lines."""
+    from replay_server import NOTIFICATIONS
+
+    client = SdkClient(args.url, NOTIFICATIONS)
+    await client.run(lambda round_fn: _serve_rounds(args, channel, round_fn))
+
+
+def _backend() -> str:
+    if "mcpstream.codec" not in sys.modules:
+        return "sdk"
+    from mcpstream.codec import BACKEND
+
+    return BACKEND
+
+
+def main() -> None:
+    """Parse the command line and serve rounds until told to stop."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--client", choices=("sync", "async", "sdk"), required=True)
+    parser.add_argument("--workload", choices=sorted(WARMUP_ROUNDS), required=True)
+    parser.add_argument("--url", required=True)
+    parser.add_argument("--warmup", type=int, default=None, help="warm-up rounds")
+    args = parser.parse_args()
+    if args.warmup is None:
+        args.warmup = WARMUP_ROUNDS[args.workload]
+    channel = Channel()
+    if args.client == "sync":
+        serve_sync(args, channel)
+    elif args.client == "async":
+        asyncio.run(serve_async(args, channel))
+    else:
+        asyncio.run(serve_sdk(args, channel))
+
+
+if __name__ == "__main__":
+    main()
