@@ -28,6 +28,7 @@ from typing import Any
 
 import httpx
 
+from ._http.client import make_async_client
 from .codec import DEFAULT_MAX_EVENT_BYTES
 from .errors import McpAuthError, McpHttpTransportError, McpTransportError
 from .jsonrpc import (
@@ -176,7 +177,7 @@ class AsyncMcpHttpTransport:
         )
         self._ids = JsonRpcIdGenerator()
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.AsyncClient(follow_redirects=False)
+        self._client = client if client is not None else make_async_client()
         self._auth: AsyncMcpHttpAuth | None = resolve_async_auth(
             server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
         )
