@@ -58,6 +58,8 @@ class ChunkPump:
             _QUEUE_CHUNKS
         )
         self._stopping = threading.Event()
+        self._finished = False
+        """Set by the reader once it is done with the socket (the body ended or failed)."""
         self._thread = threading.Thread(target=self._run, name=name, daemon=True)
         self._thread.start()
 
@@ -78,9 +80,11 @@ class ChunkPump:
                 if chunk:
                     self._put((ChunkKind.DATA, chunk))
         except BaseException as exc:
+            self._finished = True
             if not self._stopping.is_set():
                 self._put((ChunkKind.ERROR, exc))
             return
+        self._finished = True
         self._put((ChunkKind.END, None))
 
     def get(self, timeout_s: float) -> tuple[ChunkKind, bytes | BaseException | None] | None:
@@ -92,8 +96,12 @@ class ChunkPump:
 
     def stop(self) -> None:
         """End the reader thread and wait for it (its put loop notices ``_stopping`` within
-        ``_PUT_POLL_S``, and a read blocked on the socket is woken by the shutdown)."""
+        ``_PUT_POLL_S``, and a read blocked on the socket is woken by the shutdown).
+
+        A reader that already reported the end of the body (or its failure) reads no more: it
+        is only joined, so that the connection of a complete response stays in the pool for the
+        next call instead of being shut down while the thread winds up."""
         self._stopping.set()
-        if self._thread.is_alive() and not abort_response(self._response):
+        if self._thread.is_alive() and not self._finished and not abort_response(self._response):
             self._response.close()
         self._thread.join(_JOIN_TIMEOUT_S)
