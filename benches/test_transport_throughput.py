@@ -54,10 +54,20 @@ class TransportWorkload:
         return self.calls * replay_server.TOOLS[self.name].size(b"1")
 
 
+_LARGE_TEXT = replay_server.large_text()
+
 WORKLOADS = {
     workload.name: workload
     for workload in (
-        TransportWorkload("large", 7, 1, {"text_chars": replay_server.LARGE_TEXT_BYTES}),
+        TransportWorkload(
+            "large",
+            7,
+            1,
+            {
+                "text_chars": replay_server.LARGE_TEXT_BYTES,
+                "ends": [_LARGE_TEXT[:12], _LARGE_TEXT[-12:]],
+            },
+        ),
         TransportWorkload(
             "notifications",
             5,

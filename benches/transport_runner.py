@@ -53,6 +53,11 @@ def _tool_text(result: Any) -> str:
     return str(result["content"][0]["text"])
 
 
+def _large_check(text: str) -> Check:
+    """What the benchmark compares for the large result: its length and its two ends."""
+    return {"text_chars": len(text), "ends": [text[:12], text[-12:]]}
+
+
 # -- mcpstream, sync ----------------------------------------------------------------------------
 
 
@@ -92,7 +97,7 @@ class SyncClient:
     def round(self, workload: str) -> Check:
         """One run of ``workload``; returns what it received."""
         if workload == "large":
-            return {"text_chars": len(_tool_text(self._call("large")))}
+            return _large_check(_tool_text(self._call("large")))
         if workload == "notifications":
             text = _tool_text(self._call("notifications"))
             notifications = self.transport.drain_notifications()
@@ -147,7 +152,7 @@ class AsyncClient:
     async def round(self, workload: str) -> Check:
         """One run of ``workload``; returns what it received."""
         if workload == "large":
-            return {"text_chars": len(_tool_text(await self._call("large")))}
+            return _large_check(_tool_text(await self._call("large")))
         if workload == "notifications":
             text = _tool_text(await self._call("notifications"))
             notifications = self.transport.drain_notifications()
@@ -202,7 +207,7 @@ class SdkClient:
             async def one_round(workload: str) -> Check:
                 if workload == "large":
                     result = await session.call_tool("large", {})
-                    return {"text_chars": len(_sdk_text(result))}
+                    return _large_check(_sdk_text(result))
                 if workload == "notifications":
                     self.progress = 0
                     self.all_seen = asyncio.Event()
