@@ -25,5 +25,10 @@ if [ -f scripts/install-conformance-tools.sh ]; then
   bash scripts/install-conformance-tools.sh
 fi
 
-echo "== pytest"
-python -m pytest tests -q
+# The codec suites test both backends side by side, and the conformance suite runs its client
+# under each backend itself. The transport, client, command and OAuth suites use the backend
+# mcpstream.codec picked at import, so they run once per backend.
+echo "== pytest (native backend, and every backend-parametrized suite)"
+MCPSTREAM_BACKEND=native python -m pytest tests -q
+echo "== pytest (pure-Python backend: transport, client, command, OAuth)"
+MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/client tests/cli tests/oauth -q
