@@ -17,7 +17,12 @@ from workloads import iter_chunks
 
 
 def _peak_rss_bytes() -> int:
-    # ru_maxrss is in KiB on Linux.
+    # VmHWM, not getrusage's ru_maxrss: Linux carries ru_maxrss over from the parent across
+    # fork and exec, so under pytest it reports the (larger) parent's peak.
+    with open("/proc/self/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
 
 

@@ -36,7 +36,7 @@ def test_single_event(
     benchmark.extra_info["bytes"] = mib << 20
     # No cap: the 64 MiB event is over the default 16 MiB limit by design.
     run = codec_messages(backend, max_event_bytes=None)
-    rounds = 5 if mib > 1 else 30
+    rounds = 7 if mib > 1 else 60
     count = benchmark.pedantic(
         lambda: run(iter_chunks(mib << 20)), rounds=rounds, iterations=1, warmup_rounds=1
     )
