@@ -35,6 +35,7 @@ from typing import Any
 
 import httpx
 
+from ._http.client import make_client
 from ._sync_io import ChunkKind, ChunkPump, abort_response
 from .codec import DEFAULT_MAX_EVENT_BYTES
 from .errors import (
@@ -213,7 +214,7 @@ class McpHttpTransport:
         )
         self._ids = JsonRpcIdGenerator()
         self._owns_client = client is None
-        self._client = client if client is not None else httpx.Client(follow_redirects=False)
+        self._client = client if client is not None else make_client()
         self._auth: McpHttpAuth | None = resolve_auth(
             server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
         )

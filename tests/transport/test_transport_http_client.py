@@ -1,5 +1,5 @@
-"""The HTTP client ``AsyncMcpHttpTransport`` makes for itself: httpx's default client, whose
-reads ask for ``ASYNC_READ_BYTES`` instead of httpcore's 64 KiB."""
+"""The HTTP clients the transports make for themselves: httpx's default clients, whose reads ask
+for ``READ_BYTES`` instead of httpcore's 64 KiB."""
 
 from __future__ import annotations
 
@@ -9,9 +9,15 @@ import threading
 from pathlib import Path
 
 import pytest
-from mcpstream._http.client import ASYNC_READ_BYTES, _LargeReadStream, make_async_client
+from mcpstream._http.client import (
+    READ_BYTES,
+    _AsyncLargeReadStream,
+    _LargeReadStream,
+    make_async_client,
+    make_client,
+)
 from mcpstream.models import ResolvedMcpServer
-from mcpstream.transport_http import AsyncMcpHttpTransport
+from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
 
 from .fault_server import Conn, FaultServer, Request
 
@@ -24,6 +30,17 @@ class _RecordingStream:
     def __init__(self) -> None:
         self.asked: list[int] = []
 
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        self.asked.append(max_bytes)
+        return b""
+
+
+class _AsyncRecordingStream:
+    """An async network stream that records what each read asked for."""
+
+    def __init__(self) -> None:
+        self.asked: list[int] = []
+
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         self.asked.append(max_bytes)
         return b""
@@ -32,21 +49,39 @@ class _RecordingStream:
 def test_every_read_asks_for_at_least_the_large_read_size() -> None:
     inner = _RecordingStream()
     stream = _LargeReadStream(inner)  # type: ignore[arg-type]
+    stream.read(64 * 1024)
+    stream.read(4 * READ_BYTES)
+    assert inner.asked == [READ_BYTES, 4 * READ_BYTES]
+
+
+def test_every_async_read_asks_for_at_least_the_large_read_size() -> None:
+    inner = _AsyncRecordingStream()
+    stream = _AsyncLargeReadStream(inner)  # type: ignore[arg-type]
     asyncio.run(stream.read(64 * 1024))
-    asyncio.run(stream.read(4 * ASYNC_READ_BYTES))
-    assert inner.asked == [ASYNC_READ_BYTES, 4 * ASYNC_READ_BYTES]
+    asyncio.run(stream.read(4 * READ_BYTES))
+    assert inner.asked == [READ_BYTES, 4 * READ_BYTES]
 
 
-def test_a_large_body_arrives_whole_in_pieces_larger_than_64_kib(
-    fault_server: FaultServer,
-) -> None:
+@pytest.fixture
+def large_body_url(fault_server: FaultServer) -> str:
     async def handler(request: Request, conn: Conn) -> None:
         await conn.respond(200, BODY, content_type="application/octet-stream")
 
-    url = fault_server.route(handler)
+    return fault_server.route(handler)
 
+
+def test_a_large_body_arrives_whole_in_pieces_larger_than_64_kib(large_body_url: str) -> None:
+    with make_client() as client, client.stream("GET", large_body_url) as response:
+        chunks = list(response.iter_raw())
+    assert b"".join(chunks) == BODY
+    assert max(len(chunk) for chunk in chunks) > 64 * 1024
+
+
+def test_a_large_body_arrives_whole_in_pieces_larger_than_64_kib_async(
+    large_body_url: str,
+) -> None:
     async def fetch() -> list[bytes]:
-        async with make_async_client() as client, client.stream("GET", url) as response:
+        async with make_async_client() as client, client.stream("GET", large_body_url) as response:
             return [chunk async for chunk in response.aiter_raw()]
 
     chunks = asyncio.run(fetch())
@@ -54,18 +89,37 @@ def test_a_large_body_arrives_whole_in_pieces_larger_than_64_kib(
     assert max(len(chunk) for chunk in chunks) > 64 * 1024
 
 
-def test_the_client_follows_no_redirects() -> None:
+def test_the_clients_follow_no_redirects() -> None:
+    assert make_client().follow_redirects is False
     assert make_async_client().follow_redirects is False
 
 
-def test_the_async_transport_makes_this_client(tmp_path: Path) -> None:
+def test_the_transports_make_these_clients(tmp_path: Path) -> None:
     server = ResolvedMcpServer(id="client", url="http://127.0.0.1:9/mcp")
+    sync = McpHttpTransport(server=server, workspace_root=tmp_path, listen=False)
+    pool = sync._client._transport._pool  # type: ignore[attr-defined]
+    assert type(pool._network_backend).__name__ == "_LargeReadBackend"
+    sync.close()
     transport = AsyncMcpHttpTransport(server=server, workspace_root=tmp_path)
     pool = transport._client._transport._pool  # type: ignore[attr-defined]
-    assert type(pool._network_backend).__name__ == "_LargeReadBackend"
+    assert type(pool._network_backend).__name__ == "_AsyncLargeReadBackend"
 
 
-def test_proxies_from_the_environment_still_apply(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_client_the_host_gives_is_used_as_it_is(tmp_path: Path) -> None:
+    server = ResolvedMcpServer(id="client", url="http://127.0.0.1:9/mcp")
+    with (
+        make_client() as own,
+        McpHttpTransport(
+            server=server, workspace_root=tmp_path, client=own, listen=False
+        ) as transport,
+    ):
+        assert transport._client is own
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_proxies_from_the_environment_still_apply(
+    monkeypatch: pytest.MonkeyPatch, kind: str
+) -> None:
     listener = socket.create_server(("127.0.0.1", 0))
     request_lines: list[bytes] = []
 
@@ -85,14 +139,20 @@ def test_proxies_from_the_environment_still_apply(monkeypatch: pytest.MonkeyPatc
         monkeypatch.setenv(name, proxy_url)
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
+    url = "http://mcp.example.invalid/mcp"
 
-    async def fetch() -> str:
+    async def fetch_async() -> str:
         async with make_async_client() as client:
-            return (await client.get("http://mcp.example.invalid/mcp")).text
+            return (await client.get(url)).text
 
     try:
-        assert asyncio.run(fetch()) == "ok"
+        if kind == "sync":
+            with make_client() as client:
+                text = client.get(url).text
+        else:
+            text = asyncio.run(fetch_async())
     finally:
         thread.join(5)
         listener.close()
+    assert text == "ok"
     assert request_lines == [b"GET http://mcp.example.invalid/mcp HTTP/1.1"]

@@ -1,18 +1,20 @@
-"""The ``httpx.AsyncClient`` that ``AsyncMcpHttpTransport`` makes when the host gives none.
+"""The httpx clients the transports make for themselves when the host gives none.
 
 httpcore reads a response body 64 KiB at a time (``READ_NUM_BYTES`` of its HTTP/1.1
-connection), and under asyncio each read is a round through anyio: a cancel scope for the read
-timeout, the socket transport's reading resumed and paused again, a wait for the data. asyncio's
-socket transport itself receives up to 256 KiB at once, which anyio then hands out in 64 KiB
-pieces (copying the remainder each time). For a large SSE event these rounds cost about as much
-as decoding it. This client's network backend asks for at least ``ASYNC_READ_BYTES`` on every
-read, so that each read takes what the socket transport received in one piece: a quarter of the
-rounds, none of the copies. Everything else is httpx's default client (TLS, limits, HTTP/1.1,
-proxies from the environment, which go through httpx's own proxy transports).
+connection), and every read is a round of Python work before the bytes reach the SSE decoder:
+h11's state machine and buffer copies, httpx's stream layers, and then either the hand-off from
+the sync transport's reader thread to the calling thread, or, under asyncio, a round through
+anyio (a cancel scope for the read timeout, the socket transport resumed and paused, a wait).
+asyncio's socket transport receives up to 256 KiB at once, which anyio then hands out in 64 KiB
+pieces, copying the remainder each time. For a large SSE event these rounds cost about as much
+as decoding it. The clients made here have a network backend that asks for at least
+``READ_BYTES`` on every read: a quarter of the rounds, and under asyncio none of the copies.
+Everything else is httpx's default client (TLS, limits, HTTP/1.1, proxies from the environment,
+which go through httpx's own proxy transports).
 
 httpx has no parameter for the network backend, so the connection pool of the client's default
-transport (``AsyncClient._transport._pool``, not used yet) is replaced by one with the backend.
-Where httpx's client is not built that way (another httpx version), it is left as it is.
+transport (``Client._transport._pool``, not used yet) is replaced by one with the backend. Where
+httpx's client is not built that way (another httpx version), it is left as it is.
 """
 
 from __future__ import annotations
@@ -23,9 +25,9 @@ from collections.abc import Iterable
 import httpcore
 import httpx
 
-__all__ = ["ASYNC_READ_BYTES", "make_async_client"]
+__all__ = ["READ_BYTES", "make_async_client", "make_client"]
 
-ASYNC_READ_BYTES = 256 * 1024
+READ_BYTES = 256 * 1024
 """Bytes asked for by every read: what asyncio's socket transport receives at most at once."""
 
 _LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
@@ -37,14 +39,72 @@ _SocketOptions = Iterable[
 """httpcore's ``SOCKET_OPTION`` values."""
 
 
-class _LargeReadStream(httpcore.AsyncNetworkStream):
-    """A network stream whose reads ask for at least ``ASYNC_READ_BYTES``."""
+class _LargeReadStream(httpcore.NetworkStream):
+    """A network stream whose reads ask for at least ``READ_BYTES``."""
+
+    def __init__(self, stream: httpcore.NetworkStream) -> None:
+        self._stream = stream
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max(max_bytes, READ_BYTES), timeout)
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, timeout)
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        return _LargeReadStream(self._stream.start_tls(ssl_context, server_hostname, timeout))
+
+    def get_extra_info(self, info: str) -> object:
+        return self._stream.get_extra_info(info)
+
+
+class _LargeReadBackend(httpcore.NetworkBackend):
+    """httpcore's sync backend, with streams that read in large pieces."""
+
+    def __init__(self) -> None:
+        self._backend = httpcore.SyncBackend()
+
+    def connect_tcp(
+        self,
+        host: str,
+        port: int,
+        timeout: float | None = None,
+        local_address: str | None = None,
+        socket_options: _SocketOptions | None = None,
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_tcp(
+            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
+        )
+        return _LargeReadStream(stream)
+
+    def connect_unix_socket(
+        self, path: str, timeout: float | None = None, socket_options: _SocketOptions | None = None
+    ) -> httpcore.NetworkStream:
+        stream = self._backend.connect_unix_socket(
+            path, timeout=timeout, socket_options=socket_options
+        )
+        return _LargeReadStream(stream)
+
+    def sleep(self, seconds: float) -> None:
+        self._backend.sleep(seconds)
+
+
+class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
+    """An async network stream whose reads ask for at least ``READ_BYTES``."""
 
     def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
         self._stream = stream
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        return await self._stream.read(max(max_bytes, ASYNC_READ_BYTES), timeout)
+        return await self._stream.read(max(max_bytes, READ_BYTES), timeout)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         await self._stream.write(buffer, timeout)
@@ -58,13 +118,14 @@ class _LargeReadStream(httpcore.AsyncNetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.AsyncNetworkStream:
-        return _LargeReadStream(await self._stream.start_tls(ssl_context, server_hostname, timeout))
+        stream = await self._stream.start_tls(ssl_context, server_hostname, timeout)
+        return _AsyncLargeReadStream(stream)
 
     def get_extra_info(self, info: str) -> object:
         return self._stream.get_extra_info(info)
 
 
-class _LargeReadBackend(httpcore.AsyncNetworkBackend):
+class _AsyncLargeReadBackend(httpcore.AsyncNetworkBackend):
     """httpcore's anyio backend, with streams that read in large pieces."""
 
     def __init__(self) -> None:
@@ -81,7 +142,7 @@ class _LargeReadBackend(httpcore.AsyncNetworkBackend):
         stream = await self._backend.connect_tcp(
             host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
         )
-        return _LargeReadStream(stream)
+        return _AsyncLargeReadStream(stream)
 
     async def connect_unix_socket(
         self, path: str, timeout: float | None = None, socket_options: _SocketOptions | None = None
@@ -89,10 +150,28 @@ class _LargeReadBackend(httpcore.AsyncNetworkBackend):
         stream = await self._backend.connect_unix_socket(
             path, timeout=timeout, socket_options=socket_options
         )
-        return _LargeReadStream(stream)
+        return _AsyncLargeReadStream(stream)
 
     async def sleep(self, seconds: float) -> None:
         await self._backend.sleep(seconds)
+
+
+def make_client() -> httpx.Client:
+    """httpx's default ``Client`` (redirects not followed), reading in large pieces."""
+    ssl_context = httpx.create_ssl_context()
+    client = httpx.Client(follow_redirects=False, verify=ssl_context)
+    transport = getattr(client, "_transport", None)
+    if type(transport) is httpx.HTTPTransport and (
+        type(getattr(transport, "_pool", None)) is httpcore.ConnectionPool
+    ):
+        transport._pool = httpcore.ConnectionPool(
+            ssl_context=ssl_context,
+            max_connections=_LIMITS.max_connections,
+            max_keepalive_connections=_LIMITS.max_keepalive_connections,
+            keepalive_expiry=_LIMITS.keepalive_expiry,
+            network_backend=_LargeReadBackend(),
+        )
+    return client
 
 
 def make_async_client() -> httpx.AsyncClient:
@@ -108,6 +187,6 @@ def make_async_client() -> httpx.AsyncClient:
             max_connections=_LIMITS.max_connections,
             max_keepalive_connections=_LIMITS.max_keepalive_connections,
             keepalive_expiry=_LIMITS.keepalive_expiry,
-            network_backend=_LargeReadBackend(),
+            network_backend=_AsyncLargeReadBackend(),
         )
     return client
