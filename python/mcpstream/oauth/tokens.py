@@ -230,15 +230,23 @@ def refresh_flow(
     )
 
 
-def _refresh_arguments(
+def _refresh_access_token_flow(
     *,
-    client_id: str | None,
-    client_registration: McpOAuthClientRegistration | None,
-    resource_server_url: str,
-    resource: str | None,
     server_id: str | None,
     metadata: McpAuthorizationServerMetadata,
-) -> tuple[McpOAuthClientRegistration, str | None]:
+    resource_server_url: str,
+    client_id: str | None,
+    refresh_token: str,
+    requested_scopes: Iterable[str] | None,
+    existing_granted_scopes: Iterable[str] | None,
+    timeout_s: float,
+    client_registration: McpOAuthClientRegistration | None,
+    resource: str | None,
+    previous_record: McpOAuthTokenRecord | None,
+    private_key_pem: str | None,
+) -> Flow[McpOAuthTokenRecord]:
+    """The refresh flow behind :func:`refresh_access_token` and :func:`arefresh_access_token`;
+    the argument checks run here, before either driver starts."""
     registration = client_registration
     if registration is None:
         if not client_id:
@@ -253,7 +261,23 @@ def _refresh_arguments(
             resource = canonical_resource_uri(resource_server_url)
         except ValueError:
             resource = None
-    return registration, resource
+    previous = previous_record or McpOAuthTokenRecord(
+        access_token="-",
+        refresh_token=refresh_token,
+        granted_scopes=tuple(existing_granted_scopes or ()),
+        server_url=resource_server_url or None,
+    )
+    return refresh_flow(
+        server_id=server_id,
+        metadata=metadata,
+        registration=registration,
+        refresh_token=refresh_token,
+        resource=resource,
+        requested_scopes=merge_scopes(requested_scopes),
+        timeout_s=timeout_s,
+        previous=previous,
+        private_key_pem=private_key_pem,
+    )
 
 
 def refresh_access_token(
@@ -275,29 +299,18 @@ def refresh_access_token(
     """Refresh an access token (the reference transport's call). Pass ``client_registration``
     (the stored record's) for a client that registered dynamically or has a secret; with only
     ``client_id`` the client is public."""
-    registration, resource = _refresh_arguments(
-        client_id=client_id,
-        client_registration=client_registration,
+    flow = _refresh_access_token_flow(
+        server_id=server_id,
+        metadata=authorization_server_metadata,
         resource_server_url=resource_server_url,
-        resource=resource,
-        server_id=server_id,
-        metadata=authorization_server_metadata,
-    )
-    previous = previous_record or McpOAuthTokenRecord(
-        access_token="-",
+        client_id=client_id,
         refresh_token=refresh_token,
-        granted_scopes=tuple(existing_granted_scopes or ()),
-        server_url=resource_server_url or None,
-    )
-    flow = refresh_flow(
-        server_id=server_id,
-        metadata=authorization_server_metadata,
-        registration=registration,
-        refresh_token=refresh_token,
-        resource=resource,
-        requested_scopes=merge_scopes(requested_scopes),
+        requested_scopes=requested_scopes,
+        existing_granted_scopes=existing_granted_scopes,
         timeout_s=timeout_s,
-        previous=previous,
+        client_registration=client_registration,
+        resource=resource,
+        previous_record=previous_record,
         private_key_pem=private_key_pem,
     )
     return run_sync(flow, client)
@@ -320,29 +333,18 @@ async def arefresh_access_token(
     private_key_pem: str | None = None,
 ) -> McpOAuthTokenRecord:
     """The async form of :func:`refresh_access_token`."""
-    registration, resource = _refresh_arguments(
-        client_id=client_id,
-        client_registration=client_registration,
+    flow = _refresh_access_token_flow(
+        server_id=server_id,
+        metadata=authorization_server_metadata,
         resource_server_url=resource_server_url,
-        resource=resource,
-        server_id=server_id,
-        metadata=authorization_server_metadata,
-    )
-    previous = previous_record or McpOAuthTokenRecord(
-        access_token="-",
+        client_id=client_id,
         refresh_token=refresh_token,
-        granted_scopes=tuple(existing_granted_scopes or ()),
-        server_url=resource_server_url or None,
-    )
-    flow = refresh_flow(
-        server_id=server_id,
-        metadata=authorization_server_metadata,
-        registration=registration,
-        refresh_token=refresh_token,
-        resource=resource,
-        requested_scopes=merge_scopes(requested_scopes),
+        requested_scopes=requested_scopes,
+        existing_granted_scopes=existing_granted_scopes,
         timeout_s=timeout_s,
-        previous=previous,
+        client_registration=client_registration,
+        resource=resource,
+        previous_record=previous_record,
         private_key_pem=private_key_pem,
     )
     return await run_async(flow, client)
