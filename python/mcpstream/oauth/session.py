@@ -500,6 +500,54 @@ class _SessionCore:
         return True
 
 
+class _SessionBase:
+    """What the sync and async sessions share: the core they drive and the calls that do no
+    I/O."""
+
+    def __init__(
+        self,
+        *,
+        server_id: str,
+        server_url: str,
+        settings: McpOAuthClientSettings | object | None,
+        store: McpOAuthTokenStore | None,
+        redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None,
+        timeout_s: float,
+        max_step_up_attempts: int,
+        protocol_version: str | None,
+    ) -> None:
+        self._core = _SessionCore(
+            server_id=server_id,
+            server_url=server_url,
+            settings=McpOAuthClientSettings.from_config(settings),
+            store=store if store is not None else default_oauth_token_store(),
+            redirect_uri=redirect_handler.redirect_uri if redirect_handler else None,
+            timeout_s=timeout_s,
+            max_step_up_attempts=max_step_up_attempts,
+            protocol_version=protocol_version,
+        )
+
+    @property
+    def server_id(self) -> str:
+        """The store key of this server."""
+        return self._core.server_id
+
+    @staticmethod
+    def _request_state(method: str, replay_allowed: bool | None) -> _RequestState:
+        allowed = method != "tools/call" if replay_allowed is None else replay_allowed
+        return _RequestState(method=method, replay_allowed=allowed)
+
+    def stored_authorization_header(self) -> str | None:
+        """The stored token as a header value, without refreshing and without raising (for the
+        session DELETE at close)."""
+        record = self._core.load_quietly()
+        return f"Bearer {record.access_token}" if record is not None else None
+
+    def logout(self) -> bool:
+        """Forget this server's stored credentials; ``True`` when there were some."""
+        return self._core.store.delete(self._core.server_id)
+
+
 class McpOAuthRequestAuth:
     """OAuth for one message a transport sends (see the module docstring)."""
 
@@ -521,7 +569,7 @@ class McpOAuthRequestAuth:
         return self._session._run(flow)
 
 
-class McpOAuthSession:
+class McpOAuthSession(_SessionBase):
     """OAuth for one MCP server, over a blocking ``httpx.Client``.
 
     ``redirect_handler`` enables logins inside the session (a
@@ -544,12 +592,12 @@ class McpOAuthSession:
         max_step_up_attempts: int = DEFAULT_MAX_STEP_UP_ATTEMPTS,
         protocol_version: str | None = None,
     ) -> None:
-        self._core = _SessionCore(
+        super().__init__(
             server_id=server_id,
             server_url=server_url,
-            settings=McpOAuthClientSettings.from_config(settings),
-            store=store if store is not None else default_oauth_token_store(),
-            redirect_uri=redirect_handler.redirect_uri if redirect_handler else None,
+            settings=settings,
+            store=store,
+            redirect_handler=redirect_handler,
             timeout_s=timeout_s,
             max_step_up_attempts=max_step_up_attempts,
             protocol_version=protocol_version,
@@ -557,11 +605,6 @@ class McpOAuthSession:
         self._client = client
         self._redirect_handler = redirect_handler
         self._lock = threading.RLock()
-
-    @property
-    def server_id(self) -> str:
-        """The store key of this server."""
-        return self._core.server_id
 
     @property
     def discovery(self) -> McpOAuthDiscovery | None:
@@ -577,29 +620,13 @@ class McpOAuthSession:
     ) -> McpOAuthRequestAuth:
         """The OAuth hook for one message; ``replay_allowed`` defaults to ``method !=
         "tools/call"``."""
-        allowed = method != "tools/call" if replay_allowed is None else replay_allowed
-        return McpOAuthRequestAuth(self, _RequestState(method=method, replay_allowed=allowed))
+        return McpOAuthRequestAuth(self, self._request_state(method, replay_allowed))
 
     def login(
         self, *, www_authenticate: str | None = None, scopes: tuple[str, ...] | None = None
     ) -> McpOAuthTokenRecord:
         """Authorize now (discovery, registration, the grant) and store the record."""
-        with self._lock:
-            return run_sync(
-                self._core.login_flow(www_authenticate, scopes),
-                self._client,
-                self._redirect_handler,
-            )
-
-    def stored_authorization_header(self) -> str | None:
-        """The stored token as a header value, without refreshing and without raising (for the
-        session DELETE at close)."""
-        record = self._core.load_quietly()
-        return f"Bearer {record.access_token}" if record is not None else None
-
-    def logout(self) -> bool:
-        """Forget this server's stored credentials; ``True`` when there were some."""
-        return self._core.store.delete(self._core.server_id)
+        return self._run(self._core.login_flow(www_authenticate, scopes))
 
 
 class AsyncMcpOAuthRequestAuth:
@@ -621,7 +648,7 @@ class AsyncMcpOAuthRequestAuth:
         return await self._session._run(flow)
 
 
-class AsyncMcpOAuthSession:
+class AsyncMcpOAuthSession(_SessionBase):
     """OAuth for one MCP server, over an ``httpx.AsyncClient`` (the same decisions as
     :class:`McpOAuthSession`; a blocking redirect handler runs in a worker thread)."""
 
@@ -638,12 +665,12 @@ class AsyncMcpOAuthSession:
         max_step_up_attempts: int = DEFAULT_MAX_STEP_UP_ATTEMPTS,
         protocol_version: str | None = None,
     ) -> None:
-        self._core = _SessionCore(
+        super().__init__(
             server_id=server_id,
             server_url=server_url,
-            settings=McpOAuthClientSettings.from_config(settings),
-            store=store if store is not None else default_oauth_token_store(),
-            redirect_uri=redirect_handler.redirect_uri if redirect_handler else None,
+            settings=settings,
+            store=store,
+            redirect_handler=redirect_handler,
             timeout_s=timeout_s,
             max_step_up_attempts=max_step_up_attempts,
             protocol_version=protocol_version,
@@ -651,11 +678,6 @@ class AsyncMcpOAuthSession:
         self._client = client
         self._redirect_handler = redirect_handler
         self._lock = asyncio.Lock()
-
-    @property
-    def server_id(self) -> str:
-        """The store key of this server."""
-        return self._core.server_id
 
     async def _run(self, flow: Flow[T]) -> T:
         async with self._lock:
@@ -666,25 +688,10 @@ class AsyncMcpOAuthSession:
     ) -> AsyncMcpOAuthRequestAuth:
         """The OAuth hook for one message; ``replay_allowed`` defaults to ``method !=
         "tools/call"``."""
-        allowed = method != "tools/call" if replay_allowed is None else replay_allowed
-        return AsyncMcpOAuthRequestAuth(self, _RequestState(method=method, replay_allowed=allowed))
+        return AsyncMcpOAuthRequestAuth(self, self._request_state(method, replay_allowed))
 
     async def login(
         self, *, www_authenticate: str | None = None, scopes: tuple[str, ...] | None = None
     ) -> McpOAuthTokenRecord:
         """Authorize now and store the record."""
-        async with self._lock:
-            return await run_async(
-                self._core.login_flow(www_authenticate, scopes),
-                self._client,
-                self._redirect_handler,
-            )
-
-    def stored_authorization_header(self) -> str | None:
-        """The stored token as a header value, without refreshing and without raising."""
-        record = self._core.load_quietly()
-        return f"Bearer {record.access_token}" if record is not None else None
-
-    def logout(self) -> bool:
-        """Forget this server's stored credentials; ``True`` when there were some."""
-        return self._core.store.delete(self._core.server_id)
+        return await self._run(self._core.login_flow(www_authenticate, scopes))
