@@ -15,7 +15,9 @@ import sys
 import threading
 import time
 import webbrowser
-from typing import TextIO
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any, Generic, TextIO, TypeVar
 from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
@@ -26,6 +28,7 @@ from ._flow import USER_AGENT, AuthorizationPrompt
 __all__ = ["AsyncHeadlessRedirectHandler", "HeadlessRedirectHandler", "LoopbackRedirectHandler"]
 
 _CALLBACK_PATH = "/callback"
+_C = TypeVar("_C", httpx.Client, httpx.AsyncClient)
 _PAGE = (
     "<!doctype html><html><head><meta charset='utf-8'><title>mcpstream</title></head>"
     "<body style='font-family:sans-serif'><h2>{title}</h2><p>{text}</p></body></html>"
@@ -156,91 +159,66 @@ def _callback_from(response: httpx.Response, prompt: AuthorizationPrompt) -> str
     return callback
 
 
-class HeadlessRedirectHandler:
+class _HeadlessRedirectHandlerBase(Generic[_C]):
+    """What the sync and async headless handlers share; only the GET itself differs."""
+
+    def __init__(
+        self,
+        *,
+        redirect_uri: str = "http://127.0.0.1:8976/callback",
+        client: _C | None = None,
+        timeout_s: float = 10.0,
+    ) -> None:
+        self._redirect_uri = redirect_uri
+        self._client: _C | None = client
+        self._timeout_s = timeout_s
+
+    @property
+    def redirect_uri(self) -> str:
+        """The redirect URI sent (nothing listens there)."""
+        return self._redirect_uri
+
+    def _get_options(self) -> dict[str, Any]:
+        return {
+            "headers": {"User-Agent": USER_AGENT},
+            "follow_redirects": False,
+            "timeout": self._timeout_s,
+        }
+
+    @staticmethod
+    @contextmanager
+    def _reaching_endpoint() -> Iterator[None]:
+        try:
+            yield
+        except httpx.HTTPError as exc:
+            raise McpOAuthAuthorizationError(
+                f"the authorization endpoint could not be reached: {type(exc).__name__}"
+            ) from exc
+
+
+class HeadlessRedirectHandler(_HeadlessRedirectHandlerBase[httpx.Client]):
     """For authorization servers that redirect at once, with no user: GET the authorization
     URL, do not follow the redirect, return its ``Location``."""
 
-    def __init__(
-        self,
-        *,
-        redirect_uri: str = "http://127.0.0.1:8976/callback",
-        client: httpx.Client | None = None,
-        timeout_s: float = 10.0,
-    ) -> None:
-        self._redirect_uri = redirect_uri
-        self._client = client
-        self._timeout_s = timeout_s
-
-    @property
-    def redirect_uri(self) -> str:
-        """The redirect URI sent (nothing listens there)."""
-        return self._redirect_uri
-
     def authorize(self, prompt: AuthorizationPrompt) -> str:
         """Fetch the authorization URL and return the redirect target."""
-        headers = {"User-Agent": USER_AGENT}
-        try:
+        with self._reaching_endpoint():
             if self._client is not None:
-                response = self._client.get(
-                    prompt.authorization_url,
-                    headers=headers,
-                    follow_redirects=False,
-                    timeout=self._timeout_s,
-                )
+                response = self._client.get(prompt.authorization_url, **self._get_options())
             else:
-                response = httpx.get(
-                    prompt.authorization_url,
-                    headers=headers,
-                    follow_redirects=False,
-                    timeout=self._timeout_s,
-                )
-        except httpx.HTTPError as exc:
-            raise McpOAuthAuthorizationError(
-                f"the authorization endpoint could not be reached: {type(exc).__name__}"
-            ) from exc
+                response = httpx.get(prompt.authorization_url, **self._get_options())
         return _callback_from(response, prompt)
 
 
-class AsyncHeadlessRedirectHandler:
+class AsyncHeadlessRedirectHandler(_HeadlessRedirectHandlerBase[httpx.AsyncClient]):
     """The async form of :class:`HeadlessRedirectHandler`."""
-
-    def __init__(
-        self,
-        *,
-        redirect_uri: str = "http://127.0.0.1:8976/callback",
-        client: httpx.AsyncClient | None = None,
-        timeout_s: float = 10.0,
-    ) -> None:
-        self._redirect_uri = redirect_uri
-        self._client = client
-        self._timeout_s = timeout_s
-
-    @property
-    def redirect_uri(self) -> str:
-        """The redirect URI sent (nothing listens there)."""
-        return self._redirect_uri
 
     async def authorize(self, prompt: AuthorizationPrompt) -> str:
         """Fetch the authorization URL and return the redirect target."""
-        headers = {"User-Agent": USER_AGENT}
-        try:
+        with self._reaching_endpoint():
             if self._client is not None:
-                response = await self._client.get(
-                    prompt.authorization_url,
-                    headers=headers,
-                    follow_redirects=False,
-                    timeout=self._timeout_s,
-                )
+                response = await self._client.get(prompt.authorization_url, **self._get_options())
             else:
                 async with httpx.AsyncClient() as client:
-                    response = await client.get(
-                        prompt.authorization_url,
-                        headers=headers,
-                        follow_redirects=False,
-                        timeout=self._timeout_s,
-                    )
-        except httpx.HTTPError as exc:
-            raise McpOAuthAuthorizationError(
-                f"the authorization endpoint could not be reached: {type(exc).__name__}"
-            ) from exc
+                    response = await client.get(prompt.authorization_url, **self._get_options())
         return _callback_from(response, prompt)
