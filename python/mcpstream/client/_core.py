@@ -23,6 +23,7 @@ __all__ = [
     "LATEST_PROTOCOL_VERSION",
     "MAX_PAGES",
     "SUPPORTED_PROTOCOL_VERSIONS",
+    "ClientBase",
     "ClientSettings",
     "OAuthOption",
     "Pager",
@@ -30,6 +31,7 @@ __all__ = [
     "initialize_params",
     "negotiate",
     "oauth_config",
+    "prompt_get_params",
     "retry_after_expiry",
     "unwrap",
 ]
@@ -270,3 +272,34 @@ def tool_call_params(
     if merged:
         params["_meta"] = merged
     return params
+
+
+def prompt_get_params(name: str, arguments: Mapping[str, str] | None) -> dict[str, Any]:
+    """The params of ``prompts/get``."""
+    params: dict[str, Any] = {"name": name}
+    if arguments:
+        params["arguments"] = dict(arguments)
+    return params
+
+
+class ClientBase:
+    """The session state ``Client`` and ``AsyncClient`` both keep, and its I/O-free views."""
+
+    _server_info: ServerInfo | None
+    _closed: bool
+
+    @property
+    def server_info(self) -> ServerInfo | None:
+        """The server's answer to ``initialize`` (None before ``connect``)."""
+        return self._server_info
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version agreed on (None before ``connect``)."""
+        info = self._server_info
+        return info.protocol_version if info is not None else None
+
+    @property
+    def closed(self) -> bool:
+        """True once ``close`` was called."""
+        return self._closed

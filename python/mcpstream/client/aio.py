@@ -20,11 +20,13 @@ from ._core import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_REQUEST_TIMEOUT_S,
     DEFAULT_TOOL_TIMEOUT_S,
+    ClientBase,
     ClientSettings,
     OAuthOption,
     Pager,
     initialize_params,
     negotiate,
+    prompt_get_params,
     retry_after_expiry,
     tool_call_params,
     unwrap,
@@ -49,7 +51,7 @@ logger = logging.getLogger("mcpstream.client")
 T = TypeVar("T")
 
 
-class AsyncClient:
+class AsyncClient(ClientBase):
     """An asyncio client for one MCP server over Streamable HTTP.
 
     ::
@@ -125,22 +127,6 @@ class AsyncClient:
         return f"AsyncClient({self._transport!r})"
 
     # -- session ---------------------------------------------------------------------------
-
-    @property
-    def server_info(self) -> ServerInfo | None:
-        """The server's answer to ``initialize`` (None before ``connect``)."""
-        return self._server_info
-
-    @property
-    def protocol_version(self) -> str | None:
-        """The protocol version agreed on (None before ``connect``)."""
-        info = self._server_info
-        return info.protocol_version if info is not None else None
-
-    @property
-    def closed(self) -> bool:
-        """True once ``close`` was called."""
-        return self._closed
 
     def _session_lock(self) -> asyncio.Lock:
         if self._lock is None:
@@ -279,9 +265,7 @@ class AsyncClient:
         timeout_s: float | None = None,
     ) -> PromptResult:
         """The prompt ``name`` rendered with ``arguments``."""
-        params: dict[str, Any] = {"name": name}
-        if arguments:
-            params["arguments"] = dict(arguments)
+        params = prompt_get_params(name, arguments)
         result = await self.request("prompts/get", params, timeout_s=timeout_s)
         return PromptResult.from_dict(result)
 
