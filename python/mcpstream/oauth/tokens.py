@@ -103,17 +103,25 @@ def token_request_flow(
     ]
     endpoint = safe_url(metadata.token_endpoint)
     issuer = safe_url(metadata.issuer)
+
+    def failure(
+        message: str, *, status_code: int | None = None, oauth_error: str | None = None
+    ) -> McpOAuthTokenExchangeError:
+        return McpOAuthTokenExchangeError(
+            message,
+            server_id=server_id,
+            authorization_server_url=issuer,
+            oauth_error=oauth_error,
+            status_code=status_code,
+        )
+
     request = build_request(
         "POST", metadata.token_endpoint, timeout_s=timeout_s, headers=headers, data=body
     )
     try:
         response = yield from http_step(request)
     except httpx.HTTPError as exc:
-        raise McpOAuthTokenExchangeError(
-            f"{grant} request to {endpoint} failed: {type(exc).__name__}",
-            server_id=server_id,
-            authorization_server_url=issuer,
-        ) from exc
+        raise failure(f"{grant} request to {endpoint} failed: {type(exc).__name__}") from exc
     _log.debug("OAuth: %s request to %s -> HTTP %s", grant, endpoint, response.status_code)
     document = response_json(response)
     if response.status_code != 200:
@@ -124,35 +132,27 @@ def token_request_flow(
             detail += f", {_scrub(error, sent_secrets)}"
         if isinstance(description, str) and description:
             detail += f": {_scrub(description, sent_secrets)}"
-        raise McpOAuthTokenExchangeError(
+        raise failure(
             f"token endpoint {endpoint} refused the {grant} request ({detail})",
-            server_id=server_id,
-            authorization_server_url=issuer,
             oauth_error=error if isinstance(error, str) else None,
             status_code=response.status_code,
         )
     if not isinstance(document, dict):
-        raise McpOAuthTokenExchangeError(
+        raise failure(
             f"token endpoint {endpoint} answered the {grant} request without a JSON object",
-            server_id=server_id,
-            authorization_server_url=issuer,
             status_code=200,
         )
     access_token = document.get("access_token")
     if not isinstance(access_token, str) or not access_token:
-        raise McpOAuthTokenExchangeError(
+        raise failure(
             f"token endpoint {endpoint} returned no access_token for the {grant} request",
-            server_id=server_id,
-            authorization_server_url=issuer,
             status_code=200,
         )
     token_type = document.get("token_type", "Bearer")
     if not isinstance(token_type, str) or token_type.lower() != "bearer":
-        raise McpOAuthTokenExchangeError(
+        raise failure(
             f"token endpoint {endpoint} issued a token of type {str(token_type)[:20]!r}; "
             "only Bearer tokens are supported",
-            server_id=server_id,
-            authorization_server_url=issuer,
             status_code=200,
         )
     now = time.time()
