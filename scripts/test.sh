@@ -15,6 +15,8 @@ cargo fmt --check
 ruff check python tests benches
 ruff format --check python tests benches
 mypy
+# The native module's stub must match what the built extension really exposes.
+python -m mypy.stubtest mcpstream._native --allowlist tests/stubtest-allowlist.txt
 
 echo "== rust"
 cargo clippy --all-targets --quiet -- -D warnings

@@ -31,8 +31,22 @@ Classes and arguments (both backends):
   run time; a backend module need not.
 """
 
-from typing import Any, Final, TypeAlias, final
+from typing import Any, Final, Self, TypeAlias, final
 
+__all__ = [
+    "DEFAULT_MAX_EVENT_BYTES",
+    "JsonRpcEvent",
+    "JsonRpcNotification",
+    "JsonRpcRequest",
+    "JsonRpcResponse",
+    "SseDecoder",
+    "SseEvent",
+    "Utf8Decoder",
+    "encode_jsonrpc_message",
+    "parse_jsonrpc_line",
+]
+
+# Type aliases for annotations only; the runtime module does not define them.
 JsonRpcId: TypeAlias = int | str
 JsonRpcMessage: TypeAlias = "JsonRpcRequest | JsonRpcNotification | JsonRpcResponse"
 
@@ -53,7 +67,7 @@ class Utf8Decoder:
     from 0 again.
     """
 
-    def __init__(self) -> None: ...
+    def __new__(cls) -> Self: ...
     def decode(self, chunk: bytes) -> str:
         """Decode ``chunk``; return the text of every code point completed so far."""
 
@@ -72,14 +86,14 @@ class SseEvent:
     ``repr`` is ``SseEvent(event=..., data=..., id=..., retry=...)`` with the values' reprs.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         event: str | None = None,
         data: str = "",
         id: str | None = None,
         retry: int | None = None,
-    ) -> None: ...
+    ) -> Self: ...
     @property
     def event(self) -> str | None: ...
     @property
@@ -88,7 +102,7 @@ class SseEvent:
     def id(self) -> str | None: ...
     @property
     def retry(self) -> int | None: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
     def __hash__(self) -> int: ...
 
 @final
@@ -100,14 +114,14 @@ class JsonRpcRequest:
     ``JsonRpcRequest(id=..., method=..., params=...)``.
     """
 
-    def __init__(self, *, id: JsonRpcId, method: str, params: Any = None) -> None: ...
+    def __new__(cls, *, id: JsonRpcId, method: str, params: Any = None) -> Self: ...
     @property
     def id(self) -> JsonRpcId: ...
     @property
     def method(self) -> str: ...
     @property
     def params(self) -> Any: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class JsonRpcNotification:
@@ -116,12 +130,12 @@ class JsonRpcNotification:
     ``repr`` is ``JsonRpcNotification(method=..., params=...)``.
     """
 
-    def __init__(self, *, method: str, params: Any = None) -> None: ...
+    def __new__(cls, *, method: str, params: Any = None) -> Self: ...
     @property
     def method(self) -> str: ...
     @property
     def params(self) -> Any: ...
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class JsonRpcResponse:
@@ -134,9 +148,9 @@ class JsonRpcResponse:
     ``repr`` is ``JsonRpcResponse(id=..., result=..., error=...)``.
     """
 
-    def __init__(
-        self, *, id: JsonRpcId | None, result: Any = None, error: dict[str, Any] | None = None
-    ) -> None: ...
+    def __new__(
+        cls, *, id: JsonRpcId | None, result: Any = None, error: dict[str, Any] | None = None
+    ) -> Self: ...
     @property
     def id(self) -> JsonRpcId | None: ...
     @property
@@ -147,7 +161,7 @@ class JsonRpcResponse:
     def is_error(self) -> bool:
         """True when this response carries an ``error`` object."""
 
-    def __eq__(self, other: object) -> bool: ...
+    def __eq__(self, other: object, /) -> bool: ...
 
 @final
 class JsonRpcEvent:
@@ -168,7 +182,7 @@ class JsonRpcEvent:
     def messages(self) -> tuple[JsonRpcMessage, ...]: ...
     @property
     def error(self) -> Exception | None: ...
-    def __eq__(self, other: object) -> bool:
+    def __eq__(self, other: object, /) -> bool:
         """Equal when id, event and messages are equal and both errors are None, or both are
         errors with the same class and message."""
 
@@ -217,7 +231,7 @@ class SseDecoder:
     The results (events and errors) do not depend on how the stream is cut into chunks.
     """
 
-    def __init__(self, max_event_bytes: int | None = 16777216) -> None:
+    def __new__(cls, max_event_bytes: int | None = 16777216) -> Self:
         """``max_event_bytes``: the cap on one event's size; ``None`` for no cap. Must be > 0.
 
         0 or less raises ``ValueError("max_event_bytes must be a positive integer or None")``; a
