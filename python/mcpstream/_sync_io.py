@@ -11,7 +11,7 @@ from enum import Enum
 
 import httpx
 
-__all__ = ["ChunkKind", "ChunkPump", "abort_response"]
+__all__ = ["ChunkKind", "ChunkPump", "abort_network_stream", "abort_response"]
 
 _QUEUE_CHUNKS = 64
 _PUT_POLL_S = 0.05
@@ -32,7 +32,12 @@ def abort_response(response: httpx.Response) -> bool:
     if response.http_version != "HTTP/1.1":
         # The connection of an HTTP/2 stream carries other streams too.
         return False
-    stream = response.extensions.get("network_stream")
+    return abort_network_stream(response.extensions.get("network_stream"))
+
+
+def abort_network_stream(stream: object) -> bool:
+    """Shut down the socket under an httpcore network ``stream`` (see ``abort_response``).
+    Returns False when ``stream`` has no socket to shut down."""
     get_extra_info = getattr(stream, "get_extra_info", None)
     if get_extra_info is None:
         return False

@@ -36,7 +36,7 @@ from typing import Any
 import httpx
 
 from ._http.client import make_client
-from ._sync_io import ChunkKind, ChunkPump, abort_response
+from ._sync_io import ChunkKind, ChunkPump, abort_network_stream, abort_response
 from .codec import DEFAULT_MAX_EVENT_BYTES
 from .errors import (
     McpAuthError,
@@ -155,7 +155,9 @@ class McpHttpTransport:
 
     ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
     ``call_timeout_s``). ``workspace_root``: the host's workspace. ``client``: an
-    ``httpx.Client`` to use (the transport closes only a client it created itself).
+    ``httpx.Client`` to use (the transport closes only a client it created itself; with a
+    host's client, ``close`` waits for a GET stream the server has not answered yet, 10 s at
+    most, while a transport that made its client ends that GET at once).
     ``server_request_handler`` answers server-initiated requests such as ``elicitation/create``,
     with ``server_request_context`` passed to it (a context naming this server is made when none
     is given). Beyond the reference: ``max_event_bytes`` caps one SSE event (``None``: no cap),
@@ -594,14 +596,26 @@ class McpHttpTransport:
 
 
 class _Listener:
-    """The background thread that keeps the server's GET stream open and reconnects it."""
+    """The background thread that keeps the server's GET stream open and reconnects it.
+
+    When the transport made its HTTP client, the GET stream has a client of its own, so that
+    every connection of that client is the stream's: the last one it opened (seen through
+    httpcore's ``trace`` extension) is the GET's from the moment it connects, and ``stop`` shuts
+    its socket down even while the GET still waits for the server's answer. A host's client is
+    shared with the calls, so that only a GET with an answer can be stopped at once; ``stop``
+    then waits for the answer (``_LISTEN_HEADERS_TIMEOUT_S`` at most).
+    """
 
     def __init__(self, transport: McpHttpTransport) -> None:
         self._transport = transport
         self._stream = ListenStream(transport._protocol)
         self._stopping = threading.Event()
         self._answered = threading.Event()
+        self._owns_client = transport._owns_client
+        self._client = make_client() if self._owns_client else transport._client
         self._response: httpx.Response | None = None
+        self._network_stream: object | None = None
+        """The connection of the stream's own client (None with a host's client)."""
         self._response_lock = threading.Lock()
         self._thread = threading.Thread(
             target=self._run, name=f"mcpstream-get-{transport.server.id}", daemon=True
@@ -628,6 +642,19 @@ class _Listener:
             self._run_streams()
         finally:
             self._answered.set()
+            if self._owns_client:
+                self._client.close()
+
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's ``trace`` callback for the stream's own client: keep the network stream of
+        each connection it opens (``connection.connect_tcp.complete`` and the like)."""
+        network_stream = info.get("return_value")
+        if not hasattr(network_stream, "get_extra_info"):
+            return
+        with self._response_lock:
+            self._network_stream = network_stream
+        if self._stopping.is_set():
+            abort_network_stream(network_stream)
 
     def _run_streams(self) -> None:
         while not self._stopping.is_set():
@@ -663,11 +690,12 @@ class _Listener:
         )
         auth = transport._request_auth(ListenStream.METHOD)
         authorization = auth.authorization_header() if auth is not None else None
-        with transport._client.stream(
+        with self._client.stream(
             "GET",
             protocol.url,
             headers=self._stream.headers(authorization=authorization),
             timeout=timeout,
+            extensions={"trace": self._trace} if self._owns_client else None,
         ) as response:
             self._answered.set()
             with self._response_lock:
@@ -705,11 +733,14 @@ class _Listener:
         return True
 
     def stop(self) -> None:
-        """End the thread: wake a blocked read by shutting the socket down, then join."""
+        """End the thread: wake a blocked read (or a wait for the answer, see the class) by
+        shutting the socket down, then join."""
         self._stopping.set()
         self._answered.set()
         with self._response_lock:
-            response = self._response
+            response, network_stream = self._response, self._network_stream
+        if network_stream is not None:
+            abort_network_stream(network_stream)
         if response is not None and not abort_response(response):
             response.close()
         if threading.current_thread() is not self._thread:

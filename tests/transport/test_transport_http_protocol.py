@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 import time
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from mcpstream.server_requests import (
 from mcpstream.transport_core import ReconnectPolicy
 
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
-from .helpers import ScriptedHandler, free_port
+from .helpers import ScriptedHandler, free_port, open_sockets_to
 
 SESSION = "session-abc"
 
@@ -579,6 +580,37 @@ def test_close_without_a_session_sends_no_delete_and_ignores_delete_failures(
     handshake(with_session)
     with_session.close()
     assert with_session.closed
+
+
+def test_close_is_prompt_while_the_get_stream_waits_for_its_answer(
+    make_transport: Any,
+    fault_server: FaultServer,
+    transport_kind: str,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A GET the server never answers holds up neither ``close`` (the sync transport shuts
+    the socket of the GET's connection down, the async one cancels its task) nor leaves the
+    GET's thread, task or connection behind."""
+
+    async def on_get(request: Request, conn: Conn) -> None:
+        await asyncio.Event().wait()  # never answers
+
+    monkeypatch.setattr(transport_http, "_LISTEN_OPEN_WAIT_S", 0.1)
+    monkeypatch.setattr(transport_http_async, "_LISTEN_OPEN_WAIT_S", 0.1)
+    sockets_before = open_sockets_to(fault_server.port)
+    url = fault_server.route(session_server(on_get=on_get))
+    transport = make_transport(url)
+    handshake(transport)
+    wait_until(lambda: any(r.method == "GET" for r in fault_server.recorded(url)))
+    started = time.monotonic()
+    transport.close()
+    elapsed = time.monotonic() - started
+    assert elapsed < 1.0, f"close took {elapsed:.2f} s"
+    assert not [t for t in threading.enumerate() if t.name.startswith("mcpstream-get-")]
+    if transport_kind == "async":
+        assert transport.inner._listen_task is None
+    assert any(r.method == "DELETE" for r in fault_server.recorded(url))
+    assert open_sockets_to(fault_server.port) <= sockets_before
 
 
 def test_a_transport_for_another_kind_of_server_or_without_url_is_refused(
