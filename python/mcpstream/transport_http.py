@@ -36,6 +36,7 @@ from typing import Any
 import httpx
 
 from ._http.client import make_client
+from ._http.facade import HttpTransportBase
 from ._sync_io import ChunkKind, ChunkPump, abort_network_stream, abort_response
 from .codec import DEFAULT_MAX_EVENT_BYTES
 from .errors import (
@@ -49,7 +50,6 @@ from .errors import (
     McpTransportError,
 )
 from .jsonrpc import (
-    JsonRpcIdGenerator,
     JsonRpcNotification,
     JsonRpcRequest,
     JsonRpcResponse,
@@ -69,7 +69,6 @@ from .transport_core import (
     CallExchange,
     ListenStream,
     McpHttpAuth,
-    McpHttpProtocol,
     McpHttpRequestAuth,
     ReconnectPolicy,
     Resume,
@@ -150,7 +149,7 @@ def _renewed(
         call.exclude(time.monotonic() - started)
 
 
-class McpHttpTransport:
+class McpHttpTransport(HttpTransportBase):
     """A sync MCP client transport over Streamable HTTP (MCP 2025-11-25).
 
     ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
@@ -199,28 +198,24 @@ class McpHttpTransport:
         connect_timeout_s: float | None = None,
         on_notification: NotificationCallback | None = None,
     ) -> None:
-        self._protocol = McpHttpProtocol(
-            server,
+        self._init_core(
+            server=server,
+            workspace_root=workspace_root,
+            server_request_context=server_request_context,
             max_event_bytes=max_event_bytes,
-            reconnect_policy=reconnect_policy or ReconnectPolicy(),
+            listen=listen,
+            reconnect_policy=reconnect_policy,
             connect_timeout_s=connect_timeout_s,
         )
         self._on_notification = on_notification
         if on_notification is not None:
             self._protocol.notification_sink = self._deliver_notification
-        self.server = server
-        self.workspace_root = workspace_root.resolve()
         self._handler = server_request_handler
-        self._context = server_request_context or McpServerRequestContext(
-            server_id=server.id, workspace_root=self.workspace_root
-        )
-        self._ids = JsonRpcIdGenerator()
         self._owns_client = client is None
         self._client = client if client is not None else make_client()
         self._auth: McpHttpAuth | None = resolve_auth(
             server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
         )
-        self._listen_enabled = listen
         self._listener: _Listener | None = None
         self._lock = threading.Lock()
         self._closed = threading.Event()
@@ -237,20 +232,6 @@ class McpHttpTransport:
     def closed(self) -> bool:
         """True once ``close`` was called."""
         return self._closed.is_set()
-
-    @property
-    def session_negotiated(self) -> bool:
-        """True once the server assigned a session id (in its answer to ``initialize``)."""
-        return self._protocol.session_negotiated
-
-    @property
-    def negotiated_protocol_version(self) -> str | None:
-        """The protocol version set by ``set_negotiated_protocol_version``."""
-        return self._protocol.protocol_version
-
-    def set_negotiated_protocol_version(self, protocol_version: str | None) -> None:
-        """Send ``MCP-Protocol-Version: protocol_version`` from now on (blank or None: none)."""
-        self._protocol.set_protocol_version(protocol_version)
 
     def reset_session_state(self) -> None:
         """Forget the session id and protocol version (after the session expired), and stop

@@ -29,10 +29,10 @@ from typing import Any
 import httpx
 
 from ._http.client import make_async_client
+from ._http.facade import HttpTransportBase
 from .codec import DEFAULT_MAX_EVENT_BYTES
 from .errors import McpAuthError, McpHttpTransportError, McpTransportError
 from .jsonrpc import (
-    JsonRpcIdGenerator,
     JsonRpcNotification,
     JsonRpcRequest,
     JsonRpcResponse,
@@ -57,7 +57,6 @@ from .transport_core import (
     BodyKind,
     CallExchange,
     ListenStream,
-    McpHttpProtocol,
     ReconnectPolicy,
     Resume,
     ServerRequestReply,
@@ -121,7 +120,7 @@ async def _renewed(
         call.exclude(time.monotonic() - started)
 
 
-class AsyncMcpHttpTransport:
+class AsyncMcpHttpTransport(HttpTransportBase):
     """An asyncio MCP client transport over Streamable HTTP (MCP 2025-11-25).
 
     Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient``.
@@ -157,10 +156,13 @@ class AsyncMcpHttpTransport:
         connect_timeout_s: float | None = None,
         on_notification: AsyncNotificationCallback | None = None,
     ) -> None:
-        self._protocol = McpHttpProtocol(
-            server,
+        self._init_core(
+            server=server,
+            workspace_root=workspace_root,
+            server_request_context=server_request_context,
             max_event_bytes=max_event_bytes,
-            reconnect_policy=reconnect_policy or ReconnectPolicy(),
+            listen=listen,
+            reconnect_policy=reconnect_policy,
             connect_timeout_s=connect_timeout_s,
         )
         self._on_notification = on_notification
@@ -169,19 +171,12 @@ class AsyncMcpHttpTransport:
         self._pending: deque[JsonRpcNotification] = deque()
         if on_notification is not None:
             self._protocol.notification_sink = self._pending.append
-        self.server = server
-        self.workspace_root = workspace_root.resolve()
         self._handler = server_request_handler
-        self._context = server_request_context or McpServerRequestContext(
-            server_id=server.id, workspace_root=self.workspace_root
-        )
-        self._ids = JsonRpcIdGenerator()
         self._owns_client = client is None
         self._client = client if client is not None else make_async_client()
         self._auth: AsyncMcpHttpAuth | None = resolve_async_auth(
             server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
         )
-        self._listen_enabled = listen
         self._listen_task: asyncio.Task[None] | None = None
         self._listen_stream: ListenStream | None = None
         self._retired_tasks: list[asyncio.Task[None]] = []
@@ -199,20 +194,6 @@ class AsyncMcpHttpTransport:
     def closed(self) -> bool:
         """True once ``close`` was called."""
         return self._closed
-
-    @property
-    def session_negotiated(self) -> bool:
-        """True once the server assigned a session id (in its answer to ``initialize``)."""
-        return self._protocol.session_negotiated
-
-    @property
-    def negotiated_protocol_version(self) -> str | None:
-        """The protocol version set by ``set_negotiated_protocol_version``."""
-        return self._protocol.protocol_version
-
-    def set_negotiated_protocol_version(self, protocol_version: str | None) -> None:
-        """Send ``MCP-Protocol-Version: protocol_version`` from now on (blank or None: none)."""
-        self._protocol.set_protocol_version(protocol_version)
 
     def reset_session_state(self) -> None:
         """Forget the session id and protocol version, and stop the old session's GET stream
