@@ -67,9 +67,10 @@ def test_the_transport_has_the_reference_constructor_keywords_methods_and_proper
 
 
 def test_the_async_transport_has_the_same_api_with_coroutines() -> None:
-    for name, attribute in vars(McpHttpTransport).items():
-        if name.startswith("_") and name not in ("__init__",):
-            continue
+    # Every public name of the sync class, inherited ones included.
+    names = [name for name in dir(McpHttpTransport) if not name.startswith("_")] + ["__init__"]
+    for name in names:
+        attribute = inspect.getattr_static(McpHttpTransport, name)
         ours = inspect.getattr_static(AsyncMcpHttpTransport, name)
         if isinstance(attribute, property):
             assert isinstance(ours, property), name
