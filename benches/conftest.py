@@ -15,15 +15,10 @@ from mcpstream.codec import load_backend
 
 
 @pytest.fixture(scope="session")
-def native() -> ModuleType:
-    """The Rust backend; the benchmarks are meaningless without it, so it must import."""
-    return load_backend("native")
-
-
-@pytest.fixture(scope="session")
-def pure() -> ModuleType:
-    """The pure-Python backend."""
-    return load_backend("python")
+def backends() -> dict[str, ModuleType]:
+    """Both codec backends by name (``native``, ``python``). The native one must import: the
+    benchmarks are meaningless without it."""
+    return {name: load_backend(name) for name in ("native", "python")}
 
 
 class _ChunkStream(httpx.SyncByteStream):

@@ -44,7 +44,6 @@ NOTIFICATIONS = 20_000
 SMALL_TEXT = "ok"
 NOTIFICATIONS_DONE_TEXT = "done"
 SESSION_ID = "replay-bench-session"
-_LOREM = "lorem ipsum dolor sit amet, consectetur adipiscing elit; "
 _LARGE_WRITE = 64 * 1024
 """Bodies at least this large are written part by part (no joined copy)."""
 
@@ -55,7 +54,11 @@ def _dumps(value: Any) -> str:
 
 def large_text() -> str:
     """The text of the ``large`` tool's result: ASCII prose, ``LARGE_TEXT_BYTES`` long."""
-    return (_LOREM * (LARGE_TEXT_BYTES // len(_LOREM) + 1))[:LARGE_TEXT_BYTES]
+    # Imported here, not on top: the SDK's runner imports this module for its constants and
+    # must not load mcpstream (it reports which codec its process loaded).
+    from mcpstream.benchmark.workloads import lorem
+
+    return lorem(LARGE_TEXT_BYTES)
 
 
 def _tool_result(text: str) -> dict[str, Any]:
@@ -92,21 +95,10 @@ class Template:
 
 
 def notification_events(count: int) -> bytes:
-    """``count`` ``notifications/progress`` events with event ids (the shared workloads' shape)."""
-    parts = []
-    for i in range(count):
-        message = {
-            "jsonrpc": "2.0",
-            "method": "notifications/progress",
-            "params": {
-                "progressToken": "tok-1",
-                "progress": i,
-                "total": count,
-                "message": f"step {i} of {count}",
-            },
-        }
-        parts.append(f"id: ev-{i}\nevent: message\ndata: {_dumps(message)}\n\n")
-    return "".join(parts).encode()
+    """``count`` ``notifications/progress`` events with event ids (the codec workloads' shape)."""
+    from mcpstream.benchmark.workloads import progress_events  # not on top: see large_text
+
+    return progress_events(count).encode()
 
 
 TOOLS: dict[str, Template] = {}

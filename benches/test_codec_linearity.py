@@ -28,10 +28,9 @@ def test_single_event(
     benchmark: BenchmarkFixture,
     backend_name: str,
     mib: int,
-    native: ModuleType,
-    pure: ModuleType,
+    backends: dict[str, ModuleType],
 ) -> None:
-    backend = native if backend_name == "native" else pure
+    backend = backends[backend_name]
     benchmark.group = f"linearity-{backend_name}"
     benchmark.extra_info["bytes"] = mib << 20
     # No cap: the 64 MiB event is over the default 16 MiB limit by design.

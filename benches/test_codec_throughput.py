@@ -11,9 +11,9 @@ from types import ModuleType
 import pytest
 from conftest import codec_messages, httpx_sse_json_loads, orjson_floor
 from pytest_benchmark.fixture import BenchmarkFixture
-from workloads import Workload, mcp_workloads
+from workloads import Workload, data_payloads, mcp_workloads
 
-WORKLOADS = {workload.name: workload for workload in mcp_workloads()}
+WORKLOADS = mcp_workloads()
 ROUNDS = 15
 
 
@@ -23,18 +23,22 @@ def workload(request: pytest.FixtureRequest) -> Workload:
 
 
 def _run(benchmark: BenchmarkFixture, workload: Workload, fn: object, arg: object) -> None:
-    benchmark.group = workload.name
+    benchmark.group = workload.key
     benchmark.extra_info["bytes"] = workload.size
     count = benchmark.pedantic(fn, args=(arg,), rounds=ROUNDS, iterations=1, warmup_rounds=2)
     assert count == workload.events
 
 
-def test_native(benchmark: BenchmarkFixture, workload: Workload, native: ModuleType) -> None:
-    _run(benchmark, workload, codec_messages(native), workload.chunks)
+def test_native(
+    benchmark: BenchmarkFixture, workload: Workload, backends: dict[str, ModuleType]
+) -> None:
+    _run(benchmark, workload, codec_messages(backends["native"]), workload.chunks)
 
 
-def test_pure(benchmark: BenchmarkFixture, workload: Workload, pure: ModuleType) -> None:
-    _run(benchmark, workload, codec_messages(pure), workload.chunks)
+def test_pure(
+    benchmark: BenchmarkFixture, workload: Workload, backends: dict[str, ModuleType]
+) -> None:
+    _run(benchmark, workload, codec_messages(backends["python"]), workload.chunks)
 
 
 def test_httpx_sse(benchmark: BenchmarkFixture, workload: Workload) -> None:
@@ -42,4 +46,4 @@ def test_httpx_sse(benchmark: BenchmarkFixture, workload: Workload) -> None:
 
 
 def test_orjson_floor(benchmark: BenchmarkFixture, workload: Workload) -> None:
-    _run(benchmark, workload, orjson_floor, workload.data_payloads())
+    _run(benchmark, workload, orjson_floor, data_payloads(workload))

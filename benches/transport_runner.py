@@ -43,6 +43,11 @@ MAX_EVENT_BYTES = 64 * 1024 * 1024
 its envelope), which both clients' defaults refuse (mcpstream caps events at 16 MiB, the SDK at
 1 MiB)."""
 PROTOCOL_VERSION = "2025-11-25"
+INITIALIZE_PARAMS = {
+    "protocolVersion": PROTOCOL_VERSION,
+    "capabilities": {},
+    "clientInfo": {"name": "mcpstream-bench", "version": "1"},
+}
 WARMUP_ROUNDS = {"large": 2, "notifications": 2, "small": 1, "small_json": 1}
 
 Check = dict[str, Any]
@@ -56,6 +61,21 @@ def _tool_text(result: Any) -> str:
 def _large_check(text: str) -> Check:
     """What the benchmark compares for the large result: its length and its two ends."""
     return {"text_chars": len(text), "ends": [text[:12], text[-12:]]}
+
+
+def _call_result(tool: str, response: Any) -> Any:
+    """The result of an mcpstream transport's ``tools/call`` response; an error fails."""
+    if response.error is not None:
+        raise RuntimeError(f"tools/call {tool} failed: {response.error}")
+    return response.result
+
+
+def _progress_check(result: Any, transport: Any) -> Check:
+    """What the benchmark compares for the notifications call: the result's text and how many
+    progress notifications the transport queued meanwhile."""
+    notifications = transport.drain_notifications()
+    progress = sum(1 for n in notifications if n.method == "notifications/progress")
+    return {"text": _tool_text(result), "notifications": progress}
 
 
 # -- mcpstream, sync ----------------------------------------------------------------------------
@@ -75,13 +95,7 @@ class SyncClient:
             max_event_bytes=MAX_EVENT_BYTES,
         )
         initialized = self.transport.request(
-            method="initialize",
-            params={
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "mcpstream-bench", "version": "1"},
-            },
-            timeout_s=CALL_TIMEOUT_S,
+            method="initialize", params=INITIALIZE_PARAMS, timeout_s=CALL_TIMEOUT_S
         )
         self.transport.set_negotiated_protocol_version(initialized.result["protocolVersion"])
         self.transport.send_notification(method="notifications/initialized", params=None)
@@ -90,19 +104,14 @@ class SyncClient:
         response = self.transport.request(
             method="tools/call", params={"name": tool, "arguments": {}}, timeout_s=CALL_TIMEOUT_S
         )
-        if response.error is not None:
-            raise RuntimeError(f"tools/call {tool} failed: {response.error}")
-        return response.result
+        return _call_result(tool, response)
 
     def round(self, workload: str) -> Check:
         """One run of ``workload``; returns what it received."""
         if workload == "large":
             return _large_check(_tool_text(self._call("large")))
         if workload == "notifications":
-            text = _tool_text(self._call("notifications"))
-            notifications = self.transport.drain_notifications()
-            progress = sum(1 for n in notifications if n.method == "notifications/progress")
-            return {"text": text, "notifications": progress}
+            return _progress_check(self._call("notifications"), self.transport)
         calls = sum(1 for _ in range(SMALL_CALLS) if _tool_text(self._call(workload)) == "ok")
         return {"calls_ok": calls}
 
@@ -130,13 +139,7 @@ class AsyncClient:
     async def open(self) -> None:
         """Initialize the session."""
         initialized = await self.transport.request(
-            method="initialize",
-            params={
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": {},
-                "clientInfo": {"name": "mcpstream-bench", "version": "1"},
-            },
-            timeout_s=CALL_TIMEOUT_S,
+            method="initialize", params=INITIALIZE_PARAMS, timeout_s=CALL_TIMEOUT_S
         )
         self.transport.set_negotiated_protocol_version(initialized.result["protocolVersion"])
         await self.transport.send_notification(method="notifications/initialized", params=None)
@@ -145,19 +148,14 @@ class AsyncClient:
         response = await self.transport.request(
             method="tools/call", params={"name": tool, "arguments": {}}, timeout_s=CALL_TIMEOUT_S
         )
-        if response.error is not None:
-            raise RuntimeError(f"tools/call {tool} failed: {response.error}")
-        return response.result
+        return _call_result(tool, response)
 
     async def round(self, workload: str) -> Check:
         """One run of ``workload``; returns what it received."""
         if workload == "large":
             return _large_check(_tool_text(await self._call("large")))
         if workload == "notifications":
-            text = _tool_text(await self._call("notifications"))
-            notifications = self.transport.drain_notifications()
-            progress = sum(1 for n in notifications if n.method == "notifications/progress")
-            return {"text": text, "notifications": progress}
+            return _progress_check(await self._call("notifications"), self.transport)
         calls = 0
         for _ in range(SMALL_CALLS):
             calls += _tool_text(await self._call(workload)) == "ok"

@@ -1,4 +1,9 @@
-"""SSE bodies shaped like MCP traffic, cut into chunks as a socket would deliver them."""
+"""SSE bodies shaped like MCP traffic, cut into chunks as a socket would deliver them.
+
+``mcpstream bench`` and the codec benchmarks of ``benches/`` both measure these four workloads;
+the transport benchmarks' replay server builds its bodies from the same pieces
+(``progress_events``, ``lorem``).
+"""
 
 from __future__ import annotations
 
@@ -6,13 +11,17 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Workload", "builtin_workloads"]
+__all__ = ["Workload", "builtin_workloads", "lorem", "progress_events", "sse_event"]
 
 
 @dataclass(frozen=True, slots=True)
 class Workload:
-    """A body cut into ``chunks``, the number of ``events`` it carries, its ``size`` in bytes."""
+    """A body cut into ``chunks``, the number of ``events`` it carries, its ``size`` in bytes.
 
+    ``key`` names it in benchmark results (``many_small``), ``name`` in tables (``many small``).
+    """
+
+    key: str
     name: str
     description: str
     chunks: tuple[bytes, ...]
@@ -24,25 +33,17 @@ class Workload:
         return sum(len(chunk) for chunk in self.chunks)
 
 
-def _sse(message: Any, event_id: str | None = None) -> str:
+def sse_event(message: Any, event_id: str | None = None) -> str:
+    """``message`` as one SSE ``message`` event (compact JSON, non-ASCII kept as is)."""
     head = f"id: {event_id}\n" if event_id is not None else ""
     data = json.dumps(message, ensure_ascii=False, separators=(",", ":"))
     return f"{head}event: message\ndata: {data}\n\n"
 
 
-def _cut(body: str, chunk: int) -> tuple[bytes, ...]:
-    raw = body.encode("utf-8")
-    return tuple(raw[i : i + chunk] for i in range(0, len(raw), chunk))
-
-
-def _result(result: Any) -> dict[str, Any]:
-    return {"jsonrpc": "2.0", "id": 1, "result": result}
-
-
-def many_small(count: int) -> Workload:
-    """``count`` progress notifications with event ids, then the response."""
-    parts = [
-        _sse(
+def progress_events(count: int) -> str:
+    """``count`` ``notifications/progress`` events with event ids ``ev-0``, ``ev-1``..."""
+    return "".join(
+        sse_event(
             {
                 "jsonrpc": "2.0",
                 "method": "notifications/progress",
@@ -56,22 +57,48 @@ def many_small(count: int) -> Workload:
             event_id=f"ev-{i}",
         )
         for i in range(count)
-    ]
-    parts.append(_sse(_result({"content": [{"type": "text", "text": "done"}]})))
+    )
+
+
+_LOREM = "lorem ipsum dolor sit amet, consectetur adipiscing elit; "
+
+
+def lorem(size: int) -> str:
+    """``size`` characters of ASCII prose."""
+    return (_LOREM * (size // len(_LOREM) + 1))[:size]
+
+
+def _cut(body: str, chunk: int) -> tuple[bytes, ...]:
+    raw = body.encode("utf-8")
+    return tuple(raw[i : i + chunk] for i in range(0, len(raw), chunk))
+
+
+def _result(result: Any) -> dict[str, Any]:
+    return {"jsonrpc": "2.0", "id": 1, "result": result}
+
+
+def _text_result(text: str) -> dict[str, Any]:
+    return _result({"content": [{"type": "text", "text": text}]})
+
+
+def many_small(count: int) -> Workload:
+    """``count`` progress notifications with event ids, then the response."""
+    body = progress_events(count) + sse_event(_text_result("done"))
     return Workload(
+        "many_small",
         "many small",
         f"{count:,} progress notifications",
-        _cut("".join(parts), 16384),
+        _cut(body, 16384),
         count + 1,
     )
 
 
 def one_large(size: int) -> Workload:
     """One tool result carrying ``size`` characters of text."""
-    unit = "lorem ipsum dolor sit amet, consectetur adipiscing elit; "
-    text = (unit * (size // len(unit) + 1))[:size]
-    body = _sse(_result({"content": [{"type": "text", "text": text}]}))
-    return Workload("one large", f"a {size / 2**20:.0f} MiB tool result", _cut(body, 16384), 1)
+    body = sse_event(_text_result(lorem(size)))
+    return Workload(
+        "one_large", "one large", f"a {size / 2**20:.0f} MiB tool result", _cut(body, 16384), 1
+    )
 
 
 def multiline_large(rows: int) -> Workload:
@@ -81,6 +108,7 @@ def multiline_large(rows: int) -> Workload:
     )
     body = "event: message\n" + "".join(f"data: {line}\n" for line in text.split("\n")) + "\n"
     return Workload(
+        "multiline_large",
         "multi-line",
         f"{rows:,} rows over {text.count(chr(10)) + 1:,} data lines",
         _cut(body, 16384),
@@ -95,7 +123,7 @@ _CJK_TAIL = "\u2713 \u65e5\u672c\u8a9e\u30c6\u30ad\u30b9\u30c8 \U0001f680"
 def cjk_small_chunks(count: int) -> Workload:
     """Log notifications in CJK text and emoji, in 1000-byte chunks that split characters."""
     parts = [
-        _sse(
+        sse_event(
             {
                 "jsonrpc": "2.0",
                 "method": "notifications/message",
@@ -107,8 +135,9 @@ def cjk_small_chunks(count: int) -> Workload:
         )
         for i in range(count)
     ]
-    parts.append(_sse(_result({})))
+    parts.append(sse_event(_result({})))
     return Workload(
+        "cjk_small_chunks",
         "CJK chunks",
         f"{count:,} notifications in 1000-byte chunks",
         _cut("".join(parts), 1000),
