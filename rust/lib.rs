@@ -6,8 +6,9 @@
 //! message rules), `errors`, and `prefault` (large buffers faulted in ahead, on Linux).
 //!
 //! The thin PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values from JSON), `pyjsonrpc`
-//! (messages from JSON), `pymessages` (the message classes), `pyencode`, `pystr` (`str`
-//! objects from UTF-8) and `pyerrors`, the one place a core error becomes a Python exception.
+//! (messages from JSON), `pymessages` (the message classes), `pyrecord` (the value classes'
+//! shared shape), `pyencode`, `pystr` (`str` objects from UTF-8) and `pyerrors`, the one place
+//! a core error becomes a Python exception.
 
 pub mod errors;
 pub mod json_scan;
@@ -22,6 +23,7 @@ mod pyerrors;
 mod pyjson;
 mod pyjsonrpc;
 mod pymessages;
+mod pyrecord;
 mod pysse;
 mod pystr;
 mod pyutf8;

@@ -1,33 +1,18 @@
 //! `SseDecoder` and the events it returns, over [`crate::sse::SseCore`]: one call per chunk,
 //! Python objects built straight from the decoder's buffers.
 
-use pyo3::gc::PyVisit;
 use pyo3::intern;
 use pyo3::prelude::*;
 use pyo3::types::{PyList, PyString, PyTuple};
-use pyo3::PyTraverseError;
 
 use crate::errors::StreamError;
 use crate::jsonrpc::is_blank;
 use crate::pyerrors::{protocol_error, stream_error};
 use crate::pyjson::JsonReader;
 use crate::pyjsonrpc::messages_from_json;
-use crate::pymessages::repr;
+use crate::pyrecord::py_record;
 use crate::pystr::str_from_utf8;
 use crate::sse::{EventSink, EventView, SseCore, DEFAULT_MAX_EVENT_BYTES};
-
-/// One dispatched Server-Sent Event.
-#[pyclass(frozen, module = "mcpstream._native")]
-pub struct SseEvent {
-    #[pyo3(get)]
-    event: Py<PyAny>,
-    #[pyo3(get)]
-    data: Py<PyAny>,
-    #[pyo3(get)]
-    id: Py<PyAny>,
-    #[pyo3(get)]
-    retry: Py<PyAny>,
-}
 
 /// An argument that may be left out; any value given (`None` too) is kept as it is.
 struct Given(Option<Py<PyAny>>);
@@ -40,18 +25,9 @@ impl<'a, 'py> FromPyObject<'a, 'py> for Given {
     }
 }
 
-#[pymethods]
-impl SseEvent {
-    /// The fields may hold any object given to the constructor, so the cycle collector must
-    /// see them. No `__clear__`: the fields are set once (see
-    /// `JsonRpcRequest::__traverse__`).
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.event)?;
-        visit.call(&self.data)?;
-        visit.call(&self.id)?;
-        visit.call(&self.retry)?;
-        Ok(())
-    }
+py_record! {
+    /// One dispatched Server-Sent Event.
+    SseEvent { event: Py<PyAny>, data: Py<PyAny>, id: Py<PyAny>, retry: Py<PyAny> }
 
     #[new]
     #[pyo3(signature = (*, event = None, data = Given(None), id = None, retry = None))]
@@ -73,64 +49,15 @@ impl SseEvent {
         }
     }
 
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "SseEvent(event={}, data={}, id={}, retry={})",
-            repr(self.event.bind(py))?,
-            repr(self.data.bind(py))?,
-            repr(self.id.bind(py))?,
-            repr(self.retry.bind(py))?
-        ))
-    }
-
-    fn __eq__(&self, py: Python<'_>, other: &Bound<'_, Self>) -> PyResult<bool> {
-        let other = other.get();
-        Ok(self.event.bind(py).eq(&other.event)?
-            && self.data.bind(py).eq(&other.data)?
-            && self.id.bind(py).eq(&other.id)?
-            && self.retry.bind(py).eq(&other.retry)?)
-    }
-
     fn __hash__(&self, py: Python<'_>) -> PyResult<isize> {
         PyTuple::new(py, [&self.event, &self.data, &self.id, &self.retry])?.hash()
     }
 }
 
-/// The JSON-RPC content of one SSE event, from `SseDecoder.feed_jsonrpc`.
-#[pyclass(frozen, module = "mcpstream._native")]
-pub struct JsonRpcEvent {
-    #[pyo3(get)]
-    id: Py<PyAny>,
-    #[pyo3(get)]
-    event: Py<PyAny>,
-    #[pyo3(get)]
-    messages: Py<PyTuple>,
-    #[pyo3(get)]
-    error: Py<PyAny>,
-}
-
-#[pymethods]
-impl JsonRpcEvent {
-    /// The messages' params can be made to refer back to the event: the cycle collector
-    /// must see the fields. No `__clear__`: the fields are set once (see
-    /// `JsonRpcRequest::__traverse__`).
-    fn __traverse__(&self, visit: PyVisit<'_>) -> Result<(), PyTraverseError> {
-        visit.call(&self.id)?;
-        visit.call(&self.event)?;
-        visit.call(&self.messages)?;
-        visit.call(&self.error)?;
-        Ok(())
-    }
-
-    fn __repr__(&self, py: Python<'_>) -> PyResult<String> {
-        Ok(format!(
-            "JsonRpcEvent(id={}, event={}, messages={}, error={})",
-            repr(self.id.bind(py))?,
-            repr(self.event.bind(py))?,
-            repr(self.messages.bind(py).as_any())?,
-            repr(self.error.bind(py))?
-        ))
-    }
+py_record! {
+    /// The JSON-RPC content of one SSE event, from `SseDecoder.feed_jsonrpc`.
+    JsonRpcEvent { id: Py<PyAny>, event: Py<PyAny>, messages: Py<PyTuple>, error: Py<PyAny> }
+    custom_eq;
 
     /// Equal when id, event and messages are equal and both errors are None, or both are
     /// errors with the same class and message.
