@@ -132,19 +132,25 @@ impl Encoder {
         Ok(())
     }
 
-    fn member(
+    /// A JSON-RPC message object: `"jsonrpc":"2.0"`, the `members` in order, then `"params"`
+    /// when `params` is given and is not None.
+    fn message(
         &mut self,
-        first: &mut bool,
-        name: &str,
-        value: &Bound<'_, PyAny>,
+        py: Python<'_>,
+        members: &[(&str, &Py<PyAny>)],
+        params: Option<&Py<PyAny>>,
         depth: usize,
     ) -> PyResult<()> {
-        if !std::mem::take(first) {
+        let params = params.filter(|p| !p.is_none(py)).map(|p| ("params", p));
+        self.out.extend_from_slice(br#"{"jsonrpc":"2.0""#);
+        for &(name, value) in members.iter().chain(params.as_ref()) {
             self.out.push(b',');
+            write_str(&mut self.out, name.as_bytes());
+            self.out.push(b':');
+            self.value(value.bind(py), depth)?;
         }
-        write_str(&mut self.out, name.as_bytes());
-        self.out.push(b':');
-        self.value(value, depth)
+        self.out.push(b'}');
+        Ok(())
     }
 
     fn dict(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<()> {
@@ -229,43 +235,23 @@ impl Encoder {
         if let Ok(dict) = value.cast::<PyDict>() {
             return self.dict(dict, depth);
         }
-        let version = pyo3::intern!(py, "2.0");
-        let mut first = true;
         if let Ok(request) = value.cast::<JsonRpcRequest>() {
             let r = request.get();
-            self.out.push(b'{');
-            self.member(&mut first, "jsonrpc", version.as_any(), depth)?;
-            self.member(&mut first, "id", r.id.bind(py), depth)?;
-            self.member(&mut first, "method", r.method.bind(py), depth)?;
-            if !r.params.is_none(py) {
-                self.member(&mut first, "params", r.params.bind(py), depth)?;
-            }
-            self.out.push(b'}');
-            return Ok(());
+            let members = [("id", &r.id), ("method", &r.method)];
+            return self.message(py, &members, Some(&r.params), depth);
         }
         if let Ok(note) = value.cast::<JsonRpcNotification>() {
             let n = note.get();
-            self.out.push(b'{');
-            self.member(&mut first, "jsonrpc", version.as_any(), depth)?;
-            self.member(&mut first, "method", n.method.bind(py), depth)?;
-            if !n.params.is_none(py) {
-                self.member(&mut first, "params", n.params.bind(py), depth)?;
-            }
-            self.out.push(b'}');
-            return Ok(());
+            return self.message(py, &[("method", &n.method)], Some(&n.params), depth);
         }
         if let Ok(response) = value.cast::<JsonRpcResponse>() {
             let r = response.get();
-            self.out.push(b'{');
-            self.member(&mut first, "jsonrpc", version.as_any(), depth)?;
-            self.member(&mut first, "id", r.id.bind(py), depth)?;
-            if r.error.is_none(py) {
-                self.member(&mut first, "result", r.result.bind(py), depth)?;
+            let outcome = if r.error.is_none(py) {
+                ("result", &r.result)
             } else {
-                self.member(&mut first, "error", r.error.bind(py), depth)?;
-            }
-            self.out.push(b'}');
-            return Ok(());
+                ("error", &r.error)
+            };
+            return self.message(py, &[("id", &r.id), outcome], None, depth);
         }
         Err(unsupported(value))
     }
