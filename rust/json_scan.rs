@@ -39,6 +39,32 @@ pub struct StrSpan {
     pub surrogates: bool,
 }
 
+impl StrSpan {
+    /// Text without escapes: `data[start..end]`.
+    #[inline(always)]
+    const fn raw(start: usize, end: usize, ascii: bool) -> Self {
+        Self {
+            start,
+            end,
+            ascii,
+            decoded: false,
+            surrogates: false,
+        }
+    }
+
+    /// Text with escapes, decoded into the scratch buffer (`start..end` is its raw span).
+    #[inline(always)]
+    const fn decoded(start: usize, end: usize, surrogates: bool) -> Self {
+        Self {
+            start,
+            end,
+            ascii: false,
+            decoded: true,
+            surrogates,
+        }
+    }
+}
+
 /// A scan in progress over one document.
 pub struct Scanner<'s, 'j> {
     data: &'j [u8],
@@ -277,13 +303,7 @@ impl<'s, 'j> Scanner<'s, 'j> {
             match data.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
-                    self.text = StrSpan {
-                        start,
-                        end: i,
-                        ascii: non_ascii & HI == 0,
-                        decoded: false,
-                        surrogates: false,
-                    };
+                    self.text = StrSpan::raw(start, i, non_ascii & HI == 0);
                     return Ok(());
                 }
                 Some(b'\\') => return self.escaped_string(start, i),
@@ -333,13 +353,7 @@ impl<'s, 'j> Scanner<'s, 'j> {
             match data.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
-                    self.text = StrSpan {
-                        start,
-                        end: i,
-                        ascii: false,
-                        decoded: true,
-                        surrogates,
-                    };
+                    self.text = StrSpan::decoded(start, i, surrogates);
                     return Ok(());
                 }
                 Some(b'\\') => {

@@ -32,6 +32,9 @@ impl From<SyntaxError> for ParseFail {
     }
 }
 
+/// A Python value built from JSON, or why none was.
+type Parsed<'py> = Result<Bound<'py, PyAny>, ParseFail>;
+
 const KEY_SLOTS: usize = 512;
 const MAX_KEY_LEN: usize = 64;
 
@@ -188,7 +191,7 @@ impl<'j> Doc<'_, 'j> {
             .map_err(PyErr::from)
     }
 
-    fn number<'py>(&mut self, py: Python<'py>) -> Result<Bound<'py, PyAny>, ParseFail> {
+    fn number<'py>(&mut self, py: Python<'py>) -> Parsed<'py> {
         let start = self.scan.position();
         let (text, float) = self.scan.scan_number()?;
         if !float && text.len() <= 18 {
@@ -212,7 +215,7 @@ impl<'j> Doc<'_, 'j> {
         start: usize,
         text: &[u8],
         float: bool,
-    ) -> Result<Bound<'py, PyAny>, ParseFail> {
+    ) -> Parsed<'py> {
         // the number's bytes are ASCII digits, signs, dots and exponents
         let text_str = std::str::from_utf8(text).unwrap_or_default();
         if float {
@@ -236,12 +239,7 @@ impl<'j> Doc<'_, 'j> {
 
     /// The value starting with `first` (from [`Doc::peek`]) as a Python object; `depth`
     /// counts the containers around it.
-    pub(crate) fn value<'py>(
-        &mut self,
-        py: Python<'py>,
-        first: u8,
-        depth: usize,
-    ) -> Result<Bound<'py, PyAny>, ParseFail> {
+    pub(crate) fn value<'py>(&mut self, py: Python<'py>, first: u8, depth: usize) -> Parsed<'py> {
         match first {
             b'"' => {
                 self.scan.string()?;
@@ -308,11 +306,7 @@ impl<'j> Doc<'_, 'j> {
         }
     }
 
-    fn array<'py>(
-        &mut self,
-        py: Python<'py>,
-        depth: usize,
-    ) -> Result<Bound<'py, PyAny>, ParseFail> {
+    fn array<'py>(&mut self, py: Python<'py>, depth: usize) -> Parsed<'py> {
         self.scan.check_depth(depth)?;
         let mut items = Vec::new();
         let mut next = self.first_item()?;
@@ -323,11 +317,7 @@ impl<'j> Doc<'_, 'j> {
         Ok(PyList::new(py, items)?.into_any())
     }
 
-    fn object<'py>(
-        &mut self,
-        py: Python<'py>,
-        depth: usize,
-    ) -> Result<Bound<'py, PyAny>, ParseFail> {
+    fn object<'py>(&mut self, py: Python<'py>, depth: usize) -> Parsed<'py> {
         self.scan.check_depth(depth)?;
         let dict = PyDict::new(py);
         let mut more = self.first_key()?;
