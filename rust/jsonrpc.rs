@@ -107,89 +107,80 @@ pub fn is_blank(data: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use MessageClass::*;
+    use RuleError::*;
     use ValueKind::*;
 
-    fn base() -> MessageShape {
-        MessageShape {
-            version_ok: true,
-            ..MessageShape::default()
+    /// A shape with a valid `"jsonrpc"` and the members given, the others absent.
+    macro_rules! shape {
+        ($($member:ident: $value:expr),* $(,)?) => {
+            MessageShape { version_ok: true, $($member: $value,)* ..MessageShape::default() }
+        };
+    }
+
+    /// Each shape classified as expected.
+    fn check<const N: usize>(cases: [(MessageShape, Result<MessageClass, RuleError>); N]) {
+        for (shape, expected) in cases {
+            assert_eq!(classify(&shape), expected, "{shape:?}");
         }
     }
 
     #[test]
     fn requests_and_notifications() {
-        let request = MessageShape {
-            method: Some(String),
-            id: Some(Integer),
-            params: Some(Object),
-            ..base()
-        };
-        assert_eq!(classify(&request), Ok(MessageClass::Request));
-        let note = MessageShape {
-            method: Some(String),
-            params: Some(Null),
-            ..base()
-        };
-        assert_eq!(classify(&note), Ok(MessageClass::Notification));
-        let bad_id = MessageShape {
-            id: Some(Null),
-            ..request
-        };
-        assert_eq!(classify(&bad_id), Err(RuleError::BadId));
-        let both = MessageShape {
-            has_result: true,
-            ..request
-        };
-        assert_eq!(classify(&both), Err(RuleError::MethodWithResult));
+        let request = shape!(method: Some(String), id: Some(Integer), params: Some(Object));
+        check([
+            (request, Ok(Request)),
+            (
+                shape!(method: Some(String), params: Some(Null)),
+                Ok(Notification),
+            ),
+            (
+                MessageShape {
+                    id: Some(Null),
+                    ..request
+                },
+                Err(BadId),
+            ),
+            (
+                MessageShape {
+                    has_result: true,
+                    ..request
+                },
+                Err(MethodWithResult),
+            ),
+        ]);
     }
 
     #[test]
     fn responses() {
-        let ok = MessageShape {
-            id: Some(String),
-            has_result: true,
-            ..base()
-        };
-        assert_eq!(
-            classify(&ok),
-            Ok(MessageClass::Response { is_error: false })
-        );
-        let err = MessageShape {
-            id: Some(Null),
-            error_ok: Some(true),
-            ..base()
-        };
-        assert_eq!(
-            classify(&err),
-            Ok(MessageClass::Response { is_error: true })
-        );
-        let null_id_result = MessageShape {
-            id: Some(Null),
-            has_result: true,
-            ..base()
-        };
-        assert_eq!(classify(&null_id_result), Err(RuleError::BadId));
-        let no_id = MessageShape {
-            has_result: true,
-            ..base()
-        };
-        assert_eq!(classify(&no_id), Err(RuleError::ResponseWithoutId));
-        let neither = MessageShape {
-            id: Some(Integer),
-            ..base()
-        };
-        assert_eq!(classify(&neither), Err(RuleError::ResultXorError));
-        let bad_error = MessageShape {
-            id: Some(Integer),
-            error_ok: Some(false),
-            ..base()
-        };
-        assert_eq!(classify(&bad_error), Err(RuleError::BadErrorObject));
+        check([
+            (
+                shape!(id: Some(String), has_result: true),
+                Ok(Response { is_error: false }),
+            ),
+            (
+                shape!(id: Some(Null), error_ok: Some(true)),
+                Ok(Response { is_error: true }),
+            ),
+            (shape!(id: Some(Null), has_result: true), Err(BadId)),
+            (shape!(has_result: true), Err(ResponseWithoutId)),
+            (shape!(id: Some(Integer)), Err(ResultXorError)),
+            (
+                shape!(id: Some(Integer), error_ok: Some(false)),
+                Err(BadErrorObject),
+            ),
+            // params is checked in responses too
+            (
+                shape!(id: Some(Integer), params: Some(Integer), has_result: true),
+                Err(BadParams),
+            ),
+        ]);
     }
 
     #[test]
     fn rule_order() {
-        let everything_wrong = MessageShape {
+        // Every rule broken at once; mending one member at a time shows the rules' order.
+        let mut shape = MessageShape {
             version_ok: false,
             method: Some(Integer),
             id: Some(Float),
@@ -197,40 +188,19 @@ mod tests {
             has_result: true,
             error_ok: Some(false),
         };
-        assert_eq!(classify(&everything_wrong), Err(RuleError::BadVersion));
-        let s = MessageShape {
-            version_ok: true,
-            ..everything_wrong
-        };
-        assert_eq!(classify(&s), Err(RuleError::MethodNotString));
-        let s = MessageShape {
-            method: Some(String),
-            ..s
-        };
-        assert_eq!(classify(&s), Err(RuleError::BadId));
-        let s = MessageShape {
-            id: Some(Bool),
-            ..s
-        };
-        assert_eq!(classify(&s), Err(RuleError::BadId));
-        let s = MessageShape {
-            id: Some(Integer),
-            ..s
-        };
-        assert_eq!(classify(&s), Err(RuleError::BadParams));
-        let s = MessageShape {
-            params: Some(Array),
-            ..s
-        };
-        assert_eq!(classify(&s), Err(RuleError::MethodWithResult));
-        // params is checked in responses too
-        let response = MessageShape {
-            id: Some(Integer),
-            params: Some(Integer),
-            has_result: true,
-            ..base()
-        };
-        assert_eq!(classify(&response), Err(RuleError::BadParams));
+        type Mend = fn(&mut MessageShape);
+        let mends: [(Mend, RuleError); 6] = [
+            (|_| {}, BadVersion),
+            (|s| s.version_ok = true, MethodNotString),
+            (|s| s.method = Some(String), BadId),
+            (|s| s.id = Some(Bool), BadId),
+            (|s| s.id = Some(Integer), BadParams),
+            (|s| s.params = Some(Array), MethodWithResult),
+        ];
+        for (mend, expected) in mends {
+            mend(&mut shape);
+            assert_eq!(classify(&shape), Err(expected), "{shape:?}");
+        }
     }
 
     #[test]

@@ -1,4 +1,5 @@
 use super::*;
+use StreamError::{EventTooLarge, IncompleteUtf8, InvalidUtf8};
 
 fn ev(event: Option<&str>, data: &str, id: Option<&str>, retry: Option<u64>) -> OwnedEvent {
     OwnedEvent {
@@ -46,6 +47,12 @@ fn run_all_cuts(limit: Option<usize>, stream: &[u8]) -> (Vec<OwnedEvent>, Option
     let bytes: Vec<&[u8]> = stream.chunks(1).collect();
     assert_eq!(run(limit, &bytes), whole, "byte by byte");
     whole
+}
+
+/// Checks that `stream` ends with `error`, whatever the cuts (see [`run_all_cuts`]).
+#[track_caller]
+fn assert_fails(limit: Option<usize>, stream: &[u8], error: StreamError) {
+    assert_eq!(run_all_cuts(limit, stream).1, Some(error));
 }
 
 #[test]
@@ -141,10 +148,8 @@ fn partial_bom_is_line_bytes() {
     let (events, err) = run_all_cuts(None, b"\xEF\xBB");
     assert_eq!(events, vec![]);
     assert_eq!(err, Some(StreamError::IncompleteUtf8 { offset: 0 }));
-    let (_, err) = run_all_cuts(None, b"\xEF\xBB\n");
-    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 0 }));
-    let (_, err) = run_all_cuts(None, b"\xEF\n");
-    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 0 }));
+    assert_fails(None, b"\xEF\xBB\n", InvalidUtf8 { offset: 0 });
+    assert_fails(None, b"\xEF\n", InvalidUtf8 { offset: 0 });
 }
 
 #[test]
@@ -157,13 +162,10 @@ fn utf8_errors_have_stream_offsets() {
     assert_eq!(events, vec![data("é")]);
     assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 21 }));
     // a code point cut by a line end is invalid; cut by the end of the stream, incomplete
-    let (_, err) = run_all_cuts(None, b"data: \xE2\x82\r");
-    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 6 }));
-    let (_, err) = run_all_cuts(None, b"data: \xE2\x82");
-    assert_eq!(err, Some(StreamError::IncompleteUtf8 { offset: 6 }));
+    assert_fails(None, b"data: \xE2\x82\r", InvalidUtf8 { offset: 6 });
+    assert_fails(None, b"data: \xE2\x82", IncompleteUtf8 { offset: 6 });
     // comments are decoded too
-    let (_, err) = run_all_cuts(None, b": \xFF\n");
-    assert_eq!(err, Some(StreamError::InvalidUtf8 { offset: 2 }));
+    assert_fails(None, b": \xFF\n", InvalidUtf8 { offset: 2 });
 }
 
 #[test]
@@ -180,11 +182,13 @@ fn size_cap() {
     // comments count against the cap but do not add up
     let (events, err) = run_all_cuts(limit, b"data: 1234\n: 3456789\n: 3456789\ndata: 5678\n\n");
     assert_eq!((events, err), (vec![data("1234\n5678")], None));
-    let (_, err) = run_all_cuts(limit, b"data: 1234\n: 345678901\n");
-    assert_eq!(err, Some(StreamError::EventTooLarge { limit: 20 }));
+    assert_fails(
+        limit,
+        b"data: 1234\n: 345678901\n",
+        EventTooLarge { limit: 20 },
+    );
     // a size error comes before the UTF-8 error of the same line
-    let (_, err) = run_all_cuts(Some(5), b"\xFF123456\n");
-    assert_eq!(err, Some(StreamError::EventTooLarge { limit: 5 }));
+    assert_fails(Some(5), b"\xFF123456\n", EventTooLarge { limit: 5 });
 }
 
 #[test]
