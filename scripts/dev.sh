@@ -9,9 +9,10 @@
 #
 # 1. .venv: created if missing; the pinned dependencies (pyproject.toml's dependencies, its
 #    `test` extra and maturin, under requirements/constraints.txt) are installed again only
-#    when pyproject.toml or the constraints changed, and mcpstream is installed editable.
-# 2. `maturin develop --skip-install` (debug profile): cargo builds incrementally and maturin
-#    copies the extension to python/mcpstream/. Skipped outright when nothing under rust/, nor
+#    when pyproject.toml or the constraints changed.
+# 2. `maturin develop` (debug profile): cargo builds incrementally and maturin copies the
+#    extension to python/mcpstream/; the first time it also installs mcpstream editable (later,
+#    `--skip-install`: only the build). Skipped outright when nothing under rust/, nor
 #    Cargo.*, rust-toolchain.toml or pyproject.toml, changed since the last build and the built
 #    file is still the one it made (a stamp in target/), so a run with no change starts pytest
 #    at once. --no-build (or --backend python) skips it whatever changed.
@@ -85,22 +86,28 @@ built_file() {
   # build dropped over it must not pass for ours).
   stat -c '%n %s %Y' python/mcpstream/_native.*.so 2>/dev/null || true
 }
+editable_stamp="$venv/.mcpstream-dev-editable"
+editable_ok() {
+  [ "$(cat "$editable_stamp" 2>/dev/null)" = "$deps_sum $root" ] &&
+    grep -qxF "$root/python" "$venv"/lib/python3*/site-packages/mcpstream.pth 2>/dev/null
+}
 if [ "$build" = 1 ]; then
+  mkdir -p target
   build_stamp="target/mcpstream-dev-build"
   inputs_sum="$(build_inputs | sha256sum | cut -d' ' -f1)"
-  if [ "$(cat "$build_stamp" 2>/dev/null)" != "$inputs_sum $(built_file)" ]; then
+  if ! editable_ok; then
+    # The first build, and the one after pyproject.toml changed or scripts/setup.sh put its
+    # release wheel in the venv, also installs mcpstream editable: its metadata, the
+    # `mcpstream` command and maturin's mcpstream.pth naming python/.
+    echo "dev.sh: building the extension (debug) and installing mcpstream editable"
+    rm -f python/mcpstream/_native.*.so
+    VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop
+    echo "$deps_sum $root" >"$editable_stamp"
+    echo "$inputs_sum $(built_file)" >"$build_stamp"
+  elif [ "$(cat "$build_stamp" 2>/dev/null)" != "$inputs_sum $(built_file)" ]; then
     echo "dev.sh: building the extension (debug) into python/mcpstream/"
     rm -f python/mcpstream/_native.*.so
-    # The first build (and one after pyproject.toml changed) also installs mcpstream editable
-    # (metadata, the `mcpstream` command, a .pth naming python/); later ones only build.
-    editable_stamp="$venv/.mcpstream-dev-editable"
-    if [ "$(cat "$editable_stamp" 2>/dev/null)" = "$deps_sum $root" ]; then
-      VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --skip-install
-    else
-      VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop
-      echo "$deps_sum $root" >"$editable_stamp"
-    fi
-    mkdir -p target
+    VIRTUAL_ENV="$venv" "$venv/bin/maturin" develop --skip-install
     echo "$inputs_sum $(built_file)" >"$build_stamp"
   fi
 fi
