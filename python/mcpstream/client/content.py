@@ -22,6 +22,7 @@ __all__ = [
     "TextContent",
     "UnknownContent",
     "parse_content",
+    "parse_read_resource",
     "parse_resource_contents",
 ]
 
@@ -140,3 +141,10 @@ def parse_content(item: Any) -> Content:
     if kind == "resource" and isinstance(item.get("resource"), dict):
         return EmbeddedResource(resource=parse_resource_contents(item["resource"]), raw=item)
     return UnknownContent(type=str(kind), raw=item)
+
+
+def parse_read_resource(result: Any) -> tuple[ResourceContents, ...]:
+    """Parse the ``resources/read`` result."""
+    if not isinstance(result, dict) or not isinstance(result.get("contents"), list):
+        raise McpProtocolError("the server sent a resource without a 'contents' list")
+    return tuple(parse_resource_contents(item) for item in result["contents"])

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import McpProtocolError
-from .content import Content, ResourceContents, TextContent, parse_content, parse_resource_contents
+from .content import Content, TextContent, parse_content
 
 __all__ = [
     "Prompt",
@@ -255,10 +255,3 @@ class PromptResult:
             for item in result["messages"]
         )
         return cls(messages=messages, description=_str(result.get("description")), raw=result)
-
-
-def parse_read_resource(result: Any) -> tuple[ResourceContents, ...]:
-    """Parse the ``resources/read`` result."""
-    if not isinstance(result, dict) or not isinstance(result.get("contents"), list):
-        raise McpProtocolError("the server sent a resource without a 'contents' list")
-    return tuple(parse_resource_contents(item) for item in result["contents"])
