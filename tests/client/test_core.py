@@ -64,27 +64,25 @@ class ScriptedDriver:
         step = advance(flow)
         while not isinstance(step, Finished):
             self.steps.append(step)
-            try:
-                outcome = self.do(step)
-            except BaseException as exc:
-                step = advance(flow, error=exc)
-            else:
-                step = advance(flow, outcome)
+            outcome = self.do(step)
+            failed = isinstance(outcome, BaseException)
+            step = advance(flow, error=outcome) if failed else advance(flow, outcome)
         return step.value
 
     def do(self, step: Step) -> Any:
+        """The step's outcome, or the exception to throw into the flow."""
         if isinstance(step, Locked):
             self.locked += 1
             try:
                 return self.run(step.flow)
+            except Exception as exc:
+                return exc
             finally:
                 self.locked -= 1
         if isinstance(step, Notify):
             return None
         answer = self.answer(step)
-        if isinstance(answer, BaseException):
-            raise answer
-        if isinstance(answer, JsonRpcResponse):
+        if isinstance(answer, BaseException | JsonRpcResponse):
             return answer
         return JsonRpcResponse(id=1, result=answer)
 

@@ -20,7 +20,7 @@ import logging
 import threading
 import time
 from collections.abc import Callable, Generator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import McpHttpTransportSessionExpiredError
@@ -122,6 +122,7 @@ class SessionState(Protocol):
         ...
 
 
+@dataclass(slots=True)
 class SessionCore:
     """One client's session and its MCP methods, as flows (see the module docstring).
 
@@ -129,22 +130,15 @@ class SessionCore:
     that of several calls that find that session lost, only the first initializes a new one.
     """
 
-    def __init__(
-        self,
-        settings: ClientSettings,
-        requests: ServerRequests,
-        router: NotificationRouter,
-        state: SessionState,
-    ) -> None:
-        self.settings = settings
-        self.requests = requests
-        self.router = router
-        self._state = state
-        self.server_info: ServerInfo | None = None
-        self.generation = 0
-        self.session_renewals = 0
-        self.closed = False
-        self._closing = threading.Lock()
+    settings: ClientSettings
+    requests: ServerRequests
+    router: NotificationRouter
+    state: SessionState
+    server_info: ServerInfo | None = None
+    generation: int = 0
+    session_renewals: int = 0
+    closed: bool = False
+    _closing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
     def close(self) -> bool:
         """Mark the client closed; True the first time (the driver closes the transport)."""
@@ -159,7 +153,7 @@ class SessionCore:
         params = initialize_params(self.requests.capabilities(), self.settings.client_info)
         response = yield Request("initialize", params, timeout_s)
         info = negotiate(unwrap(response, "initialize"))
-        self._state.set_negotiated_protocol_version(info.protocol_version)
+        self.state.set_negotiated_protocol_version(info.protocol_version)
         yield Notify("notifications/initialized", None, timeout_s)
         self.server_info = info
         self.generation += 1
@@ -176,7 +170,7 @@ class SessionCore:
         logger.info(
             "MCP server %r lost the session; initializing a new one", self.settings.server.id
         )
-        self._state.reset_session_state()
+        self.state.reset_session_state()
         self.server_info = None
         yield from self._handshake()
         self.session_renewals += 1
