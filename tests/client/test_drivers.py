@@ -5,6 +5,7 @@ step's failure (cancellation included) back to the flow."""
 from __future__ import annotations
 
 import asyncio
+import inspect
 import json
 import threading
 from typing import Any
@@ -121,3 +122,24 @@ def test_a_sync_call_interrupted_by_the_transport_releases_its_progress_token() 
         with pytest.raises(KeyboardInterrupt):
             client.call_tool("t", progress=lambda progress: None)
         assert client._core.router._progress == {}
+
+
+def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
+    """The drivers' method signatures are the one thing written twice: they must not drift."""
+
+    def api(cls: type) -> dict[str, list[inspect.Parameter] | str]:
+        members = {name: getattr(cls, name) for name in dir(cls) if not name.startswith("_")}
+        return {
+            name: list(inspect.signature(member).parameters.values())
+            if inspect.isfunction(member)
+            else type(member).__name__
+            for name, member in members.items()
+        }
+
+    ours = api(Client)
+    assert ours == api(AsyncClient)
+    methods = [name for name, kind in ours.items() if isinstance(kind, list)]
+    assert len(methods) == 11
+    for name in methods:
+        assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
+        assert not inspect.iscoroutinefunction(getattr(Client, name)), name
