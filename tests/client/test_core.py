@@ -20,7 +20,7 @@ from mcpstream.client._core import (
     advance,
 )
 from mcpstream.client._notify import NotificationRouter
-from mcpstream.client._settings import ClientSettings
+from mcpstream.client._settings import ClientSettings, build_server
 from mcpstream.client.events import ElicitationResponse, Progress
 from mcpstream.client.handlers import ServerRequestRouter, ServerRequests
 from mcpstream.errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
@@ -90,26 +90,16 @@ class ScriptedDriver:
         return [step.method for step in self.steps if isinstance(step, Request | Notify)]
 
 
-def make_core(*, state: FakeState | None = None, **settings: Any) -> SessionCore:
-    options: dict[str, Any] = {
-        "headers": None,
-        "token": None,
-        "oauth": None,
-        "server_id": None,
-        "connect_timeout_s": 1.0,
-        "request_timeout_s": 5.0,
-        "tool_timeout_s": 50.0,
-        "client_name": "test-client",
-        "client_version": "9",
-    }
-    options.update(settings)
-    requests = ServerRequests(elicitation_handler=None, sampling_handler=None, roots=None)
-    return SessionCore(
-        ClientSettings.create(URL, **options),
-        requests,
-        NotificationRouter(None),
-        state or FakeState(),
+def make_core(*, state: FakeState | None = None) -> SessionCore:
+    settings = ClientSettings(
+        server=build_server(URL, headers=None, token=None, server_id=None, call_timeout_s=5.0),
+        connect_timeout_s=1.0,
+        request_timeout_s=5.0,
+        tool_timeout_s=50.0,
+        client_info={"name": "test-client", "version": "9"},
     )
+    requests = ServerRequests(elicitation_handler=None, sampling_handler=None, roots=None)
+    return SessionCore(settings, requests, NotificationRouter(None), state or FakeState())
 
 
 def server(results: dict[str, Any]) -> Answer:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypedDict, TypeVar
 
+from .. import __version__
 from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
 from ._core import SessionCore, SessionState
@@ -18,6 +19,9 @@ from ._settings import (
     DEFAULT_TOOL_TIMEOUT_S,
     ClientSettings,
     OAuthOption,
+    build_server,
+    check_timeout,
+    oauth_config,
 )
 from .handlers import ElicitationHandler, SamplingHandler, ServerRequests
 from .results import ServerInfo
@@ -66,17 +70,21 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         server_id: str | None = None,
         http_client: HttpClientT | None = None,
     ) -> None:
-        settings = ClientSettings.create(
+        request_timeout_s = check_timeout("request_timeout_s", request_timeout_s)
+        server = build_server(
             url,
             headers=headers,
             token=token,
-            oauth=oauth,
+            oauth=oauth_config(oauth),
             server_id=server_id,
-            connect_timeout_s=connect_timeout_s,
+            call_timeout_s=request_timeout_s,
+        )
+        settings = ClientSettings(
+            server=server,
+            connect_timeout_s=check_timeout("connect_timeout_s", connect_timeout_s),
             request_timeout_s=request_timeout_s,
-            tool_timeout_s=tool_timeout_s,
-            client_name=client_name,
-            client_version=client_version,
+            tool_timeout_s=check_timeout("tool_timeout_s", tool_timeout_s),
+            client_info={"name": client_name, "version": client_version or __version__},
         )
         requests = ServerRequests(
             elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots

@@ -7,7 +7,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from urllib.parse import urlsplit
 
-from .. import __version__
 from ..models import McpOAuthConfig, ResolvedMcpServer
 from ..oauth import McpOAuthClientSettings, default_server_id
 
@@ -18,6 +17,7 @@ __all__ = [
     "ClientSettings",
     "OAuthOption",
     "build_server",
+    "check_timeout",
     "oauth_config",
 ]
 
@@ -60,7 +60,8 @@ def oauth_config(option: object) -> McpOAuthConfig | None:
     )
 
 
-def _check_timeout(name: str, value: float) -> float:
+def check_timeout(name: str, value: float) -> float:
+    """``value`` as a float; ``ValueError`` naming the argument ``name`` unless it is > 0."""
     if not value > 0:
         raise ValueError(f"{name} must be greater than 0")
     return float(value)
@@ -76,38 +77,6 @@ class ClientSettings:
     request_timeout_s: float
     tool_timeout_s: float
     client_info: Mapping[str, str]
-
-    @classmethod
-    def create(
-        cls,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None,
-        token: str | None,
-        oauth: OAuthOption,
-        server_id: str | None,
-        connect_timeout_s: float,
-        request_timeout_s: float,
-        tool_timeout_s: float,
-        client_name: str,
-        client_version: str | None,
-    ) -> ClientSettings:
-        """Check the arguments a client was given and build its settings."""
-        request_timeout_s = _check_timeout("request_timeout_s", request_timeout_s)
-        return cls(
-            server=build_server(
-                url,
-                headers=headers,
-                token=token,
-                oauth=oauth_config(oauth),
-                server_id=server_id,
-                call_timeout_s=request_timeout_s,
-            ),
-            connect_timeout_s=_check_timeout("connect_timeout_s", connect_timeout_s),
-            request_timeout_s=request_timeout_s,
-            tool_timeout_s=_check_timeout("tool_timeout_s", tool_timeout_s),
-            client_info={"name": client_name, "version": client_version or __version__},
-        )
 
 
 def build_server(
