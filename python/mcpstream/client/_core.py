@@ -111,7 +111,8 @@ def advance(
 
 
 class SessionState(Protocol):
-    """What the core sets on the transport itself (no I/O); both HTTP transports have it."""
+    """What the core sets on the transport directly, by plain calls that send nothing (both
+    HTTP transports have them)."""
 
     def set_negotiated_protocol_version(self, protocol_version: str | None) -> None:
         """Send this ``MCP-Protocol-Version`` from now on."""
