@@ -12,61 +12,9 @@ from __future__ import annotations
 __version__ = "0.1.0"
 
 # The version is set before these imports: the transports read it for their User-Agent.
-from .client import (
-    AsyncClient,
-    AudioContent,
-    Client,
-    Content,
-    ElicitationRequest,
-    ElicitationResponse,
-    EmbeddedResource,
-    ImageContent,
-    Notification,
-    Progress,
-    Prompt,
-    PromptArgument,
-    PromptMessage,
-    PromptResult,
-    Resource,
-    ResourceContents,
-    ResourceLink,
-    ResourceTemplate,
-    SamplingRequest,
-    SamplingResponse,
-    ServerInfo,
-    TextContent,
-    Tool,
-    ToolResult,
-    UnknownContent,
-)
+from . import client
+from .client import *  # noqa: F403 (the names of client.__all__, added to ours below)
 from .errors import McpError
 
-__all__ = [
-    "AsyncClient",
-    "AudioContent",
-    "Client",
-    "Content",
-    "ElicitationRequest",
-    "ElicitationResponse",
-    "EmbeddedResource",
-    "ImageContent",
-    "McpError",
-    "Notification",
-    "Progress",
-    "Prompt",
-    "PromptArgument",
-    "PromptMessage",
-    "PromptResult",
-    "Resource",
-    "ResourceContents",
-    "ResourceLink",
-    "ResourceTemplate",
-    "SamplingRequest",
-    "SamplingResponse",
-    "ServerInfo",
-    "TextContent",
-    "Tool",
-    "ToolResult",
-    "UnknownContent",
-    "__version__",
-]
+__all__ = ["McpError", "__version__"]
+__all__ += client.__all__

@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Protocol, TypedDict, TypeVar, runtime_checkable
 
 from .codec import JsonRpcId
 
@@ -30,10 +30,13 @@ __all__ = [
     "McpServerRequestHandler",
     "McpServerRequestHandlerError",
     "McpUnsupportedServerRequestError",
+    "ServerRequest",
 ]
 
 JSONRPC_METHOD_NOT_FOUND = -32601
 JSONRPC_INTERNAL_ERROR = -32603
+
+R_co = TypeVar("R_co", covariant=True)
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,45 +56,51 @@ class McpServerRequestContext:
         object.__setattr__(self, "metadata", MappingProxyType(dict(self.metadata)))
 
 
+class ServerRequest(TypedDict):
+    """The keyword arguments of ``handle_request``: one server-initiated request and where it
+    came from."""
+
+    context: McpServerRequestContext
+    method: str
+    request_id: JsonRpcId
+    params: Any | None
+
+
+class _RequestHandler(Protocol[R_co]):
+    """``handle_request``, answering with an ``R_co`` (the two handler protocols below)."""
+
+    def handle_request(
+        self,
+        *,
+        context: McpServerRequestContext,
+        method: str,
+        request_id: JsonRpcId,
+        params: Any | None,
+    ) -> R_co:
+        """Answer one server-initiated request, or raise one of this module's errors."""
+        ...
+
+
 @runtime_checkable
-class McpServerRequestHandler(Protocol):
-    """Answers server-initiated requests for the sync transport.
+class McpServerRequestHandler(_RequestHandler[Any], Protocol):
+    """Answers server-initiated requests for the sync transport: ``handle_request`` returns the
+    JSON-RPC result for the request, or raises one of this module's errors.
 
     The transport may call it from its background thread (the stream of server-initiated
     messages) as well as from the thread making a call, so it must be safe to call from any
     thread.
     """
 
-    def handle_request(
-        self,
-        *,
-        context: McpServerRequestContext,
-        method: str,
-        request_id: JsonRpcId,
-        params: Any | None,
-    ) -> Any:
-        """Return the JSON-RPC result for the request, or raise one of this module's errors."""
-        ...
-
 
 @runtime_checkable
-class AsyncMcpServerRequestHandler(Protocol):
-    """Answers server-initiated requests for the async transport, which awaits the result.
+class AsyncMcpServerRequestHandler(_RequestHandler[Awaitable[Any]], Protocol):
+    """Answers server-initiated requests for the async transport: ``handle_request`` returns
+    an awaitable of the JSON-RPC result, which the transport awaits, or raises one of this
+    module's errors.
 
     The async transport also accepts a ``McpServerRequestHandler``: it awaits the returned value
     only when it is awaitable.
     """
-
-    def handle_request(
-        self,
-        *,
-        context: McpServerRequestContext,
-        method: str,
-        request_id: JsonRpcId,
-        params: Any | None,
-    ) -> Awaitable[Any]:
-        """Return an awaitable of the JSON-RPC result, or raise one of this module's errors."""
-        ...
 
 
 class McpServerRequestHandlerError(Exception):

@@ -28,20 +28,18 @@ import sys
 import threading
 from collections.abc import Callable, Coroutine, Mapping, Sequence
 from pathlib import Path
-from types import TracebackType
 from typing import Any, Protocol, TypeVar
 
 import mcpstream
 from mcpstream import codec
+from mcpstream.client.events import ElicitationRequest, ElicitationResponse
+from mcpstream.client.handlers import ServerRequestRouter, ServerRequests
 from mcpstream.errors import McpHttpTransportError
-from mcpstream.jsonrpc import JsonRpcId, JsonRpcResponse
+from mcpstream.jsonrpc import JsonRpcResponse
 from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.oauth import AsyncHeadlessRedirectHandler, HeadlessRedirectHandler, McpOAuthError
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
-from mcpstream.server_requests import (
-    McpServerRequestContext,
-    McpUnsupportedServerRequestError,
-)
+from mcpstream.server_requests import McpServerRequestContext
 from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
 
 PROTOCOL_VERSION = "2025-11-25"
@@ -86,46 +84,19 @@ def schema_defaults(requested_schema: Mapping[str, Any]) -> JsonObject:
     }
 
 
-class ConformanceRequestHandler:
-    """Answers the scenario server's requests as an unattended user would.
-
-    ``elicitation/create`` (form mode) is accepted with the schema's defaults (SEP-1034) when they
-    cover every required field, and declined otherwise; URL-mode elicitation is declined.
-    ``ping`` is answered with an empty result. Anything else is "method not found".
-    """
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self.handled: list[str] = []
-
-    def handle_request(
-        self,
-        *,
-        context: McpServerRequestContext,
-        method: str,
-        request_id: JsonRpcId,
-        params: Any | None,
-    ) -> Any:
-        with self._lock:
-            self.handled.append(method)
-        if method == "ping":
-            return {}
-        if method == "elicitation/create":
-            return self._elicit(params if isinstance(params, Mapping) else {})
-        raise McpUnsupportedServerRequestError(method)
-
-    @staticmethod
-    def _elicit(params: Mapping[str, Any]) -> JsonObject:
-        if params.get("mode", "form") != "form":
-            return {"action": "decline"}
-        schema = params.get("requestedSchema")
-        if not isinstance(schema, Mapping):
-            return {"action": "decline"}
-        content = schema_defaults(schema)
-        required = schema.get("required", [])
-        if isinstance(required, list) and any(name not in content for name in required):
-            return {"action": "decline"}
-        return {"action": "accept", "content": content}
+def accept_with_defaults(request: ElicitationRequest) -> ElicitationResponse:
+    """Answer an elicitation as an unattended user would: a form (``mode`` "form") is accepted
+    with its schema's defaults (SEP-1034) when they cover every required field, and declined
+    otherwise; URL-mode elicitation is declined. mcpstream's own router does the rest (``ping``
+    answered, anything else "method not found")."""
+    schema = request.raw.get("requestedSchema")
+    if request.mode != "form" or not isinstance(schema, Mapping):
+        return ElicitationResponse(action="decline")
+    content = schema_defaults(schema)
+    required = schema.get("required", [])
+    if isinstance(required, list) and any(name not in content for name in required):
+        return ElicitationResponse(action="decline")
+    return ElicitationResponse(action="accept", content=content)
 
 
 # -- one MCP session over either transport --------------------------------------------------------
@@ -213,12 +184,7 @@ class Session:
     def __enter__(self) -> Session:
         return self
 
-    def __exit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    def __exit__(self, *exc_info: object) -> None:
         self._connection.close()
 
     def call(self, method: str, params: JsonObject | None = None) -> JsonObject:
@@ -419,11 +385,9 @@ def oauth_config(scenario: str, context: Mapping[str, Any]) -> McpOAuthConfig | 
     )
 
 
-def open_connection(
-    url: str, scenario: str, transport_kind: str, handler: ConformanceRequestHandler
-) -> Connection:
+def open_connection(url: str, scenario: str, transport_kind: str) -> Connection:
     """A transport of the kind asked for, to the scenario's server (with OAuth for the
-    ``auth/*`` scenarios)."""
+    ``auth/*`` scenarios), answering the server's requests with mcpstream's own router."""
     oauth = oauth_config(scenario, scenario_context())
     server = ResolvedMcpServer(
         id="conformance",
@@ -433,38 +397,32 @@ def open_connection(
         call_timeout_s=CALL_TIMEOUT_S,
         oauth=oauth,
     )
-    workspace_root = Path.cwd()
-    context = McpServerRequestContext(server_id=server.id, workspace_root=workspace_root)
-    # Without oauth settings the transports ignore both.
-    store = McpOAuthMemoryTokenStore() if oauth is not None else None
-    if transport_kind == "async":
-        return AsyncConnection(
-            lambda: AsyncMcpHttpTransport(
-                server=server,
-                workspace_root=workspace_root,
-                server_request_context=context,
-                server_request_handler=handler,
-                oauth_store=store,
-                oauth_redirect_handler=AsyncHeadlessRedirectHandler() if oauth else None,
-            )
-        )
-    return SyncConnection(
-        McpHttpTransport(
-            server=server,
-            workspace_root=workspace_root,
-            server_request_context=context,
-            server_request_handler=handler,
-            oauth_store=store,
-            oauth_redirect_handler=HeadlessRedirectHandler() if oauth else None,
-        )
+    requests = ServerRequests(
+        elicitation_handler=accept_with_defaults, sampling_handler=None, roots=None
     )
+    asynchronous = transport_kind == "async"
+    workspace_root = Path.cwd()
+    options: dict[str, Any] = {
+        "server": server,
+        "workspace_root": workspace_root,
+        "server_request_context": McpServerRequestContext(server.id, workspace_root),
+        "server_request_handler": ServerRequestRouter(requests, awaitable_answers=asynchronous),
+        # Without oauth settings the transports ignore both.
+        "oauth_store": McpOAuthMemoryTokenStore() if oauth is not None else None,
+    }
+    if asynchronous:
+        redirect = AsyncHeadlessRedirectHandler() if oauth else None
+        return AsyncConnection(
+            lambda: AsyncMcpHttpTransport(**options, oauth_redirect_handler=redirect)
+        )
+    redirect_handler = HeadlessRedirectHandler() if oauth else None
+    return SyncConnection(McpHttpTransport(**options, oauth_redirect_handler=redirect_handler))
 
 
 def run(url: str, scenario: str, transport_kind: str) -> None:
     """Initialize a session with the server at ``url`` and perform ``scenario`` on it."""
     perform = SCENARIOS[scenario]
-    handler = ConformanceRequestHandler()
-    with Session(open_connection(url, scenario, transport_kind, handler)) as session:
+    with Session(open_connection(url, scenario, transport_kind)) as session:
         session.initialize()
         perform(session)
 

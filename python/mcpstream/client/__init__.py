@@ -8,13 +8,8 @@ underneath), run the initialize handshake, and offer the MCP methods with typed 
 
 from __future__ import annotations
 
-from ._core import (
-    DEFAULT_CONNECT_TIMEOUT_S,
-    DEFAULT_REQUEST_TIMEOUT_S,
-    DEFAULT_TOOL_TIMEOUT_S,
-    LATEST_PROTOCOL_VERSION,
-    SUPPORTED_PROTOCOL_VERSIONS,
-)
+from ._messages import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
+from ._settings import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_TOOL_TIMEOUT_S
 from .aio import AsyncClient
 from .content import (
     AudioContent,

@@ -1,305 +1,266 @@
-"""What ``Client`` and ``AsyncClient`` share and that does no I/O: settings (OAuth included),
-the initialize handshake's messages and version negotiation, request parameters, paging, JSON-RPC
-errors, and the rule for retrying a call after the server lost the session."""
+"""The client's logic, written once and free of I/O: every MCP method as a flow of steps.
+
+A flow is a generator (as in ``mcpstream.oauth._flow``): it yields a step, the driver
+(``Client`` in ``sync.py``, ``AsyncClient`` in ``aio.py``) does it and sends back the outcome,
+or throws in the exception it raised. The steps:
+
+* ``Request``: send a JSON-RPC request on the transport; the outcome is its ``JsonRpcResponse``.
+* ``Notify``: send a notification; the outcome is None.
+* ``Locked``: run another flow holding the client's session lock (a ``threading.RLock``, an
+  ``asyncio.Lock``), so that one thread or task at a time opens or renews the session; the
+  outcome is what that flow returns.
+
+The order of things (handshake before the first call, a new session once after the server lost
+one unless the call may have run, paging, progress tokens) is decided here and nowhere else.
+"""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
-from urllib.parse import urlsplit
+import logging
+import threading
+import time
+from collections.abc import Callable, Generator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Generic, Protocol, TypeVar
 
-from .. import __version__
-from ..errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
-from ..jsonrpc import JsonRpcResponse
-from ..models import McpOAuthConfig, ResolvedMcpServer
-from ..oauth import McpOAuthClientSettings, default_server_id
-from .results import ServerInfo
+from ..errors import McpHttpTransportSessionExpiredError
+from ._messages import (
+    Pager,
+    initialize_params,
+    negotiate,
+    prompt_get_params,
+    retry_after_expiry,
+    tool_call_params,
+    unwrap,
+)
+from ._notify import NotificationRouter, ProgressCallback
+from ._settings import ClientSettings
+from .content import ResourceContents, parse_read_resource
+from .handlers import ServerRequests
+from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
 
 __all__ = [
-    "DEFAULT_CONNECT_TIMEOUT_S",
-    "DEFAULT_REQUEST_TIMEOUT_S",
-    "DEFAULT_TOOL_TIMEOUT_S",
-    "LATEST_PROTOCOL_VERSION",
-    "MAX_PAGES",
-    "SUPPORTED_PROTOCOL_VERSIONS",
-    "ClientBase",
-    "ClientSettings",
-    "OAuthOption",
-    "Pager",
-    "build_server",
-    "initialize_params",
-    "negotiate",
-    "oauth_config",
-    "prompt_get_params",
-    "retry_after_expiry",
-    "unwrap",
+    "Finished",
+    "Flow",
+    "Locked",
+    "Notify",
+    "Request",
+    "SessionCore",
+    "SessionState",
+    "Step",
+    "advance",
 ]
 
-SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
-"""The protocol revisions the client speaks, newest first; it offers the first."""
-LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
-
-DEFAULT_CONNECT_TIMEOUT_S = 10.0
-"""How long establishing each HTTP connection to the server (TCP and TLS) may take."""
-DEFAULT_REQUEST_TIMEOUT_S = 60.0
-"""Budget of the handshake, a listing, a read, a prompt or a ping."""
-DEFAULT_TOOL_TIMEOUT_S = 600.0
-"""Budget of a tool call: tools may run for minutes."""
-MAX_PAGES = 10_000
-"""A listing that has not ended after this many pages is a server bug, not data."""
-
-OAuthOption = bool | McpOAuthConfig | McpOAuthClientSettings | None
-"""What a client's ``oauth`` argument may be: ``True`` for the login stored by ``mcpstream auth
-login URL``, or the OAuth settings of the server (an ``McpOAuthConfig``, or the
-``McpOAuthClientSettings`` of the OAuth package, whose ``client_name`` is not used)."""
+logger = logging.getLogger("mcpstream.client")
+T = TypeVar("T")
 
 
-def oauth_config(option: object) -> McpOAuthConfig | None:
-    """The transport's OAuth settings for a client's ``oauth`` argument (None: no OAuth)."""
-    if option is None or option is False:
-        return None
-    if option is True:
-        return McpOAuthConfig()
-    if isinstance(option, McpOAuthConfig):
-        return option
-    if isinstance(option, McpOAuthClientSettings):
-        return McpOAuthConfig(
-            option.client_id,
-            option.scopes,
-            option.authorization_server_url,
-            client_secret=option.client_secret,
-            token_endpoint_auth_method=option.token_endpoint_auth_method,
-            client_metadata_url=option.client_metadata_url,
-            grant_type=option.grant_type,
-            private_key_pem=option.private_key_pem,
-            signing_algorithm=option.signing_algorithm,
-        )
-    raise TypeError(
-        "oauth must be True, an McpOAuthConfig or McpOAuthClientSettings (the client makes its "
-        "own OAuth session: give oauth_store= and oauth_redirect_handler= for the rest), not "
-        f"{type(option).__name__}"
-    )
-
-
-def _check_timeout(name: str, value: float) -> float:
-    if not value > 0:
-        raise ValueError(f"{name} must be greater than 0")
-    return float(value)
+# -- steps ----------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class ClientSettings:
-    """The validated settings of one client."""
+class Request:
+    """Send the JSON-RPC request ``method`` with ``params``; the outcome is its response."""
 
-    server: ResolvedMcpServer
-    connect_timeout_s: float
-    """How long establishing each HTTP connection may take (the transport's connect timeout)."""
-    request_timeout_s: float
-    tool_timeout_s: float
-    client_info: Mapping[str, str]
-
-    @classmethod
-    def create(
-        cls,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None,
-        token: str | None,
-        oauth: OAuthOption,
-        server_id: str | None,
-        connect_timeout_s: float,
-        request_timeout_s: float,
-        tool_timeout_s: float,
-        client_name: str,
-        client_version: str | None,
-    ) -> ClientSettings:
-        """Check the arguments a client was given and build its settings."""
-        request_timeout_s = _check_timeout("request_timeout_s", request_timeout_s)
-        return cls(
-            server=build_server(
-                url,
-                headers=headers,
-                token=token,
-                oauth=oauth_config(oauth),
-                server_id=server_id,
-                call_timeout_s=request_timeout_s,
-            ),
-            connect_timeout_s=_check_timeout("connect_timeout_s", connect_timeout_s),
-            request_timeout_s=request_timeout_s,
-            tool_timeout_s=_check_timeout("tool_timeout_s", tool_timeout_s),
-            client_info={"name": client_name, "version": client_version or __version__},
-        )
+    method: str
+    params: Any
+    timeout_s: float
 
 
-def build_server(
-    url: str,
-    *,
-    headers: Mapping[str, str] | None,
-    token: str | None,
-    server_id: str | None,
-    call_timeout_s: float,
-    oauth: McpOAuthConfig | None = None,
-) -> ResolvedMcpServer:
-    """The transport's server entry: the URL checked, the token as an ``Authorization`` header.
+@dataclass(frozen=True, slots=True)
+class Notify:
+    """Send the notification ``method``; returns once the server accepted it."""
 
-    The id names the server in messages and, with ``oauth``, is the key of its credentials in
-    the token store: by default the server's canonical URL, the key ``mcpstream auth login URL``
-    stores the login under (the URL's host and port without OAuth).
+    method: str
+    params: Any
+    timeout_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Locked:
+    """Run ``flow`` holding the session lock; the outcome is what it returns."""
+
+    flow: Flow[Any]
+
+
+Step = Request | Notify | Locked
+Flow = Generator[Step, Any, T]
+"""A flow yields steps, is sent their outcomes, and returns a ``T``."""
+
+
+@dataclass(frozen=True, slots=True)
+class Finished(Generic[T]):
+    """A flow's end: what it returned."""
+
+    value: T
+
+
+def advance(
+    flow: Flow[T], outcome: Any = None, error: BaseException | None = None
+) -> Step | Finished[T]:
+    """Resume ``flow`` with the outcome of its last step (``error`` is thrown in, else
+    ``outcome`` is sent; nothing yet for a new flow): its next step, or how it finished. An
+    exception the flow does not handle propagates."""
+    try:
+        return flow.throw(error) if error is not None else flow.send(outcome)
+    except StopIteration as stop:
+        return Finished(stop.value)
+
+
+# -- the session ----------------------------------------------------------------------------------
+
+
+class SessionState(Protocol):
+    """What the core sets on the transport directly, by plain calls that send nothing (both
+    HTTP transports have them)."""
+
+    def set_negotiated_protocol_version(self, protocol_version: str | None) -> None:
+        """Send this ``MCP-Protocol-Version`` from now on."""
+        ...
+
+    def reset_session_state(self) -> None:
+        """Forget the session (id, version, GET stream) the server lost."""
+        ...
+
+
+@dataclass(slots=True)
+class SessionCore:
+    """One client's session and its MCP methods, as flows (see the module docstring).
+
+    ``generation`` counts the sessions initialized: a call remembers the one it was sent in, so
+    that of several calls that find that session lost, only the first initializes a new one.
     """
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("the server URL must be an http:// or https:// URL with a host")
-    all_headers = dict(headers or {})
-    if token is not None:
-        if oauth is not None:
-            raise ValueError("give either a token or oauth, not both")
-        if any(name.lower() == "authorization" for name in all_headers):
-            raise ValueError("give either a token or an Authorization header, not both")
-        all_headers["Authorization"] = f"Bearer {token}"
-    if server_id is None:
-        server_id = default_server_id(url) if oauth is not None else parts.netloc.rpartition("@")[2]
-    return ResolvedMcpServer(
-        id=server_id,
-        transport="http",
-        url=url,
-        headers=all_headers,
-        call_timeout_s=call_timeout_s,
-        oauth=oauth,
-    )
 
+    settings: ClientSettings
+    requests: ServerRequests
+    router: NotificationRouter
+    state: SessionState
+    server_info: ServerInfo | None = None
+    generation: int = 0
+    session_renewals: int = 0
+    closed: bool = False
+    _closing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
-def initialize_params(
-    capabilities: Mapping[str, Any], client_info: Mapping[str, str]
-) -> dict[str, Any]:
-    """The params of ``initialize``: the newest protocol version we speak is offered."""
-    return {
-        "protocolVersion": LATEST_PROTOCOL_VERSION,
-        "capabilities": dict(capabilities),
-        "clientInfo": dict(client_info),
-    }
+    def close(self) -> bool:
+        """Mark the client closed; True the first time (the driver closes the transport)."""
+        with self._closing:
+            first, self.closed = not self.closed, True
+        return first
 
+    # -- the session's own flows (run under the session lock) ---------------------------------
 
-def negotiate(result: Any) -> ServerInfo:
-    """The server's answer to ``initialize``; the version it chose must be one we speak."""
-    info = ServerInfo.from_dict(result)
-    if info.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
-        raise McpProtocolError(
-            f"the server chose the MCP protocol version {info.protocol_version!r}, which this "
-            f"client does not speak (it speaks {', '.join(SUPPORTED_PROTOCOL_VERSIONS)})"
+    def _handshake(self) -> Flow[None]:
+        timeout_s = self.settings.request_timeout_s
+        params = initialize_params(self.requests.capabilities(), self.settings.client_info)
+        response = yield Request("initialize", params, timeout_s)
+        info = negotiate(unwrap(response, "initialize"))
+        self.state.set_negotiated_protocol_version(info.protocol_version)
+        yield Notify("notifications/initialized", None, timeout_s)
+        self.server_info = info
+        self.generation += 1
+
+    def _open(self) -> Flow[tuple[ServerInfo, int]]:
+        if self.server_info is None:
+            yield from self._handshake()
+        assert self.server_info is not None
+        return self.server_info, self.generation
+
+    def _renew(self, generation: int) -> Flow[None]:
+        if self.generation != generation:
+            return  # another thread or task renewed it already
+        logger.info(
+            "MCP server %r lost the session; initializing a new one", self.settings.server.id
         )
-    return info
+        self.state.reset_session_state()
+        self.server_info = None
+        yield from self._handshake()
+        self.session_renewals += 1
 
+    # -- the MCP methods ----------------------------------------------------------------------
 
-def unwrap(response: JsonRpcResponse, method: str) -> Any:
-    """The result of ``response``; a JSON-RPC error is raised as ``McpError``."""
-    error = response.error
-    if error is None:
-        return response.result
-    code = error.get("code")
-    message = error.get("message")
-    error_code = code if isinstance(code, int) and not isinstance(code, bool) else 0
-    raise McpError(
-        error_code,
-        message if isinstance(message, str) else "(no message)",
-        error.get("data"),
-        method=method,
-    )
+    def connect(self) -> Flow[ServerInfo]:
+        """Initialize the session unless it is; the server's info."""
+        session: tuple[ServerInfo, int] = yield Locked(self._open())
+        return session[0]
 
+    def request(self, method: str, params: Any, timeout_s: float | None) -> Flow[Any]:
+        """Send a request in the session (initialized first if need be); its result. When the
+        server lost the session, a new one is initialized and the request sent again once,
+        unless it may have run (``retry_after_expiry``)."""
+        _, generation = yield Locked(self._open())
+        step = Request(method, params, timeout_s or self.settings.request_timeout_s)
+        try:
+            response = yield step
+        except McpHttpTransportSessionExpiredError as exc:
+            if not retry_after_expiry(exc):
+                raise
+            yield Locked(self._renew(generation))
+            response = yield step
+        return unwrap(response, method)
 
-def retry_after_expiry(exc: McpHttpTransportSessionExpiredError) -> bool:
-    """Whether a call that failed with ``exc`` may be sent again in a new session.
+    def ping(self, timeout_s: float | None) -> Flow[float]:
+        """``ping``; the round trip in seconds."""
+        started = time.perf_counter()
+        yield from self.request("ping", None, timeout_s)
+        return time.perf_counter() - started
 
-    The transport raises the session-expired error for an HTTP 404 to a request that carried a
-    session id. A 404 to the call's own POST means the server looked the session up before doing
-    anything, so it did not run the call, and sending it again in a new session is safe,
-    ``tools/call`` included. A 404 that came after the server had taken the call (to the GET
-    that resumes its interrupted event stream, or to the answer to a server request it made
-    during the call) means the call may have run: the transport marks that error
-    ``request_delivered``, and the call is not sent again.
-    """
-    return not getattr(exc, "request_delivered", False)
-
-
-class Pager:
-    """The cursors of one paginated listing (``tools/list``, ``resources/list``, ...)."""
-
-    def __init__(self, method: str, key: str) -> None:
-        self.method = method
-        self.key = key
-        self.cursor: str | None = None
-        self._seen: set[str] = set()
-        self._pages = 0
-
-    def params(self) -> dict[str, Any] | None:
-        """The params of the next page's request."""
-        return {"cursor": self.cursor} if self.cursor is not None else None
-
-    def take(self, result: Any) -> list[Any]:
-        """The items of one page; sets the cursor of the next (None at the end)."""
-        if not isinstance(result, dict) or not isinstance(result.get(self.key), list):
-            raise McpProtocolError(f"the server's '{self.method}' result has no '{self.key}' list")
-        items: list[Any] = result[self.key]
-        cursor = result.get("nextCursor")
-        self._pages += 1
-        if not isinstance(cursor, str) or not cursor:
-            self.cursor = None
-        elif cursor in self._seen or self._pages >= MAX_PAGES:
-            raise McpProtocolError(f"the server's '{self.method}' pages do not end")
-        else:
-            self._seen.add(cursor)
-            self.cursor = cursor
+    def listing(
+        self, method: str, key: str, parse: Callable[[Any], T], timeout_s: float | None
+    ) -> Flow[list[T]]:
+        """Every item of a paginated listing, each parsed."""
+        pager = Pager(method, key)
+        items: list[T] = []
+        while not pager.done:
+            result = yield from self.request(method, pager.params(), timeout_s)
+            items.extend(parse(item) for item in pager.take(result))
         return items
 
-    @property
-    def done(self) -> bool:
-        """True once a page came without a next cursor."""
-        return self._pages > 0 and self.cursor is None
+    def list_tools(self, timeout_s: float | None) -> Flow[list[Tool]]:
+        """``tools/list``, every page."""
+        return self.listing("tools/list", "tools", Tool.from_dict, timeout_s)
 
+    def list_resources(self, timeout_s: float | None) -> Flow[list[Resource]]:
+        """``resources/list``, every page."""
+        return self.listing("resources/list", "resources", Resource.from_dict, timeout_s)
 
-def tool_call_params(
-    name: str,
-    arguments: Mapping[str, Any] | None,
-    *,
-    progress_token: str | None,
-    meta: Mapping[str, Any] | None,
-) -> dict[str, Any]:
-    """The params of ``tools/call``, with the progress token in ``_meta``."""
-    params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
-    merged = dict(meta or {})
-    if progress_token is not None:
-        merged["progressToken"] = progress_token
-    if merged:
-        params["_meta"] = merged
-    return params
+    def list_resource_templates(self, timeout_s: float | None) -> Flow[list[ResourceTemplate]]:
+        """``resources/templates/list``, every page."""
+        return self.listing(
+            "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, timeout_s
+        )
 
+    def list_prompts(self, timeout_s: float | None) -> Flow[list[Prompt]]:
+        """``prompts/list``, every page."""
+        return self.listing("prompts/list", "prompts", Prompt.from_dict, timeout_s)
 
-def prompt_get_params(name: str, arguments: Mapping[str, str] | None) -> dict[str, Any]:
-    """The params of ``prompts/get``."""
-    params: dict[str, Any] = {"name": name}
-    if arguments:
-        params["arguments"] = dict(arguments)
-    return params
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        progress: ProgressCallback | None,
+        timeout_s: float | None,
+        meta: Mapping[str, Any] | None,
+    ) -> Flow[ToolResult]:
+        """``tools/call``; ``progress`` gets the call's progress until it returns."""
+        token = self.router.register(progress) if progress is not None else None
+        try:
+            params = tool_call_params(name, arguments, progress_token=token, meta=meta)
+            timeout_s = timeout_s or self.settings.tool_timeout_s
+            result = yield from self.request("tools/call", params, timeout_s)
+        finally:
+            if token is not None:
+                self.router.release(token)
+        return ToolResult.from_dict(result)
 
+    def read_resource(self, uri: str, timeout_s: float | None) -> Flow[list[ResourceContents]]:
+        """``resources/read``."""
+        result = yield from self.request("resources/read", {"uri": uri}, timeout_s)
+        return list(parse_read_resource(result))
 
-class ClientBase:
-    """The session state ``Client`` and ``AsyncClient`` both keep, and its I/O-free views."""
-
-    _server_info: ServerInfo | None
-    _closed: bool
-
-    @property
-    def server_info(self) -> ServerInfo | None:
-        """The server's answer to ``initialize`` (None before ``connect``)."""
-        return self._server_info
-
-    @property
-    def protocol_version(self) -> str | None:
-        """The protocol version agreed on (None before ``connect``)."""
-        info = self._server_info
-        return info.protocol_version if info is not None else None
-
-    @property
-    def closed(self) -> bool:
-        """True once ``close`` was called."""
-        return self._closed
+    def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None, timeout_s: float | None
+    ) -> Flow[PromptResult]:
+        """``prompts/get``."""
+        params = prompt_get_params(name, arguments)
+        result = yield from self.request("prompts/get", params, timeout_s)
+        return PromptResult.from_dict(result)

@@ -1,57 +1,30 @@
-"""``AsyncClient``: the asyncio MCP client over ``AsyncMcpHttpTransport``."""
+"""``AsyncClient``: the asyncio MCP client over ``AsyncMcpHttpTransport``, a thin driver of the
+flows of ``_core`` (it awaits their steps in the calling task)."""
 
 from __future__ import annotations
 
 import asyncio
-import logging
-import time
-from collections.abc import Callable, Mapping, Sequence
-from pathlib import Path
-from types import TracebackType
+from collections.abc import Mapping
 from typing import Any, TypeVar
 
 import httpx
 
-from ..errors import McpHttpTransportSessionExpiredError
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
-from ..oauth_store import McpOAuthTokenStore
 from ..transport_http_async import AsyncMcpHttpTransport
-from ._core import (
-    DEFAULT_CONNECT_TIMEOUT_S,
-    DEFAULT_REQUEST_TIMEOUT_S,
-    DEFAULT_TOOL_TIMEOUT_S,
-    ClientBase,
-    ClientSettings,
-    OAuthOption,
-    Pager,
-    initialize_params,
-    negotiate,
-    prompt_get_params,
-    retry_after_expiry,
-    tool_call_params,
-    unwrap,
-)
-from ._notify import NotificationCallback, NotificationRouter, ProgressCallback
+from ._base import ClientBase, TransportOptions
+from ._core import Finished, Flow, Locked, Notify, Step, advance
+from ._notify import NotificationRouter, ProgressCallback
 from .content import ResourceContents
-from .handlers import AsyncServerRequestRouter, ElicitationHandler, SamplingHandler, ServerRequests
-from .results import (
-    Prompt,
-    PromptResult,
-    Resource,
-    ResourceTemplate,
-    ServerInfo,
-    Tool,
-    ToolResult,
-    parse_read_resource,
-)
+from .handlers import ServerRequestRouter, ServerRequests
+from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
 
 __all__ = ["AsyncClient"]
 
-logger = logging.getLogger("mcpstream.client")
 T = TypeVar("T")
+RedirectHandler = AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler
 
 
-class AsyncClient(ClientBase):
+class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectHandler]):
     """An asyncio client for one MCP server over Streamable HTTP.
 
     ::
@@ -67,151 +40,57 @@ class AsyncClient(ClientBase):
     GET stream task for the others. Use one client from one event loop.
     """
 
-    def __init__(
-        self,
-        url: str,
-        *,
-        headers: Mapping[str, str] | None = None,
-        token: str | None = None,
-        oauth: OAuthOption = None,
-        oauth_store: McpOAuthTokenStore | None = None,
-        oauth_redirect_handler: AsyncMcpOAuthRedirectHandler
-        | McpOAuthRedirectHandler
-        | None = None,
-        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-        request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
-        tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
-        on_notification: NotificationCallback | None = None,
-        elicitation_handler: ElicitationHandler | None = None,
-        sampling_handler: SamplingHandler | None = None,
-        roots: Sequence[str | Path] | None = None,
-        client_name: str = "mcpstream",
-        client_version: str | None = None,
-        server_id: str | None = None,
-        http_client: httpx.AsyncClient | None = None,
-    ) -> None:
-        self._settings = ClientSettings.create(
-            url,
-            headers=headers,
-            token=token,
-            oauth=oauth,
-            server_id=server_id,
-            connect_timeout_s=connect_timeout_s,
-            request_timeout_s=request_timeout_s,
-            tool_timeout_s=tool_timeout_s,
-            client_name=client_name,
-            client_version=client_version,
+    def _open(
+        self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
+    ) -> AsyncMcpHttpTransport:
+        self._lock = asyncio.Lock()  # bound to no loop until first waited on
+        handler = ServerRequestRouter(requests, awaitable_answers=True)
+        return AsyncMcpHttpTransport(
+            **options, server_request_handler=handler, on_notification=router.adeliver
         )
-        self._requests = ServerRequests(
-            elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
-        )
-        self._router = NotificationRouter(on_notification)
-        self._transport = AsyncMcpHttpTransport(
-            server=self._settings.server,
-            workspace_root=Path.cwd(),
-            client=http_client,
-            server_request_handler=AsyncServerRequestRouter(self._requests),
-            oauth_store=oauth_store,
-            oauth_redirect_handler=oauth_redirect_handler,
-            connect_timeout_s=self._settings.connect_timeout_s,
-            on_notification=self._router.adeliver,
-        )
-        self._lock: asyncio.Lock | None = None
-        self._server_info: ServerInfo | None = None
-        self._generation = 0
-        self._closed = False
-        self.session_renewals = 0
-        """How many times a new session was initialized after the server lost one."""
 
-    def __repr__(self) -> str:
-        return f"AsyncClient({self._transport!r})"
+    async def _run(self, flow: Flow[T]) -> T:
+        """Await ``flow``'s steps in this task; what it returns."""
+        step = advance(flow)
+        while not isinstance(step, Finished):
+            try:
+                outcome = await self._do(step)
+            except BaseException as exc:  # cancellation too: the flow cleans up
+                step = advance(flow, error=exc)
+            else:
+                step = advance(flow, outcome)
+        return step.value
 
-    # -- session ---------------------------------------------------------------------------
+    async def _do(self, step: Step) -> Any:
+        if isinstance(step, Locked):
+            async with self._lock:
+                return await self._run(step.flow)
+        transport, timeout_s = self._transport, step.timeout_s
+        if isinstance(step, Notify):
+            return await transport.send_notification(
+                method=step.method, params=step.params, completion_timeout_s=timeout_s
+            )
+        return await transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
 
-    def _session_lock(self) -> asyncio.Lock:
-        if self._lock is None:
-            self._lock = asyncio.Lock()
-        return self._lock
+    # -- the MCP methods (see ``Client``) --------------------------------------------------
 
     async def connect(self) -> ServerInfo:
         """Initialize the session (once); returns the server's info."""
-        async with self._session_lock():
-            if self._server_info is None:
-                await self._handshake()
-            assert self._server_info is not None
-            return self._server_info
-
-    async def _handshake(self) -> None:
-        timeout_s = self._settings.request_timeout_s
-        params = initialize_params(self._requests.capabilities(), self._settings.client_info)
-        response = await self._transport.request(
-            method="initialize", params=params, timeout_s=timeout_s
-        )
-        info = negotiate(unwrap(response, "initialize"))
-        self._transport.set_negotiated_protocol_version(info.protocol_version)
-        await self._transport.send_notification(
-            method="notifications/initialized", params=None, completion_timeout_s=timeout_s
-        )
-        self._server_info = info
-        self._generation += 1
-
-    async def _renew_session(self, generation: int) -> None:
-        async with self._session_lock():
-            if self._generation != generation:
-                return  # another task renewed it already
-            logger.info(
-                "MCP server %r lost the session; initializing a new one", self._settings.server.id
-            )
-            self._transport.reset_session_state()
-            self._server_info = None
-            await self._handshake()
-            self.session_renewals += 1
-
-    async def _send(self, method: str, params: Any, timeout_s: float) -> Any:
-        generation = self._generation
-        if self._server_info is None:
-            await self.connect()
-            generation = self._generation
-        try:
-            response = await self._transport.request(
-                method=method, params=params, timeout_s=timeout_s
-            )
-        except McpHttpTransportSessionExpiredError as exc:
-            if not retry_after_expiry(exc):
-                raise
-            await self._renew_session(generation)
-            response = await self._transport.request(
-                method=method, params=params, timeout_s=timeout_s
-            )
-        return unwrap(response, method)
+        return await self._run(self._core.connect())
 
     async def request(
         self, method: str, params: Any = None, *, timeout_s: float | None = None
     ) -> Any:
         """Send any request and return its raw result."""
-        return await self._send(method, params, timeout_s or self._settings.request_timeout_s)
-
-    # -- the MCP methods -------------------------------------------------------------------
+        return await self._run(self._core.request(method, params, timeout_s))
 
     async def ping(self, *, timeout_s: float | None = None) -> float:
         """Ping the server; returns the round trip in seconds."""
-        started = time.perf_counter()
-        await self.request("ping", timeout_s=timeout_s)
-        return time.perf_counter() - started
-
-    async def _list(
-        self, method: str, key: str, parse: Callable[[Any], T], timeout_s: float | None
-    ) -> list[T]:
-        pager = Pager(method, key)
-        items: list[T] = []
-        while not pager.done:
-            result = await self.request(method, pager.params(), timeout_s=timeout_s)
-            items.extend(parse(item) for item in pager.take(result))
-        return items
+        return await self._run(self._core.ping(timeout_s))
 
     async def list_tools(self, *, timeout_s: float | None = None) -> list[Tool]:
         """Every tool of the server (all pages)."""
-        return await self._list("tools/list", "tools", Tool.from_dict, timeout_s)
+        return await self._run(self._core.list_tools(timeout_s))
 
     async def call_tool(
         self,
@@ -223,39 +102,27 @@ class AsyncClient(ClientBase):
         meta: Mapping[str, Any] | None = None,
     ) -> ToolResult:
         """Call the tool ``name`` (see ``Client.call_tool``)."""
-        token = self._router.register(progress) if progress is not None else None
-        try:
-            params = tool_call_params(name, arguments, progress_token=token, meta=meta)
-            result = await self._send(
-                "tools/call", params, timeout_s or self._settings.tool_timeout_s
-            )
-        finally:
-            if token is not None:
-                self._router.release(token)
-        return ToolResult.from_dict(result)
+        return await self._run(self._core.call_tool(name, arguments, progress, timeout_s, meta))
 
     async def list_resources(self, *, timeout_s: float | None = None) -> list[Resource]:
         """Every resource of the server (all pages)."""
-        return await self._list("resources/list", "resources", Resource.from_dict, timeout_s)
+        return await self._run(self._core.list_resources(timeout_s))
 
     async def list_resource_templates(
         self, *, timeout_s: float | None = None
     ) -> list[ResourceTemplate]:
         """Every resource template of the server (all pages)."""
-        return await self._list(
-            "resources/templates/list", "resourceTemplates", ResourceTemplate.from_dict, timeout_s
-        )
+        return await self._run(self._core.list_resource_templates(timeout_s))
 
     async def read_resource(
         self, uri: str, *, timeout_s: float | None = None
     ) -> list[ResourceContents]:
         """The contents of the resource ``uri``."""
-        result = await self.request("resources/read", {"uri": uri}, timeout_s=timeout_s)
-        return list(parse_read_resource(result))
+        return await self._run(self._core.read_resource(uri, timeout_s))
 
     async def list_prompts(self, *, timeout_s: float | None = None) -> list[Prompt]:
         """Every prompt of the server (all pages)."""
-        return await self._list("prompts/list", "prompts", Prompt.from_dict, timeout_s)
+        return await self._run(self._core.list_prompts(timeout_s))
 
     async def get_prompt(
         self,
@@ -265,19 +132,15 @@ class AsyncClient(ClientBase):
         timeout_s: float | None = None,
     ) -> PromptResult:
         """The prompt ``name`` rendered with ``arguments``."""
-        params = prompt_get_params(name, arguments)
-        result = await self.request("prompts/get", params, timeout_s=timeout_s)
-        return PromptResult.from_dict(result)
+        return await self._run(self._core.get_prompt(name, arguments, timeout_s))
 
     # -- closing ---------------------------------------------------------------------------
 
     async def close(self) -> None:
         """End the session (DELETE) and its GET stream task, close the connections.
         Idempotent."""
-        if self._closed:
-            return
-        self._closed = True
-        await self._transport.close()
+        if self._core.close():
+            await self._transport.close()
 
     async def __aenter__(self) -> AsyncClient:
         try:
@@ -287,10 +150,5 @@ class AsyncClient(ClientBase):
             raise
         return self
 
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        traceback: TracebackType | None,
-    ) -> None:
+    async def __aexit__(self, *exc_info: object) -> None:
         await self.close()

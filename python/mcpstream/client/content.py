@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import McpProtocolError
+from ._fields import optional_strs, str_or_none
 
 __all__ = [
     "AudioContent",
@@ -22,12 +23,9 @@ __all__ = [
     "TextContent",
     "UnknownContent",
     "parse_content",
+    "parse_read_resource",
     "parse_resource_contents",
 ]
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,22 +50,26 @@ class TextContent:
 
 
 @dataclass(frozen=True, slots=True)
-class ImageContent:
-    """An image (``type: "image"``): base64 ``data`` of the given ``mime_type``."""
+class _MediaContent:
+    """What an image and an audio item hold: base64 ``data`` of the given ``mime_type``."""
 
     data: str
     mime_type: str
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    type: str = ""
+
+
+@dataclass(frozen=True, slots=True)
+class ImageContent(_MediaContent):
+    """An image (``type: "image"``): base64 ``data`` of the given ``mime_type``."""
+
     type: str = "image"
 
 
 @dataclass(frozen=True, slots=True)
-class AudioContent:
+class AudioContent(_MediaContent):
     """Audio (``type: "audio"``): base64 ``data`` of the given ``mime_type``."""
 
-    data: str
-    mime_type: str
-    raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     type: str = "audio"
 
 
@@ -112,10 +114,8 @@ def parse_resource_contents(item: Any) -> ResourceContents:
         raise McpProtocolError("the server sent resource contents without a 'uri'")
     return ResourceContents(
         uri=item["uri"],
-        mime_type=_str(item.get("mimeType")),
-        text=_str(item.get("text")),
-        blob=_str(item.get("blob")),
         raw=item,
+        **optional_strs(item, "mimeType", "text", "blob"),
     )
 
 
@@ -128,15 +128,20 @@ def parse_content(item: Any) -> Content:
         return TextContent(text=item["text"], raw=item)
     if kind in ("image", "audio") and isinstance(item.get("data"), str):
         cls = ImageContent if kind == "image" else AudioContent
-        return cls(data=item["data"], mime_type=_str(item.get("mimeType")) or "", raw=item)
+        return cls(data=item["data"], mime_type=str_or_none(item.get("mimeType")) or "", raw=item)
     if kind == "resource_link" and isinstance(item.get("uri"), str):
         return ResourceLink(
             uri=item["uri"],
-            name=_str(item.get("name")),
-            description=_str(item.get("description")),
-            mime_type=_str(item.get("mimeType")),
             raw=item,
+            **optional_strs(item, "name", "description", "mimeType"),
         )
     if kind == "resource" and isinstance(item.get("resource"), dict):
         return EmbeddedResource(resource=parse_resource_contents(item["resource"]), raw=item)
     return UnknownContent(type=str(kind), raw=item)
+
+
+def parse_read_resource(result: Any) -> tuple[ResourceContents, ...]:
+    """Parse the ``resources/read`` result."""
+    if not isinstance(result, dict) or not isinstance(result.get("contents"), list):
+        raise McpProtocolError("the server sent a resource without a 'contents' list")
+    return tuple(parse_resource_contents(item) for item in result["contents"])

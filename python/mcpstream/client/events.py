@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from ._fields import dict_or_empty, number_or_none, optional_strs, str_or_none
+
 __all__ = [
     "ElicitationRequest",
     "ElicitationResponse",
@@ -14,16 +16,6 @@ __all__ = [
     "SamplingRequest",
     "SamplingResponse",
 ]
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _number(value: Any) -> float | None:
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        return float(value)
-    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -49,13 +41,13 @@ class Progress:
         """Parse the params of ``notifications/progress`` (None when they are unusable)."""
         if not isinstance(params, dict):
             return None
-        progress = _number(params.get("progress"))
+        progress = number_or_none(params.get("progress"))
         if progress is None:
             return None
         return cls(
             progress=progress,
-            total=_number(params.get("total")),
-            message=_str(params.get("message")),
+            total=number_or_none(params.get("total")),
+            message=str_or_none(params.get("message")),
         )
 
     @property
@@ -84,15 +76,13 @@ class ElicitationRequest:
     @classmethod
     def from_params(cls, params: Any) -> ElicitationRequest:
         """Parse the params of ``elicitation/create``."""
-        item = params if isinstance(params, dict) else {}
-        schema = item.get("requestedSchema")
+        item = dict_or_empty(params)
         return cls(
-            message=_str(item.get("message")) or "",
-            mode=_str(item.get("mode")) or "form",
-            requested_schema=schema if isinstance(schema, dict) else {},
-            url=_str(item.get("url")),
-            elicitation_id=_str(item.get("elicitationId")),
+            message=str_or_none(item.get("message")) or "",
+            mode=str_or_none(item.get("mode")) or "form",
+            requested_schema=dict_or_empty(item.get("requestedSchema")),
             raw=item,
+            **optional_strs(item, "url", "elicitationId"),
         )
 
 
@@ -124,13 +114,13 @@ class SamplingRequest:
     @classmethod
     def from_params(cls, params: Any) -> SamplingRequest:
         """Parse the params of ``sampling/createMessage``."""
-        item = params if isinstance(params, dict) else {}
+        item = dict_or_empty(params)
         messages = item.get("messages")
         max_tokens = item.get("maxTokens")
         return cls(
             messages=tuple(m for m in (messages or []) if isinstance(m, dict)),
             max_tokens=max_tokens if isinstance(max_tokens, int) else None,
-            system_prompt=_str(item.get("systemPrompt")),
+            system_prompt=str_or_none(item.get("systemPrompt")),
             raw=item,
         )
 

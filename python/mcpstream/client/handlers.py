@@ -22,14 +22,12 @@ import inspect
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Unpack
 
-from ..codec import JsonRpcId
-from ..server_requests import McpServerRequestContext, McpUnsupportedServerRequestError
+from ..server_requests import McpUnsupportedServerRequestError, ServerRequest
 from .events import ElicitationRequest, ElicitationResponse, SamplingRequest, SamplingResponse
 
 __all__ = [
-    "AsyncServerRequestRouter",
     "ElicitationHandler",
     "SamplingHandler",
     "ServerRequestRouter",
@@ -122,51 +120,32 @@ class ServerRequests:
 
 
 class ServerRequestRouter:
-    """The sync transport's ``McpServerRequestHandler``."""
+    """The transports' server request handler for a client's ``ServerRequests``.
 
-    def __init__(self, requests: ServerRequests) -> None:
+    With ``awaitable_answers`` (``AsyncClient``) a handler may return an awaitable: the router
+    then returns an awaitable of the result, which the async transport awaits. Without it
+    (``Client``), an awaitable answer is refused with ``TypeError``.
+    """
+
+    def __init__(self, requests: ServerRequests, *, awaitable_answers: bool) -> None:
         self._requests = requests
+        self._awaitable_answers = awaitable_answers
 
-    def handle_request(
-        self,
-        *,
-        context: McpServerRequestContext,
-        method: str,
-        request_id: JsonRpcId,
-        params: Any | None,
-    ) -> Any:
+    def handle_request(self, **request: Unpack[ServerRequest]) -> Any:
         """Answer one server request (see the module docstring)."""
-        step = self._requests.route(method, params)
+        step = self._requests.route(request["method"], request["params"])
         if not isinstance(step, _Call):
             return step
         answer = step.function(step.argument)
-        if inspect.isawaitable(answer):
-            close = getattr(answer, "close", None)
-            if callable(close):
-                close()
-            raise TypeError("a handler of the sync Client returned an awaitable")
-        return step.finish(answer)
+        if not inspect.isawaitable(answer):
+            return step.finish(answer)
+        if self._awaitable_answers:
+            return _finish_later(answer, step.finish)
+        close = getattr(answer, "close", None)
+        if callable(close):
+            close()  # a coroutine never awaited would warn
+        raise TypeError("a handler of the sync Client returned an awaitable")
 
 
-class AsyncServerRequestRouter:
-    """The async transport's ``AsyncMcpServerRequestHandler``; handlers may be sync or async."""
-
-    def __init__(self, requests: ServerRequests) -> None:
-        self._requests = requests
-
-    async def handle_request(
-        self,
-        *,
-        context: McpServerRequestContext,
-        method: str,
-        request_id: JsonRpcId,
-        params: Any | None,
-    ) -> Any:
-        """Answer one server request (see the module docstring)."""
-        step = self._requests.route(method, params)
-        if not isinstance(step, _Call):
-            return step
-        answer = step.function(step.argument)
-        if inspect.isawaitable(answer):
-            answer = await answer
-        return step.finish(answer)
+async def _finish_later(answer: Awaitable[Any], finish: Callable[[Any], Any]) -> Any:
+    return finish(await answer)

@@ -11,7 +11,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import McpProtocolError
-from .content import Content, ResourceContents, TextContent, parse_content, parse_resource_contents
+from ._fields import (
+    dict_or_empty,
+    dict_or_none,
+    int_or_none,
+    optional_strs,
+    required_str,
+    str_or_none,
+)
+from .content import Content, TextContent, parse_content
 
 __all__ = [
     "Prompt",
@@ -24,21 +32,6 @@ __all__ = [
     "Tool",
     "ToolResult",
 ]
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _dict(value: Any) -> dict[str, Any]:
-    return value if isinstance(value, dict) else {}
-
-
-def _required_str(item: Any, key: str, what: str) -> str:
-    if not isinstance(item, dict) or not isinstance(item.get(key), str):
-        raise McpProtocolError(f"the server sent {what} without a '{key}'")
-    value: str = item[key]
-    return value
 
 
 @dataclass(frozen=True, slots=True)
@@ -57,15 +50,15 @@ class ServerInfo:
     @classmethod
     def from_dict(cls, result: Any) -> ServerInfo:
         """Parse the ``initialize`` result."""
-        version = _required_str(result, "protocolVersion", "an initialize result")
-        info = _dict(result.get("serverInfo"))
+        version = required_str(result, "protocolVersion", "an initialize result")
+        info = dict_or_empty(result.get("serverInfo"))
         return cls(
             protocol_version=version,
-            name=_str(info.get("name")) or "",
-            version=_str(info.get("version")) or "",
-            capabilities=_dict(result.get("capabilities")),
-            instructions=_str(result.get("instructions")),
-            title=_str(info.get("title")),
+            name=str_or_none(info.get("name")) or "",
+            version=str_or_none(info.get("version")) or "",
+            capabilities=dict_or_empty(result.get("capabilities")),
+            instructions=str_or_none(result.get("instructions")),
+            title=str_or_none(info.get("title")),
             raw=result,
         )
 
@@ -90,17 +83,14 @@ class Tool:
     @classmethod
     def from_dict(cls, item: Any) -> Tool:
         """Parse one entry of ``tools/list``."""
-        name = _required_str(item, "name", "a tool")
-        output_schema = item.get("outputSchema")
-        annotations = item.get("annotations")
+        name = required_str(item, "name", "a tool")
         return cls(
             name=name,
-            description=_str(item.get("description")),
-            input_schema=_dict(item.get("inputSchema")),
-            output_schema=output_schema if isinstance(output_schema, dict) else None,
-            title=_str(item.get("title")),
-            annotations=annotations if isinstance(annotations, dict) else None,
+            input_schema=dict_or_empty(item.get("inputSchema")),
+            output_schema=dict_or_none(item.get("outputSchema")),
+            annotations=dict_or_none(item.get("annotations")),
             raw=item,
+            **optional_strs(item, "description", "title"),
         )
 
 
@@ -147,16 +137,13 @@ class Resource:
     @classmethod
     def from_dict(cls, item: Any) -> Resource:
         """Parse one entry of ``resources/list``."""
-        uri = _required_str(item, "uri", "a resource")
-        size = item.get("size")
+        uri = required_str(item, "uri", "a resource")
         return cls(
             uri=uri,
-            name=_str(item.get("name")) or uri,
-            description=_str(item.get("description")),
-            mime_type=_str(item.get("mimeType")),
-            size=size if isinstance(size, int) and not isinstance(size, bool) else None,
-            title=_str(item.get("title")),
+            name=str_or_none(item.get("name")) or uri,
+            size=int_or_none(item.get("size")),
             raw=item,
+            **optional_strs(item, "description", "mimeType", "title"),
         )
 
 
@@ -173,13 +160,12 @@ class ResourceTemplate:
     @classmethod
     def from_dict(cls, item: Any) -> ResourceTemplate:
         """Parse one entry of ``resources/templates/list``."""
-        template = _required_str(item, "uriTemplate", "a resource template")
+        template = required_str(item, "uriTemplate", "a resource template")
         return cls(
             uri_template=template,
-            name=_str(item.get("name")) or template,
-            description=_str(item.get("description")),
-            mime_type=_str(item.get("mimeType")),
+            name=str_or_none(item.get("name")) or template,
             raw=item,
+            **optional_strs(item, "description", "mimeType"),
         )
 
 
@@ -205,21 +191,20 @@ class Prompt:
     @classmethod
     def from_dict(cls, item: Any) -> Prompt:
         """Parse one entry of ``prompts/list``."""
-        name = _required_str(item, "name", "a prompt")
+        name = required_str(item, "name", "a prompt")
         arguments = item.get("arguments")
         return cls(
             name=name,
-            description=_str(item.get("description")),
             arguments=tuple(
                 PromptArgument(
-                    name=_required_str(argument, "name", "a prompt argument"),
-                    description=_str(argument.get("description")),
+                    name=required_str(argument, "name", "a prompt argument"),
+                    description=str_or_none(argument.get("description")),
                     required=argument.get("required") is True,
                 )
                 for argument in (arguments if isinstance(arguments, list) else [])
             ),
-            title=_str(item.get("title")),
             raw=item,
+            **optional_strs(item, "description", "title"),
         )
 
 
@@ -248,17 +233,12 @@ class PromptResult:
             raise McpProtocolError("the server sent a prompt without a 'messages' list")
         messages = tuple(
             PromptMessage(
-                role=_required_str(item, "role", "a prompt message"),
+                role=required_str(item, "role", "a prompt message"),
                 content=parse_content(item.get("content")),
                 raw=item,
             )
             for item in result["messages"]
         )
-        return cls(messages=messages, description=_str(result.get("description")), raw=result)
-
-
-def parse_read_resource(result: Any) -> tuple[ResourceContents, ...]:
-    """Parse the ``resources/read`` result."""
-    if not isinstance(result, dict) or not isinstance(result.get("contents"), list):
-        raise McpProtocolError("the server sent a resource without a 'contents' list")
-    return tuple(parse_resource_contents(item) for item in result["contents"])
+        return cls(
+            messages=messages, description=str_or_none(result.get("description")), raw=result
+        )

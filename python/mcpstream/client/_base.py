@@ -1,0 +1,133 @@
+"""What ``Client`` and ``AsyncClient`` share besides the flows: the constructor (one signature,
+generic in the transport, HTTP client and OAuth redirect handler types) and the I/O-free views
+of the session."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Generic, TypedDict, TypeVar
+
+from .. import __version__
+from ..models import ResolvedMcpServer
+from ..oauth_store import McpOAuthTokenStore
+from ._core import SessionCore, SessionState
+from ._notify import NotificationCallback, NotificationRouter
+from ._settings import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_REQUEST_TIMEOUT_S,
+    DEFAULT_TOOL_TIMEOUT_S,
+    ClientSettings,
+    OAuthOption,
+    build_server,
+    check_timeout,
+    oauth_config,
+)
+from .handlers import ElicitationHandler, SamplingHandler, ServerRequests
+from .results import ServerInfo
+
+__all__ = ["ClientBase", "TransportOptions"]
+
+TransportT = TypeVar("TransportT", bound=SessionState)
+HttpClientT = TypeVar("HttpClientT")
+RedirectT = TypeVar("RedirectT")
+
+
+class TransportOptions(TypedDict):
+    """The transport's constructor arguments that do not depend on the driver."""
+
+    server: ResolvedMcpServer
+    workspace_root: Path
+    client: Any
+    oauth_store: McpOAuthTokenStore | None
+    oauth_redirect_handler: Any
+    connect_timeout_s: float
+
+
+class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
+    """The constructor and the I/O-free views of ``Client`` and ``AsyncClient``, generic in
+    their transport, HTTP client and OAuth redirect handler types. A driver makes its transport
+    (``_open``) and runs the core's flows (``self._core``)."""
+
+    def __init__(
+        self,
+        url: str,
+        *,
+        headers: Mapping[str, str] | None = None,
+        token: str | None = None,
+        oauth: OAuthOption = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: RedirectT | None = None,
+        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
+        request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
+        tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
+        on_notification: NotificationCallback | None = None,
+        elicitation_handler: ElicitationHandler | None = None,
+        sampling_handler: SamplingHandler | None = None,
+        roots: Sequence[str | Path] | None = None,
+        client_name: str = "mcpstream",
+        client_version: str | None = None,
+        server_id: str | None = None,
+        http_client: HttpClientT | None = None,
+    ) -> None:
+        request_timeout_s = check_timeout("request_timeout_s", request_timeout_s)
+        server = build_server(
+            url,
+            headers=headers,
+            token=token,
+            oauth=oauth_config(oauth),
+            server_id=server_id,
+            call_timeout_s=request_timeout_s,
+        )
+        settings = ClientSettings(
+            server=server,
+            connect_timeout_s=check_timeout("connect_timeout_s", connect_timeout_s),
+            request_timeout_s=request_timeout_s,
+            tool_timeout_s=check_timeout("tool_timeout_s", tool_timeout_s),
+            client_info={"name": client_name, "version": client_version or __version__},
+        )
+        requests = ServerRequests(
+            elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
+        )
+        router = NotificationRouter(on_notification)
+        options = TransportOptions(
+            server=settings.server,
+            workspace_root=Path.cwd(),
+            client=http_client,
+            oauth_store=oauth_store,
+            oauth_redirect_handler=oauth_redirect_handler,
+            connect_timeout_s=settings.connect_timeout_s,
+        )
+        self._transport = self._open(options, requests, router)
+        self._core = SessionCore(settings, requests, router, self._transport)
+
+    def _open(
+        self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
+    ) -> TransportT:
+        """The driver's transport, answering ``requests`` and delivering to ``router`` (and
+        the driver's session lock, made here)."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self._transport!r})"
+
+    @property
+    def server_info(self) -> ServerInfo | None:
+        """The server's answer to ``initialize`` (None before ``connect``)."""
+        return self._core.server_info
+
+    @property
+    def protocol_version(self) -> str | None:
+        """The protocol version agreed on (None before ``connect``)."""
+        info = self._core.server_info
+        return info.protocol_version if info is not None else None
+
+    @property
+    def session_renewals(self) -> int:
+        """How many times a new session was initialized after the server lost one."""
+        return self._core.session_renewals
+
+    @property
+    def closed(self) -> bool:
+        """True once ``close`` was called."""
+        return self._core.closed

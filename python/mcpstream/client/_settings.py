@@ -1,0 +1,116 @@
+"""The validated settings of a client (``Client`` and ``AsyncClient`` alike): its timeouts,
+its OAuth option, and the transport's server entry built from the URL and credentials."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from urllib.parse import urlsplit
+
+from ..models import McpOAuthConfig, ResolvedMcpServer
+from ..oauth import McpOAuthClientSettings, default_server_id
+
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "DEFAULT_REQUEST_TIMEOUT_S",
+    "DEFAULT_TOOL_TIMEOUT_S",
+    "ClientSettings",
+    "OAuthOption",
+    "build_server",
+    "check_timeout",
+    "oauth_config",
+]
+
+DEFAULT_CONNECT_TIMEOUT_S = 10.0
+"""How long establishing each HTTP connection to the server (TCP and TLS) may take."""
+DEFAULT_REQUEST_TIMEOUT_S = 60.0
+"""Budget of the handshake, a listing, a read, a prompt or a ping."""
+DEFAULT_TOOL_TIMEOUT_S = 600.0
+"""Budget of a tool call: tools may run for minutes."""
+OAuthOption = bool | McpOAuthConfig | McpOAuthClientSettings | None
+"""What a client's ``oauth`` argument may be: ``True`` for the login stored by ``mcpstream auth
+login URL``, or the OAuth settings of the server (an ``McpOAuthConfig``, or the
+``McpOAuthClientSettings`` of the OAuth package, whose ``client_name`` is not used)."""
+
+
+def oauth_config(option: object) -> McpOAuthConfig | None:
+    """The transport's OAuth settings for a client's ``oauth`` argument (None: no OAuth)."""
+    if option is None or option is False:
+        return None
+    if option is True:
+        return McpOAuthConfig()
+    if isinstance(option, McpOAuthConfig):
+        return option
+    if isinstance(option, McpOAuthClientSettings):
+        return McpOAuthConfig(
+            option.client_id,
+            option.scopes,
+            option.authorization_server_url,
+            client_secret=option.client_secret,
+            token_endpoint_auth_method=option.token_endpoint_auth_method,
+            client_metadata_url=option.client_metadata_url,
+            grant_type=option.grant_type,
+            private_key_pem=option.private_key_pem,
+            signing_algorithm=option.signing_algorithm,
+        )
+    raise TypeError(
+        "oauth must be True, an McpOAuthConfig or McpOAuthClientSettings (the client makes its "
+        "own OAuth session: give oauth_store= and oauth_redirect_handler= for the rest), not "
+        f"{type(option).__name__}"
+    )
+
+
+def check_timeout(name: str, value: float) -> float:
+    """``value`` as a float; ``ValueError`` naming the argument ``name`` unless it is > 0."""
+    if not value > 0:
+        raise ValueError(f"{name} must be greater than 0")
+    return float(value)
+
+
+@dataclass(frozen=True, slots=True)
+class ClientSettings:
+    """The validated settings of one client."""
+
+    server: ResolvedMcpServer
+    connect_timeout_s: float
+    """How long establishing each HTTP connection may take (the transport's connect timeout)."""
+    request_timeout_s: float
+    tool_timeout_s: float
+    client_info: Mapping[str, str]
+
+
+def build_server(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None,
+    token: str | None,
+    server_id: str | None,
+    call_timeout_s: float,
+    oauth: McpOAuthConfig | None = None,
+) -> ResolvedMcpServer:
+    """The transport's server entry: the URL checked, the token as an ``Authorization`` header.
+
+    The id names the server in messages and, with ``oauth``, is the key of its credentials in
+    the token store: by default the server's canonical URL, the key ``mcpstream auth login URL``
+    stores the login under (the URL's host and port without OAuth).
+    """
+    parts = urlsplit(url)
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise ValueError("the server URL must be an http:// or https:// URL with a host")
+    all_headers = dict(headers or {})
+    if token is not None:
+        if oauth is not None:
+            raise ValueError("give either a token or oauth, not both")
+        if any(name.lower() == "authorization" for name in all_headers):
+            raise ValueError("give either a token or an Authorization header, not both")
+        all_headers["Authorization"] = f"Bearer {token}"
+    if server_id is None:
+        server_id = default_server_id(url) if oauth is not None else parts.netloc.rpartition("@")[2]
+    return ResolvedMcpServer(
+        id=server_id,
+        transport="http",
+        url=url,
+        headers=all_headers,
+        call_timeout_s=call_timeout_s,
+        oauth=oauth,
+    )

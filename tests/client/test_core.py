@@ -1,0 +1,380 @@
+"""The client's I/O-free core (``mcpstream.client._core``) without any server: its flows are run
+by a scripted driver that answers each step, and checked step by step."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Callable
+from typing import Any
+
+import pytest
+from mcpstream.client._core import (
+    Finished,
+    Flow,
+    Locked,
+    Notify,
+    Request,
+    SessionCore,
+    Step,
+    advance,
+)
+from mcpstream.client._notify import NotificationRouter
+from mcpstream.client._settings import ClientSettings, build_server
+from mcpstream.client.events import ElicitationResponse, Progress
+from mcpstream.client.handlers import ServerRequestRouter, ServerRequests
+from mcpstream.errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
+from mcpstream.jsonrpc import JsonRpcNotification, JsonRpcResponse
+from mcpstream.server_requests import McpServerRequestContext, McpUnsupportedServerRequestError
+
+URL = "http://127.0.0.1:1/mcp"
+INITIALIZE_RESULT = {
+    "protocolVersion": "2025-11-25",
+    "serverInfo": {"name": "scripted", "version": "1"},
+    "capabilities": {"tools": {}},
+}
+
+
+class FakeState:
+    """The transport's session state, as the core sets it."""
+
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def set_negotiated_protocol_version(self, protocol_version: str | None) -> None:
+        self.events.append(f"version {protocol_version}")
+
+    def reset_session_state(self) -> None:
+        self.events.append("reset")
+
+
+Answer = Callable[[Request], Any]
+
+
+class ScriptedDriver:
+    """Runs flows as the drivers do: ``answer`` gives each request's result (a JSON-RPC result,
+    a ``JsonRpcResponse``, or an exception to throw in); every step is recorded."""
+
+    def __init__(self, answer: Answer) -> None:
+        self.answer = answer
+        self.steps: list[Step] = []
+        self.locked = 0
+
+    def run(self, flow: Flow[Any]) -> Any:
+        step = advance(flow)
+        while not isinstance(step, Finished):
+            self.steps.append(step)
+            outcome = self.do(step)
+            failed = isinstance(outcome, BaseException)
+            step = advance(flow, error=outcome) if failed else advance(flow, outcome)
+        return step.value
+
+    def do(self, step: Step) -> Any:
+        """The step's outcome, or the exception to throw into the flow."""
+        if isinstance(step, Locked):
+            self.locked += 1
+            try:
+                return self.run(step.flow)
+            except Exception as exc:
+                return exc
+            finally:
+                self.locked -= 1
+        if isinstance(step, Notify):
+            return None
+        answer = self.answer(step)
+        if isinstance(answer, BaseException | JsonRpcResponse):
+            return answer
+        return JsonRpcResponse(id=1, result=answer)
+
+    def methods(self) -> list[str]:
+        return [step.method for step in self.steps if isinstance(step, Request | Notify)]
+
+
+def make_core(*, state: FakeState | None = None) -> SessionCore:
+    settings = ClientSettings(
+        server=build_server(URL, headers=None, token=None, server_id=None, call_timeout_s=5.0),
+        connect_timeout_s=1.0,
+        request_timeout_s=5.0,
+        tool_timeout_s=50.0,
+        client_info={"name": "test-client", "version": "9"},
+    )
+    requests = ServerRequests(elicitation_handler=None, sampling_handler=None, roots=None)
+    return SessionCore(settings, requests, NotificationRouter(None), state or FakeState())
+
+
+def server(results: dict[str, Any]) -> Answer:
+    """Answers ``initialize`` and the methods of ``results``."""
+
+    def answer(step: Request) -> Any:
+        if step.method == "initialize":
+            return INITIALIZE_RESULT
+        return results[step.method]
+
+    return answer
+
+
+def expired(*, delivered: bool = False) -> McpHttpTransportSessionExpiredError:
+    error = McpHttpTransportSessionExpiredError("session gone")
+    error.request_delivered = delivered
+    return error
+
+
+# -- the handshake --------------------------------------------------------------------------------
+
+
+def test_the_handshake_offers_the_newest_version_then_sets_it_then_says_initialized() -> None:
+    state = FakeState()
+    core = make_core(state=state)
+    driver = ScriptedDriver(server({}))
+    info = driver.run(core.connect())
+    assert info.name == "scripted" and core.server_info is info and core.generation == 1
+    initialize, initialized = driver.steps[1:]
+    assert isinstance(initialize, Request) and isinstance(initialized, Notify)
+    assert initialize.params["protocolVersion"] == "2025-11-25"
+    assert initialize.params["clientInfo"] == {"name": "test-client", "version": "9"}
+    assert initialize.params["capabilities"] == {"elicitation": {"form": {}, "url": {}}}
+    assert initialize.timeout_s == 5.0 and initialized.method == "notifications/initialized"
+    assert state.events == ["version 2025-11-25"]
+    # Connected: a second connect sends nothing.
+    driver.steps.clear()
+    assert driver.run(core.connect()) is info
+    assert driver.methods() == []
+
+
+def test_the_handshake_runs_under_the_session_lock() -> None:
+    seen: list[int] = []
+    driver = ScriptedDriver(lambda step: seen.append(driver.locked) or INITIALIZE_RESULT)
+    driver.run(make_core().connect())
+    assert seen == [1]
+
+
+def test_a_version_the_client_does_not_speak_is_refused() -> None:
+    core = make_core()
+    answer = {**INITIALIZE_RESULT, "protocolVersion": "2099-01-01"}
+    with pytest.raises(McpProtocolError, match="2099-01-01"):
+        ScriptedDriver(lambda step: answer).run(core.connect())
+    assert core.server_info is None
+
+
+# -- requests -------------------------------------------------------------------------------------
+
+
+def test_the_first_request_initializes_the_session_and_errors_are_mcp_errors() -> None:
+    core = make_core()
+    error = JsonRpcResponse(id=1, error={"code": -32601, "message": "no such method"})
+    driver = ScriptedDriver(server({"a": {"x": 1}, "b": error}))
+    assert driver.run(core.request("a", None, None)) == {"x": 1}
+    assert driver.methods() == ["initialize", "notifications/initialized", "a"]
+    with pytest.raises(McpError) as raised:
+        driver.run(core.request("b", None, None))
+    assert (raised.value.code, raised.value.message) == (-32601, "no such method")
+
+
+def test_timeouts_default_per_kind_of_call() -> None:
+    core = make_core()
+    driver = ScriptedDriver(server({"x": {}, "tools/call": {"content": []}}))
+    driver.run(core.request("x", None, None))
+    driver.run(core.request("x", None, 2.5))
+    driver.run(core.call_tool("t", None, None, None, None))
+    driver.run(core.call_tool("t", None, None, 7.0, None))
+    timeouts = [step.timeout_s for step in driver.steps if isinstance(step, Request)]
+    assert timeouts == [5.0, 5.0, 2.5, 50.0, 7.0]
+
+
+def test_a_lost_session_is_renewed_once_and_the_request_sent_again(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    state = FakeState()
+    core = make_core(state=state)
+    failures = [expired()]
+
+    def answer(step: Request) -> Any:
+        if step.method == "initialize":
+            return INITIALIZE_RESULT
+        return failures.pop() if failures else {"ok": True}
+
+    driver = ScriptedDriver(answer)
+    with caplog.at_level(logging.INFO, logger="mcpstream.client"):
+        assert driver.run(core.request("x", None, None)) == {"ok": True}
+    assert driver.methods() == [
+        *("initialize", "notifications/initialized", "x"),
+        *("initialize", "notifications/initialized", "x"),
+    ]
+    assert state.events == ["version 2025-11-25", "reset", "version 2025-11-25"]
+    assert (core.session_renewals, core.generation) == (1, 2)
+    assert "lost the session" in caplog.text
+
+
+def test_a_session_lost_twice_in_a_row_is_raised() -> None:
+    core = make_core()
+    driver = ScriptedDriver(
+        lambda step: INITIALIZE_RESULT if step.method == "initialize" else expired()
+    )
+    with pytest.raises(McpHttpTransportSessionExpiredError):
+        driver.run(core.request("x", None, None))
+    assert driver.methods().count("x") == 2 and core.session_renewals == 1
+
+
+def test_a_call_that_may_have_run_is_not_sent_again() -> None:
+    core = make_core()
+    driver = ScriptedDriver(
+        lambda step: INITIALIZE_RESULT if step.method == "initialize" else expired(delivered=True)
+    )
+    with pytest.raises(McpHttpTransportSessionExpiredError):
+        driver.run(core.call_tool("t", None, None, None, None))
+    assert driver.methods() == ["initialize", "notifications/initialized", "tools/call"]
+    assert core.session_renewals == 0
+
+
+def test_of_two_calls_that_lost_the_same_session_only_the_first_renews_it() -> None:
+    core = make_core()
+    driver = ScriptedDriver(server({"x": {}}))
+    driver.run(core.connect())
+    first, second = core.request("x", None, None), core.request("x", None, None)
+    # Both are sent in session 1 ...
+    assert isinstance(advance(first), Locked) and isinstance(advance(second), Locked)
+    assert advance(first, (core.server_info, 1)) == Request("x", None, 5.0)
+    assert advance(second, (core.server_info, 1)) == Request("x", None, 5.0)
+    # ... and both find it lost: the first renews it, the second finds it renewed already.
+    renew_first = advance(first, error=expired())
+    renew_second = advance(second, error=expired())
+    assert isinstance(renew_first, Locked) and isinstance(renew_second, Locked)
+    driver.steps.clear()
+    driver.run(renew_first.flow)
+    driver.run(renew_second.flow)
+    assert driver.methods() == ["initialize", "notifications/initialized"]
+    assert core.session_renewals == 1
+
+
+def test_an_unexpected_error_propagates_from_the_flow() -> None:
+    core = make_core()
+    boom = RuntimeError("boom")
+    driver = ScriptedDriver(lambda step: INITIALIZE_RESULT if step.method == "initialize" else boom)
+    with pytest.raises(RuntimeError) as raised:
+        driver.run(core.request("x", None, None))
+    assert raised.value is boom and core.session_renewals == 0
+
+
+# -- the MCP methods ------------------------------------------------------------------------------
+
+
+def test_a_listing_follows_the_cursors_to_the_end() -> None:
+    pages = {
+        None: {"tools": [{"name": "a"}], "nextCursor": "2"},
+        "2": {"tools": [{"name": "b"}], "nextCursor": "3"},
+        "3": {"tools": [{"name": "c"}]},
+    }
+
+    def answer(step: Request) -> Any:
+        if step.method == "initialize":
+            return INITIALIZE_RESULT
+        return pages[(step.params or {}).get("cursor")]
+
+    tools = ScriptedDriver(answer).run(make_core().list_tools(None))
+    assert [tool.name for tool in tools] == ["a", "b", "c"]
+
+
+def test_a_listing_whose_cursors_come_back_is_a_protocol_error() -> None:
+    page = {"prompts": [], "nextCursor": "again"}
+    with pytest.raises(McpProtocolError, match="do not end"):
+        ScriptedDriver(server({"prompts/list": page})).run(make_core().list_prompts(None))
+
+
+def test_call_tool_sends_a_progress_token_routes_its_progress_and_releases_it() -> None:
+    core = make_core()
+    seen: list[Progress] = []
+    tokens: list[str] = []
+
+    def answer(step: Request) -> Any:
+        if step.method == "initialize":
+            return INITIALIZE_RESULT
+        token = step.params["_meta"]["progressToken"]
+        tokens.append(token)
+        assert step.params["_meta"]["trace"] == "t1"
+        core.router.deliver(
+            JsonRpcNotification(
+                method="notifications/progress", params={"progressToken": token, "progress": 1}
+            )
+        )
+        return {"content": [{"type": "text", "text": "done"}]}
+
+    result = ScriptedDriver(answer).run(
+        core.call_tool("t", {"a": 1}, seen.append, None, {"trace": "t1"})
+    )
+    assert result.text == "done" and seen == [Progress(progress=1.0)]
+    assert (
+        core.router.route(
+            JsonRpcNotification(
+                method="notifications/progress", params={"progressToken": tokens[0]}
+            )
+        )
+        is None
+    )  # released: with no notification callback, late progress is dropped
+
+
+def test_call_tool_releases_the_progress_token_when_the_call_fails() -> None:
+    core = make_core()
+    tokens: list[str] = []
+
+    def answer(step: Request) -> Any:
+        if step.method == "initialize":
+            return INITIALIZE_RESULT
+        tokens.append(step.params["_meta"]["progressToken"])
+        return KeyboardInterrupt()
+
+    with pytest.raises(KeyboardInterrupt):
+        ScriptedDriver(answer).run(core.call_tool("t", None, lambda p: None, None, None))
+    assert tokens and core.router._progress == {}
+
+
+def test_resources_and_prompts_are_parsed() -> None:
+    results = {
+        "resources/read": {"contents": [{"uri": "mem://a", "text": "hi"}]},
+        "prompts/get": {"messages": [{"role": "user", "content": {"type": "text", "text": "q"}}]},
+    }
+    core = make_core()
+    driver = ScriptedDriver(server(results))
+    [contents] = driver.run(core.read_resource("mem://a", None))
+    prompt = driver.run(core.get_prompt("p", {"x": "1"}, None))
+    assert contents.text == "hi" and prompt.messages[0].role == "user"
+    read, get = [step for step in driver.steps if isinstance(step, Request)][1:]
+    assert read.params == {"uri": "mem://a"}
+    assert get.params == {"name": "p", "arguments": {"x": "1"}}
+
+
+def test_close_reports_the_first_time_only() -> None:
+    core = make_core()
+    assert (core.close(), core.close(), core.closed) == (True, False, True)
+
+
+# -- answers to server requests ------------------------------------------------------------------
+
+
+def ask(router: ServerRequestRouter, method: str, params: Any = None) -> Any:
+    context = McpServerRequestContext(server_id="s")
+    return router.handle_request(context=context, method=method, request_id=1, params=params)
+
+
+def test_server_requests_have_their_defaults() -> None:
+    requests = ServerRequests(elicitation_handler=None, sampling_handler=None, roots=None)
+    router = ServerRequestRouter(requests, awaitable_answers=False)
+    assert ask(router, "ping") == {}
+    assert ask(router, "elicitation/create", {"message": "?"}) == {"action": "decline"}
+    for method in ("sampling/createMessage", "roots/list", "other"):
+        with pytest.raises(McpUnsupportedServerRequestError):
+            ask(router, method)
+
+
+def test_an_awaitable_answer_is_refused_by_the_sync_router_and_awaited_by_the_async_one() -> None:
+    async def accept(request: Any) -> ElicitationResponse:
+        return ElicitationResponse(action="accept", content={"name": request.message})
+
+    requests = ServerRequests(elicitation_handler=accept, sampling_handler=None, roots=None)
+    with pytest.raises(TypeError, match="awaitable"):
+        ask(ServerRequestRouter(requests, awaitable_answers=False), "elicitation/create")
+    answer = ask(
+        ServerRequestRouter(requests, awaitable_answers=True),
+        "elicitation/create",
+        {"message": "ada"},
+    )
+    assert asyncio.run(answer) == {"action": "accept", "content": {"name": "ada"}}

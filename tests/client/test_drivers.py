@@ -1,0 +1,145 @@
+"""The two drivers of the client core (``Client``, ``AsyncClient``) over an in-process HTTP
+mock (``httpx.MockTransport``): what is theirs alone, their session lock and how they hand a
+step's failure (cancellation included) back to the flow."""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import json
+import threading
+from typing import Any
+
+import httpx
+import pytest
+from mcpstream import AsyncClient, Client, Progress
+
+URL = "http://mcp.test/mcp"
+INITIALIZE_RESULT = {
+    "protocolVersion": "2025-11-25",
+    "serverInfo": {"name": "mock", "version": "1"},
+    "capabilities": {"tools": {}},
+}
+TOOL_RESULT = {"content": [{"type": "text", "text": "ok"}]}
+
+
+def answer(request: httpx.Request, methods: list[str]) -> httpx.Response:
+    """A JSON-mode MCP server: the handshake, ``tools/call``; no GET stream."""
+    if request.method != "POST":
+        return httpx.Response(405)
+    message = json.loads(request.content)
+    methods.append(message["method"])
+    if "id" not in message:
+        return httpx.Response(202)
+    result = INITIALIZE_RESULT if message["method"] == "initialize" else TOOL_RESULT
+    return httpx.Response(
+        200,
+        json={"jsonrpc": "2.0", "id": message["id"], "result": result},
+        headers={"Mcp-Session-Id": "s1"},
+    )
+
+
+def test_threads_that_connect_at_once_share_one_handshake() -> None:
+    methods: list[str] = []
+    entered = threading.Barrier(4)
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        return answer(request, methods)
+
+    with httpx.Client(transport=httpx.MockTransport(handle)) as http:
+        client = Client(URL, http_client=http)
+
+        def call() -> None:
+            entered.wait()
+            client.call_tool("t")
+
+        threads = [threading.Thread(target=call) for _ in range(4)]
+        for thread in threads:
+            thread.start()
+        for thread in threads:
+            thread.join()
+        client.close()
+    assert methods.count("initialize") == 1 and methods.count("tools/call") == 4
+
+
+def test_tasks_that_connect_at_once_share_one_handshake() -> None:
+    methods: list[str] = []
+
+    async def handle(request: httpx.Request) -> httpx.Response:
+        await asyncio.sleep(0.01)  # let the other tasks reach the session lock
+        return answer(request, methods)
+
+    async def scenario() -> None:
+        async with httpx.AsyncClient(transport=httpx.MockTransport(handle)) as http:
+            client = AsyncClient(URL, http_client=http)
+            results = await asyncio.gather(*(client.call_tool("t") for _ in range(4)))
+            await client.close()
+        assert [result.text for result in results] == ["ok"] * 4
+
+    asyncio.run(scenario())
+    assert methods.count("initialize") == 1 and methods.count("tools/call") == 4
+
+
+def test_a_cancelled_async_call_releases_its_progress_token() -> None:
+    async def scenario() -> dict[str, Any]:
+        started = asyncio.Event()
+        methods: list[str] = []
+
+        async def handle(request: httpx.Request) -> httpx.Response:
+            if b'"tools/call"' in request.content:
+                started.set()
+                await asyncio.Event().wait()  # the tool never ends
+            return answer(request, methods)
+
+        async with (
+            httpx.AsyncClient(transport=httpx.MockTransport(handle)) as http,
+            AsyncClient(URL, http_client=http) as client,
+        ):
+            seen: list[Progress] = []
+            call = asyncio.create_task(client.call_tool("slow", progress=seen.append))
+            await started.wait()
+            assert client._core.router._progress  # the call's token, while it runs
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            return dict(client._core.router._progress)
+
+    assert asyncio.run(scenario()) == {}
+
+
+def test_a_sync_call_interrupted_by_the_transport_releases_its_progress_token() -> None:
+    methods: list[str] = []
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        if b'"tools/call"' in request.content:
+            raise KeyboardInterrupt
+        return answer(request, methods)
+
+    with (
+        httpx.Client(transport=httpx.MockTransport(handle)) as http,
+        Client(URL, http_client=http) as client,
+    ):
+        with pytest.raises(KeyboardInterrupt):
+            client.call_tool("t", progress=lambda progress: None)
+        assert client._core.router._progress == {}
+
+
+def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
+    """The drivers' method signatures are the one thing written twice: they must not drift."""
+
+    def api(cls: type) -> dict[str, list[inspect.Parameter] | str]:
+        members = {name: getattr(cls, name) for name in dir(cls) if not name.startswith("_")}
+        return {
+            name: list(inspect.signature(member).parameters.values())
+            if inspect.isfunction(member)
+            else type(member).__name__
+            for name, member in members.items()
+        }
+
+    ours = api(Client)
+    assert ours == api(AsyncClient)
+    methods = [name for name, kind in ours.items() if isinstance(kind, list)]
+    assert len(methods) == 11
+    for name in methods:
+        assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
+        assert not inspect.iscoroutinefunction(getattr(Client, name)), name
