@@ -39,7 +39,7 @@ done
 now() { date +%s; }
 started=$(now)
 timings=()
-note_time() { timings+=("$(printf '%-34s %4ss' "$1" "$(($(now) - $2))")"); }
+note_time() { timings+=("$(printf '%-38s %4ss' "$1" "$(($(now) - $2))")"); }
 
 # The interpreter of CPython X.Y: pythonX.Y on PATH, else a pyenv install of it.
 python_for() {
@@ -186,28 +186,52 @@ clean_env() {
     MCPSTREAM_BACKEND=native "$@"
 }
 
-# Assert the native backend is loaded, from this venv's site-packages (never the source tree).
-check_installed() {
-  local venv=$1
-  (cd "$work/suite" && clean_env "$venv" python - "$venv" <<'EOF'
+# The check that the package under test is the installed one: the native backend loaded, and
+# mcpstream and mcpstream._native from the venv's site-packages (never the source tree). It runs
+# as a script (`python installed_check.py`) and inside each pytest run, as a plugin (`-p
+# installed_check`) that checks at session start, after the conftests imported mcpstream, the
+# very modules every test of the run uses (a process has one of each) and names them in the
+# report header.
+cat >"$work/suite/installed_check.py" <<'EOF'
+"""Fail unless mcpstream is the venv's installed package with the native codec backend."""
+
+import os
 import sys
 import sysconfig
 from pathlib import Path
+from typing import Any
 
-import mcpstream
-import mcpstream._native as native
-import mcpstream.codec as codec
 
-venv = Path(sys.argv[1]).resolve()
-site = Path(sysconfig.get_path("platlib")).resolve()
-assert Path(sys.prefix).resolve() == venv, (sys.prefix, venv)
-assert codec.BACKEND == "native", f"codec backend is {codec.BACKEND!r}, not 'native'"
-for module in (mcpstream, native):
-    where = Path(module.__file__).resolve()
-    assert site in where.parents, f"{module.__name__} is loaded from {where}, not from {site}"
-print(f"installed and native: {native.__file__} (codec backend {codec.BACKEND})")
+def check() -> str:
+    """Assert the package is the installed one; return what was found."""
+    import mcpstream
+    import mcpstream._native as native
+    import mcpstream.codec as codec
+
+    venv = Path(os.environ["WHEEL_VENV"]).resolve()
+    site = Path(sysconfig.get_path("platlib")).resolve()
+    assert Path(sys.prefix).resolve() == venv, (sys.prefix, venv)
+    assert codec.BACKEND == "native", f"codec backend is {codec.BACKEND!r}, not 'native'"
+    for module in (mcpstream, native):
+        where = Path(str(module.__file__)).resolve()
+        assert site in where.parents, f"{module.__name__} is loaded from {where}, not {site}"
+    return f"installed and native: {native.__file__} (codec backend {codec.BACKEND})"
+
+
+def pytest_sessionstart(session: Any) -> None:
+    check()
+
+
+def pytest_report_header() -> str:
+    return check()
+
+
+if __name__ == "__main__":
+    print(check())
 EOF
-  )
+
+check_installed() {
+  (cd "$work/suite" && clean_env "$1" WHEEL_VENV="$1" python installed_check.py)
 }
 
 summaries=()
@@ -226,8 +250,8 @@ for py in "${test_pythons[@]}"; do
   fi
   check_installed "$venv"
   t=$(now)
-  (cd "$work/suite" && clean_env "$venv" python -m pytest tests/codec tests/transport tests/client \
-    -q -p no:cacheprovider) | tee "$work/pytest-$py.log"
+  (cd "$work/suite" && clean_env "$venv" WHEEL_VENV="$venv" python -m pytest -p installed_check \
+    -p no:cacheprovider tests/codec tests/transport tests/client) | tee "$work/pytest-$py.log"
   note_time "CPython $py: codec+transport+client" "$t"
   summaries+=("CPython $py: $(grep -E '(passed|failed).* in [0-9.]+s' "$work/pytest-$py.log" | tail -1 | tr -d '=')")
 done
@@ -244,4 +268,4 @@ note_time "sdist: build and install" "$t"
 echo "== wheels: done"
 ls -l dist/mcpstream-*
 printf '%s\n' "${summaries[@]}" "${timings[@]}"
-printf '%-34s %4ss\n' "total" "$(($(now) - started))"
+printf '%-38s %4ss\n' "total" "$(($(now) - started))"
