@@ -253,7 +253,7 @@ for py in "${test_pythons[@]}"; do
   (cd "$work/suite" && clean_env "$venv" WHEEL_VENV="$venv" python -m pytest -p installed_check \
     -p no:cacheprovider tests/codec tests/transport tests/client) | tee "$work/pytest-$py.log"
   note_time "CPython $py: codec+transport+client" "$t"
-  summaries+=("CPython $py: $(grep -E '(passed|failed).* in [0-9.]+s' "$work/pytest-$py.log" | tail -1 | tr -d '=')")
+  summaries+=("CPython $py: $(grep -E '(passed|failed).* in [0-9.]+s' "$work/pytest-$py.log" | tail -1 | tr -d '=' | xargs)")
 done
 
 echo "== wheels: the sdist, installed with pip (builds the extension) on CPython $oldest"
