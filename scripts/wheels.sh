@@ -13,8 +13,9 @@
 #    extra, pytest and hypothesis at the versions of requirements/constraints.txt, then the codec,
 #    transport and client suites run against the installed package, from a copy of tests/ in a
 #    temporary directory, under `env -i` with a PATH of the venv and /usr/bin:/bin only (no
-#    cargo or rustc: checked) and no PYTHONPATH. A check step first asserts the native backend is
-#    the one loaded and that mcpstream and mcpstream._native come from that venv's site-packages.
+#    cargo or rustc: checked) and no PYTHONPATH. A check step (first alone, then as a pytest
+#    plugin inside the run) asserts the native backend is the one loaded and that mcpstream and
+#    mcpstream._native come from that venv's site-packages.
 # 4. Installs the sdist with pip in a fresh venv of the oldest Python (this one builds the
 #    extension, so the Rust toolchain is on the path) and runs the same check step.
 # The build tools live in .venv-wheels (requirements/wheels.txt, every version exact).
@@ -25,7 +26,7 @@ repo=$PWD
 # must not reach maturin or the test venvs.
 unset PYO3_PYTHON PYTHONPATH VIRTUAL_ENV PIP_REQUIRE_VIRTUALENV
 
-usage() { sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; }
 requested=""
 while [ $# -gt 0 ]; do
   case "$1" in
