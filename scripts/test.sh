@@ -34,3 +34,10 @@ echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest tests -q
 echo "== pytest (pure-Python backend: transport, client, command, OAuth)"
 MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/client tests/cli tests/oauth -q
+
+# The wheels a host installs (scripts/wheels.sh): manylinux_2_17 wheels for every supported
+# CPython and the sdist, built into dist/ and checked with auditwheel; the oldest and newest
+# Python's wheels installed in fresh venvs and the codec, transport and client suites run against
+# them with no Rust toolchain and no source tree on the path; the sdist built and installed by pip.
+echo "== wheels (built for every supported Python, tested as installed on the oldest and newest)"
+bash scripts/wheels.sh --pythons "oldest newest"
