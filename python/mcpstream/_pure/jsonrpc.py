@@ -16,6 +16,8 @@ from typing import Any, Final, NoReturn, TypeAlias, final
 from ..errors import JsonRpcProtocolError
 from ._common import Frozen, member_setter, new_object
 
+# The contract's names (``mcpstream._pure`` re-exports exactly these); the helpers the other
+# modules of the backend import are left out.
 __all__ = [
     "JsonRpcEvent",
     "JsonRpcId",
@@ -24,9 +26,7 @@ __all__ = [
     "JsonRpcRequest",
     "JsonRpcResponse",
     "encode_jsonrpc_message",
-    "jsonrpc_events",
     "parse_jsonrpc_line",
-    "parse_jsonrpc_text",
 ]
 
 JsonRpcId: TypeAlias = int | str
