@@ -24,9 +24,10 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields, replace
 from pathlib import Path
+from types import MappingProxyType
 from typing import Any, ClassVar, Protocol, Self, get_type_hints
 
 from ._oauth_errors import McpOAuthTokenStoreError
@@ -54,6 +55,7 @@ CONFIG_DIR_ENV_VAR = "MCPSTREAM_CONFIG_DIR"
 STORE_FILE_NAME = "oauth-tokens.json"
 _FORMAT_VERSION = 1
 _REDACTED = "<redacted>"
+_SECRET: Mapping[str, Any] = MappingProxyType({"secret": True})  # field metadata: repr hides it
 
 _Reader = Callable[[dict[str, Any], str], Any]
 
@@ -61,7 +63,9 @@ _Reader = Callable[[dict[str, Any], str], Any]
 class _StoredJson:
     """``to_json`` and ``from_json`` derived from a dataclass's fields, so that a field is
     declared once: the JSON object has every field in order (a tuple as a list, a nested record
-    as its object); reading it checks each field's type (see :func:`_field_reader`)."""
+    as its object); reading it checks each field's type (see :func:`_field_reader`). The
+    ``repr`` (and ``str``) shows the fields declared with ``repr`` (the dataclass default), one
+    marked secret only as ``<redacted>``."""
 
     _JSON_NAME: ClassVar[str]
     __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # the subclasses are dataclasses
@@ -77,6 +81,16 @@ class _StoredJson:
                 value = value.to_json()
             written[item.name] = value
         return written
+
+    def __repr__(self) -> str:
+        shown = []
+        for item in fields(self):
+            if item.repr:
+                value = getattr(self, item.name)
+                if item.metadata.get("secret"):
+                    value = _REDACTED if value else None
+                shown.append(f"{item.name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
 
     @classmethod
     def from_json(cls, data: Any) -> Self:
@@ -131,24 +145,14 @@ class McpOAuthClientRegistration(_StoredJson):
 
     client_id: str
     method: str = "pre_registered"
-    client_secret: str | None = None
+    client_secret: str | None = field(default=None, metadata=_SECRET)
     token_endpoint_auth_method: str = "none"
-    client_secret_expires_at: float | None = None
+    client_secret_expires_at: float | None = field(default=None, repr=False)
     redirect_uris: tuple[str, ...] = ()
-    registration_access_token: str | None = None
-    registration_client_uri: str | None = None
+    registration_access_token: str | None = field(default=None, repr=False)
+    registration_client_uri: str | None = field(default=None, repr=False)
 
     _JSON_NAME: ClassVar[str] = "client registration"
-
-    def __repr__(self) -> str:
-        secret = _REDACTED if self.client_secret else None
-        return (
-            f"McpOAuthClientRegistration(client_id={self.client_id!r}, method={self.method!r}, "
-            f"token_endpoint_auth_method={self.token_endpoint_auth_method!r}, "
-            f"client_secret={secret!r}, redirect_uris={self.redirect_uris!r})"
-        )
-
-    __str__ = __repr__
 
 
 @dataclass(frozen=True, repr=False)
@@ -162,19 +166,19 @@ class McpOAuthTokenRecord(_StoredJson):
     ``grant_type`` is ``authorization_code`` or ``client_credentials``.
     """
 
-    access_token: str
+    access_token: str = field(metadata=_SECRET)
     token_type: str = "Bearer"
-    refresh_token: str | None = None
+    refresh_token: str | None = field(default=None, metadata=_SECRET)
     expires_at: float | None = None
     granted_scopes: tuple[str, ...] = ()
     issuer: str | None = None
-    authorization_server_url: str | None = None
-    token_endpoint: str | None = None
+    authorization_server_url: str | None = field(default=None, repr=False)
+    token_endpoint: str | None = field(default=None, repr=False)
     resource: str | None = None
-    server_url: str | None = None
+    server_url: str | None = field(default=None, repr=False)
     client_registration: McpOAuthClientRegistration | None = None
     grant_type: str = "authorization_code"
-    obtained_at: float = field(default_factory=time.time)
+    obtained_at: float = field(default_factory=time.time, repr=False)
 
     _JSON_NAME: ClassVar[str] = "token record"
 
@@ -182,18 +186,6 @@ class McpOAuthTokenRecord(_StoredJson):
     def expiry(self) -> float | None:
         """Alias of ``expires_at``."""
         return self.expires_at
-
-    def __repr__(self) -> str:
-        refresh = _REDACTED if self.refresh_token else None
-        return (
-            f"McpOAuthTokenRecord(access_token={_REDACTED!r}, refresh_token={refresh!r}, "
-            f"token_type={self.token_type!r}, expires_at={self.expires_at!r}, "
-            f"granted_scopes={self.granted_scopes!r}, issuer={self.issuer!r}, "
-            f"resource={self.resource!r}, grant_type={self.grant_type!r}, "
-            f"client_registration={self.client_registration!r})"
-        )
-
-    __str__ = __repr__
 
     def with_changes(self, **changes: Any) -> McpOAuthTokenRecord:
         """A copy with the given fields replaced."""
@@ -207,22 +199,23 @@ def _required_str(data: dict[str, Any], key: str) -> str:
     return value
 
 
-def _optional_str(data: dict[str, Any], key: str) -> str | None:
+def _optional(data: dict[str, Any], key: str, kind: Any, what: str) -> Any:
+    """``data[key]``, or ``None`` when absent or null; ``ValueError`` when it is not a ``kind``
+    (a bool is no number)."""
     value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"field {key!r} is not a string")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+        raise ValueError(f"field {key!r} is not {what}")
+    return value
+
+
+def _optional_str(data: dict[str, Any], key: str) -> str | None:
+    value: str | None = _optional(data, key, str, "a string")
     return value
 
 
 def _optional_float(data: dict[str, Any], key: str) -> float | None:
-    value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"field {key!r} is not a number")
-    return float(value)
+    value = _optional(data, key, int | float, "a number")
+    return float(value) if value is not None else None
 
 
 def _optional_registration(data: dict[str, Any], key: str) -> McpOAuthClientRegistration | None:
