@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import json
-from collections.abc import Awaitable, Generator
+from collections.abc import Awaitable, Callable, Generator
 from dataclasses import dataclass
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
@@ -103,9 +103,15 @@ def build_request(
     )
 
 
-def http_step(request: httpx.Request) -> Generator[Step, Any, httpx.Response]:
-    """Yield ``request``; return the response the driver sends back."""
-    response = yield request
+def http_step(
+    request: httpx.Request, failure: Callable[[str], Exception]
+) -> Generator[Step, Any, httpx.Response]:
+    """Yield ``request``; return the response the driver sends back. A network error becomes
+    ``failure(name of the httpx error)``, raised with the error chained to it."""
+    try:
+        response = yield request
+    except httpx.HTTPError as exc:
+        raise failure(type(exc).__name__) from exc
     if not isinstance(response, httpx.Response):  # pragma: no cover - driver bug
         raise TypeError("the OAuth driver answered an HTTP request with something else")
     return response
