@@ -17,9 +17,10 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     """Add the ``tools`` and ``ping`` commands."""
-    common = {"connection": True, "json_output": True}
-    add_command(subparsers, "tools", run_tools, "list the tools of an MCP server", **common)
-    ping = add_command(subparsers, "ping", run_ping, "check that an MCP server answers", **common)
+    summary = "list the tools of an MCP server"
+    add_command(subparsers, "tools", run_tools, summary, connection=True, json_output=True)
+    summary = "check that an MCP server answers"
+    ping = add_command(subparsers, "ping", run_ping, summary, connection=True, json_output=True)
     ping.add_argument(
         "-c", "--count", type=int, default=1, help="how many pings to send (default: 1)"
     )
