@@ -118,33 +118,33 @@ class McpTransportError(Exception):
     error_code: ClassVar[str] = "mcp_transport_error"
     retryable: ClassVar[bool] = False
 
+    def __init_subclass__(
+        cls, *, error_code: str | None = None, retryable: bool | None = None, **kwargs: Any
+    ) -> None:
+        """Let a subclass set ``error_code`` and ``retryable`` in its class statement
+        (``class X(McpTransportError, error_code="x", retryable=True)``); one that sets neither
+        inherits them."""
+        super().__init_subclass__(**kwargs)
+        if error_code is not None:
+            cls.error_code = error_code
+        if retryable is not None:
+            cls.retryable = retryable
 
-class McpTimeoutError(McpTransportError):
+
+class McpTimeoutError(McpTransportError, error_code="mcp_timeout", retryable=True):
     """A call did not complete within its time budget; the server may still be working on it."""
 
-    error_code: ClassVar[str] = "mcp_timeout"
-    retryable: ClassVar[bool] = True
 
-
-class McpProtocolError(McpTransportError):
+class McpProtocolError(McpTransportError, error_code="mcp_protocol_error", retryable=False):
     """The server's answer broke the MCP, JSON-RPC, SSE or HTTP rules the transport relies on."""
 
-    error_code: ClassVar[str] = "mcp_protocol_error"
-    retryable: ClassVar[bool] = False
 
-
-class McpRemoteError(McpTransportError):
+class McpRemoteError(McpTransportError, error_code="mcp_remote_error", retryable=True):
     """The server reported a failure of its own (an HTTP 5xx status)."""
 
-    error_code: ClassVar[str] = "mcp_remote_error"
-    retryable: ClassVar[bool] = True
 
-
-class McpAuthError(McpTransportError):
+class McpAuthError(McpTransportError, error_code="mcp_auth_error", retryable=False):
     """The server refused the call for lack of valid credentials."""
-
-    error_code: ClassVar[str] = "mcp_auth_error"
-    retryable: ClassVar[bool] = False
 
 
 class McpHttpTransportError(McpTransportError):
@@ -156,28 +156,36 @@ class McpHttpTransportTimeoutError(McpHttpTransportError, McpTimeoutError):
     """An HTTP call (or the event stream answering it) ran past its timeout."""
 
 
-class McpHttpTransportProtocolError(McpHttpTransportError, McpProtocolError):
+class McpHttpTransportProtocolError(
+    McpHttpTransportError,
+    McpProtocolError,
+    error_code="mcp_http_transport_protocol_error",
+    retryable=False,
+):
     """The HTTP server answered with something the Streamable HTTP transport cannot accept."""
 
-    error_code: ClassVar[str] = "mcp_http_transport_protocol_error"
-    retryable: ClassVar[bool] = False
 
-
-class McpHttpTransportRemoteError(McpHttpTransportError, McpRemoteError):
+class McpHttpTransportRemoteError(
+    McpHttpTransportError,
+    McpRemoteError,
+    error_code="mcp_http_transport_remote_error",
+    retryable=False,
+):
     """The HTTP server answered with a 5xx status."""
 
-    error_code: ClassVar[str] = "mcp_http_transport_remote_error"
-    retryable: ClassVar[bool] = False
 
-
-class McpHttpTransportAuthRequiredError(McpHttpTransportError, McpAuthError):
+class McpHttpTransportAuthRequiredError(
+    McpHttpTransportError,
+    McpAuthError,
+    error_code="mcp_http_transport_auth_required",
+    retryable=False,
+):
     """The HTTP server answered 401: it requires authentication."""
 
-    error_code: ClassVar[str] = "mcp_http_transport_auth_required"
-    retryable: ClassVar[bool] = False
 
-
-class McpHttpTransportSessionExpiredError(McpHttpTransportError):
+class McpHttpTransportSessionExpiredError(
+    McpHttpTransportError, error_code="mcp_http_transport_session_expired", retryable=False
+):
     """The HTTP server answered 404 to a call that carried a session id: the session is gone and
     the host has to initialize a new one.
 
@@ -189,8 +197,6 @@ class McpHttpTransportSessionExpiredError(McpHttpTransportError):
     as ``tools/call``, must not be sent again on its own.
     """
 
-    error_code: ClassVar[str] = "mcp_http_transport_session_expired"
-    retryable: ClassVar[bool] = False
     request_delivered: bool = False
 
 

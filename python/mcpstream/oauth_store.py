@@ -24,10 +24,11 @@ import sys
 import tempfile
 import threading
 import time
-from collections.abc import Iterator
-from dataclasses import dataclass, field, replace
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import MISSING, Field, dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Protocol
+from types import MappingProxyType
+from typing import Any, ClassVar, Protocol, Self, get_type_hints
 
 from ._oauth_errors import McpOAuthTokenStoreError
 
@@ -54,10 +55,86 @@ CONFIG_DIR_ENV_VAR = "MCPSTREAM_CONFIG_DIR"
 STORE_FILE_NAME = "oauth-tokens.json"
 _FORMAT_VERSION = 1
 _REDACTED = "<redacted>"
+_SECRET: Mapping[str, Any] = MappingProxyType({"secret": True})  # field metadata: repr hides it
+
+_Reader = Callable[[dict[str, Any], str], Any]
+
+
+class _StoredJson:
+    """``to_json`` and ``from_json`` derived from a dataclass's fields, so that a field is
+    declared once: the JSON object has every field in order (a tuple as a list, a nested record
+    as its object); reading it checks each field's type (see :func:`_field_reader`). The
+    ``repr`` (and ``str``) shows the fields declared with ``repr`` (the dataclass default), one
+    marked secret only as ``<redacted>``."""
+
+    _JSON_NAME: ClassVar[str]
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]  # the subclasses are dataclasses
+
+    def to_json(self) -> dict[str, Any]:
+        """The JSON object the store writes."""
+        written: dict[str, Any] = {}
+        for item in fields(self):
+            value = getattr(self, item.name)
+            if isinstance(value, tuple):
+                value = list(value)
+            elif isinstance(value, _StoredJson):
+                value = value.to_json()
+            written[item.name] = value
+        return written
+
+    def __repr__(self) -> str:
+        shown = []
+        for item in fields(self):
+            if item.repr:
+                value = getattr(self, item.name)
+                if item.metadata.get("secret"):
+                    value = _REDACTED if value else None
+                shown.append(f"{item.name}={value!r}")
+        return f"{type(self).__name__}({', '.join(shown)})"
+
+    @classmethod
+    def from_json(cls, data: Any) -> Self:
+        """Parse what :meth:`to_json` wrote; raises ``ValueError`` on a malformed object."""
+        if not isinstance(data, dict):
+            raise ValueError(f"{cls._JSON_NAME} is not an object")
+        return cls(**{name: read(data, name) for name, read in _field_readers(cls)})
+
+
+_READERS: dict[type, tuple[tuple[str, _Reader], ...]] = {}
+
+
+def _field_readers(cls: type[_StoredJson]) -> tuple[tuple[str, _Reader], ...]:
+    """The name and reader of each field of ``cls``, worked out once per class."""
+    readers = _READERS.get(cls)
+    if readers is None:
+        hints = get_type_hints(cls)
+        readers = tuple(
+            (item.name, _field_reader(hints[item.name], item.default)) for item in fields(cls)
+        )
+        _READERS[cls] = readers
+    return readers
+
+
+def _field_reader(annotation: Any, default: Any) -> _Reader:
+    """How ``from_json`` reads a field of type ``annotation``. A ``str`` without a default is
+    required; one with a default takes it when absent or empty. A record saved before
+    ``obtained_at`` was stored reads as obtained at 0."""
+    if annotation is str:
+        if default is MISSING:
+            return _required_str
+        return lambda data, key: _optional_str(data, key) or default
+    readers: dict[Any, _Reader] = {
+        str | None: _optional_str,
+        float | None: _optional_float,
+        float: lambda data, key: _optional_float(data, key) or 0.0,
+        tuple[str, ...]: _str_tuple,
+        McpOAuthClientRegistration | None: _optional_registration,
+    }
+    return readers[annotation]
 
 
 @dataclass(frozen=True, repr=False)
-class McpOAuthClientRegistration:
+class McpOAuthClientRegistration(_StoredJson):
     """How mcpstream is known to one authorization server.
 
     ``method`` says where the registration came from: ``"pre_registered"`` (configured client
@@ -68,55 +145,18 @@ class McpOAuthClientRegistration:
 
     client_id: str
     method: str = "pre_registered"
-    client_secret: str | None = None
+    client_secret: str | None = field(default=None, metadata=_SECRET)
     token_endpoint_auth_method: str = "none"
-    client_secret_expires_at: float | None = None
+    client_secret_expires_at: float | None = field(default=None, repr=False)
     redirect_uris: tuple[str, ...] = ()
-    registration_access_token: str | None = None
-    registration_client_uri: str | None = None
+    registration_access_token: str | None = field(default=None, repr=False)
+    registration_client_uri: str | None = field(default=None, repr=False)
 
-    def __repr__(self) -> str:
-        secret = _REDACTED if self.client_secret else None
-        return (
-            f"McpOAuthClientRegistration(client_id={self.client_id!r}, method={self.method!r}, "
-            f"token_endpoint_auth_method={self.token_endpoint_auth_method!r}, "
-            f"client_secret={secret!r}, redirect_uris={self.redirect_uris!r})"
-        )
-
-    __str__ = __repr__
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON object the store writes."""
-        return {
-            "client_id": self.client_id,
-            "method": self.method,
-            "client_secret": self.client_secret,
-            "token_endpoint_auth_method": self.token_endpoint_auth_method,
-            "client_secret_expires_at": self.client_secret_expires_at,
-            "redirect_uris": list(self.redirect_uris),
-            "registration_access_token": self.registration_access_token,
-            "registration_client_uri": self.registration_client_uri,
-        }
-
-    @classmethod
-    def from_json(cls, data: Any) -> McpOAuthClientRegistration:
-        """Parse what :meth:`to_json` wrote; raises ``ValueError`` on a malformed object."""
-        if not isinstance(data, dict):
-            raise ValueError("client registration is not an object")
-        return cls(
-            client_id=_required_str(data, "client_id"),
-            method=_optional_str(data, "method") or "pre_registered",
-            client_secret=_optional_str(data, "client_secret"),
-            token_endpoint_auth_method=_optional_str(data, "token_endpoint_auth_method") or "none",
-            client_secret_expires_at=_optional_float(data, "client_secret_expires_at"),
-            redirect_uris=_str_tuple(data, "redirect_uris"),
-            registration_access_token=_optional_str(data, "registration_access_token"),
-            registration_client_uri=_optional_str(data, "registration_client_uri"),
-        )
+    _JSON_NAME: ClassVar[str] = "client registration"
 
 
 @dataclass(frozen=True, repr=False)
-class McpOAuthTokenRecord:
+class McpOAuthTokenRecord(_StoredJson):
     """The credentials stored for one MCP server.
 
     ``expires_at`` is the access token's expiry in seconds since the epoch (``None``: the server
@@ -126,87 +166,30 @@ class McpOAuthTokenRecord:
     ``grant_type`` is ``authorization_code`` or ``client_credentials``.
     """
 
-    access_token: str
+    access_token: str = field(metadata=_SECRET)
     token_type: str = "Bearer"
-    refresh_token: str | None = None
+    refresh_token: str | None = field(default=None, metadata=_SECRET)
     expires_at: float | None = None
     granted_scopes: tuple[str, ...] = ()
     issuer: str | None = None
-    authorization_server_url: str | None = None
-    token_endpoint: str | None = None
+    authorization_server_url: str | None = field(default=None, repr=False)
+    token_endpoint: str | None = field(default=None, repr=False)
     resource: str | None = None
-    server_url: str | None = None
+    server_url: str | None = field(default=None, repr=False)
     client_registration: McpOAuthClientRegistration | None = None
     grant_type: str = "authorization_code"
-    obtained_at: float = field(default_factory=time.time)
+    obtained_at: float = field(default_factory=time.time, repr=False)
+
+    _JSON_NAME: ClassVar[str] = "token record"
 
     @property
     def expiry(self) -> float | None:
         """Alias of ``expires_at``."""
         return self.expires_at
 
-    def __repr__(self) -> str:
-        refresh = _REDACTED if self.refresh_token else None
-        return (
-            f"McpOAuthTokenRecord(access_token={_REDACTED!r}, refresh_token={refresh!r}, "
-            f"token_type={self.token_type!r}, expires_at={self.expires_at!r}, "
-            f"granted_scopes={self.granted_scopes!r}, issuer={self.issuer!r}, "
-            f"resource={self.resource!r}, grant_type={self.grant_type!r}, "
-            f"client_registration={self.client_registration!r})"
-        )
-
-    __str__ = __repr__
-
     def with_changes(self, **changes: Any) -> McpOAuthTokenRecord:
         """A copy with the given fields replaced."""
         return replace(self, **changes)
-
-    def to_json(self) -> dict[str, Any]:
-        """The JSON object the store writes."""
-        return {
-            "access_token": self.access_token,
-            "token_type": self.token_type,
-            "refresh_token": self.refresh_token,
-            "expires_at": self.expires_at,
-            "granted_scopes": list(self.granted_scopes),
-            "issuer": self.issuer,
-            "authorization_server_url": self.authorization_server_url,
-            "token_endpoint": self.token_endpoint,
-            "resource": self.resource,
-            "server_url": self.server_url,
-            "client_registration": (
-                self.client_registration.to_json() if self.client_registration else None
-            ),
-            "grant_type": self.grant_type,
-            "obtained_at": self.obtained_at,
-        }
-
-    @classmethod
-    def from_json(cls, data: Any) -> McpOAuthTokenRecord:
-        """Parse what :meth:`to_json` wrote; raises ``ValueError`` on a malformed object."""
-        if not isinstance(data, dict):
-            raise ValueError("token record is not an object")
-        registration = data.get("client_registration")
-        obtained_at = _optional_float(data, "obtained_at")
-        return cls(
-            access_token=_required_str(data, "access_token"),
-            token_type=_optional_str(data, "token_type") or "Bearer",
-            refresh_token=_optional_str(data, "refresh_token"),
-            expires_at=_optional_float(data, "expires_at"),
-            granted_scopes=_str_tuple(data, "granted_scopes"),
-            issuer=_optional_str(data, "issuer"),
-            authorization_server_url=_optional_str(data, "authorization_server_url"),
-            token_endpoint=_optional_str(data, "token_endpoint"),
-            resource=_optional_str(data, "resource"),
-            server_url=_optional_str(data, "server_url"),
-            client_registration=(
-                McpOAuthClientRegistration.from_json(registration)
-                if registration is not None
-                else None
-            ),
-            grant_type=_optional_str(data, "grant_type") or "authorization_code",
-            obtained_at=obtained_at if obtained_at is not None else 0.0,
-        )
 
 
 def _required_str(data: dict[str, Any], key: str) -> str:
@@ -216,22 +199,28 @@ def _required_str(data: dict[str, Any], key: str) -> str:
     return value
 
 
-def _optional_str(data: dict[str, Any], key: str) -> str | None:
+def _optional(data: dict[str, Any], key: str, kind: Any, what: str) -> Any:
+    """``data[key]``, or ``None`` when absent or null; ``ValueError`` when it is not a ``kind``
+    (a bool is no number)."""
     value = data.get(key)
-    if value is None:
-        return None
-    if not isinstance(value, str):
-        raise ValueError(f"field {key!r} is not a string")
+    if value is not None and (isinstance(value, bool) or not isinstance(value, kind)):
+        raise ValueError(f"field {key!r} is not {what}")
+    return value
+
+
+def _optional_str(data: dict[str, Any], key: str) -> str | None:
+    value: str | None = _optional(data, key, str, "a string")
     return value
 
 
 def _optional_float(data: dict[str, Any], key: str) -> float | None:
+    value = _optional(data, key, int | float, "a number")
+    return float(value) if value is not None else None
+
+
+def _optional_registration(data: dict[str, Any], key: str) -> McpOAuthClientRegistration | None:
     value = data.get(key)
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise ValueError(f"field {key!r} is not a number")
-    return float(value)
+    return McpOAuthClientRegistration.from_json(value) if value is not None else None
 
 
 def _str_tuple(data: dict[str, Any], key: str) -> tuple[str, ...]:

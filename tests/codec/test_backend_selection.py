@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import ast
 import importlib.util
 import json
 import os
@@ -15,18 +16,20 @@ import mcpstream.codec as codec
 import pytest
 from mcpstream import errors
 
-RUNTIME_NAMES = {
-    "DEFAULT_MAX_EVENT_BYTES",
-    "JsonRpcEvent",
-    "JsonRpcNotification",
-    "JsonRpcRequest",
-    "JsonRpcResponse",
-    "SseDecoder",
-    "SseEvent",
-    "Utf8Decoder",
-    "encode_jsonrpc_message",
-    "parse_jsonrpc_line",
-}
+
+def contract_names() -> set[str]:
+    """The runtime names of the backend contract: the ``__all__`` of ``_native.pyi`` (read from
+    the stub, so the test works whether or not the extension is built)."""
+    stub = ast.parse((Path(mcpstream.__file__).parent / "_native.pyi").read_text("utf-8"))
+    for node in stub.body:
+        if isinstance(node, ast.Assign) and any(
+            isinstance(target, ast.Name) and target.id == "__all__" for target in node.targets
+        ):
+            return set(ast.literal_eval(node.value))
+    raise AssertionError("_native.pyi has no __all__")
+
+
+RUNTIME_NAMES = contract_names()
 PYTHON_ROOT = str(Path(mcpstream.__file__).resolve().parent.parent)
 
 PROBE = """

@@ -7,6 +7,7 @@ import enum
 import json
 import math
 from collections import OrderedDict
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any
 
@@ -149,14 +150,24 @@ def test_parsed_messages_encode_back_to_equal_messages(backend: ModuleType) -> N
     assert backend.encode_jsonrpc_message(list(messages)) == text
 
 
+def encoding_error(backend: ModuleType, payload: Any, kind: type[Exception]) -> str:
+    """The message of the ``kind`` error that encoding ``payload`` raises."""
+    with pytest.raises(kind) as info:
+        backend.encode_jsonrpc_message(payload)
+    return str(info.value)
+
+
+def not_encodable(type_name: str) -> str:
+    """The contract's ``TypeError`` message for a value of type ``type_name``."""
+    return f"cannot encode object of type {type_name} as JSON"
+
+
 @pytest.mark.parametrize(
     "payload",
     [math.nan, math.inf, -math.inf, [1, {"x": math.nan}], {math.inf: 1}, {"a": [Flag("nan")]}],
 )
 def test_non_finite_floats_raise_value_error(backend: ModuleType, payload: Any) -> None:
-    with pytest.raises(ValueError) as info:
-        backend.encode_jsonrpc_message(payload)
-    assert str(info.value) == NON_FINITE
+    assert encoding_error(backend, payload, ValueError) == NON_FINITE
 
 
 @pytest.mark.parametrize(
@@ -177,9 +188,7 @@ def test_non_finite_floats_raise_value_error(backend: ModuleType, payload: Any) 
 def test_other_types_raise_type_error_naming_the_type(
     backend: ModuleType, payload: Any, type_name: str
 ) -> None:
-    with pytest.raises(TypeError) as info:
-        backend.encode_jsonrpc_message(payload)
-    assert str(info.value) == f"cannot encode object of type {type_name} as JSON"
+    assert encoding_error(backend, payload, TypeError) == not_encodable(type_name)
 
 
 @pytest.mark.parametrize(
@@ -194,47 +203,47 @@ def test_other_types_raise_type_error_naming_the_type(
 def test_the_first_bad_item_in_json_order_names_the_error(
     backend: ModuleType, payload: Any, type_name: str
 ) -> None:
-    with pytest.raises(TypeError) as info:
-        backend.encode_jsonrpc_message(payload)
-    assert str(info.value) == f"cannot encode object of type {type_name} as JSON"
+    assert encoding_error(backend, payload, TypeError) == not_encodable(type_name)
 
 
 def test_a_message_of_the_other_backend_is_not_encodable(backend: ModuleType) -> None:
     class JsonRpcRequest:  # same name, different class
         pass
 
-    with pytest.raises(TypeError) as info:
-        backend.encode_jsonrpc_message(JsonRpcRequest())
-    assert str(info.value) == "cannot encode object of type JsonRpcRequest as JSON"
+    message = encoding_error(backend, JsonRpcRequest(), TypeError)
+    assert message == "cannot encode object of type JsonRpcRequest as JSON"
 
 
-def test_a_circular_list_raises_value_error(backend: ModuleType) -> None:
+def nested(levels: int) -> list[Any]:
+    """``[[[...]]]``: ``levels`` lists, each inside the next."""
+    deep: list[Any] = []
+    for _ in range(levels):
+        deep = [deep]
+    return deep
+
+
+def circular_list() -> list[Any]:
     loop: list[Any] = [1]
     loop.append(loop)
-    with pytest.raises(ValueError) as info:
-        backend.encode_jsonrpc_message(loop)
-    assert str(info.value) == TOO_DEEP
+    return loop
 
 
-def test_a_circular_dict_raises_value_error(backend: ModuleType) -> None:
+def circular_dict() -> dict[str, Any]:
     loop: dict[str, Any] = {}
     loop["self"] = {"again": loop}
-    with pytest.raises(ValueError) as info:
-        backend.encode_jsonrpc_message(loop)
-    assert str(info.value) == TOO_DEEP
+    return loop
 
 
-def test_nesting_far_too_deep_raises_value_error(backend: ModuleType) -> None:
-    deep: list[Any] = []
-    for _ in range(100_000):
-        deep = [deep]
-    with pytest.raises(ValueError) as info:
-        backend.encode_jsonrpc_message(deep)
-    assert str(info.value) == TOO_DEEP
+@pytest.mark.parametrize(
+    "build",
+    [circular_list, circular_dict, lambda: nested(100_000)],
+    ids=["a-circular-list", "a-circular-dict", "nesting-far-too-deep"],
+)
+def test_circular_or_too_deep_values_raise_value_error(
+    backend: ModuleType, build: Callable[[], Any]
+) -> None:
+    assert encoding_error(backend, build(), ValueError) == TOO_DEEP
 
 
 def test_nesting_within_500_levels_is_encoded(backend: ModuleType) -> None:
-    deep: list[Any] = []
-    for _ in range(500):
-        deep = [deep]
-    assert backend.encode_jsonrpc_message(deep) == "[" * 501 + "]" * 501
+    assert backend.encode_jsonrpc_message(nested(500)) == "[" * 501 + "]" * 501

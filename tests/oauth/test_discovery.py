@@ -4,6 +4,7 @@ fallbacks, and the refusals (issuer or resource mismatch, no S256)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -118,27 +119,23 @@ def test_a_2025_03_26_server_without_metadata_gets_the_default_endpoints(
     assert {"/register", "/authorize", "/token"} <= set(server.paths())
 
 
-def test_metadata_naming_another_issuer_is_refused(
-    auth_server: Start, http_client: httpx.Client
+@pytest.mark.parametrize(
+    ("server_options", "refusal"),
+    [
+        # Metadata naming another issuer than the URL it was found for.
+        ({"issuer_override": "https://elsewhere.example.com"}, "names issuer"),
+        # Protected resource metadata for another resource.
+        ({"prm_resource": "https://evil.example.com/mcp"}, "is for resource"),
+        # No authorization server metadata: the error names the URLs tried.
+        ({"metadata_style": None}, "openid-configuration"),
+    ],
+    ids=["another-issuer", "another-resource", "no-metadata-names-the-urls-tried"],
+)
+def test_discovery_refuses_metadata_that_does_not_fit(
+    auth_server: Start, http_client: httpx.Client, server_options: dict[str, Any], refusal: str
 ) -> None:
-    server = auth_server(issuer_override="https://elsewhere.example.com")
-    with pytest.raises(McpOAuthDiscoveryError, match="names issuer"):
-        discover_oauth(server_id="srv", resource_server_url=server.mcp_url, client=http_client)
-
-
-def test_resource_metadata_for_another_resource_is_refused(
-    auth_server: Start, http_client: httpx.Client
-) -> None:
-    server = auth_server(prm_resource="https://evil.example.com/mcp")
-    with pytest.raises(McpOAuthDiscoveryError, match="is for resource"):
-        discover_oauth(server_id="srv", resource_server_url=server.mcp_url, client=http_client)
-
-
-def test_a_missing_authorization_server_metadata_is_an_error_naming_the_urls_tried(
-    auth_server: Start, http_client: httpx.Client
-) -> None:
-    server = auth_server(metadata_style=None)
-    with pytest.raises(McpOAuthDiscoveryError, match="openid-configuration"):
+    server = auth_server(**server_options)
+    with pytest.raises(McpOAuthDiscoveryError, match=refusal):
         discover_oauth(server_id="srv", resource_server_url=server.mcp_url, client=http_client)
 
 

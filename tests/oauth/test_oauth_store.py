@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import multiprocessing
 import os
@@ -131,3 +132,53 @@ def test_reprs_show_no_secret() -> None:
     for secret in ("access-0", "refresh-0", "'cs'"):
         assert secret not in text
     assert "<redacted>" in text
+
+
+def test_every_field_round_trips_through_the_json_object() -> None:
+    record = _record()
+    assert record.client_registration is not None
+    registration = dataclasses.replace(
+        record.client_registration,
+        client_secret_expires_at=1_900_000_000.0,
+        redirect_uris=("http://127.0.0.1:1/cb",),
+        registration_access_token="rat",
+        registration_client_uri="https://as.example.com/clients/c",
+    )
+    record = record.with_changes(
+        authorization_server_url="https://as.example.com/",
+        token_endpoint="https://as.example.com/token",
+        server_url="https://mcp.example.com/mcp",
+        client_registration=registration,
+        grant_type="client_credentials",
+        obtained_at=1_800_000_000.0,
+    )
+    written = json.loads(json.dumps(record.to_json()))
+    assert list(written) == [
+        "access_token",
+        "token_type",
+        "refresh_token",
+        "expires_at",
+        "granted_scopes",
+        "issuer",
+        "authorization_server_url",
+        "token_endpoint",
+        "resource",
+        "server_url",
+        "client_registration",
+        "grant_type",
+        "obtained_at",
+    ]
+    assert written["granted_scopes"] == ["a", "b"]
+    assert written["client_registration"]["redirect_uris"] == ["http://127.0.0.1:1/cb"]
+    assert McpOAuthTokenRecord.from_json(written) == record
+
+
+def test_a_minimal_record_reads_with_the_defaults() -> None:
+    record = McpOAuthTokenRecord.from_json(
+        {"access_token": "a", "token_type": "", "client_registration": {"client_id": "c"}}
+    )
+    assert record == McpOAuthTokenRecord(
+        access_token="a",
+        client_registration=McpOAuthClientRegistration(client_id="c"),
+        obtained_at=0.0,
+    )

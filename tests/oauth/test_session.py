@@ -188,14 +188,23 @@ def test_a_token_about_to_expire_is_refreshed_before_sending_and_rotated(
     assert server.mcp_calls == ["x", "y"]
 
 
-def test_a_401_with_a_stored_token_refreshes_and_replays_once(
-    auth_server: Start, http_client: httpx.Client, make_session: MakeSession
-) -> None:
-    server = auth_server()
+def _session_whose_access_token_was_revoked(
+    server: AuthServer, make_session: MakeSession
+) -> McpOAuthSession:
+    """A session (that cannot log in again) over a stored login whose access token the server
+    has since revoked, while the refresh token still works."""
     store = McpOAuthMemoryTokenStore()
     session = make_session(server, store=store, redirect_handler=None)
     make_session(server, store=store).login()
     server.access_tokens.clear()  # the server revoked every access token
+    return session
+
+
+def test_a_401_with_a_stored_token_refreshes_and_replays_once(
+    auth_server: Start, http_client: httpx.Client, make_session: MakeSession
+) -> None:
+    server = auth_server()
+    session = _session_whose_access_token_was_revoked(server, make_session)
     assert call_mcp(session, http_client, server.mcp_url, "tools/list").status_code == 200
     assert [r.form["grant_type"] for r in server.find("/token")] == [
         "authorization_code",
@@ -207,10 +216,7 @@ def test_a_401_on_tools_call_refreshes_but_does_not_replay(
     auth_server: Start, http_client: httpx.Client, make_session: MakeSession
 ) -> None:
     server = auth_server()
-    store = McpOAuthMemoryTokenStore()
-    session = make_session(server, store=store, redirect_handler=None)
-    make_session(server, store=store).login()
-    server.access_tokens.clear()
+    session = _session_whose_access_token_was_revoked(server, make_session)
     with pytest.raises(McpOAuthAuthRequiredError, match="not retried automatically"):
         call_mcp(session, http_client, server.mcp_url, "tools/call")
     assert server.mcp_calls == []

@@ -90,6 +90,19 @@ def make(
         transport.close()
 
 
+Ready = tuple[AuthServer, ProtectedMcpServer, McpHttpTransport, McpOAuthMemoryTokenStore]
+
+
+@pytest.fixture
+def ready(protected_mcp: Protected, make: Any) -> Ready:
+    """``(auth, mcp, transport, store)``: the default servers and a transport (no GET stream)
+    that has logged in and initialized."""
+    auth, mcp = protected_mcp()
+    transport, store = make(mcp.url, listen=False)
+    initialize(transport)
+    return auth, mcp, transport, store
+
+
 def test_the_first_401_logs_in_and_every_request_carries_the_bearer(
     protected_mcp: Protected, make: Any
 ) -> None:
@@ -118,10 +131,8 @@ def test_the_first_401_logs_in_and_every_request_carries_the_bearer(
     assert gate.statuses("DELETE") == [200]
 
 
-def test_resumption_gets_carry_the_bearer(protected_mcp: Protected, make: Any) -> None:
-    _, mcp = protected_mcp()
-    transport, store = make(mcp.url, listen=False)
-    initialize(transport)
+def test_resumption_gets_carry_the_bearer(ready: Ready) -> None:
+    _, mcp, transport, store = ready
     assert tool_text(call_tool(transport, "resumable")) == "resumed"
     resumed = [r for r in mcp.gate.records if r.http_method == "GET" and r.last_event_id]
     assert resumed
@@ -129,12 +140,8 @@ def test_resumption_gets_carry_the_bearer(protected_mcp: Protected, make: Any) -
     assert {r.status for r in resumed} == {200}
 
 
-def test_a_token_about_to_expire_is_refreshed_before_the_request(
-    protected_mcp: Protected, make: Any
-) -> None:
-    auth, mcp = protected_mcp()
-    transport, store = make(mcp.url, listen=False)
-    initialize(transport)
+def test_a_token_about_to_expire_is_refreshed_before_the_request(ready: Ready) -> None:
+    auth, mcp, transport, store = ready
     record = store.load("srv")
     assert record is not None
     store.save("srv", record.with_changes(expires_at=time.time() + 5))
@@ -145,10 +152,8 @@ def test_a_token_about_to_expire_is_refreshed_before_the_request(
     assert mcp.gate.records[-1].authorization == bearer(store) != f"Bearer {record.access_token}"
 
 
-def test_a_401_refreshes_and_replays_the_request_once(protected_mcp: Protected, make: Any) -> None:
-    auth, mcp = protected_mcp()
-    transport, store = make(mcp.url, listen=False)
-    initialize(transport)
+def test_a_401_refreshes_and_replays_the_request_once(ready: Ready) -> None:
+    auth, mcp, transport, store = ready
     mcp.gate.revoke(bearer(store))
     assert transport.request(method="tools/list", params=None, timeout_s=10).error is None
     assert mcp.gate.statuses("POST", "tools/list") == [401, 200]
@@ -162,12 +167,8 @@ def test_a_401_refreshes_and_replays_the_request_once(protected_mcp: Protected, 
     assert store.load("srv") is None
 
 
-def test_a_tools_call_401_refreshes_but_is_never_replayed(
-    protected_mcp: Protected, make: Any
-) -> None:
-    auth, mcp = protected_mcp()
-    transport, store = make(mcp.url, listen=False)
-    initialize(transport)
+def test_a_tools_call_401_refreshes_but_is_never_replayed(ready: Ready) -> None:
+    auth, mcp, transport, store = ready
     revoked = bearer(store)
     mcp.gate.revoke(revoked)
     with pytest.raises(McpOAuthAuthRequiredError) as raised:

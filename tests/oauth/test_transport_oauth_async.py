@@ -32,16 +32,11 @@ from mcpstream.oauth import (
     McpOAuthReLoginRequired,
 )
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
-from mcpstream.transport_core import ReconnectPolicy
 from mcpstream.transport_http import AsyncMcpHttpTransport
 from transport.helpers import CLIENT_CAPABILITIES, PROTOCOL_VERSION, ScriptedHandler
 
-from .auth_server import AuthServer
-from .protected_mcp import ProtectedMcpServer, secrets_of
-from .test_transport_oauth import bearer, grants
-
-Protected = Callable[..., tuple[AuthServer, ProtectedMcpServer]]
-FAST_RECONNECT = ReconnectPolicy(initial_delay_s=0.05, max_delay_s=0.1)
+from .protected_mcp import secrets_of
+from .test_transport_oauth import FAST_RECONNECT, Protected, bearer, grants
 
 
 def run(coroutine: Coroutine[Any, Any, None]) -> None:
@@ -109,6 +104,19 @@ async def eventually(predicate: Callable[[], bool], timeout_s: float = 5.0) -> N
         await asyncio.sleep(0.01)
 
 
+@asynccontextmanager
+async def initialized(
+    url: str, tmp_path: Path, *, wait_listening: bool = False, **options: Any
+) -> AsyncIterator[AsyncMcpHttpTransport]:
+    """:func:`oauth_transport` after the handshake (and, with ``wait_listening``, once its GET
+    stream is open)."""
+    async with oauth_transport(url, tmp_path, **options) as transport:
+        await initialize(transport)
+        if wait_listening:
+            await eventually(lambda: transport.listening)
+        yield transport
+
+
 def test_the_first_401_logs_in_and_every_request_carries_the_bearer(
     protected_mcp: Protected, tmp_path: Path
 ) -> None:
@@ -117,11 +125,9 @@ def test_the_first_401_logs_in_and_every_request_carries_the_bearer(
     handler = ScriptedHandler({"ping": {}})
 
     async def scenario() -> None:
-        async with oauth_transport(
-            mcp.url, tmp_path, store=store, server_request_handler=handler
+        async with initialized(
+            mcp.url, tmp_path, store=store, server_request_handler=handler, wait_listening=True
         ) as transport:
-            await initialize(transport)
-            await eventually(lambda: transport.listening)
             assert await call_tool(transport, "poke") == "poked"
             await eventually(
                 lambda: any(
@@ -146,8 +152,7 @@ def test_resumption_gets_carry_the_bearer(protected_mcp: Protected, tmp_path: Pa
     store = McpOAuthMemoryTokenStore()
 
     async def scenario() -> None:
-        async with oauth_transport(mcp.url, tmp_path, store=store, listen=False) as transport:
-            await initialize(transport)
+        async with initialized(mcp.url, tmp_path, store=store, listen=False) as transport:
             assert await call_tool(transport, "resumable") == "resumed"
 
     run(scenario())
@@ -163,8 +168,7 @@ def test_a_token_about_to_expire_is_refreshed_before_the_request(
     store = McpOAuthMemoryTokenStore()
 
     async def scenario() -> None:
-        async with oauth_transport(mcp.url, tmp_path, store=store, listen=False) as transport:
-            await initialize(transport)
+        async with initialized(mcp.url, tmp_path, store=store, listen=False) as transport:
             record = store.load("srv")
             assert record is not None
             store.save("srv", record.with_changes(expires_at=time.time() + 5))
@@ -184,8 +188,7 @@ def test_a_401_refreshes_and_replays_once_but_never_a_tools_call(
     gate = mcp.gate
 
     async def scenario() -> None:
-        async with oauth_transport(mcp.url, tmp_path, store=store, listen=False) as transport:
-            await initialize(transport)
+        async with initialized(mcp.url, tmp_path, store=store, listen=False) as transport:
             gate.revoke(bearer(store))
             listed = await transport.request(method="tools/list", params=None, timeout_s=10)
             assert listed.error is None
@@ -258,11 +261,10 @@ def test_the_get_stream_renews_a_rejected_token_and_reconnects(
     mcp.gate.revoke_on_get = 1
 
     async def scenario() -> None:
-        async with oauth_transport(
-            mcp.url, tmp_path, store=store, reconnect_policy=FAST_RECONNECT
-        ) as transport:
-            await initialize(transport)
-            await eventually(lambda: transport.listening)
+        async with initialized(
+            mcp.url, tmp_path, store=store, reconnect_policy=FAST_RECONNECT, wait_listening=True
+        ):
+            pass  # the GET stream got its 401, renewed the token and reconnected
 
     run(scenario())
     gets = [r for r in mcp.gate.records if r.http_method == "GET"]
@@ -305,11 +307,9 @@ def test_no_secret_reaches_an_error_a_log_line_or_a_repr(
     texts: list[str] = []
 
     async def scenario() -> None:
-        async with oauth_transport(
-            mcp.url, tmp_path, store=store, reconnect_policy=FAST_RECONNECT
+        async with initialized(
+            mcp.url, tmp_path, store=store, reconnect_policy=FAST_RECONNECT, wait_listening=True
         ) as transport:
-            await initialize(transport)
-            await eventually(lambda: transport.listening)
             for method in ("tools/call", "tools/list"):
                 with pytest.raises(McpOAuthError) as raised:
                     await transport.request(method=method, params={"name": "x"}, timeout_s=10)

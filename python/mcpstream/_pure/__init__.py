@@ -7,30 +7,11 @@ when ``MCPSTREAM_BACKEND=python`` asks for it. The contract of every name is wri
 
 from __future__ import annotations
 
-from .jsonrpc import (
-    JsonRpcEvent,
-    JsonRpcId,
-    JsonRpcMessage,
-    JsonRpcNotification,
-    JsonRpcRequest,
-    JsonRpcResponse,
-    encode_jsonrpc_message,
-    parse_jsonrpc_line,
-)
-from .sse import DEFAULT_MAX_EVENT_BYTES, SseDecoder, SseEvent
-from .utf8 import Utf8Decoder
+# Each module's ``__all__`` is its share of the contract, so the package re-exports exactly the
+# contract's names and lists none of them again.
+from . import jsonrpc, sse, utf8
+from .jsonrpc import *  # noqa: F403
+from .sse import *  # noqa: F403
+from .utf8 import *  # noqa: F403
 
-__all__ = [
-    "DEFAULT_MAX_EVENT_BYTES",
-    "JsonRpcEvent",
-    "JsonRpcId",
-    "JsonRpcMessage",
-    "JsonRpcNotification",
-    "JsonRpcRequest",
-    "JsonRpcResponse",
-    "SseDecoder",
-    "SseEvent",
-    "Utf8Decoder",
-    "encode_jsonrpc_message",
-    "parse_jsonrpc_line",
-]
+__all__ = [*jsonrpc.__all__, *sse.__all__, *utf8.__all__]

@@ -6,7 +6,8 @@ keeps the two decoders (``Utf8Decoder`` and ``SseDecoder``) word for word the sa
 
 from __future__ import annotations
 
-from typing import Any, NoReturn
+import inspect
+from typing import Any, ClassVar, NoReturn
 
 from ..errors import CodecError, InvalidUtf8Error, SseEventTooLargeError
 
@@ -16,7 +17,7 @@ __all__ = [
     "event_too_large",
     "incomplete_utf8",
     "invalid_utf8",
-    "member_setter",
+    "member_setters",
     "new_object",
 ]
 
@@ -55,9 +56,10 @@ def copy_error(error: CodecError) -> CodecError:
     return type(error)(*error.args)
 
 
-def member_setter(cls: type, name: str) -> Any:
-    """The raw setter of slot ``name`` of ``cls``; it bypasses ``Frozen.__setattr__``."""
-    return cls.__dict__[name].__set__
+def member_setters(cls: type[Frozen]) -> tuple[Any, ...]:
+    """The raw setters of the ``_fields`` of ``cls``, in order; they bypass
+    ``Frozen.__setattr__``."""
+    return tuple(cls.__dict__[name].__set__ for name in cls._fields)
 
 
 class Frozen:
@@ -68,6 +70,9 @@ class Frozen:
     """
 
     __slots__ = ()
+    _fields: ClassVar[tuple[str, ...]] = ()
+    """The fields in the order of the constructor and the ``repr``: the order of the class's
+    annotations (one per slot)."""
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         # The classes deriving from Frozen directly are the final value classes; deriving from
@@ -76,9 +81,15 @@ class Frozen:
             if base is not Frozen and issubclass(base, Frozen):
                 raise TypeError(f"type '{base.__name__}' is not an acceptable base type")
         super().__init_subclass__(**kwargs)
+        cls._fields = tuple(inspect.get_annotations(cls))
+        assert set(cls._fields) == set(cls.__slots__), f"{cls.__name__}: a slot per annotation"
 
     def __setattr__(self, name: str, value: object) -> NoReturn:
         raise AttributeError(f"'{type(self).__name__}' object attribute '{name}' is read-only")
 
     def __delattr__(self, name: str) -> NoReturn:
         raise AttributeError(f"'{type(self).__name__}' object attribute '{name}' is read-only")
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({fields})"

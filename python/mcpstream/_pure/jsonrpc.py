@@ -14,8 +14,10 @@ from collections.abc import Callable, Iterator
 from typing import Any, Final, NoReturn, TypeAlias, final
 
 from ..errors import JsonRpcProtocolError
-from ._common import Frozen, member_setter, new_object
+from ._common import Frozen, member_setters, new_object
 
+# The contract's names (``mcpstream._pure`` re-exports exactly these); the helpers the other
+# modules of the backend import are left out.
 __all__ = [
     "JsonRpcEvent",
     "JsonRpcId",
@@ -24,9 +26,7 @@ __all__ = [
     "JsonRpcRequest",
     "JsonRpcResponse",
     "encode_jsonrpc_message",
-    "jsonrpc_events",
     "parse_jsonrpc_line",
-    "parse_jsonrpc_text",
 ]
 
 JsonRpcId: TypeAlias = int | str
@@ -62,9 +62,6 @@ class JsonRpcRequest(Frozen):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self) -> str:
-        return f"JsonRpcRequest(id={self.id!r}, method={self.method!r}, params={self.params!r})"
-
 
 @final
 class JsonRpcNotification(Frozen):
@@ -90,9 +87,6 @@ class JsonRpcNotification(Frozen):
         return self.method == other.method and self.params == other.params
 
     __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"JsonRpcNotification(method={self.method!r}, params={self.params!r})"
 
 
 @final
@@ -132,9 +126,6 @@ class JsonRpcResponse(Frozen):
         return self.id == other.id and self.result == other.result and self.error == other.error
 
     __hash__ = None  # type: ignore[assignment]
-
-    def __repr__(self) -> str:
-        return f"JsonRpcResponse(id={self.id!r}, result={self.result!r}, error={self.error!r})"
 
 
 JsonRpcMessage: TypeAlias = JsonRpcRequest | JsonRpcNotification | JsonRpcResponse
@@ -178,25 +169,11 @@ class JsonRpcEvent(Frozen):
 
     __hash__ = None  # type: ignore[assignment]
 
-    def __repr__(self) -> str:
-        return (
-            f"JsonRpcEvent(id={self.id!r}, event={self.event!r}, "
-            f"messages={self.messages!r}, error={self.error!r})"
-        )
 
-
-_request_id = member_setter(JsonRpcRequest, "id")
-_request_method = member_setter(JsonRpcRequest, "method")
-_request_params = member_setter(JsonRpcRequest, "params")
-_notification_method = member_setter(JsonRpcNotification, "method")
-_notification_params = member_setter(JsonRpcNotification, "params")
-_response_id = member_setter(JsonRpcResponse, "id")
-_response_result = member_setter(JsonRpcResponse, "result")
-_response_error = member_setter(JsonRpcResponse, "error")
-_event_id = member_setter(JsonRpcEvent, "id")
-_event_event = member_setter(JsonRpcEvent, "event")
-_event_messages = member_setter(JsonRpcEvent, "messages")
-_event_error = member_setter(JsonRpcEvent, "error")
+_request_id, _request_method, _request_params = member_setters(JsonRpcRequest)
+_notification_method, _notification_params = member_setters(JsonRpcNotification)
+_response_id, _response_result, _response_error = member_setters(JsonRpcResponse)
+_event_id, _event_event, _event_messages, _event_error = member_setters(JsonRpcEvent)
 
 
 # ---------------------------------------------------------------------------------------------

@@ -27,7 +27,7 @@ from ._common import (
     event_too_large,
     incomplete_utf8,
     invalid_utf8,
-    member_setter,
+    member_setters,
     new_object,
 )
 from .jsonrpc import JsonRpcEvent, jsonrpc_events
@@ -96,17 +96,8 @@ class SseEvent(Frozen):
     def __hash__(self) -> int:
         return hash((self.event, self.data, self.id, self.retry))
 
-    def __repr__(self) -> str:
-        return (
-            f"SseEvent(event={self.event!r}, data={self.data!r}, "
-            f"id={self.id!r}, retry={self.retry!r})"
-        )
 
-
-_set_event = member_setter(SseEvent, "event")
-_set_data = member_setter(SseEvent, "data")
-_set_id = member_setter(SseEvent, "id")
-_set_retry = member_setter(SseEvent, "retry")
+_set_event, _set_data, _set_id, _set_retry = member_setters(SseEvent)
 
 
 def _check_limit(max_event_bytes: Any) -> int:

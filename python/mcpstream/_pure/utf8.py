@@ -8,7 +8,7 @@ from typing import final
 from ..errors import InvalidUtf8Error
 from ._common import copy_error, incomplete_utf8, invalid_utf8
 
-__all__ = ["Utf8Decoder", "is_utf8_prefix"]
+__all__ = ["Utf8Decoder"]  # the contract's name; mcpstream._pure re-exports it
 
 # For each lead byte of a multibyte sequence: (sequence length, lowest and highest allowed second
 # byte). The narrowed second-byte ranges exclude overlong forms (E0, F0), surrogates (ED) and code

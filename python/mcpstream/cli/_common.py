@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import inspect
 import os
 import re
 import sys
@@ -37,6 +38,7 @@ __all__ = [
     "EXIT_UNREACHABLE",
     "EXIT_USAGE",
     "UsageError",
+    "add_command",
     "add_connection_options",
     "fail",
     "guarded",
@@ -59,6 +61,37 @@ Handler = Callable[[argparse.Namespace], int]
 
 class UsageError(ValueError):
     """Bad arguments found after parsing (exit status 2)."""
+
+
+def add_command(
+    subparsers: Any,
+    name: str,
+    run: Handler,
+    summary: str,
+    *,
+    connection: bool = False,
+    json_output: bool = False,
+    guard: bool = True,
+) -> argparse.ArgumentParser:
+    """Add the subcommand ``name``, run by ``run``; returns its parser for the options of its own.
+
+    ``summary`` is its line in the command list and ``run``'s docstring its description (the
+    text stays next to the code it describes). ``connection`` adds the connection options,
+    ``json_output`` a ``--json`` flag. A guarded command (the default) turns mcpstream's errors
+    into one line and an exit status (:func:`guarded`), and its help lists the exit statuses.
+    """
+    parser: argparse.ArgumentParser = subparsers.add_parser(
+        name,
+        help=summary,
+        description=inspect.getdoc(run),
+        epilog=EXIT_STATUS_HELP if guard else None,
+    )
+    if connection:
+        add_connection_options(parser)
+    if json_output:
+        parser.add_argument("--json", action="store_true", help="print JSON (for scripts)")
+    parser.set_defaults(handler=guarded(run) if guard else run)
+    return parser
 
 
 def add_connection_options(parser: argparse.ArgumentParser) -> None:

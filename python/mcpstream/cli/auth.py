@@ -20,6 +20,7 @@ from ..oauth import (
 )
 from ..oauth.urls import safe_url
 from ..oauth_store import McpOAuthTokenRecord, default_oauth_token_store
+from ._common import add_command
 
 __all__ = ["register"]
 
@@ -29,11 +30,8 @@ def register(subparsers: Any) -> None:
     auth = subparsers.add_parser("auth", help="log in to OAuth-protected MCP servers")
     commands = auth.add_subparsers(dest="auth_command", metavar="SUBCOMMAND", required=True)
 
-    login_parser = commands.add_parser(
-        "login",
-        help="log in to a server (browser + loopback redirect, or client credentials)",
-        description="Log in to an MCP server with OAuth and store the credentials.",
-    )
+    summary = "log in to a server (browser + loopback redirect, or client credentials)"
+    login_parser = add_command(commands, "login", run_login, summary, guard=False)
     login_parser.add_argument("server_url", help="the MCP endpoint URL")
     login_parser.add_argument(
         "--server-id", help="store the credentials under this id (default: the server's URL)"
@@ -71,16 +69,16 @@ def register(subparsers: Any) -> None:
     login_parser.add_argument(
         "--timeout", type=float, default=300.0, help="seconds to wait for the browser login"
     )
-    login_parser.set_defaults(handler=run_login)
 
-    status_parser = commands.add_parser("status", help="show stored OAuth credentials")
+    status_parser = add_command(
+        commands, "status", run_status, "show stored OAuth credentials", guard=False
+    )
     status_parser.add_argument("--json", action="store_true", help="machine-readable output")
-    status_parser.set_defaults(handler=run_status)
 
-    logout_parser = commands.add_parser("logout", help="forget a server's stored credentials")
+    summary = "forget a server's stored credentials"
+    logout_parser = add_command(commands, "logout", run_logout, summary, guard=False)
     logout_parser.add_argument("server", nargs="?", help="the server id or URL")
     logout_parser.add_argument("--all", action="store_true", help="forget every server")
-    logout_parser.set_defaults(handler=run_logout)
 
 
 def _settings(args: argparse.Namespace) -> McpOAuthClientSettings:
@@ -129,7 +127,7 @@ def _expiry_text(record: McpOAuthTokenRecord, now: float) -> str:
 
 
 def run_login(args: argparse.Namespace) -> int:
-    """``mcpstream auth login``."""
+    """Log in to an MCP server with OAuth and store the credentials."""
     settings = _settings(args)
     try:
         server_id = args.server_id or default_server_id(args.server_url)
@@ -161,7 +159,7 @@ def run_login(args: argparse.Namespace) -> int:
 
 
 def run_status(args: argparse.Namespace) -> int:
-    """``mcpstream auth status``."""
+    """Show the OAuth credentials in the token store."""
     store = default_oauth_token_store()
     records = store.list_records()
     now = time.time()
@@ -211,7 +209,7 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def run_logout(args: argparse.Namespace) -> int:
-    """``mcpstream auth logout``."""
+    """Forget the stored OAuth credentials of one server, or of every server."""
     store = default_oauth_token_store()
     if args.all:
         removed = 0

@@ -19,7 +19,7 @@ from ..benchmark import (
     measure,
 )
 from ..benchmark.plot import PlotUnavailableError, check_plot_available, plot
-from ._common import EXIT_ERROR, EXIT_OK, UsageError, fail, guarded
+from ._common import EXIT_ERROR, EXIT_OK, UsageError, add_command, fail
 from ._output import err_console, out_console, print_json
 
 __all__ = ["register"]
@@ -27,20 +27,11 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     """Add the ``bench`` command."""
-    bench = subparsers.add_parser(
-        "bench",
-        help="benchmark the codec: native, pure Python and httpx-sse side by side",
-        description=(
-            "Decode SSE bodies shaped like MCP traffic with the native codec, the pure-Python "
-            "codec and, when httpx-sse is installed, httpx-sse + json.loads (the official SDK's "
-            "stack). Throughput is bytes over the median time of the rounds."
-        ),
-    )
+    summary = "benchmark the codec: native, pure Python and httpx-sse side by side"
+    bench = add_command(subparsers, "bench", run_bench, summary, json_output=True)
     bench.add_argument("--quick", action="store_true", help="small workloads, few rounds")
     bench.add_argument("--rounds", type=int, help="timed rounds per measurement (default: 7)")
     bench.add_argument("--plot", type=Path, metavar="FILE.png", help="save a chart (matplotlib)")
-    bench.add_argument("--json", action="store_true", help="print JSON (for scripts)")
-    bench.set_defaults(handler=guarded(run_bench))
 
 
 def _baseline(keys: list[str]) -> str:
@@ -74,7 +65,9 @@ def _table(results: list[Measurement], implementations: list[Implementation], ro
 
 
 def run_bench(args: argparse.Namespace) -> int:
-    """``mcpstream bench``."""
+    """Decode SSE bodies shaped like MCP traffic with the native codec, the pure-Python codec
+    and, when httpx-sse is installed, httpx-sse + json.loads (the official SDK's stack).
+    Throughput is bytes over the median time of the rounds."""
     rounds = args.rounds if args.rounds is not None else (3 if args.quick else 7)
     if rounds < 1:
         raise UsageError("--rounds must be at least 1")

@@ -12,16 +12,7 @@ from rich.progress import BarColumn, Progress, TaskID, TextColumn, TimeElapsedCo
 from .. import client as mcp
 from ..client import Client, ToolResult
 from ..errors import McpError
-from ._common import (
-    EXIT_ERROR,
-    EXIT_OK,
-    EXIT_STATUS_HELP,
-    UsageError,
-    add_connection_options,
-    fail,
-    guarded,
-    open_client,
-)
+from ._common import EXIT_ERROR, EXIT_OK, UsageError, add_command, fail, open_client
 from ._output import content_text, err_console, one_line, print_json
 
 __all__ = ["parse_pairs", "register"]
@@ -29,17 +20,9 @@ __all__ = ["parse_pairs", "register"]
 
 def register(subparsers: Any) -> None:
     """Add the ``call`` command."""
-    call = subparsers.add_parser(
-        "call",
-        help="call a tool of an MCP server",
-        description=(
-            "Call a tool. Arguments are key=value pairs (a value is taken as JSON when the "
-            "tool's schema does not say it is a string and it parses as JSON: n=3, ok=true, "
-            "tags='[\"a\"]'), or a JSON object given to --json."
-        ),
-        epilog=EXIT_STATUS_HELP,
+    call = add_command(
+        subparsers, "call", run_call, "call a tool of an MCP server", connection=True
     )
-    add_connection_options(call)
     call.add_argument("tool", help="the tool's name")
     call.add_argument("pairs", nargs="*", metavar="key=value", help="an argument of the tool")
     call.add_argument(
@@ -50,7 +33,6 @@ def register(subparsers: Any) -> None:
         metavar="ARGS",
         help="print the result as JSON; ARGS, if given, is a JSON object of arguments",
     )
-    call.set_defaults(handler=guarded(run_call))
 
 
 def _string_properties(client: Client, tool: str) -> set[str] | None:
@@ -154,7 +136,9 @@ def _show(result: ToolResult) -> None:
 
 
 def run_call(args: argparse.Namespace) -> int:
-    """``mcpstream call``."""
+    """Call a tool. Arguments are key=value pairs (a value is taken as JSON when the tool's
+    schema does not say it is a string and it parses as JSON: n=3, ok=true, tags='["a"]'), or a
+    JSON object given to --json."""
     pairs = list(args.pairs)
     arguments = _json_arguments(args.json, pairs) if args.json else {}
     with open_client(args) as client:

@@ -14,7 +14,7 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
 from .. import __version__, codec
 from .. import client as mcp
 from ..client import Client
-from ._common import EXIT_ERROR, EXIT_OK, EXIT_STATUS_HELP, UsageError, fail, guarded
+from ._common import EXIT_ERROR, EXIT_OK, UsageError, add_command, fail
 from ._output import out_console, print_json, server_json
 
 __all__ = ["register"]
@@ -24,16 +24,8 @@ _BACKEND_NAMES = {"native": "native (Rust)", "python": "pure Python"}
 
 def register(subparsers: Any) -> None:
     """Add the ``demo`` command."""
-    demo = subparsers.add_parser(
-        "demo",
-        help="run a demo MCP server in this process and show the client at work",
-        description=(
-            "Start a demo MCP server (the official MCP SDK's, under uvicorn) on a free loopback "
-            "port inside this process, and show the client against it: the handshake, the tool "
-            "list, a tool call, a large streamed result and a progress stream, with timings."
-        ),
-        epilog=EXIT_STATUS_HELP,
-    )
+    summary = "run a demo MCP server in this process and show the client at work"
+    demo = add_command(subparsers, "demo", run_demo, summary, json_output=True)
     demo.add_argument(
         "--size",
         type=int,
@@ -43,7 +35,6 @@ def register(subparsers: Any) -> None:
     demo.add_argument(
         "--steps", type=int, default=20, help="progress notifications to stream (default: 20)"
     )
-    demo.add_argument("--json", action="store_true", help="print JSON (for scripts)")
     demo.add_argument(
         "--serve",
         action="store_true",
@@ -51,7 +42,6 @@ def register(subparsers: Any) -> None:
         "(Ctrl-C stops it)",
     )
     demo.add_argument("--port", type=int, default=0, help="port for --serve (default: a free one)")
-    demo.set_defaults(handler=guarded(run_demo))
 
 
 class _Report:
@@ -86,7 +76,9 @@ class _DemoUnavailable(Exception):
 
 
 def run_demo(args: argparse.Namespace) -> int:
-    """``mcpstream demo``."""
+    """Start a demo MCP server (the official MCP SDK's, under uvicorn) on a free loopback port
+    inside this process, and show the client against it: the handshake, the tool list, a tool
+    call, a large streamed result and a progress stream, with timings."""
     if args.size < 1 or args.steps < 1:
         raise UsageError("--size and --steps must be at least 1")
     try:

@@ -9,14 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from ..client import Tool
-from ._common import (
-    EXIT_OK,
-    EXIT_STATUS_HELP,
-    UsageError,
-    add_connection_options,
-    guarded,
-    open_client,
-)
+from ._common import EXIT_OK, UsageError, add_command, open_client
 from ._output import one_line, out_console, print_json, server_json, server_label
 
 __all__ = ["register"]
@@ -24,28 +17,13 @@ __all__ = ["register"]
 
 def register(subparsers: Any) -> None:
     """Add the ``tools`` and ``ping`` commands."""
-    tools = subparsers.add_parser(
-        "tools",
-        help="list the tools of an MCP server",
-        description="List the tools of an MCP server (all pages).",
-        epilog=EXIT_STATUS_HELP,
-    )
-    add_connection_options(tools)
-    tools.add_argument("--json", action="store_true", help="print JSON (for scripts)")
-    tools.set_defaults(handler=guarded(run_tools))
-
-    ping = subparsers.add_parser(
-        "ping",
-        help="check that an MCP server answers",
-        description="Connect to an MCP server and ping it.",
-        epilog=EXIT_STATUS_HELP,
-    )
-    add_connection_options(ping)
-    ping.add_argument("--json", action="store_true", help="print JSON (for scripts)")
+    summary = "list the tools of an MCP server"
+    add_command(subparsers, "tools", run_tools, summary, connection=True, json_output=True)
+    summary = "check that an MCP server answers"
+    ping = add_command(subparsers, "ping", run_ping, summary, connection=True, json_output=True)
     ping.add_argument(
         "-c", "--count", type=int, default=1, help="how many pings to send (default: 1)"
     )
-    ping.set_defaults(handler=guarded(run_ping))
 
 
 def argument_summary(tool: Tool) -> str:
@@ -66,7 +44,7 @@ def argument_summary(tool: Tool) -> str:
 
 
 def run_tools(args: argparse.Namespace) -> int:
-    """``mcpstream tools``."""
+    """List the tools of an MCP server (all pages)."""
     with open_client(args) as client:
         info = client.connect()
         tools = client.list_tools()
@@ -92,7 +70,7 @@ def run_tools(args: argparse.Namespace) -> int:
 
 
 def run_ping(args: argparse.Namespace) -> int:
-    """``mcpstream ping``."""
+    """Connect to an MCP server and ping it."""
     if args.count < 1:
         raise UsageError("--count must be at least 1")
     started = time.perf_counter()

@@ -10,11 +10,13 @@ URL the user's browser was sent to).
 from __future__ import annotations
 
 import asyncio
+import functools
 import inspect
 import json
-from collections.abc import Awaitable, Generator
+from collections.abc import Awaitable, Callable, Generator, Iterator
+from contextlib import closing, nullcontext
 from dataclasses import dataclass
-from typing import Any, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 
 import httpx
 
@@ -103,9 +105,15 @@ def build_request(
     )
 
 
-def http_step(request: httpx.Request) -> Generator[Step, Any, httpx.Response]:
-    """Yield ``request``; return the response the driver sends back."""
-    response = yield request
+def http_step(
+    request: httpx.Request, failure: Callable[[str], Exception]
+) -> Generator[Step, Any, httpx.Response]:
+    """Yield ``request``; return the response the driver sends back. A network error becomes
+    ``failure(name of the httpx error)``, raised with the error chained to it."""
+    try:
+        response = yield request
+    except httpx.HTTPError as exc:
+        raise failure(type(exc).__name__) from exc
     if not isinstance(response, httpx.Response):  # pragma: no cover - driver bug
         raise TypeError("the OAuth driver answered an HTTP request with something else")
     return response
@@ -127,35 +135,61 @@ def response_json(response: httpx.Response) -> Any:
         return None
 
 
+class _Steps(Generic[T]):
+    """A flow as the drivers walk it: iterating gives each step, which the driver answers with
+    :meth:`reply` or :meth:`fail` before asking for the next; once the iteration ends,
+    :attr:`result` is what the flow returned."""
+
+    result: T
+
+    def __init__(self, flow: Flow[T]) -> None:
+        self._flow = flow
+        self._resume: Callable[[], Step] = flow.__next__
+
+    def __iter__(self) -> Iterator[Step]:
+        return self
+
+    def __next__(self) -> Step:
+        try:
+            return self._resume()
+        except StopIteration as stop:
+            self.result = stop.value
+            raise
+
+    def reply(self, value: Any) -> None:
+        """Send ``value`` to the flow as the outcome of its step."""
+        self._resume = functools.partial(self._flow.send, value)
+
+    def fail(self, error: httpx.HTTPError) -> None:
+        """Raise ``error`` in the flow, at its step."""
+        self._resume = functools.partial(self._flow.throw, error)
+
+
+def _no_redirect_handler() -> NoReturn:  # pragma: no cover - flows check first
+    raise RuntimeError("this OAuth flow needs a redirect handler")
+
+
 def run_sync(
     flow: Flow[T],
     client: httpx.Client | None,
     redirect_handler: McpOAuthRedirectHandler | None = None,
 ) -> T:
     """Run ``flow`` with a blocking client (a private one when ``client`` is ``None``)."""
-    owned = client is None
-    http = client if client is not None else httpx.Client(follow_redirects=False)
-    try:
-        step = next(flow)
-        while True:
-            if isinstance(step, httpx.Request):
-                try:
-                    reply: Any = http.send(step, follow_redirects=False)
-                except httpx.HTTPError as exc:
-                    step = flow.throw(exc)
-                    continue
-            else:
+    steps = _Steps(flow)
+    # A private client is closed at the end; the caller's is left open.
+    connection = httpx.Client(follow_redirects=False) if client is None else nullcontext(client)
+    with closing(flow), connection as http:
+        for step in steps:
+            if not isinstance(step, httpx.Request):
                 if redirect_handler is None:  # pragma: no cover - flows check first
-                    raise RuntimeError("this OAuth flow needs a redirect handler")
-                reply = redirect_handler.authorize(step)
-            step = flow.send(reply)
-    except StopIteration as stop:
-        result: T = stop.value
-        return result
-    finally:
-        flow.close()
-        if owned:
-            http.close()
+                    _no_redirect_handler()
+                steps.reply(redirect_handler.authorize(step))
+                continue
+            try:
+                steps.reply(http.send(step, follow_redirects=False))
+            except httpx.HTTPError as exc:
+                steps.fail(exc)
+    return steps.result
 
 
 async def run_async(
@@ -164,29 +198,25 @@ async def run_async(
     redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
 ) -> T:
     """Run ``flow`` with an async client. A blocking redirect handler runs in a worker thread."""
-    owned = client is None
-    http = client if client is not None else httpx.AsyncClient(follow_redirects=False)
-    try:
-        step = next(flow)
-        while True:
-            if isinstance(step, httpx.Request):
-                try:
-                    reply: Any = await http.send(step, follow_redirects=False)
-                except httpx.HTTPError as exc:
-                    step = flow.throw(exc)
+    steps = _Steps(flow)
+    # A private client is closed at the end; the caller's is left open.
+    connection = (
+        httpx.AsyncClient(follow_redirects=False) if client is None else nullcontext(client)
+    )
+    with closing(flow):
+        async with connection as http:
+            for step in steps:
+                if isinstance(step, httpx.Request):
+                    try:
+                        steps.reply(await http.send(step, follow_redirects=False))
+                    except httpx.HTTPError as exc:
+                        steps.fail(exc)
                     continue
-            else:
                 if redirect_handler is None:  # pragma: no cover - flows check first
-                    raise RuntimeError("this OAuth flow needs a redirect handler")
-                if inspect.iscoroutinefunction(redirect_handler.authorize):
-                    reply = await redirect_handler.authorize(step)
+                    _no_redirect_handler()
+                authorize = redirect_handler.authorize
+                if inspect.iscoroutinefunction(authorize):
+                    steps.reply(await authorize(step))
                 else:
-                    reply = await asyncio.to_thread(redirect_handler.authorize, step)
-            step = flow.send(reply)
-    except StopIteration as stop:
-        result: T = stop.value
-        return result
-    finally:
-        flow.close()
-        if owned:
-            await http.aclose()
+                    steps.reply(await asyncio.to_thread(authorize, step))
+    return steps.result

@@ -140,6 +140,49 @@ def parse_authorization_callback(
     return code
 
 
+@dataclass(frozen=True)
+class _Grant:
+    """What both grants work with: the MCP server, what discovery found for it, the client's
+    settings and the time budget of each request."""
+
+    server_id: str | None
+    server_url: str
+    discovery: McpOAuthDiscovery
+    settings: McpOAuthClientSettings
+    timeout_s: float
+
+    def registration_flow(self, redirect_uri: str | None) -> Flow[McpOAuthClientRegistration]:
+        """The client's registration with the authorization server."""
+        return registration_flow(
+            server_id=self.server_id,
+            metadata=self.discovery.metadata,
+            settings=self.settings,
+            redirect_uri=redirect_uri,
+            timeout_s=self.timeout_s,
+        )
+
+    def token_flow(
+        self,
+        registration: McpOAuthClientRegistration,
+        form: dict[str, str],
+        requested_scopes: tuple[str, ...] = (),
+    ) -> Flow[McpOAuthTokenRecord]:
+        """Send ``form`` to the token endpoint, authenticated as the settings say."""
+        return token_request_flow(
+            server_id=self.server_id,
+            metadata=self.discovery.metadata,
+            registration=registration,
+            form=form,
+            timeout_s=self.timeout_s,
+            requested_scopes=requested_scopes,
+            resource=self.discovery.resource,
+            server_url=self.server_url,
+            authorization_server_url=self.discovery.authorization_server_url,
+            private_key_pem=self.settings.private_key_pem,
+            signing_algorithm=self.settings.signing_algorithm,
+        )
+
+
 def authorization_code_flow(
     *,
     server_id: str | None,
@@ -153,16 +196,11 @@ def authorization_code_flow(
 ) -> Flow[McpOAuthTokenRecord]:
     """Register (unless ``registration`` is given), send the user to the authorization URL,
     check the callback and exchange the code."""
+    grant = _Grant(server_id, server_url, discovery, settings, timeout_s)
     metadata = discovery.metadata
     ensure_pkce_s256_supported(metadata, server_id=server_id)
     if registration is None:
-        registration = yield from registration_flow(
-            server_id=server_id,
-            metadata=metadata,
-            settings=settings,
-            redirect_uri=redirect_uri,
-            timeout_s=timeout_s,
-        )
+        registration = yield from grant.registration_flow(redirect_uri)
     pending = build_authorization_request(
         metadata=metadata,
         registration=registration,
@@ -184,48 +222,13 @@ def authorization_code_flow(
         )
     )
     code = parse_authorization_callback(pending, callback, server_id=server_id)
-    return (
-        yield from _exchange(
-            server_id=server_id,
-            server_url=server_url,
-            discovery=discovery,
-            settings=settings,
-            registration=registration,
-            code=code,
-            pending=pending,
-            timeout_s=timeout_s,
-        )
-    )
-
-
-def _exchange(
-    *,
-    server_id: str | None,
-    server_url: str,
-    discovery: McpOAuthDiscovery,
-    settings: McpOAuthClientSettings,
-    registration: McpOAuthClientRegistration,
-    code: str,
-    pending: McpOAuthPendingAuthorization,
-    timeout_s: float,
-) -> Flow[McpOAuthTokenRecord]:
-    record = yield from token_request_flow(
-        server_id=server_id,
-        metadata=discovery.metadata,
-        registration=registration,
-        form={
-            "grant_type": "authorization_code",
-            "code": code,
-            "redirect_uri": pending.redirect_uri,
-            "code_verifier": pending.pkce.code_verifier,
-        },
-        timeout_s=timeout_s,
-        resource=discovery.resource,
-        server_url=server_url,
-        authorization_server_url=discovery.authorization_server_url,
-        private_key_pem=settings.private_key_pem,
-        signing_algorithm=settings.signing_algorithm,
-    )
+    form = {
+        "grant_type": "authorization_code",
+        "code": code,
+        "redirect_uri": pending.redirect_uri,
+        "code_verifier": pending.pkce.code_verifier,
+    }
+    record = yield from grant.token_flow(registration, form)
     if not record.granted_scopes and pending.scopes:
         # RFC 6749 section 5.1: an answer without scope grants what was asked for.
         record = record.with_changes(granted_scopes=pending.scopes)
@@ -243,25 +246,7 @@ def client_credentials_flow(
 ) -> Flow[McpOAuthTokenRecord]:
     """The client-credentials grant with the configured client (``client_secret_basic`` /
     ``client_secret_post`` with a secret, ``private_key_jwt`` with a key)."""
-    registration = yield from registration_flow(
-        server_id=server_id,
-        metadata=discovery.metadata,
-        settings=settings,
-        redirect_uri=None,
-        timeout_s=timeout_s,
-    )
-    return (
-        yield from token_request_flow(
-            server_id=server_id,
-            metadata=discovery.metadata,
-            registration=registration,
-            form={"grant_type": "client_credentials"},
-            timeout_s=timeout_s,
-            requested_scopes=scopes,
-            resource=discovery.resource,
-            server_url=server_url,
-            authorization_server_url=discovery.authorization_server_url,
-            private_key_pem=settings.private_key_pem,
-            signing_algorithm=settings.signing_algorithm,
-        )
-    )
+    grant = _Grant(server_id, server_url, discovery, settings, timeout_s)
+    registration = yield from grant.registration_flow(None)
+    form = {"grant_type": "client_credentials"}
+    return (yield from grant.token_flow(registration, form, scopes))

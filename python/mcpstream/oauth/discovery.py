@@ -86,13 +86,12 @@ def _fetch_json_document(
     request = build_request(
         "GET", url, timeout_s=timeout_s, headers=_metadata_headers(protocol_version)
     )
-    try:
-        response = yield from http_step(request)
-    except httpx.HTTPError as exc:
-        raise McpOAuthDiscoveryError(
-            f"could not fetch {what} from {safe_url(url)}: {type(exc).__name__}",
-            server_id=server_id,
-        ) from exc
+    response = yield from http_step(
+        request,
+        lambda error: McpOAuthDiscoveryError(
+            f"could not fetch {what} from {safe_url(url)}: {error}", server_id=server_id
+        ),
+    )
     _log.debug("OAuth discovery: GET %s -> %s", safe_url(url), response.status_code)
     if response.status_code != 200:
         return response.status_code, None

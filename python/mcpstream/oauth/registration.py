@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import logging
 
-import httpx
-
 from .._oauth_errors import McpOAuthRegistrationError
 from ..oauth_store import McpOAuthClientRegistration
 from ._flow import Flow, build_request, http_step, response_json
@@ -52,6 +50,12 @@ def registration_flow(
     timeout_s: float,
 ) -> Flow[McpOAuthClientRegistration]:
     """Obtain a client registration (see the module docstring)."""
+
+    def failure(message: str) -> McpOAuthRegistrationError:
+        return McpOAuthRegistrationError(
+            message, server_id=server_id, authorization_server_url=safe_url(metadata.issuer)
+        )
+
     if settings.client_id:
         return _pre_registered(settings, metadata)
     if metadata.client_id_metadata_document_supported and settings.client_metadata_url:
@@ -62,7 +66,7 @@ def registration_flow(
             redirect_uris=(redirect_uri,) if redirect_uri else (),
         )
     if not metadata.registration_endpoint:
-        raise McpOAuthRegistrationError(
+        raise failure(
             f"authorization server {safe_url(metadata.issuer)} offers no dynamic client "
             "registration"
             + (
@@ -75,9 +79,7 @@ def registration_flow(
                 " or a client metadata document URL"
                 if metadata.client_id_metadata_document_supported
                 else ""
-            ),
-            server_id=server_id,
-            authorization_server_url=safe_url(metadata.issuer),
+            )
         )
     machine = settings.grant_type == GRANT_CLIENT_CREDENTIALS
     requested_method = settings.token_endpoint_auth_method or choose_token_endpoint_auth_method(
@@ -101,30 +103,19 @@ def registration_flow(
         "POST", metadata.registration_endpoint, timeout_s=timeout_s, json_body=body
     )
     endpoint = safe_url(metadata.registration_endpoint)
-    try:
-        response = yield from http_step(request)
-    except httpx.HTTPError as exc:
-        raise McpOAuthRegistrationError(
-            f"dynamic client registration at {endpoint} failed: {type(exc).__name__}",
-            server_id=server_id,
-            authorization_server_url=safe_url(metadata.issuer),
-        ) from exc
+    response = yield from http_step(
+        request, lambda error: failure(f"dynamic client registration at {endpoint} failed: {error}")
+    )
     document = response_json(response)
     if response.status_code not in (200, 201) or not isinstance(document, dict):
         error = document.get("error") if isinstance(document, dict) else None
-        raise McpOAuthRegistrationError(
+        raise failure(
             f"dynamic client registration at {endpoint} was refused: HTTP "
-            f"{response.status_code}" + (f" ({error})" if isinstance(error, str) else ""),
-            server_id=server_id,
-            authorization_server_url=safe_url(metadata.issuer),
+            f"{response.status_code}" + (f" ({error})" if isinstance(error, str) else "")
         )
     client_id = document.get("client_id")
     if not isinstance(client_id, str) or not client_id:
-        raise McpOAuthRegistrationError(
-            f"dynamic client registration at {endpoint} returned no client_id",
-            server_id=server_id,
-            authorization_server_url=safe_url(metadata.issuer),
-        )
+        raise failure(f"dynamic client registration at {endpoint} returned no client_id")
     secret = document.get("client_secret")
     secret = secret if isinstance(secret, str) and secret else None
     method = document.get("token_endpoint_auth_method")

@@ -39,7 +39,7 @@ import logging
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import httpx
 
@@ -84,6 +84,8 @@ __all__ = [
 ]
 
 T = TypeVar("T")
+ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
+HandlerT = TypeVar("HandlerT", bound=AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler)
 _log = logging.getLogger("mcpstream.oauth")
 DEFAULT_MAX_STEP_UP_ATTEMPTS = 2
 
@@ -367,21 +369,10 @@ class _SessionCore:
         self, state: _RequestState, record: McpOAuthTokenRecord
     ) -> Flow[McpOAuthTokenRecord | None]:
         if record.refresh_token:
-            try:
-                return (yield from self.refresh_flow(record, None))
-            except (
-                McpOAuthDiscoveryError,
-                McpOAuthTokenExchangeError,
-                McpOAuthTokenStoreError,
-            ) as exc:
-                self.forget()
-                if self.can_authorize:
-                    return None
-                raise self._error(
-                    McpOAuthReLoginRequired,
-                    "stored OAuth credentials could not be refreshed before HTTP MCP "
-                    f"'{state.method}'. {self.login_hint()} again.",
-                ) from exc
+            failure = (
+                f"stored OAuth credentials could not be refreshed before HTTP MCP '{state.method}'."
+            )
+            return (yield from self._refresh_or_forget(record, None, failure))
         if self.settings.is_machine_client:
             return (yield from self.login_flow(None))
         self.forget()
@@ -417,33 +408,20 @@ class _SessionCore:
                     f"OAuth login is required before HTTP MCP '{state.method}'.{scope_hint} "
                     f"{self.login_hint()}.",
                 )
-            yield from self.login_flow(www)
-            return self._replay_or_raise(state, scope_hint)
-        if state.replayed:
+        elif state.replayed:
             self.forget()
             raise self._error(
                 McpOAuthReLoginRequired,
                 f"HTTP MCP '{state.method}' still returned 401 after renewing OAuth credentials "
                 f"and retrying.{scope_hint} {self.login_hint()} again.",
             )
-        renewed = False
-        if state.sent_record.refresh_token:
-            try:
-                yield from self.refresh_flow(state.sent_record, www)
-                renewed = True
-            except (
-                McpOAuthDiscoveryError,
-                McpOAuthTokenExchangeError,
-                McpOAuthTokenStoreError,
-            ) as exc:
-                self.forget()
-                if not self.can_authorize:
-                    raise self._error(
-                        McpOAuthReLoginRequired,
-                        "stored OAuth credentials could not be refreshed."
-                        f"{scope_hint} {self.login_hint()} again.",
-                    ) from exc
-        if not renewed:
+        else:
+            renewed = None
+            if state.sent_record.refresh_token:
+                failure = f"stored OAuth credentials could not be refreshed.{scope_hint}"
+                renewed = yield from self._refresh_or_forget(state.sent_record, www, failure)
+            if renewed is not None:
+                return self._replay_or_raise(state, scope_hint)
             if not self.can_authorize:
                 self.forget()
                 raise self._error(
@@ -451,8 +429,28 @@ class _SessionCore:
                     f"HTTP MCP '{state.method}' returned 401 and stored OAuth credentials cannot "
                     f"be refreshed.{scope_hint} {self.login_hint()} again.",
                 )
-            yield from self.login_flow(www)
+        yield from self.login_flow(www)
         return self._replay_or_raise(state, scope_hint)
+
+    def _refresh_or_forget(
+        self, record: McpOAuthTokenRecord, www_authenticate: str | None, failure: str
+    ) -> Flow[McpOAuthTokenRecord | None]:
+        """Refresh the token of ``record``. When that fails the record is cleared, and ``None``
+        returned if the session can log in again, else :class:`McpOAuthReLoginRequired` raised
+        (``failure`` and the login hint)."""
+        try:
+            return (yield from self.refresh_flow(record, www_authenticate))
+        except (
+            McpOAuthDiscoveryError,
+            McpOAuthTokenExchangeError,
+            McpOAuthTokenStoreError,
+        ) as exc:
+            self.forget()
+            if self.can_authorize:
+                return None
+            raise self._error(
+                McpOAuthReLoginRequired, f"{failure} {self.login_hint()} again."
+            ) from exc
 
     def _replay_or_raise(self, state: _RequestState, scope_hint: str) -> bool:
         state.replayed = True
@@ -500,21 +498,23 @@ class _SessionCore:
         return True
 
 
-class _SessionBase:
-    """What the sync and async sessions share: the core they drive and the calls that do no
-    I/O."""
+class _SessionBase(Generic[ClientT, HandlerT]):
+    """What the sync and async sessions share: the constructor, the core they drive and the
+    calls that do no I/O. ``client`` is an ``httpx.Client`` for the sync session and an
+    ``httpx.AsyncClient`` for the async one (``None``: a private client per exchange)."""
 
     def __init__(
         self,
         *,
         server_id: str,
         server_url: str,
-        settings: McpOAuthClientSettings | object | None,
-        store: McpOAuthTokenStore | None,
-        redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None,
-        timeout_s: float,
-        max_step_up_attempts: int,
-        protocol_version: str | None,
+        settings: McpOAuthClientSettings | object | None = None,
+        client: ClientT | None = None,
+        store: McpOAuthTokenStore | None = None,
+        redirect_handler: HandlerT | None = None,
+        timeout_s: float = 10.0,
+        max_step_up_attempts: int = DEFAULT_MAX_STEP_UP_ATTEMPTS,
+        protocol_version: str | None = None,
     ) -> None:
         self._core = _SessionCore(
             server_id=server_id,
@@ -526,6 +526,14 @@ class _SessionBase:
             max_step_up_attempts=max_step_up_attempts,
             protocol_version=protocol_version,
         )
+        self._client: ClientT | None = client
+        self._redirect_handler = redirect_handler
+        self._lock = self._new_lock()
+
+    @staticmethod
+    def _new_lock() -> object:
+        """The lock that lets one flow run at a time (two refreshes must not race)."""
+        raise NotImplementedError
 
     @property
     def server_id(self) -> str:
@@ -569,7 +577,7 @@ class McpOAuthRequestAuth:
         return self._session._run(flow)
 
 
-class McpOAuthSession(_SessionBase):
+class McpOAuthSession(_SessionBase[httpx.Client, McpOAuthRedirectHandler]):
     """OAuth for one MCP server, over a blocking ``httpx.Client``.
 
     ``redirect_handler`` enables logins inside the session (a
@@ -579,32 +587,11 @@ class McpOAuthSession(_SessionBase):
     the token store file.
     """
 
-    def __init__(
-        self,
-        *,
-        server_id: str,
-        server_url: str,
-        settings: McpOAuthClientSettings | object | None = None,
-        client: httpx.Client | None = None,
-        store: McpOAuthTokenStore | None = None,
-        redirect_handler: McpOAuthRedirectHandler | None = None,
-        timeout_s: float = 10.0,
-        max_step_up_attempts: int = DEFAULT_MAX_STEP_UP_ATTEMPTS,
-        protocol_version: str | None = None,
-    ) -> None:
-        super().__init__(
-            server_id=server_id,
-            server_url=server_url,
-            settings=settings,
-            store=store,
-            redirect_handler=redirect_handler,
-            timeout_s=timeout_s,
-            max_step_up_attempts=max_step_up_attempts,
-            protocol_version=protocol_version,
-        )
-        self._client = client
-        self._redirect_handler = redirect_handler
-        self._lock = threading.RLock()
+    _lock: threading.RLock
+
+    @staticmethod
+    def _new_lock() -> threading.RLock:
+        return threading.RLock()
 
     @property
     def discovery(self) -> McpOAuthDiscovery | None:
@@ -648,36 +635,17 @@ class AsyncMcpOAuthRequestAuth:
         return await self._session._run(flow)
 
 
-class AsyncMcpOAuthSession(_SessionBase):
+class AsyncMcpOAuthSession(
+    _SessionBase[httpx.AsyncClient, AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler]
+):
     """OAuth for one MCP server, over an ``httpx.AsyncClient`` (the same decisions as
     :class:`McpOAuthSession`; a blocking redirect handler runs in a worker thread)."""
 
-    def __init__(
-        self,
-        *,
-        server_id: str,
-        server_url: str,
-        settings: McpOAuthClientSettings | object | None = None,
-        client: httpx.AsyncClient | None = None,
-        store: McpOAuthTokenStore | None = None,
-        redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
-        timeout_s: float = 10.0,
-        max_step_up_attempts: int = DEFAULT_MAX_STEP_UP_ATTEMPTS,
-        protocol_version: str | None = None,
-    ) -> None:
-        super().__init__(
-            server_id=server_id,
-            server_url=server_url,
-            settings=settings,
-            store=store,
-            redirect_handler=redirect_handler,
-            timeout_s=timeout_s,
-            max_step_up_attempts=max_step_up_attempts,
-            protocol_version=protocol_version,
-        )
-        self._client = client
-        self._redirect_handler = redirect_handler
-        self._lock = asyncio.Lock()
+    _lock: asyncio.Lock
+
+    @staticmethod
+    def _new_lock() -> asyncio.Lock:
+        return asyncio.Lock()
 
     async def _run(self, flow: Flow[T]) -> T:
         async with self._lock:

@@ -118,10 +118,9 @@ def token_request_flow(
     request = build_request(
         "POST", metadata.token_endpoint, timeout_s=timeout_s, headers=headers, data=body
     )
-    try:
-        response = yield from http_step(request)
-    except httpx.HTTPError as exc:
-        raise failure(f"{grant} request to {endpoint} failed: {type(exc).__name__}") from exc
+    response = yield from http_step(
+        request, lambda error: failure(f"{grant} request to {endpoint} failed: {error}")
+    )
     _log.debug("OAuth: %s request to %s -> HTTP %s", grant, endpoint, response.status_code)
     document = response_json(response)
     if response.status_code != 200:

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
+from ..redaction import url_without_secrets
+
 __all__ = [
     "authorization_server_metadata_urls",
     "canonical_resource_uri",
@@ -20,16 +22,7 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 def safe_url(url: str) -> str:
     """``url`` without userinfo, query or fragment: fit for messages and logs."""
-    try:
-        split = urlsplit(url)
-        host = split.hostname or ""
-        port = split.port
-    except ValueError:
-        return "<unparseable URL>"
-    if ":" in host:
-        host = f"[{host}]"
-    netloc = host if port is None else f"{host}:{port}"
-    return urlunsplit((split.scheme, netloc, split.path, "", ""))
+    return url_without_secrets(url)
 
 
 def _netloc(scheme: str, host: str, port: int | None) -> str:
