@@ -32,8 +32,7 @@ from mcpstream.oauth import (
     McpOAuthReLoginRequired,
 )
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
-from mcpstream.transport_core import ReconnectPolicy
-from mcpstream.transport_http import AsyncMcpHttpTransport
+from mcpstream.transport_http import AsyncMcpHttpTransport, ReconnectPolicy
 from transport.helpers import CLIENT_CAPABILITIES, PROTOCOL_VERSION, ScriptedHandler
 
 from .auth_server import AuthServer

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcpstream import __version__, transport_http, transport_http_async
+from mcpstream import __version__
+from mcpstream._http.core import ListenStream
 from mcpstream.errors import (
     McpAuthError,
     McpHttpTransportAuthRequiredError,
@@ -26,7 +27,7 @@ from mcpstream.server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
-from mcpstream.transport_core import ReconnectPolicy
+from mcpstream.transport_http import ReconnectPolicy
 
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
 from .helpers import ScriptedHandler, free_port, open_sockets_to
@@ -527,8 +528,7 @@ def test_the_get_stream_is_answered_before_send_notification_initialized_returns
 def test_a_get_stream_slow_to_answer_holds_up_the_initialization_only_briefly(
     make_transport: Any, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(transport_http, "_LISTEN_OPEN_WAIT_S", 0.3)
-    monkeypatch.setattr(transport_http_async, "_LISTEN_OPEN_WAIT_S", 0.3)
+    monkeypatch.setattr(ListenStream, "OPEN_WAIT_S", 0.3)
 
     async def on_get(request: Request, conn: Conn) -> None:
         await asyncio.sleep(1.0)  # longer than the wait
@@ -595,8 +595,7 @@ def test_close_is_prompt_while_the_get_stream_waits_for_its_answer(
     async def on_get(request: Request, conn: Conn) -> None:
         await asyncio.Event().wait()  # never answers
 
-    monkeypatch.setattr(transport_http, "_LISTEN_OPEN_WAIT_S", 0.1)
-    monkeypatch.setattr(transport_http_async, "_LISTEN_OPEN_WAIT_S", 0.1)
+    monkeypatch.setattr(ListenStream, "OPEN_WAIT_S", 0.1)
     sockets_before = open_sockets_to(fault_server.port)
     url = fault_server.route(session_server(on_get=on_get))
     transport = make_transport(url)

@@ -1,0 +1,337 @@
+"""The asyncio driver: ``AsyncMcpHttpTransport`` runs the core's flows over
+``httpx.AsyncClient``.
+
+Reads wait under ``asyncio.timeout``; the GET stream runs as a task. OAuth goes through an
+``AsyncMcpOAuthSession``, awaited, so that renewing credentials never blocks the event loop.
+Every decision is the core's; this module only performs the steps (see
+``mcpstream._http.core.steps``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from ..codec import DEFAULT_MAX_EVENT_BYTES
+from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
+from ..models import ResolvedMcpServer
+from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
+from ..oauth_store import McpOAuthTokenStore
+from ..server_requests import (
+    AsyncMcpServerRequestHandler,
+    McpServerRequestContext,
+    McpServerRequestHandler,
+)
+from . import wire
+from .auth import AsyncMcpHttpAuth, AsyncMcpHttpRequestAuth, resolve_async_auth
+from .core import ListenStream, ReconnectPolicy, Stepper, delete_flow, listen_flow
+from .core import steps as s
+from .facade import HttpTransportBase
+from .httpx_clients import make_async_client
+
+__all__ = ["AsyncMcpHttpTransport", "AsyncNotificationCallback"]
+
+T = TypeVar("T")
+
+AsyncNotificationCallback = Callable[[JsonRpcNotification], Awaitable[object] | object]
+"""``on_notification`` of ``AsyncMcpHttpTransport``: called with each notification of the
+server; what it returns is awaited when it is awaitable."""
+
+
+class _Exchange:
+    """What one running flow has open: its response and the request-scoped object of the auth
+    hook. ``answered`` is the GET stream's event for ``StreamAnswered``."""
+
+    def __init__(self, client: httpx.AsyncClient, answered: asyncio.Event | None = None) -> None:
+        self.client, self.answered = client, answered
+        self.response: httpx.Response | None = None
+        self.chunks: AsyncIterator[bytes] | None = None
+        self.broken = False
+        """True once a read was cancelled by its wait, which ends the body iterator too."""
+        self.request_auth: AsyncMcpHttpRequestAuth | None = None
+
+    async def release(self) -> None:
+        response, self.response, self.chunks = self.response, None, None
+        if response is not None:
+            await response.aclose()
+
+
+async def read_limited(response: httpx.Response, limit: int) -> bytes:
+    """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        async for chunk in response.aiter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    except wire.HTTP_ERRORS:
+        pass
+    return b"".join(parts)
+
+
+class AsyncMcpHttpTransport(HttpTransportBase):
+    """An asyncio MCP client transport over Streamable HTTP (MCP 2025-11-25).
+
+    Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient``.
+    ``server_request_handler`` may return its result or an awaitable of it, and
+    ``oauth_redirect_handler`` may be async (``AsyncHeadlessRedirectHandler``) or blocking (run in
+    a worker thread). Use it from one event loop; ``close`` (or ``async with``) ends the GET
+    stream task and the session.
+
+    ``on_notification`` may be a function or a coroutine function. It receives the server's
+    notifications instead of the queue of ``drain_notifications`` (which then stays empty), in
+    the order of their stream, awaited one by one by the task that decoded them: a call's task
+    for those on the call's answer (all delivered before the call returns), the GET stream task
+    for the others. A callback that raises is logged and the call goes on.
+    """
+
+    def __init__(
+        self,
+        *,
+        server: ResolvedMcpServer,
+        workspace_root: Path,
+        client: httpx.AsyncClient | None = None,
+        server_request_context: McpServerRequestContext | None = None,
+        server_request_handler: McpServerRequestHandler
+        | AsyncMcpServerRequestHandler
+        | None = None,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        listen: bool = True,
+        reconnect_policy: ReconnectPolicy | None = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: AsyncMcpOAuthRedirectHandler
+        | McpOAuthRedirectHandler
+        | None = None,
+        connect_timeout_s: float | None = None,
+        on_notification: AsyncNotificationCallback | None = None,
+    ) -> None:
+        self._init_core(
+            server=server,
+            workspace_root=workspace_root,
+            server_request_context=server_request_context,
+            max_event_bytes=max_event_bytes,
+            listen=listen,
+            reconnect_policy=reconnect_policy,
+            connect_timeout_s=connect_timeout_s,
+            has_handler=server_request_handler is not None,
+            push_notifications=on_notification is not None,
+        )
+        self._on_notification = on_notification
+        self._handler = server_request_handler
+        self._owns_client = client is None
+        self._client = client if client is not None else make_async_client()
+        self._auth: AsyncMcpHttpAuth | None = resolve_async_auth(
+            server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
+        )
+        self._protocol.has_auth = self._auth is not None
+        self._listen_task: asyncio.Task[None] | None = None
+        self._listen_stream: ListenStream | None = None
+        self._retired_tasks: list[asyncio.Task[None]] = []
+
+    def reset_session_state(self) -> None:
+        """Forget the session id and protocol version, and stop the old session's GET stream
+        (the task is cancelled; ``close`` awaits its end)."""
+        self._retire_listener()
+        self._protocol.reset_session()
+
+    @property
+    def listening(self) -> bool:
+        """True while the GET stream for server-initiated messages is open."""
+        task, stream = self._listen_task, self._listen_stream
+        return task is not None and not task.done() and stream is not None and stream.connected
+
+    async def request(
+        self, *, method: str, params: Any | None, timeout_s: float
+    ) -> JsonRpcResponse:
+        """Send a request and return its response (see ``McpHttpTransport.request``)."""
+        return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+
+    async def send_notification(
+        self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
+    ) -> None:
+        """Send a notification (see ``McpHttpTransport.send_notification``)."""
+        flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
+        if await self._run(flow) and (answered := self._start_listener()) is not None:
+            # The GET reaches the server before the requests the caller sends next.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(answered.wait(), ListenStream.OPEN_WAIT_S)
+
+    async def close(self) -> None:
+        """End the session (DELETE, errors ignored), the GET stream task and, if the transport
+        made it, the HTTP client. Idempotent; later calls raise ``McpHttpTransportError``."""
+        if self.closed:
+            return
+        self._protocol.closed = True
+        current = asyncio.current_task()
+        self._retire_listener(current)
+        tasks, self._retired_tasks = self._retired_tasks, []
+        for task in tasks:
+            # A handler running in the GET stream task may close the transport: the task ends
+            # by itself once the handler returns.
+            if task is not current:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        await self._run(delete_flow(self._protocol, call_timeout_s=self.server.call_timeout_s))
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> AsyncMcpHttpTransport:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # -- the GET stream ------------------------------------------------------------------------
+
+    def _start_listener(self) -> asyncio.Event | None:
+        """Start the GET stream task; the event it sets once its first GET has an answer (or
+        failed, or the task ended), or None when no task was started."""
+        if self.closed or (self._listen_task is not None and not self._listen_task.done()):
+            return None
+        answered = asyncio.Event()
+        stream = self._listen_stream = ListenStream(self._protocol)
+        flow = listen_flow(stream, call_timeout_s=self.server.call_timeout_s)
+        self._listen_task = asyncio.get_running_loop().create_task(
+            self._listen(flow, _Exchange(self._client, answered)),
+            name=f"mcpstream-get-{self.server.id}",
+        )
+        return answered
+
+    async def _listen(self, flow: s.Flow[None], exchange: _Exchange) -> None:
+        try:
+            await self._run(flow, exchange)
+        finally:
+            assert exchange.answered is not None
+            exchange.answered.set()
+
+    def _retire_listener(self, current: asyncio.Task[Any] | None = None) -> None:
+        """Stop the GET stream task (cancelled, unless it is ``current``, the one running this),
+        to be awaited by ``close``."""
+        task, self._listen_task = self._listen_task, None
+        if self._listen_stream is not None:
+            self._listen_stream.stopping = True
+        if task is not None:
+            if task is not current:
+                task.cancel()
+            self._retired_tasks.append(task)
+
+    # -- running flows -------------------------------------------------------------------------
+
+    async def _run(self, flow: s.Flow[T], exchange: _Exchange | None = None) -> T:
+        """Run ``flow`` to its end, performing each step it yields."""
+        ex = exchange or _Exchange(self._client)
+        with Stepper(flow) as stepper:
+            try:
+                while stepper.running:
+                    try:
+                        action = getattr(self, "_do_" + stepper.step.action)
+                        outcome = await action(stepper.step, ex)
+                    except Exception as exc:  # a hook, a handler or a nested flow: for the flow
+                        outcome = exc
+                    stepper.answer(outcome)
+                result: T = stepper.result
+                return result
+            finally:
+                await ex.release()
+
+    async def _do_send(self, step: s.Send, ex: _Exchange) -> s.Head | s.Failed:
+        await ex.release()
+        request = wire.build_request(ex.client, step.request)
+        try:
+            response = await ex.client.send(request, stream=True)
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        ex.response, ex.chunks, ex.broken = response, response.aiter_bytes(), False
+        return wire.head(response, step.request)
+
+    async def _do_read_body(self, step: s.ReadBody, ex: _Exchange) -> s.Body | s.Idle | s.Failed:
+        assert ex.response is not None
+        try:
+            async with asyncio.timeout(step.wait_s):
+                data = await ex.response.aread()
+        except TimeoutError:
+            return s.Idle(time.monotonic())
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        return s.Body(time.monotonic(), data)
+
+    async def _do_read_chunk(self, step: s.ReadChunk, ex: _Exchange) -> s.Outcome:
+        assert ex.chunks is not None
+        if ex.broken:
+            # The stream can no more be read: its wait ends it (the quiet window, the deadline).
+            await asyncio.sleep(step.wait_s or 0.0)
+            return s.Idle(time.monotonic())
+        try:
+            async with asyncio.timeout(step.wait_s):
+                chunk = await anext(ex.chunks)
+        except TimeoutError:
+            ex.broken = True
+            return s.Idle(time.monotonic())
+        except StopAsyncIteration:
+            return s.BodyEnd(time.monotonic())
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        return s.Chunk(time.monotonic(), chunk)
+
+    async def _do_read_snippet(self, step: s.ReadSnippet, ex: _Exchange) -> s.Body:
+        assert ex.response is not None
+        data = await read_limited(ex.response, step.limit)
+        await ex.release()
+        return s.Body(time.monotonic(), data)
+
+    async def _do_authorize(self, step: s.Authorize, ex: _Exchange) -> s.Authorized:
+        assert self._auth is not None
+        if step.stored:
+            return s.Authorized(time.monotonic(), self._auth.stored_authorization_header())
+        if not step.again or ex.request_auth is None:
+            ex.request_auth = self._auth.request_auth(
+                method=step.method, replay_allowed=step.replay_allowed
+            )
+        return s.Authorized(time.monotonic(), await ex.request_auth.authorization_header())
+
+    async def _do_renew(self, step: s.Renew, ex: _Exchange) -> s.Judged:
+        assert ex.request_auth is not None
+        retry = await ex.request_auth.should_retry(step.status_code, step.headers, step.body)
+        return s.Judged(time.monotonic(), retry)
+
+    async def _do_handle(self, step: s.Handle, ex: _Exchange) -> s.Handled:
+        assert self._handler is not None
+        try:
+            result = self._handler.handle_request(**self._handler_arguments(step.request))
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as exc:
+            return s.Handled(time.monotonic(), error=exc)
+        return s.Handled(time.monotonic(), result)
+
+    async def _do_run_nested(self, step: s.Run, ex: _Exchange) -> s.Done:
+        return s.Done(time.monotonic(), await self._run(step.flow))
+
+    async def _do_deliver(self, step: s.Deliver, ex: _Exchange) -> s.Done:
+        assert self._on_notification is not None
+        for notification in step.notifications:
+            try:
+                outcome = self._on_notification(notification)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                wire.callback_failed(self.server.id)
+        return s.Done(time.monotonic())
+
+    async def _do_sleep(self, step: s.Sleep, ex: _Exchange) -> s.Done:
+        await asyncio.sleep(step.delay_s)
+        return s.Done(time.monotonic())
+
+    async def _do_stream_answered(self, step: s.StreamAnswered, ex: _Exchange) -> s.Done:
+        if ex.answered is not None:
+            ex.answered.set()
+        return s.Done(time.monotonic())

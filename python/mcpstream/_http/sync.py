@@ -1,0 +1,416 @@
+"""The sync driver: ``McpHttpTransport`` runs the core's flows over ``httpx.Client``.
+
+SSE bodies are read on a reader thread (``ChunkPump``), joined before the call returns, so that
+a wait for bytes has a timeout and a call's deadline holds end to end. The GET stream runs on a
+thread of its own (``_Listener``). Every decision is the core's; this module only performs the
+steps (see ``mcpstream._http.core.steps``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
+
+import httpx
+
+from ..codec import DEFAULT_MAX_EVENT_BYTES
+from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
+from ..models import ResolvedMcpServer
+from ..oauth import McpOAuthRedirectHandler
+from ..oauth_store import McpOAuthTokenStore
+from ..server_requests import McpServerRequestContext, McpServerRequestHandler
+from . import wire
+from .auth import McpHttpAuth, McpHttpRequestAuth, resolve_auth
+from .core import ListenStream, ReconnectPolicy, Stepper, delete_flow, listen_flow
+from .core import steps as s
+from .facade import HttpTransportBase
+from .httpx_clients import make_client
+from .sync_io import ChunkKind, ChunkPump, abort_network_stream, abort_response
+
+__all__ = ["McpHttpTransport", "NotificationCallback"]
+
+T = TypeVar("T")
+
+NotificationCallback = Callable[[JsonRpcNotification], object]
+"""``on_notification`` of ``McpHttpTransport``: called with each notification of the server
+(what it returns is ignored)."""
+
+
+class _Exchange:
+    """What one running flow has open: its response (with its reader) and the request-scoped
+    object of the auth hook. ``client`` sends, ``wake`` cuts its sleeps short, ``listener`` is
+    told about the responses of the GET stream."""
+
+    def __init__(
+        self, client: httpx.Client, wake: threading.Event, listener: _Listener | None = None
+    ) -> None:
+        self.client, self.wake, self.listener = client, wake, listener
+        self.response: httpx.Response | None = None
+        self.chunks: Iterator[bytes] | None = None
+        self.pump: ChunkPump | None = None
+        self.request_auth: McpHttpRequestAuth | None = None
+
+    def open(self, response: httpx.Response) -> None:
+        self.response, self.chunks = response, response.iter_bytes()
+        if self.listener is not None:
+            self.listener.track(response)
+
+    def release(self) -> None:
+        """Stop the reader and close the response (and its connection, if it was cut)."""
+        pump, response = self.pump, self.response
+        self.pump = self.response = self.chunks = None
+        if pump is not None:
+            pump.stop()
+        if response is not None:
+            response.close()
+            if self.listener is not None:
+                self.listener.track(None)
+
+    def __enter__(self) -> _Exchange:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.release()
+
+
+def read_limited(response: httpx.Response, limit: int) -> bytes:
+    """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
+    parts: list[bytes] = []
+    size = 0
+    try:
+        for chunk in response.iter_bytes():
+            parts.append(chunk)
+            size += len(chunk)
+            if size >= limit:
+                break
+    except wire.HTTP_ERRORS:
+        pass
+    return b"".join(parts)
+
+
+class McpHttpTransport(HttpTransportBase):
+    """A sync MCP client transport over Streamable HTTP (MCP 2025-11-25).
+
+    ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
+    ``call_timeout_s``). ``workspace_root``: the host's workspace. ``client``: an
+    ``httpx.Client`` to use (the transport closes only a client it created itself; with a
+    host's client, ``close`` waits for a GET stream the server has not answered yet, 10 s at
+    most, while a transport that made its client ends that GET at once).
+    ``server_request_handler`` answers server-initiated requests such as ``elicitation/create``,
+    with ``server_request_context`` passed to it (a context naming this server is made when none
+    is given). Beyond the reference: ``max_event_bytes`` caps one SSE event (``None``: no cap),
+    ``listen`` opens the server's GET stream after initialization, ``reconnect_policy`` bounds
+    SSE resumption. For a server with ``oauth`` settings, ``oauth_store`` replaces the token
+    store file (``McpOAuthMemoryTokenStore`` for tests and one-shot clients) and
+    ``oauth_redirect_handler`` lets the transport log in by itself when it has no usable
+    credentials (``LoopbackRedirectHandler`` for a person, ``HeadlessRedirectHandler`` for
+    servers that approve without one); without it, only stored credentials (``mcpstream auth
+    login``) and the client-credentials grant are used. Both are ignored without ``oauth``.
+
+    ``connect_timeout_s`` bounds establishing each HTTP connection (TCP and TLS), so that an
+    unreachable server fails fast while a call's ``timeout_s`` stays its end-to-end deadline;
+    ``None`` (the default) bounds connecting by the call's deadline alone.
+
+    ``on_notification`` receives the server's notifications instead of the queue of
+    ``drain_notifications`` (which then stays empty), as soon as each is decoded, in the order
+    of its stream: notifications on the answer to a call are delivered on the thread that made
+    the call, before that call returns; those on the GET stream on the GET stream's thread.
+    Callbacks on different threads may therefore run at the same time. A callback that raises
+    is logged and the call goes on; one that blocks holds up the stream it was called from.
+
+    Safe to share between threads: calls may run concurrently.
+    """
+
+    def __init__(
+        self,
+        *,
+        server: ResolvedMcpServer,
+        workspace_root: Path,
+        client: httpx.Client | None = None,
+        server_request_context: McpServerRequestContext | None = None,
+        server_request_handler: McpServerRequestHandler | None = None,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        listen: bool = True,
+        reconnect_policy: ReconnectPolicy | None = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: McpOAuthRedirectHandler | None = None,
+        connect_timeout_s: float | None = None,
+        on_notification: NotificationCallback | None = None,
+    ) -> None:
+        self._init_core(
+            server=server,
+            workspace_root=workspace_root,
+            server_request_context=server_request_context,
+            max_event_bytes=max_event_bytes,
+            listen=listen,
+            reconnect_policy=reconnect_policy,
+            connect_timeout_s=connect_timeout_s,
+            has_handler=server_request_handler is not None,
+            push_notifications=on_notification is not None,
+        )
+        self._on_notification = on_notification
+        self._handler = server_request_handler
+        self._owns_client = client is None
+        self._client = client if client is not None else make_client()
+        self._auth: McpHttpAuth | None = resolve_auth(
+            server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
+        )
+        self._protocol.has_auth = self._auth is not None
+        self._listener: _Listener | None = None
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+
+    def reset_session_state(self) -> None:
+        """Forget the session id and protocol version (after the session expired), and stop
+        the GET stream of the old session."""
+        self._stop_listener()
+        self._protocol.reset_session()
+
+    @property
+    def listening(self) -> bool:
+        """True while the GET stream for server-initiated messages is open."""
+        listener = self._listener
+        return listener is not None and listener.stream.connected
+
+    def request(self, *, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
+        """Send a request and return its response (a JSON-RPC error response is returned, not
+        raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
+        return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+
+    def send_notification(
+        self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
+    ) -> None:
+        """Send a notification; returns once the server accepted it. After
+        ``notifications/initialized`` the GET stream for server messages is opened, and this
+        returns once the server answered its GET (2 s at most)."""
+        flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
+        if self._run(flow):
+            self._start_listener()
+
+    def close(self) -> None:
+        """End the session (DELETE, errors ignored), the GET stream and, if the transport made
+        it, the HTTP client. Idempotent; later calls raise ``McpHttpTransportError``."""
+        with self._lock:
+            if self.closed:
+                return
+            self._protocol.closed = True
+            self._closing.set()
+        self._stop_listener()
+        self._run(delete_flow(self._protocol, call_timeout_s=self.server.call_timeout_s))
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self) -> McpHttpTransport:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- the GET stream ------------------------------------------------------------------------
+
+    def _start_listener(self) -> None:
+        with self._lock:
+            if self.closed or (self._listener is not None and self._listener.alive):
+                return
+            listener = self._listener = _Listener(self)
+        # The GET is answered before the caller sends anything else (see ``OPEN_WAIT_S``).
+        listener.answered.wait(ListenStream.OPEN_WAIT_S)
+
+    def _stop_listener(self) -> None:
+        with self._lock:
+            listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.stop()
+
+    # -- running flows -------------------------------------------------------------------------
+
+    def _run(self, flow: s.Flow[T], exchange: _Exchange | None = None) -> T:
+        """Run ``flow`` to its end, performing each step it yields."""
+        with Stepper(flow) as stepper, exchange or _Exchange(self._client, self._closing) as ex:
+            while stepper.running:
+                try:
+                    outcome = getattr(self, "_do_" + stepper.step.action)(stepper.step, ex)
+                except Exception as exc:  # a hook, a handler or a nested flow: the flow's call
+                    outcome = exc
+                stepper.answer(outcome)
+            result: T = stepper.result
+            return result
+
+    def _do_send(self, step: s.Send, ex: _Exchange) -> s.Head | s.Failed:
+        ex.release()
+        listener = ex.listener
+        trace = listener.trace if listener is not None and listener.owns_client else None
+        request = wire.build_request(ex.client, step.request, {"trace": trace} if trace else None)
+        try:
+            response = ex.client.send(request, stream=True)
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        ex.open(response)
+        return wire.head(response, step.request)
+
+    def _do_read_body(self, step: s.ReadBody, ex: _Exchange) -> s.Body | s.Idle | s.Failed:
+        assert ex.chunks is not None
+        deadline = time.monotonic() + step.wait_s
+        parts: list[bytes] = []
+        try:
+            for chunk in ex.chunks:
+                if time.monotonic() >= deadline:
+                    return s.Idle(time.monotonic())
+                parts.append(chunk)
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        return s.Body(time.monotonic(), b"".join(parts))
+
+    def _do_read_chunk(self, step: s.ReadChunk, ex: _Exchange) -> s.Outcome:
+        assert ex.response is not None and ex.chunks is not None
+        if step.wait_s is None:  # no bound: read on this thread (``stop`` wakes it up)
+            try:
+                return s.Chunk(time.monotonic(), next(ex.chunks))
+            except StopIteration:
+                return s.BodyEnd(time.monotonic())
+            except wire.HTTP_ERRORS as exc:
+                return wire.failure(exc)
+        if ex.pump is None:
+            ex.pump = ChunkPump(ex.response, name=f"mcpstream-sse-{self.server.id}")
+        item = ex.pump.get(step.wait_s)
+        if item is None:
+            return s.Idle(time.monotonic())
+        kind, value = item
+        if kind is ChunkKind.DATA:
+            assert isinstance(value, bytes)
+            return s.Chunk(time.monotonic(), value)
+        if kind is ChunkKind.END:
+            return s.BodyEnd(time.monotonic())
+        assert isinstance(value, BaseException)
+        return wire.failure(value)
+
+    def _do_read_snippet(self, step: s.ReadSnippet, ex: _Exchange) -> s.Body:
+        assert ex.response is not None
+        data = read_limited(ex.response, step.limit)
+        ex.release()
+        return s.Body(time.monotonic(), data)
+
+    def _do_authorize(self, step: s.Authorize, ex: _Exchange) -> s.Authorized:
+        assert self._auth is not None
+        if step.stored:
+            return s.Authorized(time.monotonic(), self._auth.stored_authorization_header())
+        if not step.again or ex.request_auth is None:
+            ex.request_auth = self._auth.request_auth(
+                method=step.method, replay_allowed=step.replay_allowed
+            )
+        return s.Authorized(time.monotonic(), ex.request_auth.authorization_header())
+
+    def _do_renew(self, step: s.Renew, ex: _Exchange) -> s.Judged:
+        assert ex.request_auth is not None
+        retry = ex.request_auth.should_retry(step.status_code, step.headers, step.body)
+        return s.Judged(time.monotonic(), retry)
+
+    def _do_handle(self, step: s.Handle, ex: _Exchange) -> s.Handled:
+        assert self._handler is not None
+        try:
+            result = self._handler.handle_request(**self._handler_arguments(step.request))
+        except Exception as exc:
+            return s.Handled(time.monotonic(), error=exc)
+        return s.Handled(time.monotonic(), result)
+
+    def _do_run_nested(self, step: s.Run, ex: _Exchange) -> s.Done:
+        return s.Done(time.monotonic(), self._run(step.flow))
+
+    def _do_deliver(self, step: s.Deliver, ex: _Exchange) -> s.Done:
+        assert self._on_notification is not None
+        for notification in step.notifications:
+            try:
+                self._on_notification(notification)
+            except Exception:
+                wire.callback_failed(self.server.id)
+        return s.Done(time.monotonic())
+
+    def _do_sleep(self, step: s.Sleep, ex: _Exchange) -> s.Done:
+        ex.wake.wait(step.delay_s)
+        return s.Done(time.monotonic())
+
+    def _do_stream_answered(self, step: s.StreamAnswered, ex: _Exchange) -> s.Done:
+        if ex.listener is not None:
+            ex.listener.answered.set()
+        return s.Done(time.monotonic())
+
+
+class _Listener:
+    """The thread that runs the GET stream's flow.
+
+    When the transport made its HTTP client, the GET stream has a client of its own, so that
+    every connection of that client is the stream's: the last one it opened (seen through
+    httpcore's ``trace`` extension) is the GET's from the moment it connects, and ``stop`` shuts
+    its socket down even while the GET still waits for the server's answer. A host's client is
+    shared with the calls, so that only a GET with an answer can be stopped at once; ``stop``
+    then waits for the answer (``ListenStream.HEADERS_TIMEOUT_S`` at most).
+    """
+
+    def __init__(self, transport: McpHttpTransport) -> None:
+        self.stream = ListenStream(transport._protocol)
+        self.answered = threading.Event()
+        self.owns_client = transport._owns_client
+        self._stopping = threading.Event()
+        self._lock = threading.Lock()
+        self._response: httpx.Response | None = None
+        self._network_stream: object | None = None
+        """The connection of the stream's own client (None with a host's client)."""
+        client = make_client() if self.owns_client else transport._client
+        flow = listen_flow(self.stream, call_timeout_s=transport.server.call_timeout_s)
+        exchange = _Exchange(client, self._stopping, self)
+        self._thread = threading.Thread(
+            target=self._run,
+            args=(transport, flow, exchange),
+            name=f"mcpstream-get-{transport.server.id}",
+            daemon=True,
+        )
+        self._thread.start()
+
+    @property
+    def alive(self) -> bool:
+        """True while the thread runs."""
+        return self._thread.is_alive()
+
+    def _run(self, transport: McpHttpTransport, flow: s.Flow[None], exchange: _Exchange) -> None:
+        try:
+            transport._run(flow, exchange)
+        finally:
+            self.answered.set()
+            if self.owns_client:
+                exchange.client.close()
+
+    def track(self, response: httpx.Response | None) -> None:
+        """The GET's response (None once it is closed), for ``stop`` to cut."""
+        with self._lock:
+            self._response = response
+
+    def trace(self, event: str, info: dict[str, Any]) -> None:
+        """httpcore's ``trace`` callback for the stream's own client: keep the network stream of
+        each connection it opens (``connection.connect_tcp.complete`` and the like)."""
+        network_stream = info.get("return_value")
+        if not hasattr(network_stream, "get_extra_info"):
+            return
+        with self._lock:
+            self._network_stream = network_stream
+        if self._stopping.is_set():
+            abort_network_stream(network_stream)
+
+    def stop(self) -> None:
+        """End the thread: wake a blocked read (or a wait for the answer, see the class) by
+        shutting the socket down, then join."""
+        self.stream.stopping = True
+        self._stopping.set()
+        self.answered.set()
+        with self._lock:
+            response, network_stream = self._response, self._network_stream
+        if network_stream is not None:
+            abort_network_stream(network_stream)
+        if response is not None and not abort_response(response):
+            response.close()
+        if threading.current_thread() is not self._thread:
+            # A handler running on this thread may close the transport; the thread then ends
+            # on its own once the handler returns.
+            self._thread.join(ListenStream.HEADERS_TIMEOUT_S + 1.0)
