@@ -14,24 +14,20 @@ import contextlib
 import inspect
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from pathlib import Path
 from typing import Any, TypeVar
 
 import httpx
 
-from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
-from ..models import ResolvedMcpServer
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import (
     AsyncMcpServerRequestHandler,
-    McpServerRequestContext,
     McpServerRequestHandler,
 )
 from . import wire
 from .auth import AsyncMcpHttpAuth, AsyncMcpHttpRequestAuth, resolve_async_auth
-from .core import ListenStream, ReconnectPolicy, Stepper, delete_flow, listen_flow
+from .core import ListenStream, Stepper, delete_flow, listen_flow
 from .core import steps as s
 from .facade import HttpTransportBase
 from .httpx_clients import make_async_client
@@ -78,7 +74,15 @@ async def read_limited(response: httpx.Response, limit: int) -> bytes:
     return b"".join(parts)
 
 
-class AsyncMcpHttpTransport(HttpTransportBase):
+class AsyncMcpHttpTransport(
+    HttpTransportBase[
+        httpx.AsyncClient,
+        AsyncMcpHttpAuth,
+        McpServerRequestHandler | AsyncMcpServerRequestHandler,
+        AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler,
+        AsyncNotificationCallback,
+    ]
+):
     """An asyncio MCP client transport over Streamable HTTP (MCP 2025-11-25).
 
     Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient``.
@@ -94,45 +98,19 @@ class AsyncMcpHttpTransport(HttpTransportBase):
     for the others. A callback that raises is logged and the call goes on.
     """
 
-    def __init__(
+    def _make_client(self) -> httpx.AsyncClient:
+        return make_async_client()
+
+    def _resolve_auth(
         self,
-        *,
-        server: ResolvedMcpServer,
-        workspace_root: Path,
-        client: httpx.AsyncClient | None = None,
-        server_request_context: McpServerRequestContext | None = None,
-        server_request_handler: McpServerRequestHandler
-        | AsyncMcpServerRequestHandler
-        | None = None,
-        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-        listen: bool = True,
-        reconnect_policy: ReconnectPolicy | None = None,
-        oauth_store: McpOAuthTokenStore | None = None,
-        oauth_redirect_handler: AsyncMcpOAuthRedirectHandler
-        | McpOAuthRedirectHandler
-        | None = None,
-        connect_timeout_s: float | None = None,
-        on_notification: AsyncNotificationCallback | None = None,
-    ) -> None:
-        self._init_core(
-            server=server,
-            workspace_root=workspace_root,
-            server_request_context=server_request_context,
-            max_event_bytes=max_event_bytes,
-            listen=listen,
-            reconnect_policy=reconnect_policy,
-            connect_timeout_s=connect_timeout_s,
-            has_handler=server_request_handler is not None,
-            push_notifications=on_notification is not None,
+        store: McpOAuthTokenStore | None,
+        redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None,
+    ) -> AsyncMcpHttpAuth | None:
+        return resolve_async_auth(
+            self.server, client=self._client, store=store, redirect_handler=redirect_handler
         )
-        self._on_notification = on_notification
-        self._handler = server_request_handler
-        self._owns_client = client is None
-        self._client = client if client is not None else make_async_client()
-        self._auth: AsyncMcpHttpAuth | None = resolve_async_auth(
-            server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
-        )
-        self._protocol.has_auth = self._auth is not None
+
+    def _init_driver(self) -> None:
         self._listen_task: asyncio.Task[None] | None = None
         self._listen_stream: ListenStream | None = None
         self._retired_tasks: list[asyncio.Task[None]] = []

@@ -5,8 +5,11 @@ methods that only read or set the core's state. Each driver (``sync``, ``aio``) 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
+import httpx
+
+from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..jsonrpc import (
     JsonRpcIdGenerator,
     JsonRpcNotification,
@@ -16,44 +19,47 @@ from ..jsonrpc import (
     build_jsonrpc_request,
 )
 from ..models import ResolvedMcpServer
+from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestContext
 from .core import INITIALIZED_NOTIFICATION, McpHttpProtocol, ReconnectPolicy, call_flow
 from .core.steps import Flow
 
+ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
+AuthT = TypeVar("AuthT")
+HandlerT = TypeVar("HandlerT")
+RedirectT = TypeVar("RedirectT")
+CallbackT = TypeVar("CallbackT")
 
-class HttpTransportBase:
-    """The base of both HTTP transports: the protocol core, the server, the workspace, the
-    context for server-initiated requests and the ids of requests."""
 
-    server: ResolvedMcpServer
-    workspace_root: Path
-    _protocol: McpHttpProtocol
-    _context: McpServerRequestContext
-    _ids: JsonRpcIdGenerator
-    _listen_enabled: bool
+class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT]):
+    """The base of both HTTP transports: their constructor (the keywords of the reference
+    transport, typed by each driver), the protocol core, the server, the workspace, the context
+    for server-initiated requests and the ids of requests. A driver makes its own client and
+    auth hook (``_make_client``, ``_resolve_auth``) and sets up its own state (``_init_driver``)."""
 
-    def _init_core(
+    def __init__(
         self,
         *,
         server: ResolvedMcpServer,
         workspace_root: Path,
-        server_request_context: McpServerRequestContext | None,
-        max_event_bytes: int | None,
-        listen: bool,
-        reconnect_policy: ReconnectPolicy | None,
-        connect_timeout_s: float | None,
-        has_handler: bool,
-        push_notifications: bool,
+        client: ClientT | None = None,
+        server_request_context: McpServerRequestContext | None = None,
+        server_request_handler: HandlerT | None = None,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        listen: bool = True,
+        reconnect_policy: ReconnectPolicy | None = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: RedirectT | None = None,
+        connect_timeout_s: float | None = None,
+        on_notification: CallbackT | None = None,
     ) -> None:
-        """Set up what the constructors of both transports set the same way."""
+        """See the transport's class."""
         self._protocol = McpHttpProtocol(
             server,
             max_event_bytes=max_event_bytes,
             reconnect_policy=reconnect_policy or ReconnectPolicy(),
             connect_timeout_s=connect_timeout_s,
         )
-        self._protocol.has_handler = has_handler
-        self._protocol.push_notifications = push_notifications
         self.server = server
         self.workspace_root = workspace_root.resolve()
         self._context = server_request_context or McpServerRequestContext(
@@ -61,6 +67,28 @@ class HttpTransportBase:
         )
         self._ids = JsonRpcIdGenerator()
         self._listen_enabled = listen
+        self._handler = server_request_handler
+        self._on_notification = on_notification
+        self._owns_client = client is None
+        self._client: ClientT = client if client is not None else self._make_client()
+        self._auth: AuthT | None = self._resolve_auth(oauth_store, oauth_redirect_handler)
+        self._protocol.has_auth = self._auth is not None
+        self._protocol.has_handler = server_request_handler is not None
+        self._protocol.push_notifications = on_notification is not None
+        self._init_driver()
+
+    def _make_client(self) -> ClientT:
+        """The HTTP client of a transport given none."""
+        raise NotImplementedError
+
+    def _resolve_auth(
+        self, store: McpOAuthTokenStore | None, redirect_handler: RedirectT | None
+    ) -> AuthT | None:
+        """The auth hook for the server (an OAuth session), or None."""
+        raise NotImplementedError
+
+    def _init_driver(self) -> None:
+        """Set up the driver's own state."""
 
     def __repr__(self) -> str:
         return (

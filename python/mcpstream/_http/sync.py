@@ -2,7 +2,7 @@
 
 SSE bodies are read on a reader thread (``ChunkPump``), joined before the call returns, so that
 a wait for bytes has a timeout and a call's deadline holds end to end. The GET stream runs on a
-thread of its own (``_Listener``). Every decision is the core's; this module only performs the
+thread of its own (``Listener``). Every decision is the core's; this module only performs the
 steps (see ``mcpstream._http.core.steps``).
 """
 
@@ -10,25 +10,22 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Iterator
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import httpx
 
-from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
-from ..models import ResolvedMcpServer
 from ..oauth import McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
-from ..server_requests import McpServerRequestContext, McpServerRequestHandler
+from ..server_requests import McpServerRequestHandler
 from . import wire
-from .auth import McpHttpAuth, McpHttpRequestAuth, resolve_auth
-from .core import ListenStream, ReconnectPolicy, Stepper, delete_flow, listen_flow
+from .auth import McpHttpAuth, resolve_auth
+from .core import ListenStream, Stepper, delete_flow
 from .core import steps as s
 from .facade import HttpTransportBase
 from .httpx_clients import make_client
-from .sync_io import ChunkKind, ChunkPump, abort_network_stream, abort_response
+from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
 __all__ = ["McpHttpTransport", "NotificationCallback"]
 
@@ -39,59 +36,15 @@ NotificationCallback = Callable[[JsonRpcNotification], object]
 (what it returns is ignored)."""
 
 
-class _Exchange:
-    """What one running flow has open: its response (with its reader) and the request-scoped
-    object of the auth hook. ``client`` sends, ``wake`` cuts its sleeps short, ``listener`` is
-    told about the responses of the GET stream."""
-
-    def __init__(
-        self, client: httpx.Client, wake: threading.Event, listener: _Listener | None = None
-    ) -> None:
-        self.client, self.wake, self.listener = client, wake, listener
-        self.response: httpx.Response | None = None
-        self.chunks: Iterator[bytes] | None = None
-        self.pump: ChunkPump | None = None
-        self.request_auth: McpHttpRequestAuth | None = None
-
-    def open(self, response: httpx.Response) -> None:
-        self.response, self.chunks = response, response.iter_bytes()
-        if self.listener is not None:
-            self.listener.track(response)
-
-    def release(self) -> None:
-        """Stop the reader and close the response (and its connection, if it was cut)."""
-        pump, response = self.pump, self.response
-        self.pump = self.response = self.chunks = None
-        if pump is not None:
-            pump.stop()
-        if response is not None:
-            response.close()
-            if self.listener is not None:
-                self.listener.track(None)
-
-    def __enter__(self) -> _Exchange:
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self.release()
-
-
-def read_limited(response: httpx.Response, limit: int) -> bytes:
-    """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
-    parts: list[bytes] = []
-    size = 0
-    try:
-        for chunk in response.iter_bytes():
-            parts.append(chunk)
-            size += len(chunk)
-            if size >= limit:
-                break
-    except wire.HTTP_ERRORS:
-        pass
-    return b"".join(parts)
-
-
-class McpHttpTransport(HttpTransportBase):
+class McpHttpTransport(
+    HttpTransportBase[
+        httpx.Client,
+        McpHttpAuth,
+        McpServerRequestHandler,
+        McpOAuthRedirectHandler,
+        NotificationCallback,
+    ]
+):
     """A sync MCP client transport over Streamable HTTP (MCP 2025-11-25).
 
     ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
@@ -124,42 +77,18 @@ class McpHttpTransport(HttpTransportBase):
     Safe to share between threads: calls may run concurrently.
     """
 
-    def __init__(
-        self,
-        *,
-        server: ResolvedMcpServer,
-        workspace_root: Path,
-        client: httpx.Client | None = None,
-        server_request_context: McpServerRequestContext | None = None,
-        server_request_handler: McpServerRequestHandler | None = None,
-        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
-        listen: bool = True,
-        reconnect_policy: ReconnectPolicy | None = None,
-        oauth_store: McpOAuthTokenStore | None = None,
-        oauth_redirect_handler: McpOAuthRedirectHandler | None = None,
-        connect_timeout_s: float | None = None,
-        on_notification: NotificationCallback | None = None,
-    ) -> None:
-        self._init_core(
-            server=server,
-            workspace_root=workspace_root,
-            server_request_context=server_request_context,
-            max_event_bytes=max_event_bytes,
-            listen=listen,
-            reconnect_policy=reconnect_policy,
-            connect_timeout_s=connect_timeout_s,
-            has_handler=server_request_handler is not None,
-            push_notifications=on_notification is not None,
+    def _make_client(self) -> httpx.Client:
+        return make_client()
+
+    def _resolve_auth(
+        self, store: McpOAuthTokenStore | None, redirect_handler: McpOAuthRedirectHandler | None
+    ) -> McpHttpAuth | None:
+        return resolve_auth(
+            self.server, client=self._client, store=store, redirect_handler=redirect_handler
         )
-        self._on_notification = on_notification
-        self._handler = server_request_handler
-        self._owns_client = client is None
-        self._client = client if client is not None else make_client()
-        self._auth: McpHttpAuth | None = resolve_auth(
-            server, client=self._client, store=oauth_store, redirect_handler=oauth_redirect_handler
-        )
-        self._protocol.has_auth = self._auth is not None
-        self._listener: _Listener | None = None
+
+    def _init_driver(self) -> None:
+        self._listener: Listener | None = None
         self._lock = threading.Lock()
         self._closing = threading.Event()
 
@@ -215,7 +144,13 @@ class McpHttpTransport(HttpTransportBase):
         with self._lock:
             if self.closed or (self._listener is not None and self._listener.alive):
                 return
-            listener = self._listener = _Listener(self)
+            listener = self._listener = Listener(
+                self._run,
+                ListenStream(self._protocol),
+                client=make_client() if self._owns_client else self._client,
+                owns_client=self._owns_client,
+                call_timeout_s=self.server.call_timeout_s,
+            )
         # The GET is answered before the caller sends anything else (see ``OPEN_WAIT_S``).
         listener.answered.wait(ListenStream.OPEN_WAIT_S)
 
@@ -227,9 +162,9 @@ class McpHttpTransport(HttpTransportBase):
 
     # -- running flows -------------------------------------------------------------------------
 
-    def _run(self, flow: s.Flow[T], exchange: _Exchange | None = None) -> T:
+    def _run(self, flow: s.Flow[T], exchange: Exchange | None = None) -> T:
         """Run ``flow`` to its end, performing each step it yields."""
-        with Stepper(flow) as stepper, exchange or _Exchange(self._client, self._closing) as ex:
+        with Stepper(flow) as stepper, exchange or Exchange(self._client, self._closing) as ex:
             while stepper.running:
                 try:
                     outcome = getattr(self, "_do_" + stepper.step.action)(stepper.step, ex)
@@ -239,7 +174,7 @@ class McpHttpTransport(HttpTransportBase):
             result: T = stepper.result
             return result
 
-    def _do_send(self, step: s.Send, ex: _Exchange) -> s.Head | s.Failed:
+    def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
         ex.release()
         listener = ex.listener
         trace = listener.trace if listener is not None and listener.owns_client else None
@@ -251,7 +186,7 @@ class McpHttpTransport(HttpTransportBase):
         ex.open(response)
         return wire.head(response, step.request)
 
-    def _do_read_body(self, step: s.ReadBody, ex: _Exchange) -> s.Body | s.Idle | s.Failed:
+    def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Body | s.Idle | s.Failed:
         assert ex.chunks is not None
         deadline = time.monotonic() + step.wait_s
         parts: list[bytes] = []
@@ -264,7 +199,7 @@ class McpHttpTransport(HttpTransportBase):
             return wire.failure(exc)
         return s.Body(time.monotonic(), b"".join(parts))
 
-    def _do_read_chunk(self, step: s.ReadChunk, ex: _Exchange) -> s.Outcome:
+    def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
         assert ex.response is not None and ex.chunks is not None
         if step.wait_s is None:  # no bound: read on this thread (``stop`` wakes it up)
             try:
@@ -287,13 +222,13 @@ class McpHttpTransport(HttpTransportBase):
         assert isinstance(value, BaseException)
         return wire.failure(value)
 
-    def _do_read_snippet(self, step: s.ReadSnippet, ex: _Exchange) -> s.Body:
+    def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Body:
         assert ex.response is not None
         data = read_limited(ex.response, step.limit)
         ex.release()
         return s.Body(time.monotonic(), data)
 
-    def _do_authorize(self, step: s.Authorize, ex: _Exchange) -> s.Authorized:
+    def _do_authorize(self, step: s.Authorize, ex: Exchange) -> s.Authorized:
         assert self._auth is not None
         if step.stored:
             return s.Authorized(time.monotonic(), self._auth.stored_authorization_header())
@@ -303,12 +238,12 @@ class McpHttpTransport(HttpTransportBase):
             )
         return s.Authorized(time.monotonic(), ex.request_auth.authorization_header())
 
-    def _do_renew(self, step: s.Renew, ex: _Exchange) -> s.Judged:
+    def _do_renew(self, step: s.Renew, ex: Exchange) -> s.Judged:
         assert ex.request_auth is not None
         retry = ex.request_auth.should_retry(step.status_code, step.headers, step.body)
         return s.Judged(time.monotonic(), retry)
 
-    def _do_handle(self, step: s.Handle, ex: _Exchange) -> s.Handled:
+    def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled:
         assert self._handler is not None
         try:
             result = self._handler.handle_request(**self._handler_arguments(step.request))
@@ -316,10 +251,10 @@ class McpHttpTransport(HttpTransportBase):
             return s.Handled(time.monotonic(), error=exc)
         return s.Handled(time.monotonic(), result)
 
-    def _do_run_nested(self, step: s.Run, ex: _Exchange) -> s.Done:
+    def _do_run_nested(self, step: s.Run, ex: Exchange) -> s.Done:
         return s.Done(time.monotonic(), self._run(step.flow))
 
-    def _do_deliver(self, step: s.Deliver, ex: _Exchange) -> s.Done:
+    def _do_deliver(self, step: s.Deliver, ex: Exchange) -> s.Done:
         assert self._on_notification is not None
         for notification in step.notifications:
             try:
@@ -328,89 +263,11 @@ class McpHttpTransport(HttpTransportBase):
                 wire.callback_failed(self.server.id)
         return s.Done(time.monotonic())
 
-    def _do_sleep(self, step: s.Sleep, ex: _Exchange) -> s.Done:
+    def _do_sleep(self, step: s.Sleep, ex: Exchange) -> s.Done:
         ex.wake.wait(step.delay_s)
         return s.Done(time.monotonic())
 
-    def _do_stream_answered(self, step: s.StreamAnswered, ex: _Exchange) -> s.Done:
+    def _do_stream_answered(self, step: s.StreamAnswered, ex: Exchange) -> s.Done:
         if ex.listener is not None:
             ex.listener.answered.set()
         return s.Done(time.monotonic())
-
-
-class _Listener:
-    """The thread that runs the GET stream's flow.
-
-    When the transport made its HTTP client, the GET stream has a client of its own, so that
-    every connection of that client is the stream's: the last one it opened (seen through
-    httpcore's ``trace`` extension) is the GET's from the moment it connects, and ``stop`` shuts
-    its socket down even while the GET still waits for the server's answer. A host's client is
-    shared with the calls, so that only a GET with an answer can be stopped at once; ``stop``
-    then waits for the answer (``ListenStream.HEADERS_TIMEOUT_S`` at most).
-    """
-
-    def __init__(self, transport: McpHttpTransport) -> None:
-        self.stream = ListenStream(transport._protocol)
-        self.answered = threading.Event()
-        self.owns_client = transport._owns_client
-        self._stopping = threading.Event()
-        self._lock = threading.Lock()
-        self._response: httpx.Response | None = None
-        self._network_stream: object | None = None
-        """The connection of the stream's own client (None with a host's client)."""
-        client = make_client() if self.owns_client else transport._client
-        flow = listen_flow(self.stream, call_timeout_s=transport.server.call_timeout_s)
-        exchange = _Exchange(client, self._stopping, self)
-        self._thread = threading.Thread(
-            target=self._run,
-            args=(transport, flow, exchange),
-            name=f"mcpstream-get-{transport.server.id}",
-            daemon=True,
-        )
-        self._thread.start()
-
-    @property
-    def alive(self) -> bool:
-        """True while the thread runs."""
-        return self._thread.is_alive()
-
-    def _run(self, transport: McpHttpTransport, flow: s.Flow[None], exchange: _Exchange) -> None:
-        try:
-            transport._run(flow, exchange)
-        finally:
-            self.answered.set()
-            if self.owns_client:
-                exchange.client.close()
-
-    def track(self, response: httpx.Response | None) -> None:
-        """The GET's response (None once it is closed), for ``stop`` to cut."""
-        with self._lock:
-            self._response = response
-
-    def trace(self, event: str, info: dict[str, Any]) -> None:
-        """httpcore's ``trace`` callback for the stream's own client: keep the network stream of
-        each connection it opens (``connection.connect_tcp.complete`` and the like)."""
-        network_stream = info.get("return_value")
-        if not hasattr(network_stream, "get_extra_info"):
-            return
-        with self._lock:
-            self._network_stream = network_stream
-        if self._stopping.is_set():
-            abort_network_stream(network_stream)
-
-    def stop(self) -> None:
-        """End the thread: wake a blocked read (or a wait for the answer, see the class) by
-        shutting the socket down, then join."""
-        self.stream.stopping = True
-        self._stopping.set()
-        self.answered.set()
-        with self._lock:
-            response, network_stream = self._response, self._network_stream
-        if network_stream is not None:
-            abort_network_stream(network_stream)
-        if response is not None and not abort_response(response):
-            response.close()
-        if threading.current_thread() is not self._thread:
-            # A handler running on this thread may close the transport; the thread then ends
-            # on its own once the handler returns.
-            self._thread.join(ListenStream.HEADERS_TIMEOUT_S + 1.0)
