@@ -26,8 +26,8 @@ from ..server_requests import (
     McpServerRequestHandler,
 )
 from . import wire
-from .auth import AsyncMcpHttpAuth, AsyncMcpHttpRequestAuth, resolve_async_auth
-from .core import ListenStream, Stepper, delete_flow, listen_flow
+from .auth import AsyncMcpHttpAuth, resolve_async_auth
+from .core import ListenStream, Stepper, listen_flow
 from .core import steps as s
 from .facade import HttpTransportBase
 from .httpx_clients import make_async_client
@@ -42,8 +42,8 @@ server; what it returns is awaited when it is awaitable."""
 
 
 class _Exchange:
-    """What one running flow has open: its response and the request-scoped object of the auth
-    hook. ``answered`` is the GET stream's event for ``StreamAnswered``."""
+    """What one running flow has open: its response. ``answered`` is the GET stream's event
+    for ``StreamAnswered``."""
 
     def __init__(self, client: httpx.AsyncClient, answered: asyncio.Event | None = None) -> None:
         self.client, self.answered = client, answered
@@ -51,7 +51,6 @@ class _Exchange:
         self.chunks: AsyncIterator[bytes] | None = None
         self.broken = False
         """True once a read was cancelled by its wait, which ends the body iterator too."""
-        self.request_auth: AsyncMcpHttpRequestAuth | None = None
 
     async def release(self) -> None:
         response, self.response, self.chunks = self.response, None, None
@@ -61,17 +60,26 @@ class _Exchange:
 
 async def read_limited(response: httpx.Response, limit: int) -> bytes:
     """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
-    parts: list[bytes] = []
-    size = 0
-    try:
+    snippet = wire.Snippet(limit)
+    with contextlib.suppress(*wire.HTTP_ERRORS):
         async for chunk in response.aiter_bytes():
-            parts.append(chunk)
-            size += len(chunk)
-            if size >= limit:
+            if snippet.full_with(chunk):
                 break
-    except wire.HTTP_ERRORS:
-        pass
-    return b"".join(parts)
+    return snippet.data
+
+
+async def _within(wait_s: float | None, read: Awaitable[bytes]) -> bytes | s.Outcome:
+    """What ``read`` gives within ``wait_s`` (None: no bound): its bytes, or ``Idle`` (the wait
+    ran out, and the read was cancelled), ``BodyEnd`` or ``Failed``."""
+    try:
+        async with asyncio.timeout(wait_s):
+            return await read
+    except TimeoutError:
+        return s.Idle(time.monotonic())
+    except StopAsyncIteration:
+        return s.BodyEnd(time.monotonic())
+    except wire.HTTP_ERRORS as exc:
+        return wire.failure(exc)
 
 
 class AsyncMcpHttpTransport(
@@ -158,7 +166,7 @@ class AsyncMcpHttpTransport(
             if task is not current:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
-        await self._run(delete_flow(self._protocol, call_timeout_s=self.server.call_timeout_s))
+        await self._run(self._delete_flow())
         if self._owns_client:
             await self._client.aclose()
 
@@ -211,7 +219,7 @@ class AsyncMcpHttpTransport(
             try:
                 while stepper.running:
                     try:
-                        action = getattr(self, "_do_" + stepper.step.action)
+                        action = getattr(self, "_do_" + s.action(stepper.step))
                         outcome = await action(stepper.step, ex)
                     except Exception as exc:  # a hook, a handler or a nested flow: for the flow
                         outcome = exc
@@ -231,55 +239,37 @@ class AsyncMcpHttpTransport(
         ex.response, ex.chunks, ex.broken = response, response.aiter_bytes(), False
         return wire.head(response, step.request)
 
-    async def _do_read_body(self, step: s.ReadBody, ex: _Exchange) -> s.Body | s.Idle | s.Failed:
+    async def _do_read_body(self, step: s.ReadBody, ex: _Exchange) -> s.Outcome:
         assert ex.response is not None
-        try:
-            async with asyncio.timeout(step.wait_s):
-                data = await ex.response.aread()
-        except TimeoutError:
-            return s.Idle(time.monotonic())
-        except wire.HTTP_ERRORS as exc:
-            return wire.failure(exc)
-        return s.Body(time.monotonic(), data)
+        outcome = await _within(step.wait_s, ex.response.aread())
+        return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_chunk(self, step: s.ReadChunk, ex: _Exchange) -> s.Outcome:
         assert ex.chunks is not None
         if ex.broken:
-            # The stream can no more be read: its wait ends it (the quiet window, the deadline).
+            # The body can be read no more: its wait ends it (the quiet window, the deadline).
             await asyncio.sleep(step.wait_s or 0.0)
             return s.Idle(time.monotonic())
-        try:
-            async with asyncio.timeout(step.wait_s):
-                chunk = await anext(ex.chunks)
-        except TimeoutError:
-            ex.broken = True
-            return s.Idle(time.monotonic())
-        except StopAsyncIteration:
-            return s.BodyEnd(time.monotonic())
-        except wire.HTTP_ERRORS as exc:
-            return wire.failure(exc)
-        return s.Chunk(time.monotonic(), chunk)
+        outcome = await _within(step.wait_s, anext(ex.chunks))
+        ex.broken = isinstance(outcome, s.Idle)
+        return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
-    async def _do_read_snippet(self, step: s.ReadSnippet, ex: _Exchange) -> s.Body:
+    async def _do_read_snippet(self, step: s.ReadSnippet, ex: _Exchange) -> s.Bytes:
         assert ex.response is not None
         data = await read_limited(ex.response, step.limit)
         await ex.release()
-        return s.Body(time.monotonic(), data)
+        return s.Bytes(time.monotonic(), data)
 
     async def _do_authorize(self, step: s.Authorize, ex: _Exchange) -> s.Authorized:
         assert self._auth is not None
-        if step.stored:
-            return s.Authorized(time.monotonic(), self._auth.stored_authorization_header())
-        if not step.again or ex.request_auth is None:
-            ex.request_auth = self._auth.request_auth(
-                method=step.method, replay_allowed=step.replay_allowed
-            )
-        return s.Authorized(time.monotonic(), await ex.request_auth.authorization_header())
+        scope = step.scope or self._auth.request_auth(
+            method=step.method, replay_allowed=step.replay_allowed
+        )
+        return s.Authorized(time.monotonic(), await scope.authorization_header(), scope)
 
     async def _do_renew(self, step: s.Renew, ex: _Exchange) -> s.Judged:
-        assert ex.request_auth is not None
-        retry = await ex.request_auth.should_retry(step.status_code, step.headers, step.body)
-        return s.Judged(time.monotonic(), retry)
+        retry = await step.scope.should_retry(step.status_code, step.headers, step.body)
+        return s.Judged(time.monotonic(), bool(retry))
 
     async def _do_handle(self, step: s.Handle, ex: _Exchange) -> s.Handled:
         assert self._handler is not None
@@ -291,7 +281,7 @@ class AsyncMcpHttpTransport(
             return s.Handled(time.monotonic(), error=exc)
         return s.Handled(time.monotonic(), result)
 
-    async def _do_run_nested(self, step: s.Run, ex: _Exchange) -> s.Done:
+    async def _do_run(self, step: s.Run, ex: _Exchange) -> s.Done:
         return s.Done(time.monotonic(), await self._run(step.flow))
 
     async def _do_deliver(self, step: s.Deliver, ex: _Exchange) -> s.Done:

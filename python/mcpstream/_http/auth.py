@@ -35,6 +35,7 @@ __all__ = [
     "AsyncMcpHttpRequestAuth",
     "McpHttpAuth",
     "McpHttpRequestAuth",
+    "StoredCredentials",
     "resolve_async_auth",
     "resolve_auth",
 ]
@@ -42,6 +43,14 @@ __all__ = [
 OAUTH_TIMEOUT_CAP_S = 10.0
 """Each HTTP exchange with the authorization server gets the server's call timeout, at most
 this long."""
+
+
+class StoredCredentials(Protocol):
+    """What both hooks offer for the DELETE that ends a session."""
+
+    def stored_authorization_header(self) -> str | None:
+        """The stored credentials as a header value, or None; never raises."""
+        ...
 
 
 class McpHttpRequestAuth(Protocol):

@@ -21,11 +21,18 @@ from ..jsonrpc import (
 from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestContext
-from .core import INITIALIZED_NOTIFICATION, McpHttpProtocol, ReconnectPolicy, call_flow
+from .auth import StoredCredentials
+from .core import (
+    INITIALIZED_NOTIFICATION,
+    McpHttpProtocol,
+    ReconnectPolicy,
+    call_flow,
+    delete_flow,
+)
 from .core.steps import Flow
 
 ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
-AuthT = TypeVar("AuthT")
+AuthT = TypeVar("AuthT", bound=StoredCredentials)
 HandlerT = TypeVar("HandlerT")
 RedirectT = TypeVar("RedirectT")
 CallbackT = TypeVar("CallbackT")
@@ -155,6 +162,14 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             self._protocol, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
         )
         return self._listen_enabled and method == INITIALIZED_NOTIFICATION
+
+    def _delete_flow(self) -> Flow[None]:
+        auth = self._auth
+        return delete_flow(
+            self._protocol,
+            authorization=auth.stored_authorization_header() if auth is not None else None,
+            call_timeout_s=self.server.call_timeout_s,
+        )
 
     def _handler_arguments(self, request: JsonRpcRequest) -> dict[str, Any]:
         """The keywords of the server request handler's ``handle_request`` for ``request``."""

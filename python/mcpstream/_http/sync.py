@@ -21,7 +21,7 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, resolve_auth
-from .core import ListenStream, Stepper, delete_flow
+from .core import ListenStream, Stepper
 from .core import steps as s
 from .facade import HttpTransportBase
 from .httpx_clients import make_client
@@ -128,7 +128,7 @@ class McpHttpTransport(
             self._protocol.closed = True
             self._closing.set()
         self._stop_listener()
-        self._run(delete_flow(self._protocol, call_timeout_s=self.server.call_timeout_s))
+        self._run(self._delete_flow())
         if self._owns_client:
             self._client.close()
 
@@ -167,7 +167,7 @@ class McpHttpTransport(
         with Stepper(flow) as stepper, exchange or Exchange(self._client, self._closing) as ex:
             while stepper.running:
                 try:
-                    outcome = getattr(self, "_do_" + stepper.step.action)(stepper.step, ex)
+                    outcome = getattr(self, "_do_" + s.action(stepper.step))(stepper.step, ex)
                 except Exception as exc:  # a hook, a handler or a nested flow: the flow's call
                     outcome = exc
                 stepper.answer(outcome)
@@ -186,7 +186,7 @@ class McpHttpTransport(
         ex.open(response)
         return wire.head(response, step.request)
 
-    def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Body | s.Idle | s.Failed:
+    def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Bytes | s.Idle | s.Failed:
         assert ex.chunks is not None
         deadline = time.monotonic() + step.wait_s
         parts: list[bytes] = []
@@ -197,13 +197,13 @@ class McpHttpTransport(
                 parts.append(chunk)
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
-        return s.Body(time.monotonic(), b"".join(parts))
+        return s.Bytes(time.monotonic(), b"".join(parts))
 
     def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
         assert ex.response is not None and ex.chunks is not None
         if step.wait_s is None:  # no bound: read on this thread (``stop`` wakes it up)
             try:
-                return s.Chunk(time.monotonic(), next(ex.chunks))
+                return s.Bytes(time.monotonic(), next(ex.chunks))
             except StopIteration:
                 return s.BodyEnd(time.monotonic())
             except wire.HTTP_ERRORS as exc:
@@ -216,32 +216,28 @@ class McpHttpTransport(
         kind, value = item
         if kind is ChunkKind.DATA:
             assert isinstance(value, bytes)
-            return s.Chunk(time.monotonic(), value)
+            return s.Bytes(time.monotonic(), value)
         if kind is ChunkKind.END:
             return s.BodyEnd(time.monotonic())
         assert isinstance(value, BaseException)
         return wire.failure(value)
 
-    def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Body:
+    def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
         assert ex.response is not None
         data = read_limited(ex.response, step.limit)
         ex.release()
-        return s.Body(time.monotonic(), data)
+        return s.Bytes(time.monotonic(), data)
 
     def _do_authorize(self, step: s.Authorize, ex: Exchange) -> s.Authorized:
         assert self._auth is not None
-        if step.stored:
-            return s.Authorized(time.monotonic(), self._auth.stored_authorization_header())
-        if not step.again or ex.request_auth is None:
-            ex.request_auth = self._auth.request_auth(
-                method=step.method, replay_allowed=step.replay_allowed
-            )
-        return s.Authorized(time.monotonic(), ex.request_auth.authorization_header())
+        scope = step.scope or self._auth.request_auth(
+            method=step.method, replay_allowed=step.replay_allowed
+        )
+        return s.Authorized(time.monotonic(), scope.authorization_header(), scope)
 
     def _do_renew(self, step: s.Renew, ex: Exchange) -> s.Judged:
-        assert ex.request_auth is not None
-        retry = ex.request_auth.should_retry(step.status_code, step.headers, step.body)
-        return s.Judged(time.monotonic(), retry)
+        retry = step.scope.should_retry(step.status_code, step.headers, step.body)
+        return s.Judged(time.monotonic(), bool(retry))
 
     def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled:
         assert self._handler is not None
@@ -251,7 +247,7 @@ class McpHttpTransport(
             return s.Handled(time.monotonic(), error=exc)
         return s.Handled(time.monotonic(), result)
 
-    def _do_run_nested(self, step: s.Run, ex: Exchange) -> s.Done:
+    def _do_run(self, step: s.Run, ex: Exchange) -> s.Done:
         return s.Done(time.monotonic(), self._run(step.flow))
 
     def _do_deliver(self, step: s.Deliver, ex: Exchange) -> s.Done:

@@ -15,7 +15,6 @@ from typing import Any
 import httpx
 
 from . import wire
-from .auth import McpHttpRequestAuth
 from .core import ListenStream, listen_flow
 from .core.steps import Flow
 
@@ -129,9 +128,9 @@ class ChunkPump:
 
 
 class Exchange:
-    """What one running flow has open: its response (with its reader) and the request-scoped
-    object of the auth hook. ``client`` sends, ``wake`` cuts its sleeps short, ``listener`` is
-    told about the responses of the GET stream."""
+    """What one running flow has open: its response, with its reader. ``client`` sends,
+    ``wake`` cuts its sleeps short, ``listener`` is told about the responses of the GET
+    stream."""
 
     def __init__(
         self, client: httpx.Client, wake: threading.Event, listener: Listener | None = None
@@ -140,7 +139,6 @@ class Exchange:
         self.response: httpx.Response | None = None
         self.chunks: Iterator[bytes] | None = None
         self.pump: ChunkPump | None = None
-        self.request_auth: McpHttpRequestAuth | None = None
 
     def open(self, response: httpx.Response) -> None:
         self.response, self.chunks = response, response.iter_bytes()
@@ -167,17 +165,12 @@ class Exchange:
 
 def read_limited(response: httpx.Response, limit: int) -> bytes:
     """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
-    parts: list[bytes] = []
-    size = 0
-    try:
+    snippet = wire.Snippet(limit)
+    with contextlib.suppress(*wire.HTTP_ERRORS):
         for chunk in response.iter_bytes():
-            parts.append(chunk)
-            size += len(chunk)
-            if size >= limit:
+            if snippet.full_with(chunk):
                 break
-    except wire.HTTP_ERRORS:
-        pass
-    return b"".join(parts)
+    return snippet.data
 
 
 class Listener:

@@ -11,7 +11,15 @@ import httpx
 
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 
-__all__ = ["HTTP_ERRORS", "build_request", "callback_failed", "failure", "head", "logger"]
+__all__ = [
+    "HTTP_ERRORS",
+    "Snippet",
+    "build_request",
+    "callback_failed",
+    "failure",
+    "head",
+    "logger",
+]
 
 logger = logging.getLogger("mcpstream.transport")
 
@@ -65,6 +73,26 @@ def failure(exc: BaseException) -> Failed:
     else:
         kind = FailureKind.OTHER
     return Failed(time.monotonic(), kind, exc)
+
+
+class Snippet:
+    """The first bytes of an error body, at most about ``limit`` of them."""
+
+    def __init__(self, limit: int) -> None:
+        self.limit = limit
+        self._parts: list[bytes] = []
+        self._size = 0
+
+    def full_with(self, chunk: bytes) -> bool:
+        """Add ``chunk``; True once the limit is reached."""
+        self._parts.append(chunk)
+        self._size += len(chunk)
+        return self._size >= self.limit
+
+    @property
+    def data(self) -> bytes:
+        """The bytes so far."""
+        return b"".join(self._parts)
 
 
 def callback_failed(server_id: str) -> None:

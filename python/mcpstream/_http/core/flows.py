@@ -31,9 +31,8 @@ from .protocol import (
 from .steps import (
     Authorize,
     Authorized,
-    Body,
     BodyEnd,
-    Chunk,
+    Bytes,
     Deliver,
     Done,
     Failed,
@@ -153,22 +152,24 @@ def call_flow(
 
 
 def _authorization(
-    call: CallExchange, *, again: bool, replay_allowed: bool | None
-) -> Flow[str | None]:
-    """The hook's ``Authorization`` value (None without a hook). The time the hook spends
-    renewing credentials is left out of the call's budget (it has timeouts of its own)."""
+    call: CallExchange, *, scope: Any, replay_allowed: bool | None
+) -> Flow[Authorized]:
+    """The hook's ``Authorization`` value (None without a hook), for a replay of the message
+    of ``scope`` or for a new one (``scope`` None). The time the hook spends renewing
+    credentials is left out of the call's budget (it has timeouts of its own)."""
     if not call.protocol.has_auth:
-        return None
-    step = Authorize(call.method, replay_allowed=replay_allowed, again=again)
+        return Authorized(call.now, None)
+    step = Authorize(call.method, replay_allowed=replay_allowed, scope=scope)
     authorized = yield from _expect(step, Authorized)
     call.exclude(authorized.now - call.now)
     call.now = authorized.now
-    return authorized.header
+    return authorized
 
 
-def _renewed(call: CallExchange, head: Head, body: bytes) -> Flow[bool]:
+def _renewed(call: CallExchange, authorized: Authorized, head: Head, body: bytes) -> Flow[bool]:
     """Hand a 401/403 to the hook: True to send the request again (see ``_authorization``)."""
-    judged = yield from _expect(Renew(head.status_code, head.headers, body), Judged)
+    step = Renew(authorized.scope, head.status_code, head.headers, body)
+    judged = yield from _expect(step, Judged)
     call.exclude(judged.now - call.now)
     call.now = judged.now
     return judged.retry
@@ -187,7 +188,7 @@ def _send(
 
 def _snippet(call: CallExchange) -> Flow[bytes]:
     """About ``ERROR_BODY_READ_LIMIT`` bytes of the open response (which is then closed)."""
-    body = yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Body)
+    body = yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)
     call.now = body.now
     return body.data
 
@@ -195,10 +196,10 @@ def _snippet(call: CallExchange) -> Flow[bytes]:
 def _post(call: CallExchange, body: bytes) -> Flow[Resume | None]:
     protocol = call.protocol
     had_session_id = protocol.session_negotiated
-    again = False
+    scope = None
     while True:
-        authorization = yield from _authorization(call, again=again, replay_allowed=None)
-        headers = protocol.post_headers(authorization=authorization)
+        authorized = yield from _authorization(call, scope=scope, replay_allowed=None)
+        headers = protocol.post_headers(authorization=authorized.header)
         head = yield from _send(call, "POST", headers, body)
         if isinstance(head, Failed):
             raise protocol.map_failure(
@@ -214,10 +215,10 @@ def _post(call: CallExchange, body: bytes) -> Flow[Resume | None]:
             return (yield from _take_post_answer(call, head, kind, had_session_id))
         # The 401/403 is read and closed before the hook renews the credentials.
         error_body = yield from _snippet(call)
-        if not (yield from _renewed(call, head, error_body)):
+        if not (yield from _renewed(call, authorized, head, error_body)):
             raise _status_error(call, head.status_code, error_body, had_session_id)
         call.check_deadline(call.now)
-        again = True
+        scope = authorized.scope
 
 
 def _status_error(
@@ -241,7 +242,7 @@ def _take_post_answer(
         raise protocol.untyped_body_error(call.method)
     if kind is BodyKind.JSON:
         read = ReadBody(call.remaining_s(call.now))
-        outcome = yield from _expect(read, Body, Idle, Failed)
+        outcome = yield from _expect(read, Bytes, Idle, Failed)
         call.now = outcome.now
         if isinstance(outcome, Idle):
             raise call.timeout_error()
@@ -263,13 +264,13 @@ def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
         wait_s = sse.wait_s(call.now)
         if wait_s is None:
             return None
-        outcome = yield from _expect(ReadChunk(wait_s), Chunk, BodyEnd, Idle, Failed)
+        outcome = yield from _expect(ReadChunk(wait_s), Bytes, BodyEnd, Idle, Failed)
         call.now = outcome.now
         if isinstance(outcome, Idle):
             continue
         if isinstance(outcome, Failed):
             return sse.failed(outcome)
-        if isinstance(outcome, Chunk):
+        if isinstance(outcome, Bytes):
             requests, resume, done = sse.feed(outcome.data, outcome.now), None, False
         else:
             (requests, resume), done = sse.ended(outcome.now), True
@@ -298,12 +299,12 @@ def _resume(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
     if protocol.closed:
         raise protocol.closed_error()
     call.check_deadline(call.now)
-    again = False
+    scope = None
     while True:
         # A reconnection GET repeats nothing on the server: it may always be sent again.
-        authorization = yield from _authorization(call, again=again, replay_allowed=True)
+        authorized = yield from _authorization(call, scope=scope, replay_allowed=True)
         headers = protocol.get_headers(
-            last_event_id=resume.last_event_id, authorization=authorization
+            last_event_id=resume.last_event_id, authorization=authorized.header
         )
         head = yield from _send(call, "GET", headers)
         if isinstance(head, Failed):
@@ -322,13 +323,13 @@ def _resume(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
         if (
             not protocol.has_auth
             or head.status_code not in AUTH_CHALLENGE_STATUSES
-            or not (yield from _renewed(call, head, error_body))
+            or not (yield from _renewed(call, authorized, head, error_body))
         ):
             raise call.resume_refused(
                 status_code=head.status_code, headers=head.headers, body=error_body
             )
         call.check_deadline(call.now)
-        again = True
+        scope = authorized.scope
 
 
 # -- server-initiated requests -----------------------------------------------------------------
@@ -411,10 +412,10 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
     """One GET stream from request to end; False when the server offers none (or refuses it
     for credentials that cannot be renewed) or the stream is stopped."""
     protocol = stream.protocol
-    authorization: str | None = None
+    authorized = Authorized(0.0, None)
     if protocol.has_auth:
         authorized = yield from _expect(Authorize(ListenStream.METHOD), Authorized)
-        authorization = authorized.header
+    authorization = authorized.header
     request = protocol.request(
         "GET",
         stream.headers(authorization=authorization),
@@ -431,8 +432,9 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
     if protocol.has_auth and stream.asks_for_renewal(
         status_code=status_code, authorized=authorization is not None
     ):
-        body = yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Body)
-        judged = yield from _expect(Renew(status_code, head.headers, body.data), Judged)
+        body = yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)
+        renew = Renew(authorized.scope, status_code, head.headers, body.data)
+        judged = yield from _expect(renew, Judged)
         logger.info(
             "GET stream of server %r: HTTP 401, credentials %s",
             protocol.server.id,
@@ -443,11 +445,11 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
         return False
     try:
         while True:
-            outcome = yield from _expect(ReadChunk(None), Chunk, BodyEnd, Failed)
+            outcome = yield from _expect(ReadChunk(None), Bytes, BodyEnd, Failed)
             if isinstance(outcome, Failed):
                 raise _BrokeOff(outcome) from outcome.error
             ended = isinstance(outcome, BodyEnd)
-            requests = stream.feed(outcome.data) if isinstance(outcome, Chunk) else stream.finish()
+            requests = stream.feed(outcome.data) if isinstance(outcome, Bytes) else stream.finish()
             yield from _deliver(protocol, stream.notifications)
             for request_ in requests:
                 yield from _answer_in_background(stream, request_, call_timeout_s, outcome.now)
@@ -479,15 +481,14 @@ def _answer_in_background(
 # -- closing -----------------------------------------------------------------------------------
 
 
-def delete_flow(protocol: McpHttpProtocol, *, call_timeout_s: float) -> Flow[None]:
-    """End the session with a DELETE (when there is one); every failure is ignored."""
+def delete_flow(
+    protocol: McpHttpProtocol, *, authorization: str | None, call_timeout_s: float
+) -> Flow[None]:
+    """End the session with a DELETE (when there is one) carrying ``authorization``, the stored
+    credentials as they are (no renewal at the end); every failure is ignored."""
     if not protocol.session_id:
         return
     try:
-        authorization: str | None = None
-        if protocol.has_auth:
-            authorized = yield from _expect(Authorize("DELETE", stored=True), Authorized)
-            authorization = authorized.header
         request = protocol.request(
             "DELETE",
             protocol.delete_headers(authorization=authorization),
@@ -496,6 +497,6 @@ def delete_flow(protocol: McpHttpProtocol, *, call_timeout_s: float) -> Flow[Non
         head = yield from _expect(Send(request), Head, Failed)
         if isinstance(head, Failed):
             raise head.error
-        yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Body)
+        yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)
     except Exception as exc:
         logger.debug("DELETE of the session failed: %s", type(exc).__name__)

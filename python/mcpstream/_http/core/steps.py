@@ -8,25 +8,25 @@ that the core never reads a clock itself.
 
 Requests and responses are the core's own descriptions: a driver turns an ``HttpRequest`` into
 an httpx request, the head of the answer into a ``Head`` (header names in lower case), body
-bytes into ``Chunk`` / ``Body``, and exceptions of the HTTP stack into ``Failed`` with a
+bytes into ``Bytes``, and exceptions of the HTTP stack into ``Failed`` with a
 ``FailureKind``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Generator, Mapping
 from dataclasses import dataclass, field
-from enum import Enum
-from typing import Any, ClassVar, TypeVar
+from enum import Enum, auto
+from typing import Any, TypeVar, get_args
 
 from ...jsonrpc import JsonRpcNotification, JsonRpcRequest
 
 __all__ = [
     "Authorize",
     "Authorized",
-    "Body",
     "BodyEnd",
-    "Chunk",
+    "Bytes",
     "Deliver",
     "Done",
     "Failed",
@@ -38,6 +38,7 @@ __all__ = [
     "HttpRequest",
     "Idle",
     "Judged",
+    "Outcome",
     "ReadBody",
     "ReadChunk",
     "ReadSnippet",
@@ -45,7 +46,9 @@ __all__ = [
     "Run",
     "Send",
     "Sleep",
+    "Step",
     "StreamAnswered",
+    "action",
 ]
 
 T = TypeVar("T")
@@ -71,19 +74,18 @@ class HttpRequest:
 
 @dataclass(frozen=True, slots=True)
 class Send:
-    """Send ``request`` (closing the response the flow had open): ``Head`` or ``Failed``."""
+    """Send ``request``, closing the response the flow had open (if any).
 
-    action: ClassVar[str] = "send"
+    Answered with the ``Head`` of the response, which stays open for the reads that follow,
+    or with ``Failed`` when no answer came."""
 
     request: HttpRequest
 
 
 @dataclass(frozen=True, slots=True)
 class ReadBody:
-    """Read the open response's body to its end within ``wait_s``: ``Body``, ``Idle`` (the wait
+    """Read the open response's body to its end within ``wait_s``: ``Bytes``, ``Idle`` (the wait
     ran out) or ``Failed``."""
-
-    action: ClassVar[str] = "read_body"
 
     wait_s: float
 
@@ -91,9 +93,9 @@ class ReadBody:
 @dataclass(frozen=True, slots=True)
 class ReadChunk:
     """Read the next bytes of the open response, waiting ``wait_s`` at most (None: as long as
-    it takes): ``Chunk``, ``BodyEnd``, ``Idle`` or ``Failed``."""
-
-    action: ClassVar[str] = "read_chunk"
+    it takes): ``Bytes``, ``BodyEnd``, ``Idle`` or ``Failed``. After an ``Idle`` a driver may be
+    unable to read on (an asyncio read cancelled by its wait): it then waits and says ``Idle``
+    again, so that the flow's own clock ends the stream."""
 
     wait_s: float | None
 
@@ -101,9 +103,7 @@ class ReadChunk:
 @dataclass(frozen=True, slots=True)
 class ReadSnippet:
     """Read about ``limit`` bytes of the open response, for an error message, then close it:
-    ``Body`` (whatever could be read; never ``Failed``)."""
-
-    action: ClassVar[str] = "read_snippet"
+    ``Bytes`` (whatever could be read; never ``Failed``)."""
 
     limit: int
 
@@ -111,25 +111,21 @@ class ReadSnippet:
 @dataclass(frozen=True, slots=True)
 class Authorize:
     """Ask the auth hook for the ``Authorization`` value of a message carrying ``method``:
-    ``Authorized``. ``again``: for a replay of the message of the previous ``Authorize`` (same
-    request-scoped hook object); otherwise a new one is asked for, with ``replay_allowed``
-    (None: the hook's rule). ``stored``: the stored credentials as they are (never raises)."""
-
-    action: ClassVar[str] = "authorize"
+    ``Authorized``. ``scope``: the request-scoped hook object of an earlier ``Authorized``, for a
+    replay of that message; None asks the hook for a new one, with ``replay_allowed`` (None:
+    the hook's own rule)."""
 
     method: str
     replay_allowed: bool | None = None
-    again: bool = False
-    stored: bool = False
+    scope: Any = None
 
 
 @dataclass(frozen=True, slots=True)
 class Renew:
-    """Hand a 401/403 answer to the request's auth hook (the one of the last ``Authorize``):
-    ``Judged``."""
+    """Hand a 401/403 answer (status, headers, snippet of the body) to the request-scoped hook
+    object ``scope`` of the request it answers: ``Judged``."""
 
-    action: ClassVar[str] = "renew"
-
+    scope: Any
     status_code: int
     headers: Mapping[str, str]
     body: bytes
@@ -137,9 +133,8 @@ class Renew:
 
 @dataclass(frozen=True, slots=True)
 class Handle:
-    """Run the host's handler on a server-initiated request: ``Handled``."""
-
-    action: ClassVar[str] = "handle"
+    """Run the host's handler on a server-initiated ``request``: ``Handled`` with what it
+    returned (awaited, if it may be) or raised."""
 
     request: JsonRpcRequest
 
@@ -149,102 +144,96 @@ class Run:
     """Run ``flow`` to its end with a response of its own (an answer POSTed while the flow's
     response stays open): ``Done`` with its result, or its exception thrown in."""
 
-    action: ClassVar[str] = "run_nested"
-
     flow: Flow[Any]
 
 
 @dataclass(frozen=True, slots=True)
 class Deliver:
-    """Hand ``notifications`` to the host's callback, in order (a callback that raises is
-    logged): ``Done``."""
-
-    action: ClassVar[str] = "deliver"
+    """Hand ``notifications`` to the host's callback, one by one and in order; a callback that
+    raises is logged and the others still get theirs: ``Done``."""
 
     notifications: tuple[JsonRpcNotification, ...]
 
 
 @dataclass(frozen=True, slots=True)
 class Sleep:
-    """Wait ``delay_s`` (cut short when the flow's transport or stream is stopped): ``Done``."""
-
-    action: ClassVar[str] = "sleep"
+    """Wait ``delay_s`` (a sync driver cuts it short when the transport closes or the stream
+    stops; the flow looks at its state afterwards): ``Done``."""
 
     delay_s: float
 
 
 @dataclass(frozen=True, slots=True)
 class StreamAnswered:
-    """The GET stream's first attempt has its answer (or failed): wake whoever waits for it."""
-
-    action: ClassVar[str] = "stream_answered"
+    """The GET stream's first attempt has its answer (or failed): wake whoever waits for it
+    (``send_notification`` of ``notifications/initialized``). ``Done``."""
 
 
 Step = (
     Send | ReadBody | ReadChunk | ReadSnippet | Authorize | Renew | Handle | Run | Deliver | Sleep
 ) | StreamAnswered
-"""Every step; each names the driver method that performs it (``action``)."""
+
+_ACTIONS = {kind: re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower() for kind in get_args(Step)}
+
+
+def action(step: Step) -> str:
+    """The name of the driver method that performs ``step``, after its class (``read_chunk``
+    for ``ReadChunk``): drivers define ``_do_<action>``."""
+    return _ACTIONS[type(step)]
 
 
 # -- outcomes ----------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True, slots=True)
-class Head:
-    """The status and headers (names in lower case) of the answer to ``Send``."""
+class Outcome:
+    """What happened, at ``now`` on the driver's monotonic clock."""
 
     now: float
+
+
+@dataclass(frozen=True, slots=True)
+class Head(Outcome):
+    """The status and headers (names in lower case) of the answer to ``Send``."""
+
     status_code: int
     headers: Mapping[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
-class Chunk:
-    """Body bytes."""
+class Bytes(Outcome):
+    """Body bytes: the next ones (``ReadChunk``), the whole body (``ReadBody``) or the start of
+    it (``ReadSnippet``)."""
 
-    now: float
     data: bytes
 
 
 @dataclass(frozen=True, slots=True)
-class Body:
-    """A whole body (``ReadBody``) or a snippet of one (``ReadSnippet``)."""
-
-    now: float
-    data: bytes
-
-
-@dataclass(frozen=True, slots=True)
-class BodyEnd:
+class BodyEnd(Outcome):
     """The body ended cleanly."""
 
-    now: float
-
 
 @dataclass(frozen=True, slots=True)
-class Idle:
+class Idle(Outcome):
     """Nothing came within the wait."""
-
-    now: float
 
 
 class FailureKind(Enum):
     """What kind of failure of the HTTP stack a ``Failed`` reports."""
 
-    CONNECT_TIMEOUT = "connect timeout"
-    TIMEOUT = "timeout"
+    CONNECT_TIMEOUT = auto()
+    TIMEOUT = auto()
     """Any other timeout of the HTTP stack (pool, read, write)."""
-    NETWORK = "network"
+    NETWORK = auto()
     """The connection failed or broke (not a timeout); worth another attempt."""
-    OTHER = "other"
+    OTHER = auto()
     """Anything else the HTTP stack raised (a stream already read, an OS error...)."""
 
 
 @dataclass(frozen=True, slots=True)
-class Failed:
+class Failed(Outcome):
     """Sending or reading failed; ``error`` is the driver's exception (kept as the cause)."""
 
-    now: float
     kind: FailureKind
     error: BaseException
 
@@ -255,38 +244,35 @@ class Failed:
 
 
 @dataclass(frozen=True, slots=True)
-class Authorized:
-    """The ``Authorization`` value to send (None: none)."""
+class Authorized(Outcome):
+    """The ``Authorization`` value to send (None: none), and the request-scoped hook object
+    that gave it (for ``Renew``, and for ``Authorize`` of a replay)."""
 
-    now: float
     header: str | None
+    scope: Any = None
 
 
 @dataclass(frozen=True, slots=True)
-class Judged:
+class Judged(Outcome):
     """The hook's verdict on a 401/403: ``retry`` to send the request again."""
 
-    now: float
     retry: bool
 
 
 @dataclass(frozen=True, slots=True)
-class Handled:
+class Handled(Outcome):
     """What the handler returned (``result``) or raised (``error``)."""
 
-    now: float
     result: Any = None
     error: BaseException | None = None
 
 
 @dataclass(frozen=True, slots=True)
-class Done:
+class Done(Outcome):
     """A step without an answer of its own is over (``value``: a nested flow's result)."""
 
-    now: float
     value: Any = None
 
 
-Outcome = Head | Chunk | Body | BodyEnd | Idle | Failed | Authorized | Judged | Handled | Done
 Flow = Generator[Step, Outcome, T]
 """A flow of the core: yields steps, is sent outcomes, returns ``T``."""
