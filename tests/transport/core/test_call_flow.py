@@ -6,17 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mcpstream._http.core import QUIET_WINDOW_S, ReconnectPolicy, call_flow
+from mcpstream import errors
+from mcpstream._http.core import ReconnectPolicy, call_flow
 from mcpstream._http.core import steps as s
-from mcpstream.errors import (
-    McpAuthError,
-    McpHttpTransportAuthRequiredError,
-    McpHttpTransportError,
-    McpHttpTransportProtocolError,
-    McpHttpTransportRemoteError,
-    McpHttpTransportSessionExpiredError,
-    McpHttpTransportTimeoutError,
-)
+from mcpstream._http.core.protocol import QUIET_WINDOW_S
 from mcpstream.jsonrpc import JsonRpcResponse
 from mcpstream.server_requests import McpServerRequestHandlerError
 
@@ -94,18 +87,18 @@ def test_a_json_body_answering_a_notification_is_discarded() -> None:
 
 def test_a_json_response_with_another_id_is_a_protocol_error() -> None:
     script = Script([json_answer({"jsonrpc": "2.0", "id": 7, "result": {}})])
-    with pytest.raises(McpHttpTransportProtocolError, match="id 7"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="id 7"):
         request(script)
 
 
 @pytest.mark.parametrize(
     ("status", "error", "match"),
     [
-        (400, McpHttpTransportProtocolError, "refused with HTTP 400: bad input"),
-        (401, McpHttpTransportAuthRequiredError, "requires authentication"),
-        (403, McpHttpTransportProtocolError, "refused with HTTP 403"),
-        (500, McpHttpTransportRemoteError, "server error HTTP 500"),
-        (503, McpHttpTransportRemoteError, "HTTP 503"),
+        (400, errors.McpHttpTransportProtocolError, "refused with HTTP 400: bad input"),
+        (401, errors.McpHttpTransportAuthRequiredError, "requires authentication"),
+        (403, errors.McpHttpTransportProtocolError, "refused with HTTP 403"),
+        (500, errors.McpHttpTransportRemoteError, "server error HTTP 500"),
+        (503, errors.McpHttpTransportRemoteError, "HTTP 503"),
     ],
 )
 def test_error_statuses_map_to_errors_with_a_snippet_of_the_body(
@@ -119,14 +112,14 @@ def test_error_statuses_map_to_errors_with_a_snippet_of_the_body(
 
 def test_a_404_in_a_session_means_it_expired_before_the_call_ran() -> None:
     script = Script([Answer(404)])
-    with pytest.raises(McpHttpTransportSessionExpiredError) as caught:
+    with pytest.raises(errors.McpHttpTransportSessionExpiredError) as caught:
         request(script, protocol(session_id="abc"))
     assert caught.value.request_delivered is False
 
 
 def test_a_404_to_initialize_without_a_session_names_the_older_transport() -> None:
     script = Script([Answer(404)])
-    with pytest.raises(McpHttpTransportProtocolError, match="older HTTP\\+SSE"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="older HTTP\\+SSE"):
         request(script, method="initialize")
 
 
@@ -140,19 +133,21 @@ def test_a_404_to_initialize_without_a_session_names_the_older_transport() -> No
 def test_unexpected_content_types_of_a_request_are_protocol_errors(
     headers: dict[str, str], body: list[bytes], match: str
 ) -> None:
-    with pytest.raises(McpHttpTransportProtocolError, match=match):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match=match):
         request(Script([Answer(200, headers, body)]))
 
 
 def test_a_notification_answered_without_content_type_must_have_an_empty_body() -> None:
     assert notify(Script([Answer(200, {}, [b"  "])])) is None
-    with pytest.raises(McpHttpTransportProtocolError, match="body but no content type"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="body but no content type"):
         notify(Script([Answer(200, {}, [b"surprise"])]))
 
 
 def test_a_request_failing_on_the_network_is_mapped_with_the_url_redacted() -> None:
     script = Script([failure(message="cannot reach http://mcp.example/mcp?key=s3cret")])
-    with pytest.raises(McpHttpTransportError, match="HTTP request for 'ping' failed") as caught:
+    with pytest.raises(
+        errors.McpHttpTransportError, match="HTTP request for 'ping' failed"
+    ) as caught:
         request(script)
     assert "s3cret" not in str(caught.value)
     assert "cannot reach http://mcp.example/mcp" in str(caught.value)
@@ -161,7 +156,7 @@ def test_a_request_failing_on_the_network_is_mapped_with_the_url_redacted() -> N
 
 def test_a_connect_timeout_shorter_than_the_call_is_named_and_bounds_connecting() -> None:
     script = Script([failure(s.FailureKind.CONNECT_TIMEOUT)])
-    with pytest.raises(McpHttpTransportTimeoutError, match=r"connect timeout of 0\.250s"):
+    with pytest.raises(errors.McpHttpTransportTimeoutError, match=r"connect timeout of 0\.250s"):
         request(script, protocol(connect_timeout_s=0.25))
     assert script.sent[0].connect_s == 0.25 and script.sent[0].timeout_s == 5.0
     # With less left of the call than the connect timeout, the call's deadline bounds it.
@@ -172,7 +167,7 @@ def test_a_connect_timeout_shorter_than_the_call_is_named_and_bounds_connecting(
 
 def test_a_json_body_slower_than_the_deadline_times_out() -> None:
     script = Script([Answer(200, {"content-type": "application/json"}, [Pause(9), b"{}"])])
-    with pytest.raises(McpHttpTransportTimeoutError, match=r"within 2\.000s"):
+    with pytest.raises(errors.McpHttpTransportTimeoutError, match=r"within 2\.000s"):
         request(script, timeout_s=2.0)
 
 
@@ -204,7 +199,7 @@ def test_notifications_decoded_before_an_error_are_still_delivered() -> None:
     core = protocol(push=True)
     body = sse(notification("n/1")) + sse(result(1, {})) + sse(result(1, {}))
     script = Script([sse_answer(body, length=True)])
-    with pytest.raises(McpHttpTransportProtocolError, match="more than one"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="more than one"):
         request(script, core)
     assert [n.method for n in script.delivered] == ["n/1"]
 
@@ -233,13 +228,13 @@ def test_an_open_ended_stream_is_read_on_for_the_quiet_window_after_the_response
 
 def test_a_stream_with_a_length_after_the_response_may_carry_nothing_else() -> None:
     body = sse(result(1, {})) + sse(notification("n/after"))
-    with pytest.raises(McpHttpTransportProtocolError, match="after the response"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="after the response"):
         request(Script([sse_answer(body, length=True)]))
 
 
 def test_a_stream_silent_past_the_deadline_times_out_with_bounded_waits() -> None:
     script = Script([sse_answer(Pause(30), sse(result(1, {})))])
-    with pytest.raises(McpHttpTransportTimeoutError):
+    with pytest.raises(errors.McpHttpTransportTimeoutError):
         request(script, timeout_s=3.0)
     assert all(0 < step.wait_s <= 3.0 for step in script.of(s.ReadChunk))
     assert script.now == pytest.approx(103.0)
@@ -277,7 +272,7 @@ def test_without_retry_the_policy_backs_off_and_gives_up_after_its_attempts() ->
     answers = [sse_answer(sse(notification("n/1"), id="e1"))]
     answers += [sse_answer(sse(notification("n/again"))) for _ in range(3)]
     script = Script(answers)
-    with pytest.raises(McpHttpTransportProtocolError, match="ended before the response"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="ended before the response"):
         request(script, protocol(policy=policy), timeout_s=60)
     assert script.sleeps == [0.5, 1.0, 1.5]
     assert [r.method for r in script.sent] == ["POST", "GET", "GET", "GET"]
@@ -285,14 +280,14 @@ def test_without_retry_the_policy_backs_off_and_gives_up_after_its_attempts() ->
 
 def test_a_stream_without_event_ids_cannot_be_resumed() -> None:
     script = Script([sse_answer(sse(notification("n/1")))])
-    with pytest.raises(McpHttpTransportProtocolError, match="ended before the response"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="ended before the response"):
         request(script)
     assert script.sleeps == []
 
 
 def test_a_resumption_that_would_pass_the_deadline_is_a_timeout() -> None:
     script = Script([sse_answer(sse(notification("n/1"), id="e1", retry=5000))])
-    with pytest.raises(McpHttpTransportTimeoutError):
+    with pytest.raises(errors.McpHttpTransportTimeoutError):
         request(script, timeout_s=2.0)
     assert script.sleeps == []
 
@@ -305,7 +300,7 @@ def test_a_failed_reconnection_is_tried_again_and_a_404_then_means_delivered() -
             Answer(404),
         ]
     )
-    with pytest.raises(McpHttpTransportSessionExpiredError, match="resuming") as caught:
+    with pytest.raises(errors.McpHttpTransportSessionExpiredError, match="resuming") as caught:
         request(script, protocol(session_id="abc"))
     assert caught.value.request_delivered is True
     assert script.sleeps == [0.01, 0.01]
@@ -318,7 +313,7 @@ def test_a_reconnection_answered_with_json_is_refused() -> None:
             json_answer({"jsonrpc": "2.0", "id": 1, "result": {}}),
         ]
     )
-    with pytest.raises(McpHttpTransportProtocolError, match="instead of an event stream"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="instead of an event stream"):
         request(script)
 
 
@@ -334,9 +329,9 @@ def test_a_transport_closed_while_a_call_waits_to_resume_raises_closed() -> None
         return original(step)
 
     script._answer_other = close_on_sleep  # type: ignore[method-assign]
-    with pytest.raises(McpHttpTransportError, match="closed"):
+    with pytest.raises(errors.McpHttpTransportError, match="closed"):
         script.run(flow)
-    with pytest.raises(McpHttpTransportError, match="closed"):
+    with pytest.raises(errors.McpHttpTransportError, match="closed"):
         request(Script([]), core)
 
 
@@ -370,8 +365,8 @@ def test_a_401_renewed_by_the_hook_is_sent_again_with_the_new_credentials() -> N
 @pytest.mark.parametrize(
     ("status", "error", "match"),
     [
-        (401, McpHttpTransportAuthRequiredError, "requires authentication"),
-        (403, McpHttpTransportProtocolError, "HTTP 403"),
+        (401, errors.McpHttpTransportAuthRequiredError, "requires authentication"),
+        (403, errors.McpHttpTransportProtocolError, "HTTP 403"),
     ],
 )
 def test_a_challenge_the_hook_does_not_renew_is_mapped(
@@ -384,8 +379,8 @@ def test_a_challenge_the_hook_does_not_renew_is_mapped(
 
 
 def test_an_oauth_error_of_the_hook_reaches_the_caller_as_it_is() -> None:
-    script = Script([Answer(403)], hook=Hook([McpAuthError("log in again")]))
-    with pytest.raises(McpAuthError, match="log in again"):
+    script = Script([Answer(403)], hook=Hook([errors.McpAuthError("log in again")]))
+    with pytest.raises(errors.McpAuthError, match="log in again"):
         request(script, protocol(has_auth=True))
 
 
@@ -456,7 +451,7 @@ def test_a_handled_server_request_is_answered_before_the_response_is_read() -> N
 
 def test_without_a_handler_a_server_request_gets_method_not_found_and_the_call_fails() -> None:
     script = Script([sse_answer(sse(server_request(5, "sampling/createMessage"))), Answer(202)])
-    with pytest.raises(McpHttpTransportProtocolError, match="no handler"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="no handler"):
         request(script)
     body = answer_body(script)
     assert body["id"] == 5 and body["error"]["code"] == -32601
@@ -470,7 +465,7 @@ def test_a_handler_that_raises_answers_an_internal_error_and_fails_the_call() ->
     script = Script(
         [sse_answer(sse(server_request(5, "roots/list"))), Answer(202)], handler=handler
     )
-    with pytest.raises(McpHttpTransportProtocolError, match="handler failed") as caught:
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="handler failed") as caught:
         request(script, protocol(has_handler=True))
     assert isinstance(caught.value.__cause__, RuntimeError)
     assert answer_body(script)["error"]["code"] == -32603
@@ -481,19 +476,21 @@ def test_a_handler_error_with_a_code_is_answered_with_that_code() -> None:
         raise McpServerRequestHandlerError(-32042, "declined")
 
     script = Script([sse_answer(sse(server_request(5, "x/y"))), Answer(202)], handler=handler)
-    with pytest.raises(McpHttpTransportProtocolError):
+    with pytest.raises(errors.McpHttpTransportProtocolError):
         request(script, protocol(has_handler=True))
     assert answer_body(script)["error"] == {"code": -32042, "message": "declined"}
 
 
 def test_an_answer_that_cannot_be_posted_fails_the_call_as_delivered() -> None:
     script = Script([sse_answer(sse(server_request(5, "x/y"))), Answer(404)], handler=lambda r: {})
-    with pytest.raises(McpHttpTransportSessionExpiredError, match="could not POST") as caught:
+    with pytest.raises(
+        errors.McpHttpTransportSessionExpiredError, match="could not POST"
+    ) as caught:
         request(script, protocol(session_id="abc", has_handler=True))
     assert caught.value.request_delivered is True
 
 
 def test_a_server_request_on_a_json_answer_is_a_protocol_error() -> None:
     script = Script([json_answer({"jsonrpc": "2.0", "id": 3, "method": "roots/list"})])
-    with pytest.raises(McpHttpTransportProtocolError, match="not supported"):
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="not supported"):
         request(script, protocol(has_handler=True))

@@ -19,47 +19,20 @@ tasks) run its flows and do the I/O they ask for.
 
 from __future__ import annotations
 
-from .exchange import CallExchange, SseBody
+from .exchange import CallExchange
 from .flows import Stepper, answer_flow, call_flow, delete_flow, listen_flow
 from .listen import ListenStream
-from .protocol import (
-    ACCEPT_HEADER,
-    AUTH_CHALLENGE_STATUSES,
-    DELETE_TIMEOUT_S,
-    ERROR_BODY_READ_LIMIT,
-    INITIALIZED_NOTIFICATION,
-    QUIET_WINDOW_S,
-    USER_AGENT,
-    BodyKind,
-    McpHttpProtocol,
-    ReconnectPolicy,
-    Resume,
-    ServerRequestReply,
-    mark_delivered,
-    normalized_content_type,
-)
+from .protocol import INITIALIZED_NOTIFICATION, McpHttpProtocol, ReconnectPolicy
 
 __all__ = [
-    "ACCEPT_HEADER",
-    "AUTH_CHALLENGE_STATUSES",
-    "DELETE_TIMEOUT_S",
-    "ERROR_BODY_READ_LIMIT",
     "INITIALIZED_NOTIFICATION",
-    "QUIET_WINDOW_S",
-    "USER_AGENT",
-    "BodyKind",
     "CallExchange",
     "ListenStream",
     "McpHttpProtocol",
     "ReconnectPolicy",
-    "Resume",
-    "ServerRequestReply",
-    "SseBody",
     "Stepper",
     "answer_flow",
     "call_flow",
     "delete_flow",
     "listen_flow",
-    "mark_delivered",
-    "normalized_content_type",
 ]
