@@ -237,7 +237,7 @@ class AsyncMcpHttpTransport(
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
         ex.response, ex.chunks, ex.broken = response, response.aiter_bytes(), False
-        return wire.head(response, step.request)
+        return wire.head(response)
 
     async def _do_read_body(self, step: s.ReadBody, ex: _Exchange) -> s.Outcome:
         assert ex.response is not None
@@ -245,7 +245,9 @@ class AsyncMcpHttpTransport(
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_chunk(self, step: s.ReadChunk, ex: _Exchange) -> s.Outcome:
-        assert ex.chunks is not None
+        assert ex.response is not None and ex.chunks is not None
+        if step.wait_s is None:
+            wire.lift_read_timeout(ex.response)
         if ex.broken:
             # The body can be read no more: its wait ends it (the quiet window, the deadline).
             await asyncio.sleep(step.wait_s or 0.0)

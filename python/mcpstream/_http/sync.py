@@ -184,7 +184,7 @@ class McpHttpTransport(
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
         ex.open(response)
-        return wire.head(response, step.request)
+        return wire.head(response)
 
     def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Bytes | s.Idle | s.Failed:
         assert ex.chunks is not None
@@ -202,6 +202,7 @@ class McpHttpTransport(
     def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
         assert ex.response is not None and ex.chunks is not None
         if step.wait_s is None:  # no bound: read on this thread (``stop`` wakes it up)
+            wire.lift_read_timeout(ex.response)
             try:
                 return s.Bytes(time.monotonic(), next(ex.chunks))
             except StopIteration:

@@ -18,6 +18,7 @@ __all__ = [
     "callback_failed",
     "failure",
     "head",
+    "lift_read_timeout",
     "logger",
 ]
 
@@ -47,19 +48,22 @@ def build_request(
     )
 
 
-def head(response: httpx.Response, request: HttpRequest) -> Head:
-    """The ``Head`` of ``response`` (header names in lower case, repeated ones joined).
-
-    For a request with ``idle_body``, the read timeout is lifted for the body: the request's
-    read timeout bounded the wait for the head, and httpcore reads the ``timeout`` request
-    extension again when the body is read. A client whose transport ignores the extension keeps
-    its read timeout, and the stream is then reconnected after an idle spell.
-    """
-    if request.idle_body:
-        timeouts = response.request.extensions.get("timeout")
-        if isinstance(timeouts, dict):
-            timeouts["read"] = None
+def head(response: httpx.Response) -> Head:
+    """The ``Head`` of ``response`` (header names in lower case, repeated ones joined)."""
     return Head(time.monotonic(), response.status_code, dict(response.headers.items()))
+
+
+def lift_read_timeout(response: httpx.Response) -> None:
+    """Let the body of ``response`` be idle for as long as the server likes (``ReadChunk(None)``).
+
+    The request's read timeout bounded the wait for the head (and for an error body); httpcore
+    reads the ``timeout`` request extension again at every read of the body, so clearing
+    ``read`` lifts the bound from now on. A client whose transport ignores the extension keeps
+    its read timeout, and the GET stream is then reconnected after an idle spell.
+    """
+    timeouts = response.request.extensions.get("timeout")
+    if isinstance(timeouts, dict):
+        timeouts["read"] = None
 
 
 def failure(exc: BaseException) -> Failed:

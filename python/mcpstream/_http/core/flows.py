@@ -420,7 +420,6 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
         "GET",
         stream.headers(authorization=authorization),
         remaining_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
-        idle_body=True,
     )
     head = yield from _expect(Send(request), Head, Failed)
     yield from _expect(StreamAnswered(), Done)  # a GET that failed counts as answered

@@ -222,7 +222,6 @@ class McpHttpProtocol:
         *,
         remaining_s: float,
         body: bytes | None = None,
-        idle_body: bool = False,
     ) -> HttpRequest:
         """An HTTP request to the server of a call with ``remaining_s`` left: every phase is
         bounded by what is left of the call, and connecting also by the connect timeout, when
@@ -237,7 +236,6 @@ class McpHttpProtocol:
             timeout_s=remaining_s,
             connect_s=connect_s,
             body=body,
-            idle_body=idle_body,
         )
 
     def map_failure(

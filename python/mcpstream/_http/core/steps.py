@@ -57,8 +57,7 @@ T = TypeVar("T")
 @dataclass(frozen=True, slots=True)
 class HttpRequest:
     """One HTTP request: every phase bounded by ``timeout_s``, connecting also by ``connect_s``
-    (None: by ``timeout_s`` alone). ``idle_body``: once the head has arrived, the body may be
-    idle for as long as the server likes (the GET stream); the head is awaited ``timeout_s``."""
+    (None: by ``timeout_s`` alone). A body read with ``ReadChunk(None)`` is not bounded."""
 
     method: str
     url: str
@@ -66,7 +65,6 @@ class HttpRequest:
     timeout_s: float
     connect_s: float | None = None
     body: bytes | None = None
-    idle_body: bool = False
 
 
 # -- steps -------------------------------------------------------------------------------------
@@ -92,10 +90,11 @@ class ReadBody:
 
 @dataclass(frozen=True, slots=True)
 class ReadChunk:
-    """Read the next bytes of the open response, waiting ``wait_s`` at most (None: as long as
-    it takes): ``Bytes``, ``BodyEnd``, ``Idle`` or ``Failed``. After an ``Idle`` a driver may be
-    unable to read on (an asyncio read cancelled by its wait): it then waits and says ``Idle``
-    again, so that the flow's own clock ends the stream."""
+    """Read the next bytes of the open response, waiting ``wait_s`` at most: ``Bytes``,
+    ``BodyEnd``, ``Idle`` or ``Failed``. None waits as long as it takes, with the request's read
+    timeout lifted (the GET stream). After an ``Idle`` a driver may be unable to read on (an
+    asyncio read cancelled by its wait): it then waits and says ``Idle`` again, so that the
+    flow's own clock ends the stream."""
 
     wait_s: float | None
 
