@@ -2,7 +2,8 @@
 
 * ``core/``: every protocol decision and the order of the steps, as flows; no I/O (see there).
 * ``sync``, ``aio``: the drivers, which run the core's flows with ``httpx.Client`` (and reader
-  threads, ``sync_io``) or ``httpx.AsyncClient`` (and tasks); they do all the I/O.
+  threads) or ``httpx.AsyncClient`` (and tasks); with their I/O pieces (``sync_io``,
+  ``aio_io``), they do all the I/O.
 * ``facade``: the base both transports share (constructor wiring, state, the flows of calls).
 * ``wire``: the translation between the core's descriptions and httpx, for both drivers.
 * ``auth``: the authorization hook the transports ask (an OAuth session).

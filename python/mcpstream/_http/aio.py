@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import httpx
@@ -26,6 +26,7 @@ from ..server_requests import (
     McpServerRequestHandler,
 )
 from . import wire
+from .aio_io import Exchange, read_limited, within
 from .auth import AsyncMcpHttpAuth, resolve_async_auth
 from .core import ListenStream, Stepper, listen_flow
 from .core import steps as s
@@ -39,47 +40,6 @@ T = TypeVar("T")
 AsyncNotificationCallback = Callable[[JsonRpcNotification], Awaitable[object] | object]
 """``on_notification`` of ``AsyncMcpHttpTransport``: called with each notification of the
 server; what it returns is awaited when it is awaitable."""
-
-
-class _Exchange:
-    """What one running flow has open: its response. ``answered`` is the GET stream's event
-    for ``StreamAnswered``."""
-
-    def __init__(self, client: httpx.AsyncClient, answered: asyncio.Event | None = None) -> None:
-        self.client, self.answered = client, answered
-        self.response: httpx.Response | None = None
-        self.chunks: AsyncIterator[bytes] | None = None
-        self.broken = False
-        """True once a read was cancelled by its wait, which ends the body iterator too."""
-
-    async def release(self) -> None:
-        response, self.response, self.chunks = self.response, None, None
-        if response is not None:
-            await response.aclose()
-
-
-async def read_limited(response: httpx.Response, limit: int) -> bytes:
-    """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
-    snippet = wire.Snippet(limit)
-    with contextlib.suppress(*wire.HTTP_ERRORS):
-        async for chunk in response.aiter_bytes():
-            if snippet.full_with(chunk):
-                break
-    return snippet.data
-
-
-async def _within(wait_s: float | None, read: Awaitable[bytes]) -> bytes | s.Outcome:
-    """What ``read`` gives within ``wait_s`` (None: no bound): its bytes, or ``Idle`` (the wait
-    ran out, and the read was cancelled), ``BodyEnd`` or ``Failed``."""
-    try:
-        async with asyncio.timeout(wait_s):
-            return await read
-    except TimeoutError:
-        return s.Idle(time.monotonic())
-    except StopAsyncIteration:
-        return s.BodyEnd(time.monotonic())
-    except wire.HTTP_ERRORS as exc:
-        return wire.failure(exc)
 
 
 class AsyncMcpHttpTransport(
@@ -187,12 +147,12 @@ class AsyncMcpHttpTransport(
         stream = self._listen_stream = ListenStream(self._protocol)
         flow = listen_flow(stream, call_timeout_s=self.server.call_timeout_s)
         self._listen_task = asyncio.get_running_loop().create_task(
-            self._listen(flow, _Exchange(self._client, answered)),
+            self._listen(flow, Exchange(self._client, answered)),
             name=f"mcpstream-get-{self.server.id}",
         )
         return answered
 
-    async def _listen(self, flow: s.Flow[None], exchange: _Exchange) -> None:
+    async def _listen(self, flow: s.Flow[None], exchange: Exchange) -> None:
         try:
             await self._run(flow, exchange)
         finally:
@@ -212,9 +172,9 @@ class AsyncMcpHttpTransport(
 
     # -- running flows -------------------------------------------------------------------------
 
-    async def _run(self, flow: s.Flow[T], exchange: _Exchange | None = None) -> T:
+    async def _run(self, flow: s.Flow[T], exchange: Exchange | None = None) -> T:
         """Run ``flow`` to its end, performing each step it yields."""
-        ex = exchange or _Exchange(self._client)
+        ex = exchange or Exchange(self._client)
         with Stepper(flow) as stepper:
             try:
                 while stepper.running:
@@ -229,7 +189,7 @@ class AsyncMcpHttpTransport(
             finally:
                 await ex.release()
 
-    async def _do_send(self, step: s.Send, ex: _Exchange) -> s.Head | s.Failed:
+    async def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
         await ex.release()
         request = wire.build_request(ex.client, step.request)
         try:
@@ -239,12 +199,12 @@ class AsyncMcpHttpTransport(
         ex.response, ex.chunks, ex.broken = response, response.aiter_bytes(), False
         return wire.head(response)
 
-    async def _do_read_body(self, step: s.ReadBody, ex: _Exchange) -> s.Outcome:
+    async def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Outcome:
         assert ex.response is not None
-        outcome = await _within(step.wait_s, ex.response.aread())
+        outcome = await within(step.wait_s, ex.response.aread())
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
-    async def _do_read_chunk(self, step: s.ReadChunk, ex: _Exchange) -> s.Outcome:
+    async def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
         assert ex.response is not None and ex.chunks is not None
         if step.wait_s is None:
             wire.lift_read_timeout(ex.response)
@@ -252,28 +212,28 @@ class AsyncMcpHttpTransport(
             # The body can be read no more: its wait ends it (the quiet window, the deadline).
             await asyncio.sleep(step.wait_s or 0.0)
             return s.Idle(time.monotonic())
-        outcome = await _within(step.wait_s, anext(ex.chunks))
+        outcome = await within(step.wait_s, anext(ex.chunks))
         ex.broken = isinstance(outcome, s.Idle)
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
-    async def _do_read_snippet(self, step: s.ReadSnippet, ex: _Exchange) -> s.Bytes:
+    async def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
         assert ex.response is not None
         data = await read_limited(ex.response, step.limit)
         await ex.release()
         return s.Bytes(time.monotonic(), data)
 
-    async def _do_authorize(self, step: s.Authorize, ex: _Exchange) -> s.Authorized:
+    async def _do_authorize(self, step: s.Authorize, ex: Exchange) -> s.Authorized:
         assert self._auth is not None
         scope = step.scope or self._auth.request_auth(
             method=step.method, replay_allowed=step.replay_allowed
         )
         return s.Authorized(time.monotonic(), await scope.authorization_header(), scope)
 
-    async def _do_renew(self, step: s.Renew, ex: _Exchange) -> s.Judged:
+    async def _do_renew(self, step: s.Renew, ex: Exchange) -> s.Judged:
         retry = await step.scope.should_retry(step.status_code, step.headers, step.body)
         return s.Judged(time.monotonic(), bool(retry))
 
-    async def _do_handle(self, step: s.Handle, ex: _Exchange) -> s.Handled:
+    async def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled:
         assert self._handler is not None
         try:
             result = self._handler.handle_request(**self._handler_arguments(step.request))
@@ -283,10 +243,10 @@ class AsyncMcpHttpTransport(
             return s.Handled(time.monotonic(), error=exc)
         return s.Handled(time.monotonic(), result)
 
-    async def _do_run(self, step: s.Run, ex: _Exchange) -> s.Done:
+    async def _do_run(self, step: s.Run, ex: Exchange) -> s.Done:
         return s.Done(time.monotonic(), await self._run(step.flow))
 
-    async def _do_deliver(self, step: s.Deliver, ex: _Exchange) -> s.Done:
+    async def _do_deliver(self, step: s.Deliver, ex: Exchange) -> s.Done:
         assert self._on_notification is not None
         for notification in step.notifications:
             try:
@@ -297,11 +257,11 @@ class AsyncMcpHttpTransport(
                 wire.callback_failed(self.server.id)
         return s.Done(time.monotonic())
 
-    async def _do_sleep(self, step: s.Sleep, ex: _Exchange) -> s.Done:
+    async def _do_sleep(self, step: s.Sleep, ex: Exchange) -> s.Done:
         await asyncio.sleep(step.delay_s)
         return s.Done(time.monotonic())
 
-    async def _do_stream_answered(self, step: s.StreamAnswered, ex: _Exchange) -> s.Done:
+    async def _do_stream_answered(self, step: s.StreamAnswered, ex: Exchange) -> s.Done:
         if ex.answered is not None:
             ex.answered.set()
         return s.Done(time.monotonic())
