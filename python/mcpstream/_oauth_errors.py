@@ -96,16 +96,9 @@ class McpOAuthAuthorizationError(McpOAuthError):
     error_code: ClassVar[str] = "mcp_oauth_authorization_error"
 
     def __init__(
-        self,
-        message: str,
-        *,
-        server_id: str | None = None,
-        authorization_server_url: str | None = None,
-        oauth_error: str | None = None,
+        self, message: str, *, oauth_error: str | None = None, **where: str | None
     ) -> None:
-        super().__init__(
-            message, server_id=server_id, authorization_server_url=authorization_server_url
-        )
+        super().__init__(message, **where)  # server_id, authorization_server_url
         self.oauth_error = oauth_error
 
 
@@ -119,17 +112,10 @@ class McpOAuthTokenExchangeError(McpOAuthError):
     error_code: ClassVar[str] = "mcp_oauth_token_exchange_error"
 
     def __init__(
-        self,
-        message: str,
-        *,
-        server_id: str | None = None,
-        authorization_server_url: str | None = None,
-        oauth_error: str | None = None,
-        status_code: int | None = None,
+        self, message: str, *, status_code: int | None = None, **details: str | None
     ) -> None:
-        super().__init__(
-            message, server_id=server_id, authorization_server_url=authorization_server_url
-        )
+        oauth_error = details.pop("oauth_error", None)
+        super().__init__(message, **details)  # server_id, authorization_server_url
         self.oauth_error = oauth_error
         self.status_code = status_code
 
@@ -141,16 +127,9 @@ class McpOAuthInsufficientScopeError(McpOAuthError):
     error_code: ClassVar[str] = "mcp_oauth_insufficient_scope"
 
     def __init__(
-        self,
-        message: str,
-        *,
-        server_id: str | None = None,
-        authorization_server_url: str | None = None,
-        required_scopes: tuple[str, ...] = (),
+        self, message: str, *, required_scopes: tuple[str, ...] = (), **where: str | None
     ) -> None:
-        super().__init__(
-            message, server_id=server_id, authorization_server_url=authorization_server_url
-        )
+        super().__init__(message, **where)  # server_id, authorization_server_url
         self.required_scopes = required_scopes
 
 
@@ -159,15 +138,6 @@ class McpOAuthTokenStoreError(McpOAuthError):
 
     error_code: ClassVar[str] = "mcp_oauth_token_store_error"
 
-    def __init__(
-        self,
-        message: str,
-        *,
-        path: str | None = None,
-        server_id: str | None = None,
-        authorization_server_url: str | None = None,
-    ) -> None:
-        super().__init__(
-            message, server_id=server_id, authorization_server_url=authorization_server_url
-        )
+    def __init__(self, message: str, *, path: str | None = None, **where: str | None) -> None:
+        super().__init__(message, **where)  # server_id, authorization_server_url
         self.path = path

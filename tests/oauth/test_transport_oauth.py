@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 import pytest
+from mcpstream._http.core import McpHttpProtocol, ReconnectPolicy
 from mcpstream.errors import McpHttpTransportAuthRequiredError, McpHttpTransportError
 from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.oauth import (
@@ -30,7 +31,6 @@ from mcpstream.oauth import (
     login,
 )
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore, McpOAuthTokenStore
-from mcpstream.transport_core import McpHttpProtocol, ReconnectPolicy
 from mcpstream.transport_http import McpHttpTransport
 from transport.helpers import ScriptedHandler, call_tool, initialize, tool_text
 

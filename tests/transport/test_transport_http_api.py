@@ -13,8 +13,7 @@ from mcpstream import errors
 from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.redaction import body_snippet, redact_url
 from mcpstream.server_requests import McpServerRequestContext
-from mcpstream.transport_core import ReconnectPolicy
-from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
+from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport, ReconnectPolicy
 
 from .conftest import EventLoopThread
 

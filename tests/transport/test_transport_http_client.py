@@ -9,7 +9,7 @@ import threading
 from pathlib import Path
 
 import pytest
-from mcpstream._http.client import (
+from mcpstream._http.httpx_clients import (
     READ_BYTES,
     _AsyncLargeReadStream,
     _LargeReadStream,

@@ -189,46 +189,36 @@ def test_a_wrong_content_type_is_a_protocol_error(
 
 
 @pytest.mark.parametrize("kind", ["sse", "json"])
-def test_a_response_with_another_id_is_a_protocol_error(
-    make_transport: Any, fault_server: FaultServer, kind: str
+@pytest.mark.parametrize(
+    ("body_of", "pattern"),
+    [
+        pytest.param(lambda rid: result(rid + 1000, "ok"), "1001", id="another-id"),
+        pytest.param(
+            lambda rid: f"[{notification('notifications/a')},{result(rid, 'ok')}]",
+            "batch",
+            id="batch",
+        ),
+        pytest.param(
+            lambda rid: '{"jsonrpc": "2.0", "id": 1, "result": ',
+            "malformed JSON-RPC",
+            id="malformed",
+        ),
+    ],
+)
+def test_a_wrong_answer_in_a_json_body_or_an_sse_event_is_a_protocol_error(
+    make_transport: Any, fault_server: FaultServer, kind: str, body_of: Any, pattern: str
 ) -> None:
+    """A response with another id, a batch, malformed JSON: each is refused, as a JSON body
+    and as an SSE event."""
+
     async def handler(request: Request, conn: Conn) -> None:
-        body = result(request.jsonrpc_id + 1000, "ok")
+        body = body_of(request.jsonrpc_id)
         if kind == "json":
             await conn.respond(200, body.encode())
         else:
             await conn.sse_body([sse(body)])
 
-    with pytest.raises(McpHttpTransportProtocolError, match="1001"):
-        call(make_transport(fault_server.route(handler)))
-
-
-@pytest.mark.parametrize("kind", ["sse", "json"])
-def test_a_batch_is_a_protocol_error(
-    make_transport: Any, fault_server: FaultServer, kind: str
-) -> None:
-    async def handler(request: Request, conn: Conn) -> None:
-        body = f"[{notification('notifications/a')},{result(request.jsonrpc_id, 'ok')}]"
-        if kind == "json":
-            await conn.respond(200, body.encode())
-        else:
-            await conn.sse_body([sse(body)])
-
-    with pytest.raises(McpHttpTransportProtocolError, match="batch"):
-        call(make_transport(fault_server.route(handler)))
-
-
-@pytest.mark.parametrize("kind", ["sse", "json"])
-def test_malformed_json_is_a_protocol_error(
-    make_transport: Any, fault_server: FaultServer, kind: str
-) -> None:
-    async def handler(request: Request, conn: Conn) -> None:
-        if kind == "json":
-            await conn.respond(200, b'{"jsonrpc": "2.0", "id": 1, "result": ')
-        else:
-            await conn.sse_body([sse('{"jsonrpc": "2.0", "id": 1, "result": ')])
-
-    with pytest.raises(McpHttpTransportProtocolError, match="malformed JSON-RPC"):
+    with pytest.raises(McpHttpTransportProtocolError, match=pattern):
         call(make_transport(fault_server.route(handler)))
 
 

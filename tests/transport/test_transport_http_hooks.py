@@ -24,7 +24,12 @@ from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
 from .conftest import EventLoopThread
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
 from .helpers import ScriptedHandler, UnansweredPort
-from .test_transport_http_protocol import handshake, session_server, wait_until
+from .test_transport_http_protocol import (
+    handshake,
+    primed_then_ended,
+    session_server,
+    wait_until,
+)
 
 # -- on_notification -------------------------------------------------------------------------
 
@@ -168,25 +173,10 @@ def test_the_async_transport_awaits_a_coroutine_callback_in_order(
 # -- the session-expired error: was the call delivered? --------------------------------------
 
 
-def test_a_404_to_the_calls_own_post_says_it_was_not_delivered(
-    make_transport: Any, fault_server: FaultServer
-) -> None:
-    async def on_call(request: Request, conn: Conn) -> None:
-        await conn.respond(404, b"unknown session", content_type="text/plain")
-
-    transport = make_transport(fault_server.route(session_server(on_call=on_call)), listen=False)
-    handshake(transport)
-    with pytest.raises(McpHttpTransportSessionExpiredError) as raised:
-        transport.request(method="tools/call", params=None, timeout_s=5)
-    assert raised.value.request_delivered is False
-
-
 def test_a_404_to_the_get_resuming_the_calls_stream_says_it_was_delivered(
     make_transport: Any, fault_server: FaultServer
 ) -> None:
-    async def on_call(request: Request, conn: Conn) -> None:
-        # The server took the call, primed its stream, then the stream broke off.
-        await conn.sse_body([sse("", id="e1", retry=10)])
+    on_call = primed_then_ended()  # the server took the call, then the stream broke off
 
     async def on_get(request: Request, conn: Conn) -> None:
         if "last-event-id" not in request.headers:

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcpstream import __version__, transport_http, transport_http_async
+from mcpstream import __version__
+from mcpstream._http.core import ListenStream
 from mcpstream.errors import (
     McpAuthError,
     McpHttpTransportAuthRequiredError,
@@ -26,7 +27,7 @@ from mcpstream.server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
-from mcpstream.transport_core import ReconnectPolicy
+from mcpstream.transport_http import ReconnectPolicy
 
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
 from .helpers import ScriptedHandler, free_port, open_sockets_to
@@ -41,22 +42,27 @@ def wait_until(predicate: Any, timeout_s: float = 5.0) -> None:
         time.sleep(0.01)
 
 
+def primed_then_ended(event_id: str = "e1", retry_ms: int = 10) -> Any:
+    """An ``on_call`` for ``session_server``: the server takes the call and primes its stream
+    (one event id, a retry delay), then the stream ends before the response."""
+
+    async def on_call(request: Request, conn: Conn) -> None:
+        await conn.sse_body([sse("", id=event_id, retry=retry_ms)])
+
+    return on_call
+
+
 def session_server(*, on_call: Any = None, on_get: Any = None, on_delete: Any = None) -> Any:
     """A handler that plays a server with a session: initialize assigns ``SESSION``; other
     POSTs go to ``on_call`` (default: an empty result), GETs to ``on_get`` (default: 405)."""
 
     async def handler(request: Request, conn: Conn) -> None:
-        if request.method == "GET":
-            if on_get is None:
-                await conn.respond(405, content_type=None)
+        if request.method in ("GET", "DELETE"):
+            custom = on_get if request.method == "GET" else on_delete
+            if custom is not None:
+                await custom(request, conn)
             else:
-                await on_get(request, conn)
-            return
-        if request.method == "DELETE":
-            if on_delete is None:
-                await conn.respond(200, content_type=None)
-            else:
-                await on_delete(request, conn)
+                await conn.respond(405 if request.method == "GET" else 200, content_type=None)
             return
         body = request.json
         if "method" not in body or "id" not in body:
@@ -113,7 +119,9 @@ def test_a_404_with_a_session_means_the_session_expired(
     transport = make_transport(fault_server.route(session_server(on_call=on_call)), listen=False)
     handshake(transport)
     with pytest.raises(McpHttpTransportSessionExpiredError) as raised:
-        transport.request(method="tools/list", params=None, timeout_s=5)
+        transport.request(method="tools/call", params=None, timeout_s=5)
+    # The 404 answered the call's own POST: the call did not run (``request_delivered``).
+    assert raised.value.request_delivered is False
     assert raised.value.error_code == "mcp_http_transport_session_expired"
     assert raised.value.retryable is False
     transport.reset_session_state()
@@ -350,8 +358,7 @@ def test_resumption_without_a_retry_field_uses_the_default_backoff_and_carries_t
 def test_resumption_gives_up_after_the_bounded_attempts_without_progress(
     make_transport: Any, fault_server: FaultServer
 ) -> None:
-    async def on_call(request: Request, conn: Conn) -> None:
-        await conn.sse_body([sse("", id="only", retry=10)])
+    on_call = primed_then_ended("only")
 
     async def on_get(request: Request, conn: Conn) -> None:
         await conn.sse_body([b": nothing new\n\n"])
@@ -368,8 +375,7 @@ def test_resumption_gives_up_after_the_bounded_attempts_without_progress(
 def test_a_resumption_get_refused_by_the_server_raises_its_status_error(
     make_transport: Any, fault_server: FaultServer
 ) -> None:
-    async def on_call(request: Request, conn: Conn) -> None:
-        await conn.sse_body([sse("", id="e1", retry=10)])
+    on_call = primed_then_ended()
 
     async def on_get(request: Request, conn: Conn) -> None:
         await conn.respond(500, b"replay failed", content_type="text/plain")
@@ -405,9 +411,7 @@ def test_a_connection_dropped_after_an_event_id_is_resumed(
 def test_a_resumption_delay_beyond_the_deadline_is_a_timeout(
     make_transport: Any, fault_server: FaultServer
 ) -> None:
-    async def on_call(request: Request, conn: Conn) -> None:
-        await conn.sse_body([sse("", id="e1", retry=60_000)])
-
+    on_call = primed_then_ended(retry_ms=60_000)
     transport = make_transport(fault_server.route(session_server(on_call=on_call)), listen=False)
     handshake(transport)
     started = time.monotonic()
@@ -527,8 +531,7 @@ def test_the_get_stream_is_answered_before_send_notification_initialized_returns
 def test_a_get_stream_slow_to_answer_holds_up_the_initialization_only_briefly(
     make_transport: Any, fault_server: FaultServer, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    monkeypatch.setattr(transport_http, "_LISTEN_OPEN_WAIT_S", 0.3)
-    monkeypatch.setattr(transport_http_async, "_LISTEN_OPEN_WAIT_S", 0.3)
+    monkeypatch.setattr(ListenStream, "OPEN_WAIT_S", 0.3)
 
     async def on_get(request: Request, conn: Conn) -> None:
         await asyncio.sleep(1.0)  # longer than the wait
@@ -595,8 +598,7 @@ def test_close_is_prompt_while_the_get_stream_waits_for_its_answer(
     async def on_get(request: Request, conn: Conn) -> None:
         await asyncio.Event().wait()  # never answers
 
-    monkeypatch.setattr(transport_http, "_LISTEN_OPEN_WAIT_S", 0.1)
-    monkeypatch.setattr(transport_http_async, "_LISTEN_OPEN_WAIT_S", 0.1)
+    monkeypatch.setattr(ListenStream, "OPEN_WAIT_S", 0.1)
     sockets_before = open_sockets_to(fault_server.port)
     url = fault_server.route(session_server(on_get=on_get))
     transport = make_transport(url)

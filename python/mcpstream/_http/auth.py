@@ -16,7 +16,7 @@ them. The transports decide only when to ask and what to send.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Protocol
+from typing import Any, Protocol
 
 import httpx
 
@@ -30,21 +30,27 @@ from ..oauth import (
 from ..oauth_store import McpOAuthTokenStore
 
 __all__ = [
-    "AUTH_CHALLENGE_STATUSES",
     "OAUTH_TIMEOUT_CAP_S",
     "AsyncMcpHttpAuth",
     "AsyncMcpHttpRequestAuth",
     "McpHttpAuth",
     "McpHttpRequestAuth",
+    "StoredCredentials",
     "resolve_async_auth",
     "resolve_auth",
 ]
 
-AUTH_CHALLENGE_STATUSES = frozenset({401, 403})
-"""The statuses a transport hands to its hook before mapping them to errors."""
 OAUTH_TIMEOUT_CAP_S = 10.0
 """Each HTTP exchange with the authorization server gets the server's call timeout, at most
 this long."""
+
+
+class StoredCredentials(Protocol):
+    """What both hooks offer for the DELETE that ends a session."""
+
+    def stored_authorization_header(self) -> str | None:
+        """The stored credentials as a header value, or None; never raises."""
+        ...
 
 
 class McpHttpRequestAuth(Protocol):
@@ -105,8 +111,15 @@ class AsyncMcpHttpAuth(Protocol):
         ...
 
 
-def _oauth_timeout_s(server: ResolvedMcpServer) -> float:
-    return min(server.call_timeout_s, OAUTH_TIMEOUT_CAP_S)
+def _session_settings(server: ResolvedMcpServer) -> dict[str, Any]:
+    """The keywords of an OAuth session for ``server``, beside its client, store and handler."""
+    assert server.oauth is not None
+    return {
+        "server_id": server.id,
+        "server_url": server.url or "",
+        "settings": server.oauth,
+        "timeout_s": min(server.call_timeout_s, OAUTH_TIMEOUT_CAP_S),
+    }
 
 
 def resolve_auth(
@@ -123,13 +136,7 @@ def resolve_auth(
     if server.oauth is None:
         return None
     return McpOAuthSession(
-        server_id=server.id,
-        server_url=server.url or "",
-        settings=server.oauth,
-        client=client,
-        store=store,
-        redirect_handler=redirect_handler,
-        timeout_s=_oauth_timeout_s(server),
+        client=client, store=store, redirect_handler=redirect_handler, **_session_settings(server)
     )
 
 
@@ -145,11 +152,5 @@ def resolve_async_auth(
     if server.oauth is None:
         return None
     return AsyncMcpOAuthSession(
-        server_id=server.id,
-        server_url=server.url or "",
-        settings=server.oauth,
-        client=client,
-        store=store,
-        redirect_handler=redirect_handler,
-        timeout_s=_oauth_timeout_s(server),
+        client=client, store=store, redirect_handler=redirect_handler, **_session_settings(server)
     )

@@ -1,40 +1,66 @@
 """What ``McpHttpTransport`` and ``AsyncMcpHttpTransport`` share that does no I/O: the wiring of
-the protocol core made in their constructors and the properties that only read or set its state.
-The calls, the GET stream and closing stay in each transport (they differ by sync and async)."""
+the protocol core made in their constructors, the flows of their calls, and the properties and
+methods that only read or set the core's state. Each driver (``sync``, ``aio``) runs the flows."""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any, Generic, TypeVar
 
-from ..jsonrpc import JsonRpcIdGenerator
+import httpx
+
+from ..codec import DEFAULT_MAX_EVENT_BYTES
+from ..jsonrpc import (
+    JsonRpcIdGenerator,
+    JsonRpcNotification,
+    JsonRpcRequest,
+    JsonRpcResponse,
+    build_jsonrpc_notification,
+    build_jsonrpc_request,
+)
 from ..models import ResolvedMcpServer
+from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestContext
-from .protocol import McpHttpProtocol, ReconnectPolicy
+from .auth import StoredCredentials
+from .core import (
+    INITIALIZED_NOTIFICATION,
+    McpHttpProtocol,
+    ReconnectPolicy,
+    call_flow,
+    delete_flow,
+)
+from .core.steps import Flow
+
+ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
+AuthT = TypeVar("AuthT", bound=StoredCredentials)
+HandlerT = TypeVar("HandlerT")
+RedirectT = TypeVar("RedirectT")
+CallbackT = TypeVar("CallbackT")
 
 
-class HttpTransportBase:
-    """The base of both HTTP transports: the protocol core, the server, the workspace, the
-    context for server-initiated requests and the ids of requests."""
+class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT]):
+    """The base of both HTTP transports: their constructor (the keywords of the reference
+    transport, typed by each driver), the protocol core, the server, the workspace, the context
+    for server-initiated requests and the ids of requests. A driver makes its own client and
+    auth hook (``_make_client``, ``_resolve_auth``) and sets up its own state (``_init_driver``)."""
 
-    server: ResolvedMcpServer
-    workspace_root: Path
-    _protocol: McpHttpProtocol
-    _context: McpServerRequestContext
-    _ids: JsonRpcIdGenerator
-    _listen_enabled: bool
-
-    def _init_core(
+    def __init__(
         self,
         *,
         server: ResolvedMcpServer,
         workspace_root: Path,
-        server_request_context: McpServerRequestContext | None,
-        max_event_bytes: int | None,
-        listen: bool,
-        reconnect_policy: ReconnectPolicy | None,
-        connect_timeout_s: float | None,
+        client: ClientT | None = None,
+        server_request_context: McpServerRequestContext | None = None,
+        server_request_handler: HandlerT | None = None,
+        max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        listen: bool = True,
+        reconnect_policy: ReconnectPolicy | None = None,
+        oauth_store: McpOAuthTokenStore | None = None,
+        oauth_redirect_handler: RedirectT | None = None,
+        connect_timeout_s: float | None = None,
+        on_notification: CallbackT | None = None,
     ) -> None:
-        """Set up what the constructors of both transports set the same way."""
+        """See the transport's class."""
         self._protocol = McpHttpProtocol(
             server,
             max_event_bytes=max_event_bytes,
@@ -48,6 +74,41 @@ class HttpTransportBase:
         )
         self._ids = JsonRpcIdGenerator()
         self._listen_enabled = listen
+        self._handler = server_request_handler
+        self._on_notification = on_notification
+        self._owns_client = client is None
+        self._client: ClientT = client if client is not None else self._make_client()
+        self._auth: AuthT | None = self._resolve_auth(oauth_store, oauth_redirect_handler)
+        self._protocol.has_auth = self._auth is not None
+        self._protocol.has_handler = server_request_handler is not None
+        self._protocol.push_notifications = on_notification is not None
+        self._init_driver()
+
+    def _make_client(self) -> ClientT:
+        """The HTTP client of a transport given none."""
+        raise NotImplementedError
+
+    def _resolve_auth(
+        self, store: McpOAuthTokenStore | None, redirect_handler: RedirectT | None
+    ) -> AuthT | None:
+        """The auth hook for the server (an OAuth session), or None."""
+        raise NotImplementedError
+
+    def _init_driver(self) -> None:
+        """Set up the driver's own state."""
+
+    def __repr__(self) -> str:
+        return (
+            f"{type(self).__name__}(server_id={self.server.id!r}, "
+            f"url={self._protocol.redacted_url!r}, closed={self.closed})"
+        )
+
+    # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def closed(self) -> bool:
+        """True once ``close`` was called."""
+        return self._protocol.closed
 
     @property
     def session_negotiated(self) -> bool:
@@ -62,3 +123,59 @@ class HttpTransportBase:
     def set_negotiated_protocol_version(self, protocol_version: str | None) -> None:
         """Send ``MCP-Protocol-Version: protocol_version`` from now on (blank or None: none)."""
         self._protocol.set_protocol_version(protocol_version)
+
+    def stderr_tail(self) -> str:
+        """An HTTP server has no stderr: always ``""`` (kept for hosts that also run stdio)."""
+        return ""
+
+    def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
+        """Take every notification received so far, oldest first (always empty when the
+        transport was given ``on_notification``: they went to it)."""
+        return self._protocol.drain_notifications()
+
+    # -- flows ---------------------------------------------------------------------------------
+
+    def _request_flow(
+        self, method: str, params: Any | None, timeout_s: float, now: float
+    ) -> Flow[JsonRpcResponse]:
+        request_id = self._ids.next()
+        payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
+        body = self._protocol.encode(payload)
+        response = yield from call_flow(
+            self._protocol,
+            body,
+            method=method,
+            expected_id=request_id,
+            timeout_s=timeout_s,
+            now=now,
+        )
+        assert response is not None
+        return response
+
+    def _notification_flow(
+        self, method: str, params: Any | None, completion_timeout_s: float | None, now: float
+    ) -> Flow[bool]:
+        """Send a notification; return True when it should open the GET stream."""
+        timeout_s = completion_timeout_s or self.server.call_timeout_s
+        body = self._protocol.encode(build_jsonrpc_notification(method=method, params=params))
+        yield from call_flow(
+            self._protocol, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
+        )
+        return self._listen_enabled and method == INITIALIZED_NOTIFICATION
+
+    def _delete_flow(self) -> Flow[None]:
+        auth = self._auth
+        return delete_flow(
+            self._protocol,
+            authorization=auth.stored_authorization_header() if auth is not None else None,
+            call_timeout_s=self.server.call_timeout_s,
+        )
+
+    def _handler_arguments(self, request: JsonRpcRequest) -> dict[str, Any]:
+        """The keywords of the server request handler's ``handle_request`` for ``request``."""
+        return {
+            "context": self._context,
+            "method": request.method,
+            "request_id": request.id,
+            "params": request.params,
+        }

@@ -14,7 +14,7 @@ The pieces, each in its own module:
   ``client_secret_basic``, ``client_secret_post``, ``private_key_jwt`` or ``none``.
 - ``scopes``: the scope selection strategy and step-up.
 - ``session``: the hook a transport calls before each request and on 401/403 (the transports
-  use it for a server with ``oauth`` settings, see ``mcpstream.transport_core``).
+  use it for a server with ``oauth`` settings, see ``mcpstream._http.auth``).
 - ``redirect``: the loopback listener for a user's browser, and a headless handler.
 - ``login``: logging in ahead of time (``mcpstream auth login``).
 

@@ -1,12 +1,12 @@
-"""The GET stream of the Streamable HTTP transport (sans-I/O): server-initiated messages and
-the rule for reconnecting it."""
+"""The state of the GET stream of the Streamable HTTP transport: server-initiated messages and
+the rule for reconnecting it (the order of its steps is in ``flows``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .. import codec
-from ..jsonrpc import JsonRpcNotification, JsonRpcRequest
+from ... import codec
+from ...jsonrpc import JsonRpcNotification, JsonRpcRequest
 from .protocol import McpHttpProtocol, logger, normalized_content_type
 
 __all__ = ["ListenStream"]
@@ -20,9 +20,22 @@ class ListenStream:
     """
 
     METHOD = "GET stream"
+    HEADERS_TIMEOUT_S = 10.0
+    """How long a GET waits for the head of its answer (at most the server's call timeout)."""
+    OPEN_WAIT_S = 2.0
+    """How long ``send_notification("notifications/initialized")`` waits for the server to
+    answer the GET that opens its stream (any answer, 405 included). Without the wait the GET,
+    sent from its own thread or task, can reach the server after the next requests of the
+    caller; a server that takes a GET as the place for a pending response (the conformance
+    suite's ``sse-retry`` server does) then puts a call's response there, which is not the
+    call's stream. A server slower than this to answer the GET gets it in the background."""
 
     def __init__(self, protocol: McpHttpProtocol) -> None:
         self.protocol = protocol
+        self.stopping = False
+        """Set by the driver to end the stream: the flow stops at its next step."""
+        self.notifications: list[JsonRpcNotification] = []
+        """Notifications decoded and not yet routed (``McpHttpProtocol.route_notifications``)."""
         self.last_event_id: str | None = None
         self.retry_ms: int | None = None
         self.failures = 0
@@ -90,7 +103,7 @@ class ListenStream:
                 continue
             for message in event.messages:
                 if isinstance(message, JsonRpcNotification):
-                    self.protocol.queue_notification(message)
+                    self.notifications.append(message)
                 elif isinstance(message, JsonRpcRequest):
                     requests.append(message)
                 else:

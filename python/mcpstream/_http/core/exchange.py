@@ -1,21 +1,20 @@
-"""One call of the Streamable HTTP transport (sans-I/O): response matching, the deadline,
-SSE bodies with the quiet window, and SEP-1699 resumption."""
+"""The state of one call of the Streamable HTTP transport: response matching, the deadline,
+SSE bodies with the quiet window, and SEP-1699 resumption (the order of its steps is in
+``flows``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any
 
-import httpx
-
-from .. import codec
-from ..errors import (
+from ... import codec
+from ...errors import (
     CodecError,
     McpHttpTransportError,
     McpHttpTransportProtocolError,
     McpHttpTransportSessionExpiredError,
 )
-from ..jsonrpc import (
+from ...jsonrpc import (
     JsonRpcId,
     JsonRpcNotification,
     JsonRpcRequest,
@@ -29,6 +28,7 @@ from .protocol import (
     mark_delivered,
     normalized_content_type,
 )
+from .steps import Failed
 
 __all__ = ["CallExchange", "SseBody"]
 
@@ -53,6 +53,10 @@ class CallExchange:
         self.response: JsonRpcResponse | None = None
         self.last_event_id: str | None = None
         self.retry_ms: int | None = None
+        self.now = now
+        """The time of the latest outcome of the call's flow (the driver's clock)."""
+        self.notifications: list[JsonRpcNotification] = []
+        """Notifications decoded and not yet routed (``McpHttpProtocol.route_notifications``)."""
         self._idle_reconnects = 0
 
     @property
@@ -61,13 +65,9 @@ class CallExchange:
         return self.expected_id is not None
 
     def remaining_s(self, now: float) -> float:
-        """Seconds left before the deadline (at least a millisecond, for HTTP timeouts)."""
-        return max(self.deadline - now, 0.001)
-
-    def http_timeout(self, now: float) -> httpx.Timeout:
-        """The ``httpx`` timeout of an HTTP request of this call sent now: what is left of the
-        call for every phase, and the transport's connect timeout, if shorter, to connect."""
-        return self.protocol.http_timeout(self.remaining_s(now))
+        """Seconds left before the deadline (at least a millisecond, for HTTP timeouts; at most
+        the call's timeout, which ``deadline - now`` can pass by a rounding error)."""
+        return min(max(self.deadline - now, 0.001), self.timeout_s)
 
     def check_deadline(self, now: float) -> None:
         """Raise the timeout error once the deadline has passed."""
@@ -115,7 +115,7 @@ class CallExchange:
                 raise self._protocol_error(
                     f"the server sent a message after the response to '{method}'"
                 )
-            self.protocol.queue_notification(message)
+            self.notifications.append(message)
             return []
         if isinstance(message, JsonRpcRequest):
             if self.response is not None:
@@ -215,11 +215,11 @@ class CallExchange:
             raise self.timeout_error()
         return Resume(delay_s=delay_s, last_event_id=self.last_event_id)
 
-    def resume_failed(self, exc: BaseException, now: float) -> Resume:
+    def resume_failed(self, failed: Failed) -> Resume:
         """A reconnection GET failed on the network: try again later, or raise."""
         return self._resume_or_raise(
-            now,
-            self.protocol.map_http_error(exc, method=self.method, timeout_s=self.timeout_s),
+            failed.now,
+            self.protocol.map_failure(failed, method=self.method, timeout_s=self.timeout_s),
         )
 
     def resume_refused(
@@ -325,22 +325,23 @@ class SseBody:
         requests = self._take_events(events)
         return requests, self._after_stream(now, None)
 
-    def failed(self, exc: BaseException, now: float) -> Resume | None:
+    def failed(self, failed: Failed) -> Resume | None:
         """The body broke off (a network error). None if the response had already arrived;
         a ``Resume`` if the stream can be resumed; otherwise the mapped error is raised."""
+        exc = failed.error
         if isinstance(exc, CodecError):
             raise self._decode_error(exc) from exc
         if isinstance(exc, McpHttpTransportError):
             raise exc
         call = self.call
-        error = call.protocol.map_http_error(
-            exc, method=call.method, timeout_s=call.timeout_s, during="event stream"
+        error = call.protocol.map_failure(
+            failed, method=call.method, timeout_s=call.timeout_s, during="event stream"
         )
-        if isinstance(exc, httpx.TimeoutException):
+        if failed.is_timeout:
             if call.response is not None:
                 return None
-            raise error
-        return self._after_stream(now, error)
+            raise error from exc
+        return self._after_stream(failed.now, error)
 
     def _after_stream(self, now: float, error: McpHttpTransportError | None) -> Resume | None:
         call = self.call

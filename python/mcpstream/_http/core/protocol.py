@@ -1,24 +1,18 @@
-"""Per-transport protocol state and rules of the Streamable HTTP transport (sans-I/O):
-headers, session, status mapping, error messages, notifications, answers to server requests.
-
-Authorization is the drivers' business (``mcpstream._http.auth``): they ask their hook for the
-``Authorization`` value and pass it to the header builders here, and they hand 401/403 answers
-(``BodyKind.CHALLENGE``) to the hook before these are mapped to errors."""
+"""Per-transport protocol state and rules of the Streamable HTTP transport: headers, session,
+requests and their timeouts, status mapping, error messages, notifications, answers to server
+requests. The flows (``flows``) consult it at every step."""
 
 from __future__ import annotations
 
 import logging
-import threading
 from collections import deque
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-import httpx
-
-from .. import __version__
-from ..errors import (
+from ... import __version__
+from ...errors import (
     CodecError,
     McpHttpTransportAuthRequiredError,
     McpHttpTransportError,
@@ -27,29 +21,30 @@ from ..errors import (
     McpHttpTransportSessionExpiredError,
     McpHttpTransportTimeoutError,
 )
-from ..jsonrpc import (
+from ...jsonrpc import (
     JsonRpcNotification,
     JsonRpcRequest,
     build_jsonrpc_error_response,
     build_jsonrpc_result_response,
     encode_jsonrpc_message,
 )
-from ..models import ResolvedMcpServer
-from ..oauth import login_command
-from ..redaction import body_snippet, redact_url
-from ..server_requests import (
+from ...models import ResolvedMcpServer
+from ...oauth import login_command
+from ...redaction import body_snippet, redact_url
+from ...server_requests import (
     JSONRPC_INTERNAL_ERROR,
     JSONRPC_METHOD_NOT_FOUND,
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
-from .auth import AUTH_CHALLENGE_STATUSES
+from .steps import Failed, FailureKind, HttpRequest
 
 if TYPE_CHECKING:
     from .exchange import CallExchange
 
 __all__ = [
     "ACCEPT_HEADER",
+    "AUTH_CHALLENGE_STATUSES",
     "DELETE_TIMEOUT_S",
     "ERROR_BODY_READ_LIMIT",
     "INITIALIZED_NOTIFICATION",
@@ -57,7 +52,6 @@ __all__ = [
     "USER_AGENT",
     "BodyKind",
     "McpHttpProtocol",
-    "NotificationSink",
     "ReconnectPolicy",
     "Resume",
     "ServerRequestReply",
@@ -78,8 +72,8 @@ DELETE_TIMEOUT_S = 2.0
 INITIALIZED_NOTIFICATION = "notifications/initialized"
 _SESSION_ID_CHARS = frozenset(chr(code) for code in range(0x21, 0x7F))
 
-NotificationSink = Callable[[JsonRpcNotification], None]
-"""Where a driver wants notifications to go instead of the queue (see ``queue_notification``)."""
+AUTH_CHALLENGE_STATUSES = frozenset({401, 403})
+"""The statuses a transport hands to its auth hook before mapping them to errors."""
 
 
 def mark_delivered(error: McpHttpTransportError) -> McpHttpTransportError:
@@ -187,11 +181,18 @@ class McpHttpProtocol:
         self.connect_timeout_s = connect_timeout_s
         self.session_id: str | None = None
         self.protocol_version: str | None = None
-        self.notification_sink: NotificationSink | None = None
-        """Set by a driver whose host gave a notification callback: every notification goes
-        there instead of the queue of ``drain_notifications``."""
+        self.has_auth = False
+        """Set by a driver with an auth hook: requests ask it for credentials, and 401/403
+        answers go to it first."""
+        self.has_handler = False
+        """Set by a driver whose host gave a server request handler (else requests of the
+        server are refused with -32601 without asking anyone)."""
+        self.push_notifications = False
+        """Set by a driver whose host gave a notification callback: notifications are
+        delivered to it (``Deliver``) instead of the queue of ``drain_notifications``."""
+        self.closed = False
+        """Set by the driver's ``close``: a call waiting to resume gives up."""
         self._notifications: deque[JsonRpcNotification] = deque()
-        self._state_lock = threading.Lock()
 
     # -- messages and errors -------------------------------------------------------------------
 
@@ -214,29 +215,44 @@ class McpHttpProtocol:
             McpHttpTransportTimeoutError,
         )
 
-    def http_timeout(self, remaining_s: float) -> httpx.Timeout:
-        """The ``httpx`` timeout of one HTTP request of a call with ``remaining_s`` left: every
-        phase is bounded by what is left of the call, and connecting also by the connect
-        timeout, when the transport has one."""
+    def request(
+        self,
+        method: str,
+        headers: Mapping[str, str],
+        *,
+        remaining_s: float,
+        body: bytes | None = None,
+    ) -> HttpRequest:
+        """An HTTP request to the server of a call with ``remaining_s`` left: every phase is
+        bounded by what is left of the call, and connecting also by the connect timeout, when
+        the transport has a shorter one."""
         connect_s = self.connect_timeout_s
-        if connect_s is None or connect_s >= remaining_s:
-            return httpx.Timeout(remaining_s)
-        return httpx.Timeout(remaining_s, connect=connect_s)
+        if connect_s is not None and connect_s >= remaining_s:
+            connect_s = None
+        return HttpRequest(
+            method,
+            self.url,
+            headers,
+            timeout_s=remaining_s,
+            connect_s=connect_s,
+            body=body,
+        )
 
-    def map_http_error(
-        self, exc: BaseException, *, method: str, timeout_s: float, during: str = "request"
+    def map_failure(
+        self, failed: Failed, *, method: str, timeout_s: float, during: str = "request"
     ) -> McpHttpTransportError:
-        """Turn an exception from httpx (or from a reader) into a transport error."""
+        """Turn a failure of the HTTP stack (or of a reader) into a transport error."""
+        exc = failed.error
         if isinstance(exc, McpHttpTransportError):
             return exc
         connect_s = self.connect_timeout_s
         connect_bound = connect_s is not None and connect_s < timeout_s
-        if isinstance(exc, httpx.ConnectTimeout) and connect_bound:
+        if failed.kind is FailureKind.CONNECT_TIMEOUT and connect_bound:
             return self.error(
                 f"could not connect for '{method}' within the connect timeout of {connect_s:.3f}s",
                 McpHttpTransportTimeoutError,
             )
-        if isinstance(exc, httpx.TimeoutException):
+        if failed.is_timeout:
             return self.timeout_error(method, timeout_s)
         if isinstance(exc, CodecError):
             return self.error(
@@ -264,9 +280,9 @@ class McpHttpProtocol:
 
     def reset_session(self) -> None:
         """Forget the session id and the negotiated protocol version."""
-        with self._state_lock:
-            self.session_id = None
-            self.protocol_version = None
+        # Readers take each value on its own: no lock makes the pair change at once.
+        self.session_id = None
+        self.protocol_version = None
 
     def capture_session(self, *, method: str, headers: Mapping[str, str]) -> None:
         """Take the session id from the answer to ``initialize``."""
@@ -280,8 +296,7 @@ class McpHttpProtocol:
                 "the server assigned a session id with characters outside visible ASCII",
                 McpHttpTransportProtocolError,
             )
-        with self._state_lock:
-            self.session_id = session_id
+        self.session_id = session_id
 
     # -- headers -------------------------------------------------------------------------------
 
@@ -418,15 +433,17 @@ class McpHttpProtocol:
 
     # -- notifications -------------------------------------------------------------------------
 
-    def queue_notification(self, notification: JsonRpcNotification) -> None:
-        """Keep a notification from the server for ``drain_notifications``, or hand it to the
-        driver's ``notification_sink`` when one is set (at once, on the thread or in the task
-        that decoded it)."""
-        sink = self.notification_sink
-        if sink is None:
-            self._notifications.append(notification)
-        else:
-            sink(notification)
+    def route_notifications(
+        self, notifications: list[JsonRpcNotification]
+    ) -> tuple[JsonRpcNotification, ...]:
+        """Take the notifications a stream just carried (emptying ``notifications``): queued
+        for ``drain_notifications``, or, when they are pushed, returned to be delivered."""
+        taken = tuple(notifications)
+        notifications.clear()
+        if self.push_notifications:
+            return taken
+        self._notifications.extend(taken)
+        return ()
 
     def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
         """Take every queued notification, oldest first."""

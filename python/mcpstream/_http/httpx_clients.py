@@ -20,7 +20,7 @@ httpx's client is not built that way (another httpx version), it is left as it i
 from __future__ import annotations
 
 import ssl
-from collections.abc import Iterable
+from typing import Any, TypeVar
 
 import httpcore
 import httpx
@@ -32,11 +32,6 @@ READ_BYTES = 256 * 1024
 
 _LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
 """The limits of httpx's default client (``httpx._config.DEFAULT_LIMITS``)."""
-
-_SocketOptions = Iterable[
-    tuple[int, int, int] | tuple[int, int, bytes | bytearray] | tuple[int, int, None, int]
-]
-"""httpcore's ``SOCKET_OPTION`` values."""
 
 
 class _LargeReadStream(httpcore.NetworkStream):
@@ -72,26 +67,12 @@ class _LargeReadBackend(httpcore.NetworkBackend):
     def __init__(self) -> None:
         self._backend = httpcore.SyncBackend()
 
-    def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: _SocketOptions | None = None,
-    ) -> httpcore.NetworkStream:
-        stream = self._backend.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
-        return _LargeReadStream(stream)
+    # The arguments are httpcore's, passed on as they are.
+    def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
+        return _LargeReadStream(self._backend.connect_tcp(*args, **kwargs))
 
-    def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: _SocketOptions | None = None
-    ) -> httpcore.NetworkStream:
-        stream = self._backend.connect_unix_socket(
-            path, timeout=timeout, socket_options=socket_options
-        )
-        return _LargeReadStream(stream)
+    def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
+        return _LargeReadStream(self._backend.connect_unix_socket(*args, **kwargs))
 
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
@@ -131,62 +112,56 @@ class _AsyncLargeReadBackend(httpcore.AsyncNetworkBackend):
     def __init__(self) -> None:
         self._backend = httpcore.AnyIOBackend()
 
-    async def connect_tcp(
-        self,
-        host: str,
-        port: int,
-        timeout: float | None = None,
-        local_address: str | None = None,
-        socket_options: _SocketOptions | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        stream = await self._backend.connect_tcp(
-            host, port, timeout=timeout, local_address=local_address, socket_options=socket_options
-        )
-        return _AsyncLargeReadStream(stream)
+    # The arguments are httpcore's, passed on as they are.
+    async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        return _AsyncLargeReadStream(await self._backend.connect_tcp(*args, **kwargs))
 
-    async def connect_unix_socket(
-        self, path: str, timeout: float | None = None, socket_options: _SocketOptions | None = None
-    ) -> httpcore.AsyncNetworkStream:
-        stream = await self._backend.connect_unix_socket(
-            path, timeout=timeout, socket_options=socket_options
-        )
-        return _AsyncLargeReadStream(stream)
+    async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        return _AsyncLargeReadStream(await self._backend.connect_unix_socket(*args, **kwargs))
 
     async def sleep(self, seconds: float) -> None:
         await self._backend.sleep(seconds)
 
 
+def _pool_settings(ssl_context: ssl.SSLContext) -> dict[str, Any]:
+    """The settings of httpx's default connection pool, for the one replacing it."""
+    return {
+        "ssl_context": ssl_context,
+        "max_connections": _LIMITS.max_connections,
+        "max_keepalive_connections": _LIMITS.max_keepalive_connections,
+        "keepalive_expiry": _LIMITS.keepalive_expiry,
+    }
+
+
+ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
+
+
+def _reading_in_large_pieces(
+    client_type: type[ClientT], transport_type: type[Any], pool_type: type[Any], backend: object
+) -> ClientT:
+    """A default client of ``client_type`` whose pool (of ``pool_type``, in its default
+    transport of ``transport_type``) is replaced by one with ``backend``; left as httpx built it
+    where httpx builds it another way."""
+    ssl_context = httpx.create_ssl_context()
+    client = client_type(follow_redirects=False, verify=ssl_context)
+    transport: Any = getattr(client, "_transport", None)
+    if type(transport) is transport_type and type(getattr(transport, "_pool", None)) is pool_type:
+        transport._pool = pool_type(network_backend=backend, **_pool_settings(ssl_context))
+    return client
+
+
 def make_client() -> httpx.Client:
     """httpx's default ``Client`` (redirects not followed), reading in large pieces."""
-    ssl_context = httpx.create_ssl_context()
-    client = httpx.Client(follow_redirects=False, verify=ssl_context)
-    transport = getattr(client, "_transport", None)
-    if type(transport) is httpx.HTTPTransport and (
-        type(getattr(transport, "_pool", None)) is httpcore.ConnectionPool
-    ):
-        transport._pool = httpcore.ConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=_LIMITS.max_connections,
-            max_keepalive_connections=_LIMITS.max_keepalive_connections,
-            keepalive_expiry=_LIMITS.keepalive_expiry,
-            network_backend=_LargeReadBackend(),
-        )
-    return client
+    return _reading_in_large_pieces(
+        httpx.Client, httpx.HTTPTransport, httpcore.ConnectionPool, _LargeReadBackend()
+    )
 
 
 def make_async_client() -> httpx.AsyncClient:
     """httpx's default ``AsyncClient`` (redirects not followed), reading in large pieces."""
-    ssl_context = httpx.create_ssl_context()
-    client = httpx.AsyncClient(follow_redirects=False, verify=ssl_context)
-    transport = getattr(client, "_transport", None)
-    if type(transport) is httpx.AsyncHTTPTransport and (
-        type(getattr(transport, "_pool", None)) is httpcore.AsyncConnectionPool
-    ):
-        transport._pool = httpcore.AsyncConnectionPool(
-            ssl_context=ssl_context,
-            max_connections=_LIMITS.max_connections,
-            max_keepalive_connections=_LIMITS.max_keepalive_connections,
-            keepalive_expiry=_LIMITS.keepalive_expiry,
-            network_backend=_AsyncLargeReadBackend(),
-        )
-    return client
+    return _reading_in_large_pieces(
+        httpx.AsyncClient,
+        httpx.AsyncHTTPTransport,
+        httpcore.AsyncConnectionPool,
+        _AsyncLargeReadBackend(),
+    )

@@ -1,0 +1,267 @@
+"""The asyncio driver: ``AsyncMcpHttpTransport`` runs the core's flows over
+``httpx.AsyncClient``.
+
+Reads wait under ``asyncio.timeout``; the GET stream runs as a task. OAuth goes through an
+``AsyncMcpOAuthSession``, awaited, so that renewing credentials never blocks the event loop.
+Every decision is the core's; this module only performs the steps (see
+``mcpstream._http.core.steps``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import inspect
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
+
+import httpx
+
+from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
+from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
+from ..oauth_store import McpOAuthTokenStore
+from ..server_requests import (
+    AsyncMcpServerRequestHandler,
+    McpServerRequestHandler,
+)
+from . import wire
+from .aio_io import Exchange, read_limited, within
+from .auth import AsyncMcpHttpAuth, resolve_async_auth
+from .core import ListenStream, Stepper, listen_flow
+from .core import steps as s
+from .facade import HttpTransportBase
+from .httpx_clients import make_async_client
+
+__all__ = ["AsyncMcpHttpTransport", "AsyncNotificationCallback"]
+
+T = TypeVar("T")
+
+AsyncNotificationCallback = Callable[[JsonRpcNotification], Awaitable[object] | object]
+"""``on_notification`` of ``AsyncMcpHttpTransport``: called with each notification of the
+server; what it returns is awaited when it is awaitable."""
+
+
+class AsyncMcpHttpTransport(
+    HttpTransportBase[
+        httpx.AsyncClient,
+        AsyncMcpHttpAuth,
+        McpServerRequestHandler | AsyncMcpServerRequestHandler,
+        AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler,
+        AsyncNotificationCallback,
+    ]
+):
+    """An asyncio MCP client transport over Streamable HTTP (MCP 2025-11-25).
+
+    Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient``.
+    ``server_request_handler`` may return its result or an awaitable of it, and
+    ``oauth_redirect_handler`` may be async (``AsyncHeadlessRedirectHandler``) or blocking (run in
+    a worker thread). Use it from one event loop; ``close`` (or ``async with``) ends the GET
+    stream task and the session.
+
+    ``on_notification`` may be a function or a coroutine function. It receives the server's
+    notifications instead of the queue of ``drain_notifications`` (which then stays empty), in
+    the order of their stream, awaited one by one by the task that decoded them: a call's task
+    for those on the call's answer (all delivered before the call returns), the GET stream task
+    for the others. A callback that raises is logged and the call goes on.
+    """
+
+    def _make_client(self) -> httpx.AsyncClient:
+        return make_async_client()
+
+    def _resolve_auth(
+        self,
+        store: McpOAuthTokenStore | None,
+        redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None,
+    ) -> AsyncMcpHttpAuth | None:
+        return resolve_async_auth(
+            self.server, client=self._client, store=store, redirect_handler=redirect_handler
+        )
+
+    def _init_driver(self) -> None:
+        self._listen_task: asyncio.Task[None] | None = None
+        self._listen_stream: ListenStream | None = None
+        self._retired_tasks: list[asyncio.Task[None]] = []
+
+    def reset_session_state(self) -> None:
+        """Forget the session id and protocol version, and stop the old session's GET stream
+        (the task is cancelled; ``close`` awaits its end)."""
+        self._retire_listener()
+        self._protocol.reset_session()
+
+    @property
+    def listening(self) -> bool:
+        """True while the GET stream for server-initiated messages is open."""
+        task, stream = self._listen_task, self._listen_stream
+        return task is not None and not task.done() and stream is not None and stream.connected
+
+    async def request(
+        self, *, method: str, params: Any | None, timeout_s: float
+    ) -> JsonRpcResponse:
+        """Send a request and return its response (see ``McpHttpTransport.request``)."""
+        return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+
+    async def send_notification(
+        self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
+    ) -> None:
+        """Send a notification (see ``McpHttpTransport.send_notification``)."""
+        flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
+        if await self._run(flow) and (answered := self._start_listener()) is not None:
+            # The GET reaches the server before the requests the caller sends next.
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(answered.wait(), ListenStream.OPEN_WAIT_S)
+
+    async def close(self) -> None:
+        """End the session (DELETE, errors ignored), the GET stream task and, if the transport
+        made it, the HTTP client. Idempotent; later calls raise ``McpHttpTransportError``."""
+        if self.closed:
+            return
+        self._protocol.closed = True
+        current = asyncio.current_task()
+        self._retire_listener(current)
+        tasks, self._retired_tasks = self._retired_tasks, []
+        for task in tasks:
+            # A handler running in the GET stream task may close the transport: the task ends
+            # by itself once the handler returns.
+            if task is not current:
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+        await self._run(self._delete_flow())
+        if self._owns_client:
+            await self._client.aclose()
+
+    async def __aenter__(self) -> AsyncMcpHttpTransport:
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.close()
+
+    # -- the GET stream ------------------------------------------------------------------------
+
+    def _start_listener(self) -> asyncio.Event | None:
+        """Start the GET stream task; the event it sets once its first GET has an answer (or
+        failed, or the task ended), or None when no task was started."""
+        if self.closed or (self._listen_task is not None and not self._listen_task.done()):
+            return None
+        answered = asyncio.Event()
+        stream = self._listen_stream = ListenStream(self._protocol)
+        flow = listen_flow(stream, call_timeout_s=self.server.call_timeout_s)
+        self._listen_task = asyncio.get_running_loop().create_task(
+            self._listen(flow, Exchange(self._client, answered)),
+            name=f"mcpstream-get-{self.server.id}",
+        )
+        return answered
+
+    async def _listen(self, flow: s.Flow[None], exchange: Exchange) -> None:
+        try:
+            await self._run(flow, exchange)
+        finally:
+            assert exchange.answered is not None
+            exchange.answered.set()
+
+    def _retire_listener(self, current: asyncio.Task[Any] | None = None) -> None:
+        """Stop the GET stream task (cancelled, unless it is ``current``, the one running this),
+        to be awaited by ``close``."""
+        task, self._listen_task = self._listen_task, None
+        if self._listen_stream is not None:
+            self._listen_stream.stopping = True
+        if task is not None:
+            if task is not current:
+                task.cancel()
+            self._retired_tasks.append(task)
+
+    # -- running flows -------------------------------------------------------------------------
+
+    async def _run(self, flow: s.Flow[T], exchange: Exchange | None = None) -> T:
+        """Run ``flow`` to its end, performing each step it yields."""
+        ex = exchange or Exchange(self._client)
+        with Stepper(flow) as stepper:
+            try:
+                while stepper.running:
+                    try:
+                        action = getattr(self, "_do_" + s.action(stepper.step))
+                        outcome = await action(stepper.step, ex)
+                    except Exception as exc:  # a hook, a handler or a nested flow: for the flow
+                        outcome = exc
+                    stepper.answer(outcome)
+                result: T = stepper.result
+                return result
+            finally:
+                await ex.release()
+
+    async def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
+        await ex.release()
+        request = wire.build_request(ex.client, step.request)
+        try:
+            response = await ex.client.send(request, stream=True)
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        ex.response, ex.chunks, ex.broken = response, response.aiter_bytes(), False
+        return wire.head(response)
+
+    async def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Outcome:
+        assert ex.response is not None
+        outcome = await within(step.wait_s, ex.response.aread())
+        return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
+
+    async def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
+        assert ex.response is not None and ex.chunks is not None
+        if step.wait_s is None:
+            wire.lift_read_timeout(ex.response)
+        if ex.broken:
+            # The body can be read no more: its wait ends it (the quiet window, the deadline).
+            await asyncio.sleep(step.wait_s or 0.0)
+            return s.Idle(time.monotonic())
+        outcome = await within(step.wait_s, anext(ex.chunks))
+        ex.broken = isinstance(outcome, s.Idle)
+        return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
+
+    async def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
+        assert ex.response is not None
+        data = await read_limited(ex.response, step.limit)
+        await ex.release()
+        return s.Bytes(time.monotonic(), data)
+
+    async def _do_authorize(self, step: s.Authorize, ex: Exchange) -> s.Authorized:
+        assert self._auth is not None
+        scope = step.scope or self._auth.request_auth(
+            method=step.method, replay_allowed=step.replay_allowed
+        )
+        return s.Authorized(time.monotonic(), await scope.authorization_header(), scope)
+
+    async def _do_renew(self, step: s.Renew, ex: Exchange) -> s.Judged:
+        retry = await step.scope.should_retry(step.status_code, step.headers, step.body)
+        return s.Judged(time.monotonic(), bool(retry))
+
+    async def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled:
+        assert self._handler is not None
+        try:
+            result = self._handler.handle_request(**self._handler_arguments(step.request))
+            if inspect.isawaitable(result):
+                result = await result
+        except Exception as exc:
+            return s.Handled(time.monotonic(), error=exc)
+        return s.Handled(time.monotonic(), result)
+
+    async def _do_run(self, step: s.Run, ex: Exchange) -> s.Done:
+        return s.Done(time.monotonic(), await self._run(step.flow))
+
+    async def _do_deliver(self, step: s.Deliver, ex: Exchange) -> s.Done:
+        assert self._on_notification is not None
+        for notification in step.notifications:
+            try:
+                outcome = self._on_notification(notification)
+                if inspect.isawaitable(outcome):
+                    await outcome
+            except Exception:
+                wire.callback_failed(self.server.id)
+        return s.Done(time.monotonic())
+
+    async def _do_sleep(self, step: s.Sleep, ex: Exchange) -> s.Done:
+        await asyncio.sleep(step.delay_s)
+        return s.Done(time.monotonic())
+
+    async def _do_stream_answered(self, step: s.StreamAnswered, ex: Exchange) -> s.Done:
+        if ex.answered is not None:
+            ex.answered.set()
+        return s.Done(time.monotonic())

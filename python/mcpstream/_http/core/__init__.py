@@ -1,0 +1,38 @@
+"""The Streamable HTTP protocol core: every decision of the transport, and no I/O.
+
+The rule of this folder: no httpx, no sockets, no threads, no ``time.sleep``, no asyncio, no
+clock. It is told the time (each outcome a driver sends carries ``now``) and speaks in its own
+descriptions of requests and responses (``steps``). The drivers (``mcpstream._http.sync`` with
+``httpx.Client`` and a reader thread, ``mcpstream._http.aio`` with ``httpx.AsyncClient`` and
+tasks) run its flows and do the I/O they ask for.
+
+* ``steps``: what a flow asks for (send, read, authorize, renew, handle, deliver, sleep...) and
+  what it is told back.
+* ``flows``: the order of the steps: a call, the answer to a server request, the GET stream, the
+  DELETE; and ``Stepper``, which a driver runs a flow with.
+* ``protocol``: ``McpHttpProtocol``, one per transport: headers, session, requests, status
+  mapping, error messages, the notification queue, answers to server requests.
+* ``exchange``: ``CallExchange`` (one call: response matching, deadline, resumption) and
+  ``SseBody`` (one SSE body: decoding, the quiet window).
+* ``listen``: ``ListenStream``, the GET stream's state and reconnection rule.
+"""
+
+from __future__ import annotations
+
+from .exchange import CallExchange
+from .flows import Stepper, answer_flow, call_flow, delete_flow, listen_flow
+from .listen import ListenStream
+from .protocol import INITIALIZED_NOTIFICATION, McpHttpProtocol, ReconnectPolicy
+
+__all__ = [
+    "INITIALIZED_NOTIFICATION",
+    "CallExchange",
+    "ListenStream",
+    "McpHttpProtocol",
+    "ReconnectPolicy",
+    "Stepper",
+    "answer_flow",
+    "call_flow",
+    "delete_flow",
+    "listen_flow",
+]

@@ -1,0 +1,501 @@
+"""The order of the protocol's steps, written once: every exchange of the transport is a flow
+(see ``steps``) that a driver runs.
+
+* ``call_flow``: one JSON-RPC message from its POST to its end: the answer classified, a 401/403
+  handed to the auth hook and the POST sent again when it says so, a JSON body or an SSE stream
+  read (the quiet window after the response), server requests answered while the call waits,
+  notifications delivered, and the stream resumed with ``Last-Event-ID`` when it breaks off.
+* ``answer_flow``: the answer to one server-initiated request, POSTed back.
+* ``listen_flow``: the GET stream for server-initiated messages, reconnected by the policy.
+* ``delete_flow``: the DELETE that ends the session.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any, TypeVar, overload
+
+from ...errors import McpAuthError, McpHttpTransportError, McpTransportError
+from ...jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
+from .exchange import CallExchange, SseBody
+from .listen import ListenStream
+from .protocol import (
+    AUTH_CHALLENGE_STATUSES,
+    DELETE_TIMEOUT_S,
+    ERROR_BODY_READ_LIMIT,
+    BodyKind,
+    McpHttpProtocol,
+    Resume,
+    logger,
+)
+from .steps import (
+    Authorize,
+    Authorized,
+    BodyEnd,
+    Bytes,
+    Deliver,
+    Done,
+    Failed,
+    FailureKind,
+    Flow,
+    Handle,
+    Handled,
+    Head,
+    Idle,
+    Judged,
+    Outcome,
+    ReadBody,
+    ReadChunk,
+    ReadSnippet,
+    Renew,
+    Run,
+    Send,
+    Sleep,
+    Step,
+    StreamAnswered,
+)
+
+__all__ = ["Stepper", "answer_flow", "call_flow", "delete_flow", "listen_flow"]
+
+A = TypeVar("A", bound=Outcome)
+B = TypeVar("B", bound=Outcome)
+C = TypeVar("C", bound=Outcome)
+D = TypeVar("D", bound=Outcome)
+
+
+class Stepper:
+    """A flow as a driver runs it: ``step`` to perform while ``running``, ``answer`` with its
+    outcome (or the exception the action raised), ``result`` at the end. Closing it (``with``)
+    closes the flow."""
+
+    def __init__(self, flow: Flow[Any]) -> None:
+        self._flow = flow
+        self.running = True
+        self.result: Any = None
+        self.step: Step = StreamAnswered()
+        self._advance(None)
+
+    def answer(self, outcome: Outcome | Exception | None) -> None:
+        """Send ``outcome`` to the flow (throw it in, for an exception); take its next step."""
+        self._advance(outcome)
+
+    def _advance(self, outcome: Outcome | Exception | None) -> None:
+        try:
+            if isinstance(outcome, Exception):
+                self.step = self._flow.throw(outcome)
+            else:
+                self.step = self._flow.send(outcome)  # type: ignore[arg-type]  # None starts it
+        except StopIteration as stop:
+            self.running = False
+            self.result = stop.value
+
+    def __enter__(self) -> Stepper:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._flow.close()
+
+
+@overload
+def _expect(step: Step, kind: type[A], /) -> Flow[A]: ...
+@overload
+def _expect(step: Step, kind: type[A], other: type[B], /) -> Flow[A | B]: ...
+@overload
+def _expect(step: Step, kind: type[A], other: type[B], third: type[C], /) -> Flow[A | B | C]: ...
+@overload
+def _expect(
+    step: Step, kind: type[A], other: type[B], third: type[C], fourth: type[D], /
+) -> Flow[A | B | C | D]: ...
+def _expect(step: Step, *kinds: type[Any]) -> Flow[Any]:
+    """Yield ``step``; return its outcome, which must be one of ``kinds``."""
+    outcome = yield step
+    if not isinstance(outcome, kinds):  # pragma: no cover - a driver bug
+        raise TypeError(f"a driver answered {type(step).__name__} with {type(outcome).__name__}")
+    return outcome
+
+
+def _deliver(protocol: McpHttpProtocol, notifications: list[JsonRpcNotification]) -> Flow[None]:
+    """Route the notifications a stream carried: queued, or delivered to the host's callback."""
+    pushed = protocol.route_notifications(notifications)
+    if pushed:
+        yield from _expect(Deliver(pushed), Done)
+
+
+# -- a call ------------------------------------------------------------------------------------
+
+
+def call_flow(
+    protocol: McpHttpProtocol,
+    body: bytes,
+    *,
+    method: str,
+    expected_id: JsonRpcId | None,
+    timeout_s: float,
+    now: float,
+) -> Flow[JsonRpcResponse | None]:
+    """POST ``body`` (a request waiting for the response ``expected_id``, or a notification
+    with None) and return the response (None for a notification) within ``timeout_s``."""
+    if protocol.closed:
+        raise protocol.closed_error()
+    call = CallExchange(
+        protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
+    )
+    try:
+        resume = yield from _post(call, body)
+        while resume is not None:
+            resume = yield from _resume(call, resume)
+    except Exception:
+        # Notifications decoded just before an error broke the call off still go out.
+        yield from _deliver(protocol, call.notifications)
+        raise
+    return call.result()
+
+
+def _authorization(
+    call: CallExchange, *, scope: Any, replay_allowed: bool | None
+) -> Flow[Authorized]:
+    """The hook's ``Authorization`` value (None without a hook), for a replay of the message
+    of ``scope`` or for a new one (``scope`` None). The time the hook spends renewing
+    credentials is left out of the call's budget (it has timeouts of its own)."""
+    if not call.protocol.has_auth:
+        return Authorized(call.now, None)
+    step = Authorize(call.method, replay_allowed=replay_allowed, scope=scope)
+    authorized = yield from _expect(step, Authorized)
+    call.exclude(authorized.now - call.now)
+    call.now = authorized.now
+    return authorized
+
+
+def _renewed(call: CallExchange, authorized: Authorized, head: Head, body: bytes) -> Flow[bool]:
+    """Hand a 401/403 to the hook: True to send the request again (see ``_authorization``)."""
+    step = Renew(authorized.scope, head.status_code, head.headers, body)
+    judged = yield from _expect(step, Judged)
+    call.exclude(judged.now - call.now)
+    call.now = judged.now
+    return judged.retry
+
+
+def _send(
+    call: CallExchange, method: str, headers: dict[str, str], body: bytes | None = None
+) -> Flow[Head | Failed]:
+    request = call.protocol.request(
+        method, headers, remaining_s=call.remaining_s(call.now), body=body
+    )
+    outcome = yield from _expect(Send(request), Head, Failed)
+    call.now = outcome.now
+    return outcome
+
+
+def _snippet(call: CallExchange) -> Flow[bytes]:
+    """About ``ERROR_BODY_READ_LIMIT`` bytes of the open response (which is then closed)."""
+    body = yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)
+    call.now = body.now
+    return body.data
+
+
+def _post(call: CallExchange, body: bytes) -> Flow[Resume | None]:
+    protocol = call.protocol
+    had_session_id = protocol.session_negotiated
+    scope = None
+    while True:
+        authorized = yield from _authorization(call, scope=scope, replay_allowed=None)
+        headers = protocol.post_headers(authorization=authorized.header)
+        head = yield from _send(call, "POST", headers, body)
+        if isinstance(head, Failed):
+            raise protocol.map_failure(
+                head, method=call.method, timeout_s=call.timeout_s
+            ) from head.error
+        kind = protocol.classify_post_answer(
+            call,
+            status_code=head.status_code,
+            headers=head.headers,
+            challengeable=protocol.has_auth,
+        )
+        if kind is not BodyKind.CHALLENGE:
+            return (yield from _take_post_answer(call, head, kind, had_session_id))
+        # The 401/403 is read and closed before the hook renews the credentials.
+        error_body = yield from _snippet(call)
+        if not (yield from _renewed(call, authorized, head, error_body)):
+            raise _status_error(call, head.status_code, error_body, had_session_id)
+        call.check_deadline(call.now)
+        scope = authorized.scope
+
+
+def _status_error(
+    call: CallExchange, status_code: int, body: bytes, had_session_id: bool
+) -> McpHttpTransportError:
+    error = call.protocol.status_error(
+        status_code=status_code, body=body, method=call.method, had_session_id=had_session_id
+    )
+    assert error is not None
+    return error
+
+
+def _take_post_answer(
+    call: CallExchange, head: Head, kind: BodyKind, had_session_id: bool
+) -> Flow[Resume | None]:
+    protocol = call.protocol
+    if kind is BodyKind.ERROR:
+        error_body = yield from _snippet(call)
+        raise _status_error(call, head.status_code, error_body, had_session_id)
+    if kind is BodyKind.UNTYPED and (yield from _snippet(call)).strip():
+        raise protocol.untyped_body_error(call.method)
+    if kind is BodyKind.JSON:
+        read = ReadBody(call.remaining_s(call.now))
+        outcome = yield from _expect(read, Bytes, Idle, Failed)
+        call.now = outcome.now
+        if isinstance(outcome, Idle):
+            raise call.timeout_error()
+        if isinstance(outcome, Failed):
+            raise protocol.map_failure(
+                outcome, method=call.method, timeout_s=call.timeout_s
+            ) from outcome.error
+        call.take_json_body(outcome.data)
+        yield from _deliver(protocol, call.notifications)
+    if kind is not BodyKind.SSE:
+        return None
+    return (yield from _read_sse(call, call.open_sse(headers=head.headers, now=call.now)))
+
+
+def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
+    """Read an SSE body answering ``call`` until the call is complete (the quiet window after
+    the response of an open-ended stream) or the stream ends or breaks off."""
+    while True:
+        wait_s = sse.wait_s(call.now)
+        if wait_s is None:
+            return None
+        outcome = yield from _expect(ReadChunk(wait_s), Bytes, BodyEnd, Idle, Failed)
+        call.now = outcome.now
+        if isinstance(outcome, Idle):
+            continue
+        if isinstance(outcome, Failed):
+            return sse.failed(outcome)
+        if isinstance(outcome, Bytes):
+            requests, resume, done = sse.feed(outcome.data, outcome.now), None, False
+        else:
+            (requests, resume), done = sse.ended(outcome.now), True
+        yield from _deliver(call.protocol, call.notifications)
+        for request in requests:
+            step = Run(
+                answer_flow(
+                    call.protocol,
+                    request,
+                    during=call.method,
+                    now=call.now,
+                    budget_s=call.remaining_s,
+                )
+            )
+            answered = yield from _expect(step, Done)
+            call.now = answered.now
+        if done:
+            return resume
+
+
+def _resume(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
+    """Reconnect with GET and ``Last-Event-ID`` after the delay; read the resumed stream."""
+    protocol = call.protocol
+    slept = yield from _expect(Sleep(resume.delay_s), Done)
+    call.now = slept.now
+    if protocol.closed:
+        raise protocol.closed_error()
+    call.check_deadline(call.now)
+    scope = None
+    while True:
+        # A reconnection GET repeats nothing on the server: it may always be sent again.
+        authorized = yield from _authorization(call, scope=scope, replay_allowed=True)
+        headers = protocol.get_headers(
+            last_event_id=resume.last_event_id, authorization=authorized.header
+        )
+        head = yield from _send(call, "GET", headers)
+        if isinstance(head, Failed):
+            if head.kind in (FailureKind.CONNECT_TIMEOUT, FailureKind.NETWORK):
+                # The connect timeout may run out long before the call's deadline: a failed
+                # attempt, like any other network error.
+                return call.resume_failed(head)
+            if head.kind is FailureKind.TIMEOUT:
+                raise call.timeout_error() from head.error
+            raise protocol.map_failure(
+                head, method=call.method, timeout_s=call.timeout_s
+            ) from head.error
+        if call.is_resumable_answer(status_code=head.status_code, headers=head.headers):
+            return (yield from _read_sse(call, call.open_sse(headers=None, now=call.now)))
+        error_body = yield from _snippet(call)
+        if (
+            not protocol.has_auth
+            or head.status_code not in AUTH_CHALLENGE_STATUSES
+            or not (yield from _renewed(call, authorized, head, error_body))
+        ):
+            raise call.resume_refused(
+                status_code=head.status_code, headers=head.headers, body=error_body
+            )
+        call.check_deadline(call.now)
+        scope = authorized.scope
+
+
+# -- server-initiated requests -----------------------------------------------------------------
+
+
+def answer_flow(
+    protocol: McpHttpProtocol,
+    request: JsonRpcRequest,
+    *,
+    during: str,
+    now: float,
+    budget_s: Callable[[float], float],
+) -> Flow[None]:
+    """Answer ``request``, which came while ``during`` ran: the handler's result or error (or
+    -32601 without a handler) POSTed back within ``budget_s(now)`` seconds. Raises the error the
+    waiting call must raise when the request was not answered with a result."""
+    if protocol.has_handler:
+        handled = yield from _expect(Handle(request), Handled)
+        now = handled.now
+        reply = protocol.reply_to_server_request(
+            request, during=during, outcome=handled.result, error=handled.error
+        )
+    else:
+        reply = protocol.reply_to_server_request(request, during=during, handled=False)
+    try:
+        yield from call_flow(
+            protocol,
+            reply.body,
+            method=f"{request.method} response",
+            expected_id=None,
+            timeout_s=budget_s(now),
+            now=now,
+        )
+    except McpHttpTransportError as exc:
+        if reply.failure is not None:
+            raise reply.failure from exc
+        raise protocol.reply_post_failed(request.method, exc) from exc
+    if reply.failure is not None:
+        raise reply.failure
+
+
+# -- the GET stream ----------------------------------------------------------------------------
+
+
+def listen_flow(stream: ListenStream, *, call_timeout_s: float) -> Flow[None]:
+    """Keep the server's GET stream open: answer its requests, route its notifications, and
+    reconnect by the policy until it is given up or ``stream.stopping``. The driver wakes the
+    ``StreamAnswered`` waiters at the end too."""
+    server_id = stream.protocol.server.id
+    while not stream.stopping:
+        failed = False
+        try:
+            if not (yield from _listen_once(stream, call_timeout_s)):
+                return
+        except McpAuthError as exc:
+            # No credentials for the stream, and none to be had without the user.
+            logger.info("GET stream of server %r stopped: %s", server_id, exc)
+            return
+        except Exception as exc:
+            if stream.stopping:
+                return
+            cause = exc.failed.error if isinstance(exc, _BrokeOff) else exc
+            logger.info("GET stream of server %r broke off: %s", server_id, type(cause).__name__)
+            failed = True
+        delay_s = stream.next_delay_s(failed=failed)
+        if delay_s is None:
+            return
+        yield from _expect(Sleep(delay_s), Done)
+
+
+class _BrokeOff(Exception):
+    """A GET of the stream failed on the wire (logged by name, like any other failure)."""
+
+    def __init__(self, failed: Failed) -> None:
+        super().__init__(str(failed.error))
+        self.failed = failed
+
+
+def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
+    """One GET stream from request to end; False when the server offers none (or refuses it
+    for credentials that cannot be renewed) or the stream is stopped."""
+    protocol = stream.protocol
+    authorized = Authorized(0.0, None)
+    if protocol.has_auth:
+        authorized = yield from _expect(Authorize(ListenStream.METHOD), Authorized)
+    authorization = authorized.header
+    request = protocol.request(
+        "GET",
+        stream.headers(authorization=authorization),
+        remaining_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
+    )
+    head = yield from _expect(Send(request), Head, Failed)
+    yield from _expect(StreamAnswered(), Done)  # a GET that failed counts as answered
+    if isinstance(head, Failed):
+        raise _BrokeOff(head) from head.error
+    if stream.stopping:
+        return False
+    status_code = head.status_code
+    if protocol.has_auth and stream.asks_for_renewal(
+        status_code=status_code, authorized=authorization is not None
+    ):
+        body = yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)
+        renew = Renew(authorized.scope, status_code, head.headers, body.data)
+        judged = yield from _expect(renew, Judged)
+        logger.info(
+            "GET stream of server %r: HTTP 401, credentials %s",
+            protocol.server.id,
+            "renewed, reconnecting" if judged.retry else "not renewed, giving up",
+        )
+        return judged.retry
+    if not stream.accept(status_code=status_code, headers=head.headers):
+        return False
+    try:
+        while True:
+            outcome = yield from _expect(ReadChunk(None), Bytes, BodyEnd, Failed)
+            if isinstance(outcome, Failed):
+                raise _BrokeOff(outcome) from outcome.error
+            ended = isinstance(outcome, BodyEnd)
+            requests = stream.feed(outcome.data) if isinstance(outcome, Bytes) else stream.finish()
+            yield from _deliver(protocol, stream.notifications)
+            for request_ in requests:
+                yield from _answer_in_background(stream, request_, call_timeout_s, outcome.now)
+            if ended:
+                return True
+            if stream.stopping:
+                return False
+    finally:
+        stream.disconnected()
+
+
+def _answer_in_background(
+    stream: ListenStream, request: JsonRpcRequest, timeout_s: float, now: float
+) -> Flow[None]:
+    """Answer a request of the GET stream; a failure is logged (no call waits for it)."""
+    flow = answer_flow(
+        stream.protocol,
+        request,
+        during=ListenStream.METHOD,
+        now=now,
+        budget_s=lambda _now: timeout_s,
+    )
+    try:
+        yield from _expect(Run(flow), Done)
+    except McpTransportError as exc:
+        logger.warning("%s", exc)
+
+
+# -- closing -----------------------------------------------------------------------------------
+
+
+def delete_flow(
+    protocol: McpHttpProtocol, *, authorization: str | None, call_timeout_s: float
+) -> Flow[None]:
+    """End the session with a DELETE (when there is one) carrying ``authorization``, the stored
+    credentials as they are (no renewal at the end); every failure is ignored."""
+    if not protocol.session_id:
+        return
+    try:
+        request = protocol.request(
+            "DELETE",
+            protocol.delete_headers(authorization=authorization),
+            remaining_s=min(call_timeout_s, DELETE_TIMEOUT_S),
+        )
+        head = yield from _expect(Send(request), Head, Failed)
+        if isinstance(head, Failed):
+            raise head.error
+        yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)
+    except Exception as exc:
+        logger.debug("DELETE of the session failed: %s", type(exc).__name__)

@@ -1,0 +1,270 @@
+"""The sync driver: ``McpHttpTransport`` runs the core's flows over ``httpx.Client``.
+
+SSE bodies are read on a reader thread (``ChunkPump``), joined before the call returns, so that
+a wait for bytes has a timeout and a call's deadline holds end to end. The GET stream runs on a
+thread of its own (``Listener``). Every decision is the core's; this module only performs the
+steps (see ``mcpstream._http.core.steps``).
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import httpx
+
+from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
+from ..oauth import McpOAuthRedirectHandler
+from ..oauth_store import McpOAuthTokenStore
+from ..server_requests import McpServerRequestHandler
+from . import wire
+from .auth import McpHttpAuth, resolve_auth
+from .core import ListenStream, Stepper
+from .core import steps as s
+from .facade import HttpTransportBase
+from .httpx_clients import make_client
+from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
+
+__all__ = ["McpHttpTransport", "NotificationCallback"]
+
+T = TypeVar("T")
+
+NotificationCallback = Callable[[JsonRpcNotification], object]
+"""``on_notification`` of ``McpHttpTransport``: called with each notification of the server
+(what it returns is ignored)."""
+
+
+class McpHttpTransport(
+    HttpTransportBase[
+        httpx.Client,
+        McpHttpAuth,
+        McpServerRequestHandler,
+        McpOAuthRedirectHandler,
+        NotificationCallback,
+    ]
+):
+    """A sync MCP client transport over Streamable HTTP (MCP 2025-11-25).
+
+    ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
+    ``call_timeout_s``). ``workspace_root``: the host's workspace. ``client``: an
+    ``httpx.Client`` to use (the transport closes only a client it created itself; with a
+    host's client, ``close`` waits for a GET stream the server has not answered yet, 10 s at
+    most, while a transport that made its client ends that GET at once).
+    ``server_request_handler`` answers server-initiated requests such as ``elicitation/create``,
+    with ``server_request_context`` passed to it (a context naming this server is made when none
+    is given). Beyond the reference: ``max_event_bytes`` caps one SSE event (``None``: no cap),
+    ``listen`` opens the server's GET stream after initialization, ``reconnect_policy`` bounds
+    SSE resumption. For a server with ``oauth`` settings, ``oauth_store`` replaces the token
+    store file (``McpOAuthMemoryTokenStore`` for tests and one-shot clients) and
+    ``oauth_redirect_handler`` lets the transport log in by itself when it has no usable
+    credentials (``LoopbackRedirectHandler`` for a person, ``HeadlessRedirectHandler`` for
+    servers that approve without one); without it, only stored credentials (``mcpstream auth
+    login``) and the client-credentials grant are used. Both are ignored without ``oauth``.
+
+    ``connect_timeout_s`` bounds establishing each HTTP connection (TCP and TLS), so that an
+    unreachable server fails fast while a call's ``timeout_s`` stays its end-to-end deadline;
+    ``None`` (the default) bounds connecting by the call's deadline alone.
+
+    ``on_notification`` receives the server's notifications instead of the queue of
+    ``drain_notifications`` (which then stays empty), as soon as each is decoded, in the order
+    of its stream: notifications on the answer to a call are delivered on the thread that made
+    the call, before that call returns; those on the GET stream on the GET stream's thread.
+    Callbacks on different threads may therefore run at the same time. A callback that raises
+    is logged and the call goes on; one that blocks holds up the stream it was called from.
+
+    Safe to share between threads: calls may run concurrently.
+    """
+
+    def _make_client(self) -> httpx.Client:
+        return make_client()
+
+    def _resolve_auth(
+        self, store: McpOAuthTokenStore | None, redirect_handler: McpOAuthRedirectHandler | None
+    ) -> McpHttpAuth | None:
+        return resolve_auth(
+            self.server, client=self._client, store=store, redirect_handler=redirect_handler
+        )
+
+    def _init_driver(self) -> None:
+        self._listener: Listener | None = None
+        self._lock = threading.Lock()
+        self._closing = threading.Event()
+
+    def reset_session_state(self) -> None:
+        """Forget the session id and protocol version (after the session expired), and stop
+        the GET stream of the old session."""
+        self._stop_listener()
+        self._protocol.reset_session()
+
+    @property
+    def listening(self) -> bool:
+        """True while the GET stream for server-initiated messages is open."""
+        listener = self._listener
+        return listener is not None and listener.stream.connected
+
+    def request(self, *, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
+        """Send a request and return its response (a JSON-RPC error response is returned, not
+        raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
+        return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+
+    def send_notification(
+        self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
+    ) -> None:
+        """Send a notification; returns once the server accepted it. After
+        ``notifications/initialized`` the GET stream for server messages is opened, and this
+        returns once the server answered its GET (2 s at most)."""
+        flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
+        if self._run(flow):
+            self._start_listener()
+
+    def close(self) -> None:
+        """End the session (DELETE, errors ignored), the GET stream and, if the transport made
+        it, the HTTP client. Idempotent; later calls raise ``McpHttpTransportError``."""
+        with self._lock:
+            if self.closed:
+                return
+            self._protocol.closed = True
+            self._closing.set()
+        self._stop_listener()
+        self._run(self._delete_flow())
+        if self._owns_client:
+            self._client.close()
+
+    def __enter__(self) -> McpHttpTransport:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    # -- the GET stream ------------------------------------------------------------------------
+
+    def _start_listener(self) -> None:
+        with self._lock:
+            if self.closed or (self._listener is not None and self._listener.alive):
+                return
+            listener = self._listener = Listener(
+                self._run,
+                ListenStream(self._protocol),
+                client=make_client() if self._owns_client else self._client,
+                owns_client=self._owns_client,
+                call_timeout_s=self.server.call_timeout_s,
+            )
+        # The GET is answered before the caller sends anything else (see ``OPEN_WAIT_S``).
+        listener.answered.wait(ListenStream.OPEN_WAIT_S)
+
+    def _stop_listener(self) -> None:
+        with self._lock:
+            listener, self._listener = self._listener, None
+        if listener is not None:
+            listener.stop()
+
+    # -- running flows -------------------------------------------------------------------------
+
+    def _run(self, flow: s.Flow[T], exchange: Exchange | None = None) -> T:
+        """Run ``flow`` to its end, performing each step it yields."""
+        with Stepper(flow) as stepper, exchange or Exchange(self._client, self._closing) as ex:
+            while stepper.running:
+                try:
+                    outcome = getattr(self, "_do_" + s.action(stepper.step))(stepper.step, ex)
+                except Exception as exc:  # a hook, a handler or a nested flow: the flow's call
+                    outcome = exc
+                stepper.answer(outcome)
+            result: T = stepper.result
+            return result
+
+    def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
+        ex.release()
+        listener = ex.listener
+        trace = listener.trace if listener is not None and listener.owns_client else None
+        request = wire.build_request(ex.client, step.request, {"trace": trace} if trace else None)
+        try:
+            response = ex.client.send(request, stream=True)
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        ex.open(response)
+        return wire.head(response)
+
+    def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Bytes | s.Idle | s.Failed:
+        assert ex.chunks is not None
+        deadline = time.monotonic() + step.wait_s
+        parts: list[bytes] = []
+        try:
+            for chunk in ex.chunks:
+                if time.monotonic() >= deadline:
+                    return s.Idle(time.monotonic())
+                parts.append(chunk)
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        return s.Bytes(time.monotonic(), b"".join(parts))
+
+    def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
+        assert ex.response is not None and ex.chunks is not None
+        if step.wait_s is None:  # no bound: read on this thread (``stop`` wakes it up)
+            wire.lift_read_timeout(ex.response)
+            try:
+                return s.Bytes(time.monotonic(), next(ex.chunks))
+            except StopIteration:
+                return s.BodyEnd(time.monotonic())
+            except wire.HTTP_ERRORS as exc:
+                return wire.failure(exc)
+        if ex.pump is None:
+            ex.pump = ChunkPump(ex.response, name=f"mcpstream-sse-{self.server.id}")
+        item = ex.pump.get(step.wait_s)
+        if item is None:
+            return s.Idle(time.monotonic())
+        kind, value = item
+        if kind is ChunkKind.DATA:
+            assert isinstance(value, bytes)
+            return s.Bytes(time.monotonic(), value)
+        if kind is ChunkKind.END:
+            return s.BodyEnd(time.monotonic())
+        assert isinstance(value, BaseException)
+        return wire.failure(value)
+
+    def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
+        assert ex.response is not None
+        data = read_limited(ex.response, step.limit)
+        ex.release()
+        return s.Bytes(time.monotonic(), data)
+
+    def _do_authorize(self, step: s.Authorize, ex: Exchange) -> s.Authorized:
+        assert self._auth is not None
+        scope = step.scope or self._auth.request_auth(
+            method=step.method, replay_allowed=step.replay_allowed
+        )
+        return s.Authorized(time.monotonic(), scope.authorization_header(), scope)
+
+    def _do_renew(self, step: s.Renew, ex: Exchange) -> s.Judged:
+        retry = step.scope.should_retry(step.status_code, step.headers, step.body)
+        return s.Judged(time.monotonic(), bool(retry))
+
+    def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled:
+        assert self._handler is not None
+        try:
+            result = self._handler.handle_request(**self._handler_arguments(step.request))
+        except Exception as exc:
+            return s.Handled(time.monotonic(), error=exc)
+        return s.Handled(time.monotonic(), result)
+
+    def _do_run(self, step: s.Run, ex: Exchange) -> s.Done:
+        return s.Done(time.monotonic(), self._run(step.flow))
+
+    def _do_deliver(self, step: s.Deliver, ex: Exchange) -> s.Done:
+        assert self._on_notification is not None
+        for notification in step.notifications:
+            try:
+                self._on_notification(notification)
+            except Exception:
+                wire.callback_failed(self.server.id)
+        return s.Done(time.monotonic())
+
+    def _do_sleep(self, step: s.Sleep, ex: Exchange) -> s.Done:
+        ex.wake.wait(step.delay_s)
+        return s.Done(time.monotonic())
+
+    def _do_stream_answered(self, step: s.StreamAnswered, ex: Exchange) -> s.Done:
+        if ex.listener is not None:
+            ex.listener.answered.set()
+        return s.Done(time.monotonic())
