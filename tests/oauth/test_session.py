@@ -22,7 +22,7 @@ from mcpstream.oauth._flow import AuthorizationPrompt
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 
 from .auth_server import AuthServer
-from .conftest import call_mcp
+from .conftest import acall_mcp, call_mcp
 
 Start = Callable[..., AuthServer]
 MakeSession = Callable[..., McpOAuthSession]
@@ -295,34 +295,8 @@ def test_a_dynamic_registration_is_reused_by_the_next_login(
 def test_the_async_session_runs_the_same_flow(auth_server: Start) -> None:
     import asyncio
 
-    from mcpstream.oauth import AsyncHeadlessRedirectHandler, AsyncMcpOAuthSession
-
     server = auth_server(challenge_scope="mcp:basic")
-
-    async def main() -> int:
-        async with httpx.AsyncClient() as client:
-            session = AsyncMcpOAuthSession(
-                server_id="srv",
-                server_url=server.mcp_url,
-                client=client,
-                store=McpOAuthMemoryTokenStore(),
-                redirect_handler=AsyncHeadlessRedirectHandler(client=client),
-            )
-            auth = session.request_auth(method="tools/list")
-            while True:
-                header = await auth.authorization_header()
-                response = await client.post(
-                    server.mcp_url,
-                    json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                    headers={"Authorization": header} if header else {},
-                )
-                if response.status_code in (401, 403) and await auth.should_retry(
-                    response.status_code, response.headers, response.content
-                ):
-                    continue
-                return response.status_code
-
-    assert asyncio.run(main()) == 200
+    assert asyncio.run(acall_mcp(server.mcp_url, "tools/list")).status_code == 200
     assert server.find("/authorize")[0].query["scope"] == "mcp:basic"
 
 

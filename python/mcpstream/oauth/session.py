@@ -32,9 +32,10 @@ What the session does behind those two calls:
   :class:`McpOAuthAuthRequiredError` saying the credentials were renewed and to retry. A second
   401 after the replay clears the record and asks for a new login.
 - 403 ``insufficient_scope``: step up, authorizing again for the union of the scopes asked for
-  before, the granted and the challenged ones, and replay (the server refused the request before running it); at most
-  ``max_step_up_attempts`` times per request, then :class:`McpOAuthInsufficientScopeError`.
-  Without a way to authorize, that error is raised at once, naming the scopes to log in with.
+  before, the granted and the challenged ones, and replay (the server refused the request
+  before running it); at most ``max_step_up_attempts`` times per request, then
+  :class:`McpOAuthInsufficientScopeError`. Without a way to authorize, that error is raised at
+  once, naming the scopes to log in with.
 """
 
 from __future__ import annotations
