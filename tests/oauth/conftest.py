@@ -20,6 +20,11 @@ from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 from .auth_server import AuthServer, AuthServerConfig
 from .protected_mcp import ProtectedMcpServer
 
+Start = Callable[..., AuthServer]
+"""The type of the ``auth_server`` fixture."""
+MakeSession = Callable[..., McpOAuthSession]
+"""The type of the ``make_session`` fixture."""
+
 
 @pytest.fixture(autouse=True)
 def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:

@@ -8,27 +8,15 @@ resource identifier sent as published. Each test names the conformance scenario 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 
 import httpx
+import mcpstream.oauth as oauth
 import pytest
-from mcpstream.oauth import (
-    McpOAuthAuthorizationError,
-    McpOAuthClientSettings,
-    McpOAuthDiscoveryError,
-    McpOAuthIssuerMismatchError,
-    McpOAuthRegistrationError,
-    McpOAuthSession,
-)
 from mcpstream.oauth.registration import application_type_for
 from mcpstream.oauth.scopes import with_offline_access
 
 from .auth_server import AuthServer
-from .conftest import acall_mcp, call_mcp
-
-Start = Callable[..., AuthServer]
-MakeSession = Callable[..., McpOAuthSession]
-
+from .conftest import MakeSession, Start, acall_mcp, call_mcp
 
 # -- application_type (SEP-837: sep-837-application-type-present) ----------------------------
 
@@ -46,11 +34,11 @@ def test_the_configured_application_type_wins(
     auth_server: Start, http_client: httpx.Client, make_session: MakeSession
 ) -> None:
     server = auth_server()
-    settings = McpOAuthClientSettings(application_type="web")
+    settings = oauth.McpOAuthClientSettings(application_type="web")
     call_mcp(make_session(server, settings=settings), http_client, server.mcp_url, "tools/list")
     assert server.find("/register")[0].json["application_type"] == "web"
     with pytest.raises(ValueError, match="application_type"):
-        McpOAuthClientSettings(application_type="desktop")
+        oauth.McpOAuthClientSettings(application_type="desktop")
 
 
 @pytest.mark.parametrize(
@@ -96,7 +84,7 @@ def test_the_authorization_response_iss_is_compared_as_an_exact_string(
     if accepted:
         assert call_mcp(session, http_client, server.mcp_url, "tools/list").status_code == 200
         return
-    with pytest.raises(McpOAuthIssuerMismatchError, match="RFC 9207") as caught:
+    with pytest.raises(oauth.McpOAuthIssuerMismatchError, match="RFC 9207") as caught:
         call_mcp(session, http_client, server.mcp_url, "tools/list")
     assert server.find("/authorize")
     assert not server.find("/token"), "the code must not reach any token endpoint"
@@ -107,18 +95,18 @@ def test_an_error_response_with_a_foreign_iss_is_not_believed(
     auth_server: Start, http_client: httpx.Client, make_session: MakeSession
 ) -> None:
     server = auth_server(iss_supported=True, iss_in_redirect="wrong", authorize_error="bad_x")
-    with pytest.raises(McpOAuthIssuerMismatchError) as caught:
+    with pytest.raises(oauth.McpOAuthIssuerMismatchError) as caught:
         call_mcp(make_session(server), http_client, server.mcp_url, "tools/list")
     assert "bad_x" not in str(caught.value)
     server.config.iss_in_redirect = "correct"
-    with pytest.raises(McpOAuthAuthorizationError, match="bad_x") as believed:
+    with pytest.raises(oauth.McpOAuthAuthorizationError, match="bad_x") as believed:
         call_mcp(make_session(server), http_client, server.mcp_url, "tools/list")
-    assert not isinstance(believed.value, McpOAuthIssuerMismatchError)
+    assert not isinstance(believed.value, oauth.McpOAuthIssuerMismatchError)
 
 
 def test_the_async_driver_runs_the_same_iss_check(auth_server: Start) -> None:
     server = auth_server(iss_supported=True, iss_in_redirect="normalized")
-    with pytest.raises(McpOAuthIssuerMismatchError):
+    with pytest.raises(oauth.McpOAuthIssuerMismatchError):
         asyncio.run(acall_mcp(server.mcp_url, "tools/list"))
     assert not server.find("/token")
     server.config.iss_in_redirect = "correct"
@@ -136,7 +124,7 @@ def test_metadata_whose_issuer_is_not_the_looked_up_one_is_not_used(
     server.config.issuer_override = (
         "https://attacker.example.com" if variant == "attacker" else server.url + "/"
     )
-    with pytest.raises(McpOAuthDiscoveryError, match="compared exactly"):
+    with pytest.raises(oauth.McpOAuthDiscoveryError, match="compared exactly"):
         call_mcp(make_session(server), http_client, server.mcp_url, "tools/list")
     assert server.find("/.well-known/oauth-authorization-server")
     assert not server.find("/register") and not server.find("/authorize")
@@ -194,11 +182,11 @@ def test_a_pre_registered_client_id_is_not_shown_to_another_authorization_server
     auth_server: Start, http_client: httpx.Client, make_session: MakeSession
 ) -> None:
     first, second = auth_server(pre_registered={"pre-id": ""}), auth_server()
-    settings = McpOAuthClientSettings(client_id="pre-id")
+    settings = oauth.McpOAuthClientSettings(client_id="pre-id")
     session = make_session(first, settings=settings)
     assert call_mcp(session, http_client, first.mcp_url, "tools/list").status_code == 200
     _migrate(first, second)
-    with pytest.raises(McpOAuthRegistrationError, match="now names") as caught:
+    with pytest.raises(oauth.McpOAuthRegistrationError, match="now names") as caught:
         call_mcp(session, http_client, first.mcp_url, "tools/list")
     assert second.url in str(caught.value)
     assert not [r for r in second.requests if "pre-id" in str(r.query) + str(r.form)]
@@ -290,6 +278,6 @@ def test_metadata_for_another_resource_stops_before_any_authorization_request(
 ) -> None:
     server = auth_server()
     server.config.prm_resource = resource.format(origin=server.url)
-    with pytest.raises(McpOAuthDiscoveryError, match="is for resource"):
+    with pytest.raises(oauth.McpOAuthDiscoveryError, match="is for resource"):
         call_mcp(make_session(server), http_client, server.mcp_url, "tools/list")
     assert not server.find("/authorize") and not server.find("/register")

@@ -4,7 +4,6 @@ state, resource, scopes and step-up, refresh and rotation, the replay rules."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import httpx
 import pytest
@@ -22,10 +21,7 @@ from mcpstream.oauth._flow import AuthorizationPrompt
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 
 from .auth_server import AuthServer
-from .conftest import acall_mcp, call_mcp
-
-Start = Callable[..., AuthServer]
-MakeSession = Callable[..., McpOAuthSession]
+from .conftest import MakeSession, Start, acall_mcp, call_mcp
 
 
 def test_a_first_401_logs_in_with_dcr_pkce_state_and_resource_then_replays(
