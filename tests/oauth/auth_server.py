@@ -5,6 +5,12 @@ One port serves both roles: the resource at ``/mcp`` and the authorization serve
 ``as_prefix``. Every request is recorded (``requests``) so tests can check discovery order and
 what each request carried. The server checks what a strict server checks: PKCE S256, the
 redirect URI, the client's authentication, the ``resource``; it rotates refresh tokens.
+
+Switches in :class:`AuthServerConfig` make it misbehave or modernize one way at a time (the
+suite's scenarios, in Python): the RFC 9207 ``iss`` advertised and sent right, wrong, missing or
+with a slash added; the metadata's ``issuer`` and ``scopes_supported``; an error answer to the
+authorization request; a protected resource naming another authorization server, whose tokens
+it then accepts (``AuthServer.token_peers``).
 """
 
 from __future__ import annotations
