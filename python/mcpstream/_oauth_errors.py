@@ -20,6 +20,7 @@ __all__ = [
     "McpOAuthDiscoveryError",
     "McpOAuthError",
     "McpOAuthInsufficientScopeError",
+    "McpOAuthIssuerMismatchError",
     "McpOAuthPkceNotSupportedError",
     "McpOAuthReLoginRequired",
     "McpOAuthRegistrationError",
@@ -100,6 +101,15 @@ class McpOAuthAuthorizationError(McpOAuthError):
     ) -> None:
         super().__init__(message, **where)  # server_id, authorization_server_url
         self.oauth_error = oauth_error
+
+
+class McpOAuthIssuerMismatchError(McpOAuthAuthorizationError):
+    """The authorization response failed the RFC 9207 check: its ``iss`` is not, as an exact
+    string, the issuer the request was sent to, or it has none although the server's metadata
+    advertises ``authorization_response_iss_parameter_supported``. The code is not redeemed and
+    any ``error`` the response carries is not believed (a mix-up attack may have forged it)."""
+
+    error_code: ClassVar[str] = "mcp_oauth_issuer_mismatch"
 
 
 class McpOAuthTokenExchangeError(McpOAuthError):

@@ -33,11 +33,14 @@ raises these, all under ``McpAuthError`` and carrying ``server_id`` and
     └── McpOAuthError
         ├── McpOAuthAuthRequiredError            no usable credentials: log in (names the command)
         │   └── McpOAuthReLoginRequired          stored credentials unusable or unrefreshable
-        ├── McpOAuthDiscoveryError               resource / authorization server metadata missing
+        ├── McpOAuthDiscoveryError               resource / authorization server metadata missing,
+        │   │                                    or naming another resource or issuer
         │   └── McpOAuthPkceNotSupportedError    the metadata does not list S256
-        ├── McpOAuthRegistrationError            no pre-registration, CIMD or DCR could be used
+        ├── McpOAuthRegistrationError            no pre-registration, CIMD or DCR could be used,
+        │                                        or the client id is another issuer's
         ├── McpOAuthConfigurationError           settings that cannot work (no key, bad method)
         ├── McpOAuthAuthorizationError           callback error, state mismatch, no code, timeout
+        │   └── McpOAuthIssuerMismatchError      the response's iss is not the issuer (RFC 9207)
         ├── McpOAuthTokenExchangeError           the token endpoint refused (``.oauth_error``)
         ├── McpOAuthInsufficientScopeError       403 insufficient_scope beyond the step-up limit
         └── McpOAuthTokenStoreError              the store file is unreadable (``.path``)

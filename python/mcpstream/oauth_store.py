@@ -140,7 +140,9 @@ class McpOAuthClientRegistration(_StoredJson):
     ``method`` says where the registration came from: ``"pre_registered"`` (configured client
     id), ``"client_id_metadata_document"`` (the client id is the document's URL) or ``"dynamic"``
     (RFC 7591). ``token_endpoint_auth_method`` is ``client_secret_basic``,
-    ``client_secret_post``, ``private_key_jwt`` or ``none``.
+    ``client_secret_post``, ``private_key_jwt`` or ``none``. ``issuer`` is the authorization
+    server the client id belongs to (credentials are bound to their issuer: the MCP
+    specification, 2026-07-28, forbids showing them to another).
     """
 
     client_id: str
@@ -151,8 +153,19 @@ class McpOAuthClientRegistration(_StoredJson):
     redirect_uris: tuple[str, ...] = ()
     registration_access_token: str | None = field(default=None, repr=False)
     registration_client_uri: str | None = field(default=None, repr=False)
+    issuer: str | None = None
 
     _JSON_NAME: ClassVar[str] = "client registration"
+
+    def is_bound_to(self, issuer: str) -> bool:
+        """Whether this client id may be sent to the authorization server ``issuer``: a Client ID
+        Metadata Document URL may go anywhere (the server fetches the document); any other
+        client id only to the issuer it was registered with, compared as exact strings. A
+        registration saved before issuers were recorded (``issuer`` ``None``) is bound to
+        nothing."""
+        if self.method == "client_id_metadata_document":
+            return True
+        return self.issuer is not None and self.issuer == issuer
 
 
 @dataclass(frozen=True, repr=False)

@@ -5,6 +5,12 @@ One port serves both roles: the resource at ``/mcp`` and the authorization serve
 ``as_prefix``. Every request is recorded (``requests``) so tests can check discovery order and
 what each request carried. The server checks what a strict server checks: PKCE S256, the
 redirect URI, the client's authentication, the ``resource``; it rotates refresh tokens.
+
+Switches in :class:`AuthServerConfig` make it misbehave or modernize one way at a time (the
+suite's scenarios, in Python): the RFC 9207 ``iss`` advertised and sent right, wrong, missing or
+with a slash added; the metadata's ``issuer`` and ``scopes_supported``; an error answer to the
+authorization request; a protected resource naming another authorization server, whose tokens
+it then accepts (``AuthServer.token_peers``).
 """
 
 from __future__ import annotations
@@ -66,6 +72,11 @@ class AuthServerConfig:
     token_error_description_echo: bool = False  # echo the sent refresh token (a bad server)
     reject_refresh: bool = False
     withheld_scopes: list[str] = field(default_factory=list)  # never granted, even if asked
+    as_scopes_supported: list[str] | None = None  # the AS metadata's scopes_supported
+    iss_supported: bool | None = None  # authorization_response_iss_parameter_supported; None: omit
+    iss_in_redirect: str = "omit"  # correct | wrong | omit | normalized (the issuer plus "/")
+    authorize_error: str | None = None  # answer the authorization request with this error
+    authorization_server_url: str | None = None  # the PRM names this AS instead of this server
 
 
 class AuthServer:
@@ -80,6 +91,8 @@ class AuthServer:
         self.used_refresh_tokens: set[str] = set()
         self.clients: dict[str, tuple[str | None, str]] = {}  # id -> secret, auth method
         self.mcp_calls: list[str] = []
+        self.token_peers: list[AuthServer] = []
+        """Other authorization servers whose access tokens the resource at ``/mcp`` accepts."""
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"app": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -148,12 +161,18 @@ class AuthServer:
             document["code_challenge_methods_supported"] = self.config.code_challenge_methods
         if self.config.cimd_supported:
             document["client_id_metadata_document_supported"] = True
+        if self.config.as_scopes_supported is not None:
+            document["scopes_supported"] = self.config.as_scopes_supported
+        if self.config.iss_supported is not None:
+            document["authorization_response_iss_parameter_supported"] = self.config.iss_supported
         return document
 
     def resource_metadata(self) -> dict[str, Any]:
         document: dict[str, Any] = {
             "resource": self.config.prm_resource or self.mcp_url,
-            "authorization_servers": [f"{self.url}{self.config.as_prefix}"],
+            "authorization_servers": [
+                self.config.authorization_server_url or f"{self.url}{self.config.as_prefix}"
+            ],
         }
         if self.config.prm_scopes_supported is not None:
             document["scopes_supported"] = self.config.prm_scopes_supported
@@ -169,6 +188,33 @@ class AuthServer:
         if self.config.prm_in_challenge and self.config.prm_path:
             parts.append(f'resource_metadata="{self.url}{self.config.prm_path}"')
         return "Bearer " + ", ".join(parts) if parts else "Bearer"
+
+    def callback_params(self, query: dict[str, str], code: str) -> dict[str, str]:
+        """What the authorization redirect carries: the code (or the configured error), the
+        state, and the ``iss`` the configuration asks for."""
+        params = (
+            {"error": self.config.authorize_error}
+            if self.config.authorize_error
+            else {"code": code}
+        )
+        params["state"] = query["state"]
+        iss = {
+            "correct": self.issuer,
+            "wrong": "https://evil.example.com",
+            "normalized": self.issuer + "/",
+        }.get(self.config.iss_in_redirect)
+        if iss is not None:
+            params["iss"] = iss
+        return params
+
+    def grant_for(self, authorization: str) -> Grant | None:
+        """The grant of a bearer token issued here or by a peer in ``token_peers``."""
+        token = authorization[7:] if authorization.startswith("Bearer ") else None
+        for server in (self, *self.token_peers):
+            grant = server.access_tokens.get(token or "")
+            if grant is not None:
+                return grant
+        return None
 
     # -- token endpoint --------------------------------------------------------------------
 
@@ -330,7 +376,7 @@ class _Handler(BaseHTTPRequestHandler):
             resource=query.get("resource"),
         )
         self.app.codes[code] = (grant, query["code_challenge"], query["redirect_uri"])
-        target = query["redirect_uri"] + "?" + urlencode({"code": code, "state": query["state"]})
+        target = query["redirect_uri"] + "?" + urlencode(self.app.callback_params(query, code))
         self._send(302, headers={"Location": target})
 
     def do_POST(self) -> None:
@@ -368,8 +414,7 @@ class _Handler(BaseHTTPRequestHandler):
         app = self.app
         message = request.json or {}
         method = message.get("method", "")
-        auth = request.headers.get("authorization", "")
-        grant = app.access_tokens.get(auth[7:]) if auth.startswith("Bearer ") else None
+        grant = app.grant_for(request.headers.get("authorization", ""))
         if grant is None:
             self._send(401, {"error": "invalid_token"}, {"WWW-Authenticate": app.challenge()})
             return

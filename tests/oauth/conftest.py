@@ -9,11 +9,21 @@ from typing import Any
 
 import httpx
 import pytest
-from mcpstream.oauth import HeadlessRedirectHandler, McpOAuthSession
+from mcpstream.oauth import (
+    AsyncHeadlessRedirectHandler,
+    AsyncMcpOAuthSession,
+    HeadlessRedirectHandler,
+    McpOAuthSession,
+)
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 
 from .auth_server import AuthServer, AuthServerConfig
 from .protected_mcp import ProtectedMcpServer
+
+Start = Callable[..., AuthServer]
+"""The type of the ``auth_server`` fixture."""
+MakeSession = Callable[..., McpOAuthSession]
+"""The type of the ``make_session`` fixture."""
 
 
 @pytest.fixture(autouse=True)
@@ -96,3 +106,27 @@ def call_mcp(
         ):
             continue
         return response
+
+
+async def acall_mcp(server_url: str, method: str, **session_options: Any) -> httpx.Response:
+    """:func:`call_mcp` through a new :class:`AsyncMcpOAuthSession` (an in-memory store and an
+    async headless redirect handler unless ``session_options`` give others)."""
+    async with httpx.AsyncClient() as client:
+        session_options.setdefault("store", McpOAuthMemoryTokenStore())
+        session_options.setdefault("redirect_handler", AsyncHeadlessRedirectHandler(client=client))
+        session = AsyncMcpOAuthSession(
+            server_id="srv", server_url=server_url, client=client, **session_options
+        )
+        auth = session.request_auth(method=method)
+        while True:
+            header = await auth.authorization_header()
+            response = await client.post(
+                server_url,
+                json={"jsonrpc": "2.0", "id": 1, "method": method},
+                headers={"Authorization": header} if header else {},
+            )
+            if response.status_code in (401, 403) and await auth.should_retry(
+                response.status_code, response.headers, response.content
+            ):
+                continue
+            return response

@@ -4,7 +4,6 @@ state, resource, scopes and step-up, refresh and rotation, the replay rules."""
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import httpx
 import pytest
@@ -22,10 +21,7 @@ from mcpstream.oauth._flow import AuthorizationPrompt
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 
 from .auth_server import AuthServer
-from .conftest import call_mcp
-
-Start = Callable[..., AuthServer]
-MakeSession = Callable[..., McpOAuthSession]
+from .conftest import MakeSession, Start, acall_mcp, call_mcp
 
 
 def test_a_first_401_logs_in_with_dcr_pkce_state_and_resource_then_replays(
@@ -295,34 +291,8 @@ def test_a_dynamic_registration_is_reused_by_the_next_login(
 def test_the_async_session_runs_the_same_flow(auth_server: Start) -> None:
     import asyncio
 
-    from mcpstream.oauth import AsyncHeadlessRedirectHandler, AsyncMcpOAuthSession
-
     server = auth_server(challenge_scope="mcp:basic")
-
-    async def main() -> int:
-        async with httpx.AsyncClient() as client:
-            session = AsyncMcpOAuthSession(
-                server_id="srv",
-                server_url=server.mcp_url,
-                client=client,
-                store=McpOAuthMemoryTokenStore(),
-                redirect_handler=AsyncHeadlessRedirectHandler(client=client),
-            )
-            auth = session.request_auth(method="tools/list")
-            while True:
-                header = await auth.authorization_header()
-                response = await client.post(
-                    server.mcp_url,
-                    json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"},
-                    headers={"Authorization": header} if header else {},
-                )
-                if response.status_code in (401, 403) and await auth.should_retry(
-                    response.status_code, response.headers, response.content
-                ):
-                    continue
-                return response.status_code
-
-    assert asyncio.run(main()) == 200
+    assert asyncio.run(acall_mcp(server.mcp_url, "tools/list")).status_code == 200
     assert server.find("/authorize")[0].query["scope"] == "mcp:basic"
 
 

@@ -1,5 +1,8 @@
 """OAuth 2.1 authorization for HTTP MCP servers, per the MCP authorization specification
-(revisions 2025-03-26 to 2025-11-25).
+(revisions 2025-03-26 to 2026-07-28; the 2026-07-28 rules are OAuth rules, applied whichever
+MCP wire the transport speaks: issuers compared as exact strings, the authorization response's
+``iss`` checked (RFC 9207), ``application_type`` in registration, credentials bound to their
+issuer, ``offline_access`` only where advertised, step-up to the union of scopes).
 
 The pieces, each in its own module:
 
@@ -32,6 +35,7 @@ from .._oauth_errors import (
     McpOAuthDiscoveryError,
     McpOAuthError,
     McpOAuthInsufficientScopeError,
+    McpOAuthIssuerMismatchError,
     McpOAuthPkceNotSupportedError,
     McpOAuthRegistrationError,
     McpOAuthReLoginRequired,
@@ -86,6 +90,7 @@ __all__ = [
     "McpOAuthDiscoveryError",
     "McpOAuthError",
     "McpOAuthInsufficientScopeError",
+    "McpOAuthIssuerMismatchError",
     "McpOAuthPendingAuthorization",
     "McpOAuthPkceNotSupportedError",
     "McpOAuthReLoginRequired",

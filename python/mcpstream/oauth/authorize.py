@@ -7,7 +7,11 @@ import logging
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from .._oauth_errors import McpOAuthAuthorizationError, McpOAuthDiscoveryError
+from .._oauth_errors import (
+    McpOAuthAuthorizationError,
+    McpOAuthDiscoveryError,
+    McpOAuthIssuerMismatchError,
+)
 from ..oauth_store import McpOAuthClientRegistration, McpOAuthTokenRecord
 from ._flow import AuthorizationPrompt, Flow, prompt_step
 from .discovery import McpOAuthDiscovery, ensure_pkce_s256_supported
@@ -98,13 +102,33 @@ def build_authorization_request(
 def parse_authorization_callback(
     pending: McpOAuthPendingAuthorization, callback_url: str, *, server_id: str | None = None
 ) -> str:
-    """The authorization code from the callback URL, after checking ``state`` (and ``iss``,
-    RFC 9207, when the server sends or promises it)."""
+    """The authorization code from the callback URL, after checking ``state`` and ``iss``
+    (RFC 9207: compared with the recorded issuer when present, required when the metadata
+    advertises ``authorization_response_iss_parameter_supported``; a mismatch is an
+    :class:`McpOAuthIssuerMismatchError`, raised before an ``error`` in the response is read)."""
     issuer = safe_url(pending.metadata.issuer)
     params = {k: v[0] for k, v in parse_qs(urlsplit(callback_url).query).items() if v}
     if not states_match(pending.state, params.get("state")):
         raise McpOAuthAuthorizationError(
             "the authorization callback's state does not match the request's; refusing it",
+            server_id=server_id,
+            authorization_server_url=issuer,
+        )
+    # RFC 9207 section 2.4, before anything else in the response is believed (its error
+    # included): a present iss must be the recorded issuer exactly, advertised or not; an
+    # absent one is refused only when the metadata promised it.
+    returned_issuer = params.get("iss")
+    if returned_issuer is not None and not same_issuer(returned_issuer, pending.metadata.issuer):
+        raise McpOAuthIssuerMismatchError(
+            "the authorization response's iss parameter is not the issuer the request was sent "
+            f"to ({issuer}, compared as exact strings, RFC 9207); refusing the response",
+            server_id=server_id,
+            authorization_server_url=issuer,
+        )
+    if returned_issuer is None and pending.metadata.authorization_response_iss_parameter_supported:
+        raise McpOAuthIssuerMismatchError(
+            "the authorization response lacks the iss parameter its server's metadata promises "
+            "(authorization_response_iss_parameter_supported, RFC 9207); refusing it",
             server_id=server_id,
             authorization_server_url=issuer,
         )
@@ -116,19 +140,6 @@ def parse_authorization_callback(
             server_id=server_id,
             authorization_server_url=issuer,
             oauth_error=error,
-        )
-    returned_issuer = params.get("iss")
-    if returned_issuer is not None and not same_issuer(returned_issuer, pending.metadata.issuer):
-        raise McpOAuthAuthorizationError(
-            "the authorization callback names another issuer (RFC 9207); refusing it",
-            server_id=server_id,
-            authorization_server_url=issuer,
-        )
-    if returned_issuer is None and pending.metadata.authorization_response_iss_parameter_supported:
-        raise McpOAuthAuthorizationError(
-            "the authorization callback lacks the iss parameter its server promises (RFC 9207)",
-            server_id=server_id,
-            authorization_server_url=issuer,
         )
     code = params.get("code")
     if not code:

@@ -5,7 +5,8 @@
 2. The authorization server: the configured one, else the first of the metadata's
    ``authorization_servers``. Its metadata (RFC 8414 / OpenID Connect Discovery) is looked for at
    the URLs of :func:`~mcpstream.oauth.urls.authorization_server_metadata_urls`, in order, and
-   its ``issuer`` must match the URL it was found for.
+   its ``issuer`` must be, as an exact string, the issuer those URLs were built from (RFC 8414
+   section 3.3): a document naming another is not used.
 3. No protected resource metadata at all means a 2025-03-26 server: the authorization base URL
    is the server's origin, its metadata is looked for there, and when there is none the default
    endpoints ``/authorize``, ``/token`` and ``/register`` are used.
@@ -49,9 +50,9 @@ _log = logging.getLogger("mcpstream.oauth")
 class McpOAuthDiscovery:
     """Everything discovery learned about one MCP server.
 
-    ``resource`` is the value of the ``resource`` parameter: the canonical URI of the MCP
-    server, or the protected resource metadata's ``resource`` when that names a parent of it
-    (tokens are then bound to what the server itself declared).
+    ``resource`` is the value of the ``resource`` parameter: the protected resource metadata's
+    ``resource`` exactly as published (it must be the MCP server's URL or a parent of it, or
+    discovery fails), else the canonical URI of the MCP server.
     """
 
     resource: str
@@ -175,7 +176,8 @@ def _authorization_server_metadata_flow(
         if check_issuer and not same_issuer(metadata.issuer, authorization_server_url):
             raise McpOAuthDiscoveryError(
                 f"authorization server metadata at {safe_url(url)} names issuer "
-                f"{safe_url(metadata.issuer)}, not {safe_url(authorization_server_url)}",
+                f"{safe_url(metadata.issuer)}, not {safe_url(authorization_server_url)} (the "
+                "issuer it was looked up for, compared exactly, RFC 8414); not using it",
                 server_id=server_id,
                 authorization_server_url=safe_url(authorization_server_url),
             )
@@ -206,8 +208,12 @@ def discovery_flow(
         protocol_version=protocol_version,
     )
     if resource_metadata is not None:
-        if resource_metadata.resource is not None:
-            resource = canonical_resource_uri(resource_metadata.resource)
+        declared = resource_metadata.resource
+        if declared is not None:
+            # Sent exactly as published (RFC 9728 section 3.3): a canonical form that adds or
+            # drops a slash names another resource to a strict server. A fragment, which RFC
+            # 8707 forbids in ``resource``, is the one thing taken off.
+            resource = declared if "#" not in declared else canonical_resource_uri(declared)
         as_url = authorization_server_url or resource_metadata.authorization_servers[0]
         check_issuer = True
     else:

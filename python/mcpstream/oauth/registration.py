@@ -3,13 +3,18 @@
 1. pre-registered credentials (``client_id`` in the settings);
 2. a Client ID Metadata Document, when the server advertises
    ``client_id_metadata_document_supported`` and the settings name the document's URL;
-3. dynamic client registration (RFC 7591) at the ``registration_endpoint``;
+3. dynamic client registration (RFC 7591) at the ``registration_endpoint``, with the
+   ``application_type`` of :func:`application_type_for`;
 4. else a :class:`McpOAuthRegistrationError` that says what to configure.
+
+Every registration records the ``issuer`` it was made with: its client id is sent to that
+authorization server only (see ``McpOAuthClientRegistration.is_bound_to``).
 """
 
 from __future__ import annotations
 
 import logging
+from urllib.parse import urlsplit
 
 from .._oauth_errors import McpOAuthRegistrationError
 from ..oauth_store import McpOAuthClientRegistration
@@ -19,7 +24,7 @@ from .metadata import McpAuthorizationServerMetadata
 from .settings import GRANT_CLIENT_CREDENTIALS, McpOAuthClientSettings
 from .urls import safe_url
 
-__all__ = ["registration_flow"]
+__all__ = ["application_type_for", "registration_flow"]
 
 _log = logging.getLogger("mcpstream.oauth")
 
@@ -38,7 +43,26 @@ def _pre_registered(
         method="pre_registered",
         client_secret=settings.client_secret,
         token_endpoint_auth_method=method,
+        issuer=metadata.issuer,
     )
+
+
+_LOOPBACK_HOSTS = frozenset({"localhost", "127.0.0.1", "::1"})
+
+
+def application_type_for(redirect_uri: str | None) -> str:
+    """The OpenID Connect ``application_type`` to register with (the MCP specification,
+    2026-07-28, requires one: left out, OIDC servers assume ``web`` and may refuse a loopback
+    redirect URI). ``native`` for a redirect URI on a loopback host (``localhost``,
+    ``127.0.0.1``, ``[::1]``) or with a private-use scheme: a CLI, a desktop app, a locally
+    served page; ``web`` for an http(s) redirect URI on any other host, and for a machine
+    client, which has none (a confidential client running on a server)."""
+    if redirect_uri is None:
+        return "web"
+    split = urlsplit(redirect_uri)
+    if split.scheme.lower() not in ("http", "https"):
+        return "native"
+    return "native" if (split.hostname or "").lower() in _LOOPBACK_HOSTS else "web"
 
 
 def registration_flow(
@@ -64,6 +88,7 @@ def registration_flow(
             method="client_id_metadata_document",
             token_endpoint_auth_method="none",
             redirect_uris=(redirect_uri,) if redirect_uri else (),
+            issuer=metadata.issuer,
         )
     if not metadata.registration_endpoint:
         raise failure(
@@ -94,6 +119,7 @@ def registration_flow(
         else ["authorization_code", "refresh_token"],
         "response_types": [] if machine else ["code"],
         "token_endpoint_auth_method": requested_method,
+        "application_type": settings.application_type or application_type_for(redirect_uri),
     }
     if redirect_uri and not machine:
         body["redirect_uris"] = [redirect_uri]
@@ -141,4 +167,5 @@ def registration_flow(
         else ((redirect_uri,) if redirect_uri else ()),
         registration_access_token=access_token if isinstance(access_token, str) else None,
         registration_client_uri=client_uri if isinstance(client_uri, str) else None,
+        issuer=metadata.issuer,
     )

@@ -7,6 +7,9 @@
   plus the configured ones: the union, so the new token loses nothing the old one had.
 - ``refresh``: the scopes already granted (asking for more is an error at refresh time).
 - ``client_credentials``: as ``login``.
+
+:func:`with_offline_access` then adds or removes ``offline_access`` for a user's login: asked
+for only where the authorization server's metadata lists it in ``scopes_supported``.
 """
 
 from __future__ import annotations
@@ -16,7 +19,15 @@ from typing import Literal
 
 from .challenge import split_scopes
 
-__all__ = ["ScopePurpose", "merge_scopes", "resolve_requested_scopes"]
+__all__ = [
+    "OFFLINE_ACCESS",
+    "ScopePurpose",
+    "merge_scopes",
+    "resolve_requested_scopes",
+    "with_offline_access",
+]
+
+OFFLINE_ACCESS = "offline_access"
 
 ScopePurpose = Literal["login", "step_up", "refresh", "client_credentials"]
 
@@ -64,3 +75,22 @@ def resolve_requested_scopes(
             return challenged
         return _as_scopes(metadata_scopes_supported)
     raise ValueError(f"unknown scope purpose {purpose!r}")
+
+
+def with_offline_access(
+    scopes: tuple[str, ...],
+    *,
+    authorization_server_scopes: Iterable[str] | None,
+    configured_scopes: Iterable[str] = (),
+) -> tuple[str, ...]:
+    """``scopes`` with ``offline_access`` (a refresh token, OpenID Connect) added when the
+    authorization server's ``scopes_supported`` lists it, and taken out when it does not (asking
+    a server for a scope it does not know is an error; MCP servers should not challenge with it)
+    unless the user configured it. Nothing is added to an empty set: that would turn "the
+    server's default scopes" into "a refresh token only"."""
+    supported = OFFLINE_ACCESS in (authorization_server_scopes or ())
+    if supported:
+        return merge_scopes(scopes, [OFFLINE_ACCESS]) if scopes else scopes
+    if OFFLINE_ACCESS in configured_scopes:
+        return scopes
+    return tuple(scope for scope in scopes if scope != OFFLINE_ACCESS)

@@ -15,6 +15,12 @@ A transport does, for each HTTP request it sends::
 
 What the session does behind those two calls:
 
+- Credentials are bound to their authorization server (``issuer``): a 401 whose challenge names
+  the protected resource metadata re-runs discovery, and when the resource now names another
+  authorization server, the old refresh token and client id are not sent there: the session
+  registers with the new one and logs in again (a configured client id bound to the old one is
+  an :class:`McpOAuthRegistrationError`).
+
 - Before sending: load the stored record; refresh it when it expires within a minute; with no
   usable record, send nothing when it can authorize by itself (a machine client, or a redirect
   handler for interactive logins), else raise :class:`McpOAuthAuthRequiredError` naming the
@@ -25,10 +31,11 @@ What the session does behind those two calls:
   ``tools/call`` (it may have side effects; the reference's rule): the caller gets an
   :class:`McpOAuthAuthRequiredError` saying the credentials were renewed and to retry. A second
   401 after the replay clears the record and asks for a new login.
-- 403 ``insufficient_scope``: step up, authorizing again for the union of the granted and the
-  challenged scopes, and replay (the server refused the request before running it); at most
-  ``max_step_up_attempts`` times per request, then :class:`McpOAuthInsufficientScopeError`.
-  Without a way to authorize, that error is raised at once, naming the scopes to log in with.
+- 403 ``insufficient_scope``: step up, authorizing again for the union of the scopes asked for
+  before, the granted and the challenged ones, and replay (the server refused the request
+  before running it); at most ``max_step_up_attempts`` times per request, then
+  :class:`McpOAuthInsufficientScopeError`. Without a way to authorize, that error is raised at
+  once, naming the scopes to log in with.
 """
 
 from __future__ import annotations
@@ -38,7 +45,7 @@ import json
 import logging
 import threading
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Generic, TypeVar
 
 import httpx
@@ -48,6 +55,7 @@ from .._oauth_errors import (
     McpOAuthDiscoveryError,
     McpOAuthError,
     McpOAuthInsufficientScopeError,
+    McpOAuthRegistrationError,
     McpOAuthReLoginRequired,
     McpOAuthTokenExchangeError,
     McpOAuthTokenStoreError,
@@ -69,10 +77,10 @@ from .authorize import authorization_code_flow, client_credentials_flow
 from .challenge import parse_www_authenticate_bearer_challenge, split_scopes
 from .discovery import McpOAuthDiscovery, discovery_flow
 from .metadata import McpAuthorizationServerMetadata
-from .scopes import resolve_requested_scopes
+from .scopes import merge_scopes, resolve_requested_scopes, with_offline_access
 from .settings import McpOAuthClientSettings
 from .tokens import is_token_expired, refresh_flow
-from .urls import canonical_resource_uri, safe_url, same_issuer
+from .urls import canonical_resource_uri, safe_url
 
 __all__ = [
     "AsyncMcpOAuthRequestAuth",
@@ -157,6 +165,7 @@ class _SessionCore:
         self.protocol_version = protocol_version
         self.discovery: McpOAuthDiscovery | None = None
         self.registration: McpOAuthClientRegistration | None = None
+        self.requested_scopes: tuple[str, ...] = ()
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -219,33 +228,64 @@ class _SessionCore:
         self.discovery = discovery
         return discovery
 
+    def _known_registrations(self) -> list[McpOAuthClientRegistration]:
+        """This session's registration and the stored one (a registration saved before issuers
+        were recorded belongs to its record's issuer)."""
+        known = [self.registration] if self.registration is not None else []
+        stored = self.load_quietly()
+        registration = stored.client_registration if stored is not None else None
+        if registration is not None:
+            if registration.issuer is None and stored is not None and stored.issuer:
+                registration = replace(registration, issuer=stored.issuer)
+            known.append(registration)
+        return known
+
     def _reusable_registration(
         self, discovery: McpOAuthDiscovery
     ) -> McpOAuthClientRegistration | None:
+        """A dynamic registration made with this very authorization server, for this redirect
+        URI; ``None`` means register again (the protected resource may have moved to another
+        authorization server: a client id is never shown to a server that did not issue it)."""
         if self.settings.client_id:
+            self._check_pre_registered_issuer(discovery)
             return None
-        candidates = [self.registration]
-        stored = self.load_quietly()
-        if (
-            stored is not None
-            and stored.issuer
-            and same_issuer(stored.issuer, discovery.metadata.issuer)
-        ):
-            candidates.append(stored.client_registration)
-        for registration in candidates:
+        issuer = discovery.metadata.issuer
+        for registration in self._known_registrations():
             if (
-                registration is not None
-                and registration.method == "dynamic"
+                registration.method == "dynamic"
+                and registration.is_bound_to(issuer)
                 and self.redirect_uri in registration.redirect_uris
             ):
                 return registration
         return None
+
+    def _check_pre_registered_issuer(self, discovery: McpOAuthDiscovery) -> None:
+        """A configured client id was registered with one authorization server: when the
+        protected resource now names another, say so rather than show it the client id."""
+        issuer = discovery.metadata.issuer
+        for registration in self._known_registrations():
+            if (
+                registration.method == "pre_registered"
+                and registration.client_id == self.settings.client_id
+                and registration.issuer is not None
+                and not registration.is_bound_to(issuer)
+            ):
+                raise McpOAuthRegistrationError(
+                    f"the configured client id was used with authorization server "
+                    f"{safe_url(registration.issuer)}, but the server now names "
+                    f"{safe_url(issuer)}; configure a client registered there (or run "
+                    f"'mcpstream auth logout' and log in again if the same client id is valid "
+                    "at both)",
+                    server_id=self.server_id,
+                    authorization_server_url=safe_url(issuer),
+                )
 
     def login_flow(
         self, www_authenticate: str | None, scopes: tuple[str, ...] | None = None
     ) -> Flow[McpOAuthTokenRecord]:
         discovery = yield from self.discover(www_authenticate)
         machine = self.settings.is_machine_client
+        registration = self._reusable_registration(discovery)
         if scopes is None:
             challenge = parse_www_authenticate_bearer_challenge(www_authenticate)
             scopes = resolve_requested_scopes(
@@ -254,6 +294,12 @@ class _SessionCore:
                 metadata_scopes_supported=discovery.scopes_supported,
                 existing_granted_scopes=None,
                 purpose="client_credentials" if machine else "login",
+            )
+        if not machine:
+            scopes = with_offline_access(
+                scopes,
+                authorization_server_scopes=discovery.metadata.scopes_supported,
+                configured_scopes=self.settings.scopes,
             )
         if machine:
             record = yield from client_credentials_flow(
@@ -277,9 +323,10 @@ class _SessionCore:
                 redirect_uri=self.redirect_uri,
                 scopes=scopes,
                 timeout_s=self.timeout_s,
-                registration=self._reusable_registration(discovery),
+                registration=registration,
             )
             self.registration = record.client_registration
+        self.requested_scopes = scopes
         self.save(record)
         _log.info(
             "OAuth: authorized server %s (scopes: %s)",
@@ -291,6 +338,11 @@ class _SessionCore:
     def _metadata_for_refresh(
         self, record: McpOAuthTokenRecord, www_authenticate: str | None
     ) -> Flow[McpAuthorizationServerMetadata]:
+        if parse_www_authenticate_bearer_challenge(www_authenticate).get("resource_metadata"):
+            # A 401 naming the metadata: look again, the resource may have moved to another
+            # authorization server (then the refresh token is not refreshed there, see below).
+            discovery = yield from self.discover(www_authenticate)
+            return discovery.metadata
         if self.discovery is not None:
             return self.discovery.metadata
         if record.token_endpoint and record.issuer:
@@ -314,6 +366,18 @@ class _SessionCore:
         if registration is None:
             raise McpOAuthTokenExchangeError(
                 "cannot refresh: the stored credentials name no client",
+                server_id=self.server_id,
+                authorization_server_url=safe_url(metadata.issuer),
+            )
+        foreign = next(
+            (i for i in (record.issuer, registration.issuer) if i and i != metadata.issuer), None
+        )
+        if foreign is not None:
+            # Credentials are bound to their issuer: neither the refresh token nor the client
+            # id goes to another authorization server; the caller logs in there instead.
+            raise McpOAuthTokenExchangeError(
+                f"cannot refresh: the stored credentials were issued by {safe_url(foreign)}, "
+                f"and the server now names authorization server {safe_url(metadata.issuer)}",
                 server_id=self.server_id,
                 authorization_server_url=safe_url(metadata.issuer),
             )
@@ -468,11 +532,15 @@ class _SessionCore:
     ) -> Flow[bool]:
         required = split_scopes(challenge_scope)
         current = state.sent_record or self.load_quietly()
+        # The union of what was asked for before, what was granted and what is challenged now
+        # (2026-07-28): a server that challenges per operation must not cost earlier scopes.
         scopes = resolve_requested_scopes(
             configured_scopes=self.settings.scopes,
             challenge_scope=challenge_scope,
             metadata_scopes_supported=None,
-            existing_granted_scopes=current.granted_scopes if current else None,
+            existing_granted_scopes=merge_scopes(
+                self.requested_scopes, current.granted_scopes if current else None
+            ),
             purpose="step_up",
         )
         if not self.can_authorize:

@@ -28,6 +28,8 @@ class McpOAuthClientSettings:
     - ``grant_type``: ``authorization_code`` (a user logs in) or ``client_credentials``
       (a machine client, with a secret or ``private_key_pem`` for ``private_key_jwt``).
     - ``signing_algorithm``: the JWT algorithm for ``private_key_jwt`` (from the key when unset).
+    - ``application_type``: ``native`` or ``web``, sent in dynamic client registration (from the
+      redirect URI when unset: ``native`` for a loopback one).
 
     Secrets are not shown in ``repr``.
     """
@@ -42,11 +44,14 @@ class McpOAuthClientSettings:
     grant_type: str = GRANT_AUTHORIZATION_CODE
     private_key_pem: str | None = field(default=None)
     signing_algorithm: str | None = None
+    application_type: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scopes", tuple(self.scopes))
         if self.grant_type not in (GRANT_AUTHORIZATION_CODE, GRANT_CLIENT_CREDENTIALS):
             raise ValueError(f"unsupported grant_type {self.grant_type!r}")
+        if self.application_type not in (None, "native", "web"):
+            raise ValueError(f"unsupported application_type {self.application_type!r}")
         method = self.token_endpoint_auth_method
         if method is not None and method not in TOKEN_ENDPOINT_AUTH_METHODS:
             raise ValueError(f"unsupported token_endpoint_auth_method {method!r}")

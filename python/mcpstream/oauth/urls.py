@@ -106,5 +106,9 @@ def resource_covers(resource: str, server_url: str) -> bool:
 
 
 def same_issuer(left: str, right: str) -> bool:
-    """Whether two issuer identifiers name the same server (a trailing slash aside)."""
-    return left.rstrip("/") == right.rstrip("/")
+    """Whether two issuer identifiers are the same: simple string comparison (RFC 3986 section
+    6.2.1), as RFC 8414 section 3.3 asks of the metadata ``issuer`` and RFC 9207 of the
+    authorization response's ``iss``. No case folding, default-port elision, trailing-slash or
+    percent-encoding normalization: ``https://as.example`` and ``https://as.example/`` are two
+    issuers (the MCP specification, 2026-07-28, forbids normalizing them into one)."""
+    return left == right
