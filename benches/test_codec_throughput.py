@@ -1,5 +1,8 @@
 """Codec throughput on MCP-shaped SSE bodies: native, pure, httpx-sse + json.loads, orjson floor.
 
+``native``/``pure`` are the fast route (``feed_jsonrpc``); ``native_basic``/``pure_basic`` the
+basic one (``feed``, then ``parse_jsonrpc_line`` on each event's data).
+
 Run with ``python benches/report.py`` (which prints the ratio table), or directly with
 ``python -m pytest benches/test_codec_throughput.py --benchmark-only``.
 """
@@ -9,7 +12,7 @@ from __future__ import annotations
 from types import ModuleType
 
 import pytest
-from conftest import codec_messages, httpx_sse_json_loads, orjson_floor
+from conftest import codec_basic, codec_messages, httpx_sse_json_loads, orjson_floor
 from pytest_benchmark.fixture import BenchmarkFixture
 from workloads import Workload, data_payloads, mcp_workloads
 
@@ -39,6 +42,18 @@ def test_pure(
     benchmark: BenchmarkFixture, workload: Workload, backends: dict[str, ModuleType]
 ) -> None:
     _run(benchmark, workload, codec_messages(backends["python"]), workload.chunks)
+
+
+def test_native_basic(
+    benchmark: BenchmarkFixture, workload: Workload, backends: dict[str, ModuleType]
+) -> None:
+    _run(benchmark, workload, codec_basic(backends["native"]), workload.chunks)
+
+
+def test_pure_basic(
+    benchmark: BenchmarkFixture, workload: Workload, backends: dict[str, ModuleType]
+) -> None:
+    _run(benchmark, workload, codec_basic(backends["python"]), workload.chunks)
 
 
 def test_httpx_sse(benchmark: BenchmarkFixture, workload: Workload) -> None:

@@ -145,3 +145,16 @@ def test_any_result_parses_alike_as_str_and_bytes(
     (message,) = backend.parse_jsonrpc_line(text)
     assert message.result == json.loads(text)["result"]
     assert outcome(backend, text) == outcome(backend, raw)
+
+
+class _Text(str):
+    def __sizeof__(self) -> int:
+        return 0
+
+
+@pytest.mark.parametrize("sample", SAMPLES)
+def test_a_str_subclass_is_read_as_its_text(backend: ModuleType, sample: str) -> None:
+    (message,) = backend.parse_jsonrpc_line(_Text(response(sample)))
+    assert message.result == sample
+    broken = _Text(response(sample + "\ud800"))
+    assert outcome(backend, broken).startswith("error: invalid JSON: ")
