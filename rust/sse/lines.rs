@@ -69,7 +69,9 @@ pub(super) fn find_terminator(bytes: &[u8]) -> Option<usize> {
     let mut i = 0;
     while i < 64 {
         let Some(word) = bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) else {
-            return memchr::memchr2(b'\n', b'\r', &bytes[i.min(bytes.len())..]).map(|k| i + k);
+            // fewer than eight bytes left: one by one
+            let rest = &bytes[i.min(bytes.len())..];
+            return rest.iter().position(|&b| is_terminator(b)).map(|k| i + k);
         };
         let w = u64::from_le_bytes(*word);
         let hits = zero_byte(w ^ (LO * u64::from(b'\n'))) | zero_byte(w ^ (LO * u64::from(b'\r')));
@@ -82,9 +84,17 @@ pub(super) fn find_terminator(bytes: &[u8]) -> Option<usize> {
     memchr::memchr2(b'\n', b'\r', &bytes[i..]).map(|k| i + k)
 }
 
-/// The index of the last CR or LF in `bytes`.
+fn is_terminator(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
+/// The index of the last CR or LF in `bytes` (a tiny chunk's few bytes one by one, without a
+/// SIMD search's setup).
 #[inline]
 pub(super) fn rfind_terminator(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < 16 {
+        return bytes.iter().rposition(|&b| is_terminator(b));
+    }
     memchr::memrchr2(b'\n', b'\r', bytes)
 }
 
@@ -136,6 +146,14 @@ mod tests {
         }
         assert_eq!(find_terminator(b"ab\rc\n"), Some(2));
         assert_eq!(rfind_terminator(b"ab\rc\nd"), Some(4));
+        for len in 0..40 {
+            let mut text = vec![b'x'; len];
+            assert_eq!(rfind_terminator(&text), None);
+            for at in 0..len {
+                text[at] = if at % 2 == 0 { b'\n' } else { b'\r' };
+                assert_eq!(rfind_terminator(&text), Some(at), "{len} {at}");
+            }
+        }
         assert_eq!(find_terminator(b"abc"), None);
     }
 }
