@@ -328,8 +328,9 @@ impl<'s, 'j> Scanner<'s, 'j> {
 
     /// From `i` inside a string: the index of the next `"`, `\\` or control byte, or of one of
     /// the last few bytes of the data (which the caller takes one by one); notes non-ASCII bytes.
-    /// Short strings (keys, names) are decided in a block or two: 16 bytes at a time with SSE2
-    /// (part of every x86-64), else 8 at a time in a word; longer ones go to [`Scanner::long_run`].
+    /// Short strings (keys, names, short texts) are searched 16 bytes at a time with SSE2 (part
+    /// of every x86-64) up to 128 bytes, else 8 at a time in a word up to 32; longer ones go to
+    /// [`Scanner::long_run`], whose block searches cost more to set up.
     #[inline(always)]
     fn plain_run(&self, mut i: usize, non_ascii: &mut u64) -> usize {
         let data = self.data;
@@ -337,7 +338,7 @@ impl<'s, 'j> Scanner<'s, 'j> {
         {
             let mut blocks = 0;
             while let Some(block) = data.get(i..).and_then(|rest| rest.first_chunk::<16>()) {
-                if blocks == 2 {
+                if blocks == 8 {
                     return self.long_run(i, non_ascii);
                 }
                 blocks += 1;
