@@ -68,6 +68,23 @@ def _mb_per_s(bench: dict[str, Any]) -> float:
     return float(bench["extra_info"]["bytes"]) / bench["stats"]["median"] / 1e6
 
 
+def _rate_table(
+    by_group: dict[str, dict[str, float]],
+    header: str,
+    names: tuple[str, ...],
+    ratios: list[tuple[str, str]],
+) -> str:
+    """A markdown table: one row per group, the MB/s of each of ``names``, then each ratio."""
+    rows = [header, "|---|" + "---:|" * (len(names) + len(ratios))]
+    for group in sorted(by_group):
+        r = by_group[group]
+        cells = [_mb(r.get(name)) for name in names] + [
+            _ratio(r.get(a), r.get(b)) for a, b in ratios
+        ]
+        rows.append(f"| {group} | {' | '.join(cells)} |")
+    return "\n".join(rows)
+
+
 def throughput_table(benchmarks: list[dict[str, Any]]) -> str:
     """Markdown table of MB/s per workload and implementation, with the target ratios."""
     by_group: dict[str, dict[str, float]] = {}
@@ -75,28 +92,20 @@ def throughput_table(benchmarks: list[dict[str, Any]]) -> str:
         name = bench["name"].split("[")[0].removeprefix("test_")
         if name in IMPLEMENTATIONS and not bench["group"].startswith(("linearity", "peak")):
             by_group.setdefault(bench["group"], {})[name] = _mb_per_s(bench)
-    rows = [
+    header = (
         "| workload | native MB/s | native basic MB/s | pure MB/s | pure basic MB/s"
         " | httpx-sse + json.loads MB/s | orjson floor MB/s | native / floor"
         " | native / httpx-sse | native basic / httpx-sse | pure / httpx-sse"
-        " | pure basic / httpx-sse |",
-        "|---|" + "---:|" * 11,
+        " | pure basic / httpx-sse |"
+    )
+    ratios = [
+        ("native", "orjson_floor"),
+        ("native", "httpx_sse"),
+        ("native_basic", "httpx_sse"),
+        ("pure", "httpx_sse"),
+        ("pure_basic", "httpx_sse"),
     ]
-    for group in sorted(by_group):
-        r = by_group[group]
-        rates = " | ".join(_mb(r.get(name)) for name in IMPLEMENTATIONS)
-        ratios = " | ".join(
-            _ratio(r.get(a), r.get(b))
-            for a, b in [
-                ("native", "orjson_floor"),
-                ("native", "httpx_sse"),
-                ("native_basic", "httpx_sse"),
-                ("pure", "httpx_sse"),
-                ("pure_basic", "httpx_sse"),
-            ]
-        )
-        rows.append(f"| {group} | {rates} | {ratios} |")
-    return "\n".join(rows)
+    return _rate_table(by_group, header, IMPLEMENTATIONS, ratios)
 
 
 def _mb(value: float | None) -> str:
@@ -114,21 +123,14 @@ def parse_table(benchmarks: list[dict[str, Any]]) -> str:
     for bench in benchmarks:
         name = bench["name"].split("[")[0].removeprefix("test_parse_")
         if bench["group"].startswith("parse-") and name in PARSERS:
-            by_group.setdefault(bench["group"].removeprefix("parse-"), {})[name] = _mb_per_s(bench)
-    rows = [
+            group = bench["group"].removeprefix("parse-").replace("-", ", ")
+            by_group.setdefault(group, {})[name] = _mb_per_s(bench)
+    header = (
         "| payload, input | native MB/s | pure MB/s | json.loads MB/s | orjson MB/s"
-        " | native / json.loads | pure / json.loads | native / orjson |",
-        "|---|" + "---:|" * 7,
-    ]
-    for group in sorted(by_group):
-        r = by_group[group]
-        rates = " | ".join(_mb(r.get(name)) for name in PARSERS)
-        ratios = " | ".join(
-            _ratio(r.get(a), r.get(b))
-            for a, b in [("native", "json_loads"), ("pure", "json_loads"), ("native", "orjson")]
-        )
-        rows.append(f"| {group.replace('-', ', ')} | {rates} | {ratios} |")
-    return "\n".join(rows)
+        " | native / json.loads | pure / json.loads | native / orjson |"
+    )
+    ratios = [("native", "json_loads"), ("pure", "json_loads"), ("native", "orjson")]
+    return _rate_table(by_group, header, PARSERS, ratios)
 
 
 def linearity_table(benchmarks: list[dict[str, Any]]) -> str:
