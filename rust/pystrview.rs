@@ -62,10 +62,7 @@ impl<'a> StrSource<'a> {
                 }
                 _ => return None,
             };
-            Some(Self {
-                object: object.as_any().cast_unchecked(),
-                units,
-            })
+            Some(Self { object, units })
         }
     }
 
