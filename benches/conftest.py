@@ -46,6 +46,28 @@ def codec_messages(
     return run
 
 
+def codec_basic(
+    backend: ModuleType, max_event_bytes: int | None = 16 * 1024 * 1024
+) -> Callable[[Iterable[bytes]], int]:
+    """The basic route: ``SseDecoder.feed`` per chunk, ``parse_jsonrpc_line`` on each event's
+    data (a str, as httpx-sse + ``json.loads`` would have it); returns the number of events."""
+
+    def run(chunks: Iterable[bytes]) -> int:
+        decoder = backend.SseDecoder(max_event_bytes)
+        parse = backend.parse_jsonrpc_line
+        count = 0
+        for chunk in chunks:
+            for event in decoder.feed(chunk):
+                parse(event.data)
+                count += 1
+        for event in decoder.finish():
+            parse(event.data)
+            count += 1
+        return count
+
+    return run
+
+
 def httpx_sse_json_loads(chunks: Iterable[bytes]) -> int:
     """The official SDK's stack: httpx's line iteration, httpx-sse's parser, json.loads."""
     response = httpx.Response(

@@ -20,7 +20,8 @@ from pathlib import Path
 from typing import Any
 
 BENCHES = Path(__file__).resolve().parent
-IMPLEMENTATIONS = ("native", "pure", "httpx_sse", "orjson_floor")
+IMPLEMENTATIONS = ("native", "native_basic", "pure", "pure_basic", "httpx_sse", "orjson_floor")
+PARSERS = ("native", "pure", "json_loads", "orjson")
 
 
 SUITES = {
@@ -67,6 +68,23 @@ def _mb_per_s(bench: dict[str, Any]) -> float:
     return float(bench["extra_info"]["bytes"]) / bench["stats"]["median"] / 1e6
 
 
+def _rate_table(
+    by_group: dict[str, dict[str, float]],
+    header: str,
+    names: tuple[str, ...],
+    ratios: list[tuple[str, str]],
+) -> str:
+    """A markdown table: one row per group, the MB/s of each of ``names``, then each ratio."""
+    rows = [header, "|---|" + "---:|" * (len(names) + len(ratios))]
+    for group in sorted(by_group):
+        r = by_group[group]
+        cells = [_mb(r.get(name)) for name in names] + [
+            _ratio(r.get(a), r.get(b)) for a, b in ratios
+        ]
+        rows.append(f"| {group} | {' | '.join(cells)} |")
+    return "\n".join(rows)
+
+
 def throughput_table(benchmarks: list[dict[str, Any]]) -> str:
     """Markdown table of MB/s per workload and implementation, with the target ratios."""
     by_group: dict[str, dict[str, float]] = {}
@@ -74,19 +92,45 @@ def throughput_table(benchmarks: list[dict[str, Any]]) -> str:
         name = bench["name"].split("[")[0].removeprefix("test_")
         if name in IMPLEMENTATIONS and not bench["group"].startswith(("linearity", "peak")):
             by_group.setdefault(bench["group"], {})[name] = _mb_per_s(bench)
-    rows = [
-        "| workload | native MB/s | pure MB/s | httpx-sse + json.loads MB/s | orjson floor MB/s"
-        " | native / floor | pure / httpx-sse | native / httpx-sse |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+    header = (
+        "| workload | native MB/s | native basic MB/s | pure MB/s | pure basic MB/s"
+        " | httpx-sse + json.loads MB/s | orjson floor MB/s | native / floor"
+        " | native / httpx-sse | native basic / httpx-sse | pure / httpx-sse"
+        " | pure basic / httpx-sse |"
+    )
+    ratios = [
+        ("native", "orjson_floor"),
+        ("native", "httpx_sse"),
+        ("native_basic", "httpx_sse"),
+        ("pure", "httpx_sse"),
+        ("pure_basic", "httpx_sse"),
     ]
-    for group in sorted(by_group):
-        r = by_group[group]
-        rows.append(
-            f"| {group} | {r['native']:.0f} | {r['pure']:.0f} | {r['httpx_sse']:.0f}"
-            f" | {r['orjson_floor']:.0f} | {r['native'] / r['orjson_floor']:.2f}x"
-            f" | {r['pure'] / r['httpx_sse']:.2f}x | {r['native'] / r['httpx_sse']:.1f}x |"
-        )
-    return "\n".join(rows)
+    return _rate_table(by_group, header, IMPLEMENTATIONS, ratios)
+
+
+def _mb(value: float | None) -> str:
+    return "-" if value is None else f"{value:.0f}"
+
+
+def _ratio(a: float | None, b: float | None) -> str:
+    return "-" if a is None or not b else f"{a / b:.2f}x"
+
+
+def parse_table(benchmarks: list[dict[str, Any]]) -> str:
+    """Markdown table of ``parse_jsonrpc_line`` against ``json.loads`` per payload and input
+    form (target: both backends at least 1.0x ``json.loads`` on the same input)."""
+    by_group: dict[str, dict[str, float]] = {}
+    for bench in benchmarks:
+        name = bench["name"].split("[")[0].removeprefix("test_parse_")
+        if bench["group"].startswith("parse-") and name in PARSERS:
+            group = bench["group"].removeprefix("parse-").replace("-", ", ")
+            by_group.setdefault(group, {})[name] = _mb_per_s(bench)
+    header = (
+        "| payload, input | native MB/s | pure MB/s | json.loads MB/s | orjson MB/s"
+        " | native / json.loads | pure / json.loads | native / orjson |"
+    )
+    ratios = [("native", "json_loads"), ("pure", "json_loads"), ("native", "orjson")]
+    return _rate_table(by_group, header, PARSERS, ratios)
 
 
 def linearity_table(benchmarks: list[dict[str, Any]]) -> str:
@@ -196,7 +240,11 @@ def main() -> None:
     benchmarks = median_of_runs(runs)
     tables = []
     if args.suite in ("all", "codec"):
-        tables += [throughput_table(benchmarks), linearity_table(benchmarks)]
+        tables += [
+            throughput_table(benchmarks),
+            parse_table(benchmarks),
+            linearity_table(benchmarks),
+        ]
     if args.suite in ("all", "transport"):
         tables.append(transport_table(benchmarks))
     print("\n\n".join(tables))

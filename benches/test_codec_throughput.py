@@ -1,15 +1,19 @@
 """Codec throughput on MCP-shaped SSE bodies: native, pure, httpx-sse + json.loads, orjson floor.
 
+``native``/``pure`` are the fast route (``feed_jsonrpc``); ``native_basic``/``pure_basic`` the
+basic one (``feed``, then ``parse_jsonrpc_line`` on each event's data).
+
 Run with ``python benches/report.py`` (which prints the ratio table), or directly with
 ``python -m pytest benches/test_codec_throughput.py --benchmark-only``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from types import ModuleType
 
 import pytest
-from conftest import codec_messages, httpx_sse_json_loads, orjson_floor
+from conftest import codec_basic, codec_messages, httpx_sse_json_loads, orjson_floor
 from pytest_benchmark.fixture import BenchmarkFixture
 from workloads import Workload, data_payloads, mcp_workloads
 
@@ -29,16 +33,21 @@ def _run(benchmark: BenchmarkFixture, workload: Workload, fn: object, arg: objec
     assert count == workload.events
 
 
-def test_native(
-    benchmark: BenchmarkFixture, workload: Workload, backends: dict[str, ModuleType]
-) -> None:
-    _run(benchmark, workload, codec_messages(backends["native"]), workload.chunks)
+def _codec_test(route: Callable[[ModuleType], Callable[..., int]], backend: str) -> object:
+    """A benchmark of one route through one backend (pytest names it by the name it is given)."""
+
+    def test(
+        benchmark: BenchmarkFixture, workload: Workload, backends: dict[str, ModuleType]
+    ) -> None:
+        _run(benchmark, workload, route(backends[backend]), workload.chunks)
+
+    return test
 
 
-def test_pure(
-    benchmark: BenchmarkFixture, workload: Workload, backends: dict[str, ModuleType]
-) -> None:
-    _run(benchmark, workload, codec_messages(backends["python"]), workload.chunks)
+test_native = _codec_test(codec_messages, "native")
+test_pure = _codec_test(codec_messages, "python")
+test_native_basic = _codec_test(codec_basic, "native")
+test_pure_basic = _codec_test(codec_basic, "python")
 
 
 def test_httpx_sse(benchmark: BenchmarkFixture, workload: Workload) -> None:

@@ -9,14 +9,33 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from mcpstream.benchmark.workloads import Workload, builtin_workloads
+from mcpstream.benchmark.workloads import (
+    Workload,
+    builtin_workloads,
+    cjk_text,
+    emoji_text,
+    extra_workloads,
+    lorem,
+    result_json,
+)
 
-__all__ = ["Workload", "data_payloads", "iter_chunks", "mcp_workloads"]
+__all__ = ["Workload", "data_payloads", "iter_chunks", "mcp_workloads", "parse_payloads"]
 
 
 def mcp_workloads() -> dict[str, Workload]:
-    """Many small events, one large, multi-line, CJK in small chunks, by ``Workload.key``."""
-    return {workload.key: workload for workload in builtin_workloads()}
+    """Many small events, one large, multi-line, CJK in small chunks (the four of ``mcpstream
+    bench``), a large CJK result and small events in 7-byte chunks, by ``Workload.key``."""
+    return {workload.key: workload for workload in [*builtin_workloads(), *extra_workloads()]}
+
+
+def parse_payloads(size: int = 2 * 2**20) -> dict[str, str]:
+    """One tool result's JSON text of about ``size`` bytes per kind of text: ASCII, CJK (a str
+    of 2 bytes a character), emoji (4 bytes a character), for ``parse_jsonrpc_line``."""
+    return {
+        "ascii": result_json(lorem(size)),
+        "cjk": result_json(cjk_text(size)),
+        "emoji": result_json(emoji_text(size)),
+    }
 
 
 def data_payloads(workload: Workload) -> list[bytes]:

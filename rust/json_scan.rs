@@ -151,6 +151,32 @@ fn min_max(bytes: &[u8]) -> (u8, u8) {
     )
 }
 
+/// The bytes of `block` that end a plain run of string text (`"`, `\\`, below 0x20) and the
+/// bytes that are not ASCII, as bit masks (bit `k` for byte `k`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn specials16(block: &[u8; 16]) -> (u32, u32) {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_max_epu8, _mm_movemask_epi8, _mm_or_si128,
+        _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is in the x86-64 baseline, so these instructions exist on every CPU this
+    // code runs on; the unaligned load reads exactly the 16 bytes of `block`.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        let quote = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'"' as i8));
+        let backslash = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\\' as i8));
+        // unsigned v <= 0x1F exactly when max(v, 0x1F) == 0x1F
+        let low = _mm_set1_epi8(0x1F);
+        let control = _mm_cmpeq_epi8(_mm_max_epu8(v, low), low);
+        let special = _mm_or_si128(_mm_or_si128(quote, backslash), control);
+        (
+            _mm_movemask_epi8(special) as u32,
+            _mm_movemask_epi8(v) as u32,
+        )
+    }
+}
+
 fn hex_value(b: u8) -> Option<u32> {
     match b {
         b'0'..=b'9' => Some(u32::from(b - b'0')),
@@ -280,26 +306,7 @@ impl<'s, 'j> Scanner<'s, 'j> {
         let mut i = start;
         let mut non_ascii = 0u64;
         loop {
-            let mut words = 0;
-            while let Some(chunk) = data.get(i..i + 8) {
-                if words == 4 {
-                    // a long string: search in blocks instead of word by word
-                    i = self.long_run(i, &mut non_ascii);
-                    break;
-                }
-                words += 1;
-                let w = word(chunk);
-                let special = has_byte(w, b'"') | has_byte(w, b'\\') | has_less(w, 0x20);
-                if special != 0 {
-                    // the lowest flagged byte is exact (only bytes above it can be false hits)
-                    let k = (special.trailing_zeros() / 8) as usize;
-                    non_ascii |= w & ((1u64 << (8 * k)) - 1);
-                    i += k;
-                    break;
-                }
-                non_ascii |= w;
-                i += 8;
-            }
+            i = self.plain_run(i, &mut non_ascii);
             match data.get(i) {
                 Some(b'"') => {
                     self.pos = i + 1;
@@ -317,6 +324,57 @@ impl<'s, 'j> Scanner<'s, 'j> {
                 None => return Err(self.fail("EOF while parsing a string", i)),
             }
         }
+    }
+
+    /// From `i` inside a string: the index of the next `"`, `\\` or control byte, or of one of
+    /// the last few bytes of the data (which the caller takes one by one); notes non-ASCII bytes.
+    /// Short strings (keys, names, short texts) are searched 16 bytes at a time with SSE2 (part
+    /// of every x86-64) up to 128 bytes, else 8 at a time in a word up to 32; longer ones go to
+    /// [`Scanner::long_run`], whose block searches cost more to set up.
+    #[inline(always)]
+    fn plain_run(&self, mut i: usize, non_ascii: &mut u64) -> usize {
+        let data = self.data;
+        #[cfg(target_arch = "x86_64")]
+        {
+            let mut blocks = 0;
+            while let Some(block) = data.get(i..).and_then(|rest| rest.first_chunk::<16>()) {
+                if blocks == 8 {
+                    return self.long_run(i, non_ascii);
+                }
+                blocks += 1;
+                let (special, high) = specials16(block);
+                if special != 0 {
+                    let k = special.trailing_zeros();
+                    if high & ((1u32 << k) - 1) != 0 {
+                        *non_ascii |= HI;
+                    }
+                    return i + k as usize;
+                }
+                if high != 0 {
+                    *non_ascii |= HI;
+                }
+                i += 16;
+            }
+        }
+        let mut words = 0;
+        while let Some(chunk) = data.get(i..i + 8) {
+            if words == 4 {
+                // a long string: search in blocks instead of word by word
+                return self.long_run(i, non_ascii);
+            }
+            words += 1;
+            let w = word(chunk);
+            let special = has_byte(w, b'"') | has_byte(w, b'\\') | has_less(w, 0x20);
+            if special != 0 {
+                // the lowest flagged byte is exact (only bytes above it can be false hits)
+                let k = (special.trailing_zeros() / 8) as usize;
+                *non_ascii |= w & ((1u64 << (8 * k)) - 1);
+                return i + k;
+            }
+            *non_ascii |= w;
+            i += 8;
+        }
+        i
     }
 
     /// From `i` inside a string: the index of the next `"`, `\\` or control byte (or the end of

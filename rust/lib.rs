@@ -7,8 +7,8 @@
 //!
 //! The thin PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values from JSON), `pyjsonrpc`
 //! (messages from JSON), `pymessages` (the message classes), `pyrecord` (the value classes'
-//! shared shape), `pyencode`, `pystr` (`str` objects from UTF-8) and `pyerrors`, the one place
-//! a core error becomes a Python exception.
+//! shared shape), `pyencode`, `pystr` (`str` objects from UTF-8), `pystrview` (a `str` parsed
+//! where it lies) and `pyerrors`, the one place a core error becomes a Python exception.
 
 pub mod errors;
 pub mod json_scan;
@@ -26,6 +26,7 @@ mod pymessages;
 mod pyrecord;
 mod pysse;
 mod pystr;
+mod pystrview;
 mod pyutf8;
 
 use pyo3::prelude::*;

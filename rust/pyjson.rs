@@ -8,6 +8,7 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
 use crate::json_scan::{ends, Scanner, SyntaxError};
 use crate::pystr::str_from_utf8;
+use crate::pystrview::{LoneSurrogate, StrSource};
 
 /// Why a JSON text did not become a Python value.
 pub(crate) enum Failure {
@@ -101,7 +102,14 @@ impl KeyCache {
 pub(crate) struct JsonReader {
     keys: KeyCache,
     scratch: Vec<u8>,
+    /// The narrow copy of a `str` being parsed (see [`crate::pystrview`]).
+    narrow: Vec<u8>,
+    /// Code points of an escaped string of such a `str`.
+    units: Vec<u32>,
 }
+
+/// Buffers kept between documents up to this size (larger ones are given back).
+const KEEP_BYTES: usize = 4 << 20;
 
 impl JsonReader {
     /// Starts parsing `json`, which must be UTF-8.
@@ -109,6 +117,32 @@ impl JsonReader {
         Doc {
             scan: Scanner::new(json, &mut self.scratch),
             keys: &mut self.keys,
+            source: None,
+            units: &mut self.units,
+        }
+    }
+
+    /// Starts parsing the non-ASCII `str` of `source`, read where it lies.
+    pub(crate) fn begin_str<'r>(
+        &'r mut self,
+        source: StrSource<'r>,
+    ) -> Result<Doc<'r, 'r>, LoneSurrogate> {
+        source.narrow(&mut self.narrow)?;
+        Ok(Doc {
+            scan: Scanner::new(&self.narrow, &mut self.scratch),
+            keys: &mut self.keys,
+            source: Some(source),
+            units: &mut self.units,
+        })
+    }
+
+    /// Gives back buffers a very large document grew.
+    pub(crate) fn trim(&mut self) {
+        if self.narrow.capacity() > KEEP_BYTES {
+            self.narrow = Vec::new();
+        }
+        if self.units.capacity() > KEEP_BYTES / 4 {
+            self.units = Vec::new();
         }
     }
 }
@@ -117,6 +151,9 @@ impl JsonReader {
 pub(crate) struct Doc<'r, 'j> {
     scan: Scanner<'r, 'j>,
     keys: &'r mut KeyCache,
+    /// The `str` whose narrow copy is being scanned, if that is the input.
+    source: Option<StrSource<'j>>,
+    units: &'r mut Vec<u32>,
 }
 
 impl<'j> Doc<'_, 'j> {
@@ -174,6 +211,15 @@ impl<'j> Doc<'_, 'j> {
         cached: bool,
     ) -> PyResult<Bound<'py, PyString>> {
         let text = self.scan.text();
+        if let Some(source) = self.source {
+            // the narrow copy is the text only where it is ASCII (and escapes are ASCII)
+            if !text.decoded && !text.ascii {
+                return source.substring(py, text.start, text.end);
+            }
+            if text.decoded && self.scan.scratch().contains(&0xFF) {
+                return source.unescaped(py, text.start, text.end, self.units);
+            }
+        }
         if !text.decoded {
             let bytes = &self.scan.data()[text.start..text.end];
             return if cached {

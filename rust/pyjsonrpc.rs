@@ -13,6 +13,7 @@ use crate::jsonrpc::{classify, MessageClass, MessageShape, ValueKind};
 use crate::pyerrors::protocol_error;
 use crate::pyjson::{Doc, Failure, JsonReader, ParseFail};
 use crate::pymessages::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
+use crate::pystrview::{LoneSurrogate, StrSource};
 use crate::utf8::{check, Check};
 
 /// The kind of a value built from JSON (exact builtin types).
@@ -267,7 +268,14 @@ pub(crate) fn messages_from_json<'py>(
     reader: &mut JsonReader,
     json: &[u8],
 ) -> PyResult<Result<Bound<'py, PyTuple>, ProtocolError>> {
-    let mut doc = reader.begin(json);
+    messages_from_doc(py, reader.begin(json))
+}
+
+/// [`messages_from_json`] for a document being read.
+fn messages_from_doc<'py>(
+    py: Python<'py>,
+    mut doc: Doc<'_, '_>,
+) -> PyResult<Result<Bound<'py, PyTuple>, ProtocolError>> {
     let read = read_document(py, &mut doc).and_then(|r| doc.end().map(|()| r));
     match read {
         Ok(Ok(Batch::One(message))) => Ok(Ok(PyTuple::new(py, [message])?)),
@@ -291,32 +299,42 @@ pub fn parse_jsonrpc_line<'py>(
     py: Python<'py>,
     text: &Bound<'py, PyAny>,
 ) -> PyResult<Bound<'py, PyTuple>> {
-    let json: &[u8] = if let Ok(s) = text.cast::<PyString>() {
-        match s.to_str() {
-            Ok(s) => s.as_bytes(),
-            Err(_) => {
-                return Err(protocol_error(&ProtocolError::InvalidJson(
-                    "the text contains a lone surrogate".into(),
-                )))
-            }
+    let lone_surrogate = || {
+        protocol_error(&ProtocolError::InvalidJson(
+            "the text contains a lone surrogate".into(),
+        ))
+    };
+    // Taken out of the cell, not borrowed, so that a nested call cannot find it in use.
+    let mut reader = READER.with(|r| r.borrow_mut().take()).unwrap_or_default();
+    let result = if let Ok(s) = text.cast::<PyString>() {
+        match StrSource::of(s) {
+            // non-ASCII text: parsed in the str's own layout, no UTF-8 copy made
+            Some(source) => match reader.begin_str(source) {
+                Ok(doc) => messages_from_doc(py, doc),
+                Err(LoneSurrogate) => Err(lone_surrogate()),
+            },
+            // ASCII: its UTF-8 form is its data
+            None => match s.to_str() {
+                Ok(s) => messages_from_json(py, &mut reader, s.as_bytes()),
+                Err(_) => Err(lone_surrogate()),
+            },
         }
     } else if let Ok(b) = text.cast::<PyBytes>() {
         let bytes = b.as_bytes();
         if let Check::Invalid { valid_up_to } | Check::Truncated { valid_up_to } = check(bytes) {
-            return Err(protocol_error(&ProtocolError::InvalidJson(format!(
+            Err(protocol_error(&ProtocolError::InvalidJson(format!(
                 "invalid UTF-8 at byte offset {valid_up_to}"
-            ))));
+            ))))
+        } else {
+            messages_from_json(py, &mut reader, bytes)
         }
-        bytes
     } else {
-        return Err(pyo3::exceptions::PyTypeError::new_err(format!(
+        Err(pyo3::exceptions::PyTypeError::new_err(format!(
             "parse_jsonrpc_line() takes str or bytes, not {}",
             text.get_type().name()?
-        )));
+        )))
     };
-    // Taken out of the cell, not borrowed, so that a nested call cannot find it in use.
-    let mut reader = READER.with(|r| r.borrow_mut().take()).unwrap_or_default();
-    let result = messages_from_json(py, &mut reader, json);
+    reader.trim();
     READER.with(|r| *r.borrow_mut() = Some(reader));
     result?.map_err(|e| protocol_error(&e))
 }

@@ -137,6 +137,8 @@ impl<'py, F> Collector<'py, F> {
         }
         match result {
             Err(e) if self.dispatched == 0 => Err(stream_error(&e)),
+            // most calls on small chunks complete no event
+            _ if self.items.is_empty() => Ok(PyList::empty(self.py)),
             _ => PyList::new(self.py, self.items),
         }
     }

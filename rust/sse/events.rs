@@ -60,6 +60,17 @@ pub(super) enum Line<'b> {
 /// event does not pin its memory for the rest of the stream.
 pub(super) const RETAIN_BYTES: usize = 256 * 1024;
 
+/// The index of the first `byte` in `bytes`: a plain loop on the short field lines (`id:`,
+/// `event:`), where setting up a SIMD search costs more than it saves.
+#[inline]
+fn find_byte(byte: u8, bytes: &[u8]) -> Option<usize> {
+    if bytes.len() <= 16 {
+        bytes.iter().position(|&b| b == byte)
+    } else {
+        memchr::memchr(byte, bytes)
+    }
+}
+
 /// Where the event's data lives.
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Data {
@@ -178,7 +189,7 @@ impl EventAssembler {
             self.push_data(chunk, line, value_start);
             return;
         }
-        let (name, value_start) = match memchr::memchr(b':', bytes) {
+        let (name, value_start) = match find_byte(b':', bytes) {
             Some(colon) if bytes.get(colon + 1) == Some(&b' ') => (&bytes[..colon], colon + 2),
             Some(colon) => (&bytes[..colon], colon + 1),
             None => (bytes, bytes.len()),
@@ -191,7 +202,7 @@ impl EventAssembler {
                 self.event_type.extend_from_slice(value);
                 self.has_event_type = true;
             }
-            b"id" if memchr::memchr(0, value).is_none() => {
+            b"id" if find_byte(0, value).is_none() => {
                 self.id.clear();
                 self.id.extend_from_slice(value);
                 self.has_id = true;

@@ -59,17 +59,48 @@ impl Bom {
     }
 }
 
-/// The index of the first CR or LF in `bytes`: word by word over the first bytes (most SSE
-/// lines are short, where a SIMD search costs more to set up than it saves), then SIMD.
+/// The CR and LF bytes of `block`, as a bit mask (bit `k` for byte `k`).
+#[cfg(target_arch = "x86_64")]
+#[inline(always)]
+fn terminators16(block: &[u8; 16]) -> u32 {
+    use std::arch::x86_64::{
+        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
+    };
+    // SAFETY: SSE2 is in the x86-64 baseline, so these instructions exist on every CPU this
+    // code runs on; the unaligned load reads exactly the 16 bytes of `block`.
+    unsafe {
+        let v = _mm_loadu_si128(block.as_ptr().cast());
+        let lf = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
+        let cr = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\r' as i8));
+        _mm_movemask_epi8(_mm_or_si128(lf, cr)) as u32
+    }
+}
+
+/// The index of the first CR or LF in `bytes`: 16 bytes at a time with SSE2 (x86-64) over the
+/// first 256, else word by word over the first 64 (most SSE lines are short, where a library
+/// SIMD search costs more to set up than it saves), then the library's search.
 #[inline]
 pub(super) fn find_terminator(bytes: &[u8]) -> Option<usize> {
     const LO: u64 = 0x0101_0101_0101_0101;
     const HI: u64 = 0x8080_8080_8080_8080;
     let zero_byte = |w: u64| w.wrapping_sub(LO) & !w & HI;
     let mut i = 0;
+    #[cfg(target_arch = "x86_64")]
+    while i < 256 {
+        let Some(block) = bytes.get(i..).and_then(|rest| rest.first_chunk::<16>()) else {
+            break;
+        };
+        let hits = terminators16(block);
+        if hits != 0 {
+            return Some(i + hits.trailing_zeros() as usize);
+        }
+        i += 16;
+    }
     while i < 64 {
         let Some(word) = bytes.get(i..).and_then(|rest| rest.first_chunk::<8>()) else {
-            return memchr::memchr2(b'\n', b'\r', &bytes[i.min(bytes.len())..]).map(|k| i + k);
+            // fewer than eight bytes left: one by one
+            let rest = &bytes[i.min(bytes.len())..];
+            return rest.iter().position(|&b| is_terminator(b)).map(|k| i + k);
         };
         let w = u64::from_le_bytes(*word);
         let hits = zero_byte(w ^ (LO * u64::from(b'\n'))) | zero_byte(w ^ (LO * u64::from(b'\r')));
@@ -82,9 +113,17 @@ pub(super) fn find_terminator(bytes: &[u8]) -> Option<usize> {
     memchr::memchr2(b'\n', b'\r', &bytes[i..]).map(|k| i + k)
 }
 
-/// The index of the last CR or LF in `bytes`.
+fn is_terminator(b: u8) -> bool {
+    b == b'\n' || b == b'\r'
+}
+
+/// The index of the last CR or LF in `bytes` (a tiny chunk's few bytes one by one, without a
+/// SIMD search's setup).
 #[inline]
 pub(super) fn rfind_terminator(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < 16 {
+        return bytes.iter().rposition(|&b| is_terminator(b));
+    }
     memchr::memrchr2(b'\n', b'\r', bytes)
 }
 
@@ -134,8 +173,23 @@ mod tests {
             }
             assert_eq!(find_terminator(&vec![0x8a; len]), None);
         }
+        for len in [255, 256, 257, 300, 1000] {
+            for at in [0, 15, 16, 63, 64, 255, 256, len - 1] {
+                let mut line = vec![b'x'; len];
+                line[at.min(len - 1)] = b'\r';
+                assert_eq!(find_terminator(&line), Some(at.min(len - 1)), "{len} {at}");
+            }
+        }
         assert_eq!(find_terminator(b"ab\rc\n"), Some(2));
         assert_eq!(rfind_terminator(b"ab\rc\nd"), Some(4));
+        for len in 0..40 {
+            let mut text = vec![b'x'; len];
+            assert_eq!(rfind_terminator(&text), None);
+            for at in 0..len {
+                text[at] = if at % 2 == 0 { b'\n' } else { b'\r' };
+                assert_eq!(rfind_terminator(&text), Some(at), "{len} {at}");
+            }
+        }
         assert_eq!(find_terminator(b"abc"), None);
     }
 }

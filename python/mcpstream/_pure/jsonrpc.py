@@ -8,6 +8,7 @@ order the contract lists, so the first failing rule names the error. ``NaN`` and
 
 from __future__ import annotations
 
+import codecs
 import json
 import re
 from collections.abc import Callable, Iterator
@@ -211,7 +212,24 @@ def _json_whitespace_end(text: str, pos: int) -> int:
     return pos if match is None else match.end()
 
 
-_raw_surrogate = re.compile("[\ud800-\udfff]").search
+# CPython's size of a str's header: a compact str of ``n`` one-byte characters (no surrogate
+# can be among them) takes ``_STR_HEADER + n + 1`` bytes, a wider one at least
+# ``_STR_HEADER + 2 * (n + 1)`` (more if it caches its UTF-8 form).
+_STR_HEADER: Final = "\xe9".__sizeof__() - 2
+_utf_32_le_encode: Final = codecs.utf_32_le_encode
+
+
+def _raw_surrogate(text: str) -> int | None:
+    """The index of the first lone surrogate in non-ASCII ``text``, or None. The strict UTF-32
+    encoder finds it several times faster than a regular expression (and than UTF-8); called
+    directly, not through ``str.encode``'s codec lookup (which costs more on short texts)."""
+    if str.__sizeof__(text) - _STR_HEADER < 2 * (len(text) + 1):
+        return None  # one byte a character: Latin-1 at most
+    try:
+        _utf_32_le_encode(text)
+    except UnicodeEncodeError as exc:
+        return exc.start
+    return None
 
 
 def _position(text: str, pos: int) -> str:
@@ -401,7 +419,7 @@ def parse_jsonrpc_line(text: str | bytes) -> tuple[JsonRpcMessage, ...]:
         if not text.isascii():
             surrogate = _raw_surrogate(text)
             if surrogate is not None:
-                raise _invalid_json(f"lone surrogate in text: {_position(text, surrogate.start())}")
+                raise _invalid_json(f"lone surrogate in text: {_position(text, surrogate)}")
         return parse_jsonrpc_text(text if type(text) is str else str.__str__(text))
     if isinstance(text, bytes):
         try:

@@ -1,6 +1,7 @@
 """SSE bodies shaped like MCP traffic, cut into chunks as a socket would deliver them.
 
-``mcpstream bench`` and the codec benchmarks of ``benches/`` both measure these four workloads;
+``mcpstream bench`` and the codec benchmarks of ``benches/`` both measure the four workloads of
+``builtin_workloads``; ``benches/`` adds ``extra_workloads`` (a large CJK result, 7-byte chunks);
 the transport benchmarks' replay server builds its bodies from the same pieces
 (``progress_events``, ``lorem``).
 """
@@ -11,7 +12,17 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Workload", "builtin_workloads", "lorem", "progress_events", "sse_event"]
+__all__ = [
+    "Workload",
+    "builtin_workloads",
+    "cjk_text",
+    "emoji_text",
+    "extra_workloads",
+    "lorem",
+    "progress_events",
+    "result_json",
+    "sse_event",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,6 +77,30 @@ _LOREM = "lorem ipsum dolor sit amet, consectetur adipiscing elit; "
 def lorem(size: int) -> str:
     """``size`` characters of ASCII prose."""
     return (_LOREM * (size // len(_LOREM) + 1))[:size]
+
+
+_CJK = "\u8fdb\u5ea6 \u65e5\u672c\u8a9e\u30c6\u30ad\u30b9\u30c8\u3002\u6570\u636e \u2713 "
+_EMOJI = "ok \U0001f680 done \U0001f600 caf\u00e9 "
+
+
+def _repeat(unit: str, size: int) -> str:
+    """``unit`` repeated to about ``size`` bytes of UTF-8."""
+    return unit * max(1, size // len(unit.encode()))
+
+
+def cjk_text(size: int) -> str:
+    """About ``size`` bytes (UTF-8) of CJK prose (a str of 2 bytes a character in CPython)."""
+    return _repeat(_CJK, size)
+
+
+def emoji_text(size: int) -> str:
+    """About ``size`` bytes (UTF-8) of text with emoji (a str of 4 bytes a character)."""
+    return _repeat(_EMOJI, size)
+
+
+def result_json(text: str) -> str:
+    """The compact JSON of a tool result carrying ``text`` (non-ASCII kept as is)."""
+    return json.dumps(_text_result(text), ensure_ascii=False, separators=(",", ":"))
 
 
 def _cut(body: str, chunk: int) -> tuple[bytes, ...]:
@@ -143,6 +178,37 @@ def cjk_small_chunks(count: int) -> Workload:
         _cut("".join(parts), 1000),
         count + 1,
     )
+
+
+def one_large_cjk(size: int) -> Workload:
+    """One tool result carrying about ``size`` bytes of CJK text."""
+    body = sse_event(_text_result(cjk_text(size)))
+    return Workload(
+        "one_large_cjk",
+        "one large CJK",
+        f"a {size / 2**20:.0f} MiB CJK tool result",
+        _cut(body, 16384),
+        1,
+    )
+
+
+def tiny_chunks(count: int, chunk: int = 7) -> Workload:
+    """``count`` progress notifications and the response, in ``chunk``-byte pieces (the cost
+    of each ``feed`` call, not of the bytes)."""
+    body = progress_events(count) + sse_event(_text_result("done"))
+    return Workload(
+        "tiny_chunks",
+        f"{chunk}-byte chunks",
+        f"{count:,} progress notifications in {chunk}-byte chunks",
+        _cut(body, chunk),
+        count + 1,
+    )
+
+
+def extra_workloads(*, quick: bool = False) -> list[Workload]:
+    """The workloads beside the four: a 2 MiB CJK result, and small events in 7-byte chunks."""
+    scale = 10 if quick else 1
+    return [one_large_cjk(2 * 2**20 // scale), tiny_chunks(2_000 // scale)]
 
 
 def builtin_workloads(*, quick: bool = False) -> list[Workload]:
