@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 from mcpstream._http.httpx_clients import (
     READ_BYTES,
+    LargeReadStream,
     _AsyncLargeReadStream,
-    _LargeReadStream,
     make_async_client,
     make_client,
 )
@@ -48,7 +48,7 @@ class _AsyncRecordingStream:
 
 def test_every_read_asks_for_at_least_the_large_read_size() -> None:
     inner = _RecordingStream()
-    stream = _LargeReadStream(inner)  # type: ignore[arg-type]
+    stream = LargeReadStream(inner)  # type: ignore[arg-type]
     stream.read(64 * 1024)
     stream.read(4 * READ_BYTES)
     assert inner.asked == [READ_BYTES, 4 * READ_BYTES]
