@@ -126,8 +126,38 @@ def shared_ssl_context() -> LazySSLContext:
     return context
 
 
+COALESCE_BYTES = 64 * 1024
+"""Writes smaller than this are held until the next read (or a write that makes them larger)."""
+
+
+class _HeldWrites:
+    """The small writes of a request, held so that they leave in one ``send``: httpcore writes
+    a request's head and its body separately, and each write on a loopback or LAN socket is a
+    system call and a wake-up of the server (the second of which finds half a request). They
+    are written before the next read, which waits for the answer to them."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def hold(self, buffer: bytes) -> bytes | None:
+        """Keep ``buffer``, or return what to write now (everything held, with it)."""
+        if self.size + len(buffer) < COALESCE_BYTES:
+            self.parts.append(buffer)
+            self.size += len(buffer)
+            return None
+        return self.take(buffer)
+
+    def take(self, last: bytes = b"") -> bytes:
+        """Everything held (and ``last``), emptied out."""
+        parts, self.parts, self.size = self.parts, [], 0
+        parts.append(last)
+        return b"".join(parts)
+
+
 class LargeReadStream(httpcore.NetworkStream):
-    """A network stream whose reads ask for at least ``READ_BYTES``.
+    """A network stream whose reads ask for at least ``READ_BYTES``, and whose small writes
+    leave together (``_HeldWrites``).
 
     ``read_deadline`` (a ``time.monotonic`` instant, None: none) bounds every read besides the
     request's read timeout, which httpcore fixes when the body starts: the sync driver reads the
@@ -135,9 +165,12 @@ class LargeReadStream(httpcore.NetworkStream):
 
     def __init__(self, stream: httpcore.NetworkStream) -> None:
         self._stream = stream
+        self._held = _HeldWrites()
         self.read_deadline: float | None = None
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._held.size:
+            self._stream.write(self._held.take(), timeout)
         if self.read_deadline is not None:
             remaining = self.read_deadline - time.monotonic()
             if remaining <= 0:
@@ -146,7 +179,8 @@ class LargeReadStream(httpcore.NetworkStream):
         return self._stream.read(max(max_bytes, READ_BYTES), timeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._stream.write(buffer, timeout)
+        if (data := self._held.hold(buffer)) is not None:
+            self._stream.write(data, timeout)
 
     def close(self) -> None:
         self._stream.close()
@@ -181,16 +215,21 @@ class _LargeReadBackend(httpcore.NetworkBackend):
 
 
 class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
-    """An async network stream whose reads ask for at least ``READ_BYTES``."""
+    """An async network stream whose reads ask for at least ``READ_BYTES`` (small writes are
+    held as by ``LargeReadStream``)."""
 
     def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
         self._stream = stream
+        self._held = _HeldWrites()
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._held.size:
+            await self._stream.write(self._held.take(), timeout)
         return await self._stream.read(max(max_bytes, READ_BYTES), timeout)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self._stream.write(buffer, timeout)
+        if (data := self._held.hold(buffer)) is not None:
+            await self._stream.write(data, timeout)
 
     async def aclose(self) -> None:
         await self._stream.aclose()

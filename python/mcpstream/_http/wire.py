@@ -3,6 +3,7 @@ timeouts, the head of an answer, and failures of the HTTP stack."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from typing import Any
@@ -77,7 +78,15 @@ def _direct_request(
         ext.update(extensions)
     headers = dict(client.headers)
     headers.update(request.headers)
-    return httpx.Request(request.method, url, headers=headers, content=request.body, extensions=ext)
+    return httpx.Request(
+        request.method, _url(url), headers=headers, content=request.body, extensions=ext
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _url(url: str) -> httpx.URL:
+    """``url`` parsed once (``httpx.URL`` is immutable): a session sends every request to it."""
+    return httpx.URL(url)
 
 
 def _sent(
