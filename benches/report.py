@@ -36,8 +36,8 @@ TRANSPORT_CLIENTS = (
     ("sdk", "`mcp` SDK client"),
 )
 TRANSPORT_WORKLOADS = (
-    ("large", "16 MiB tool result", "MB/s", 3.0),
-    ("notifications", "20,000 notifications + result", "MB/s", 3.0),
+    ("large", "16 MiB tool result", "MB/s", 5.0),
+    ("notifications", "20,000 notifications + result", "MB/s", 30.0),
     ("small", "1,000 small calls, SSE", "calls/s", 1.0),
     ("small_json", "1,000 small calls, JSON", "calls/s", 1.0),
 )
