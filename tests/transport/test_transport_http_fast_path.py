@@ -180,3 +180,19 @@ def test_the_async_transport_also_skips_the_ca_bundle(
     assert asyncio.run(session()) == "ok"
     (context,) = fresh_contexts.values()
     assert context.loads == 0
+
+
+def test_the_request_headers_replace_the_client_defaults_of_the_same_name() -> None:
+    from mcpstream._http import wire
+    from mcpstream._http.core.steps import HttpRequest
+    from mcpstream._http.httpx_clients import make_client
+
+    headers = {"Accept": "text/event-stream", "User-Agent": "mcpstream/test"}
+    with make_client() as client:
+        request = HttpRequest("GET", "http://127.0.0.1:9/mcp", headers, timeout_s=5.0)
+        direct = wire._direct_request(client, request, None)
+        built = wire.build_request(client, request)
+    assert direct is not None
+    names = [name.lower() for name, _ in direct.headers.raw]
+    assert len(names) == len(set(names))
+    assert sorted(direct.headers.multi_items()) == sorted(built.headers.multi_items())

@@ -76,7 +76,10 @@ def _direct_request(
     ext: dict[str, Any] = {"timeout": _timeouts(request)}
     if extensions:
         ext.update(extensions)
-    headers = dict(client.headers)
+    # The client's default headers under those of the request, as ``client.build_request``
+    # merges them: names compare without case (the defaults' names are in lower case).
+    given = {name.lower() for name in request.headers}
+    headers = {name: value for name, value in client.headers.items() if name not in given}
     headers.update(request.headers)
     return httpx.Request(
         request.method, _url(url), headers=headers, content=request.body, extensions=ext
