@@ -37,8 +37,8 @@ TRANSPORT_CLIENTS = (
     ("sdk", "`mcp` SDK client"),
 )
 TRANSPORT_WORKLOADS = (
-    ("large", "16 MiB tool result", "MB/s", 3.0),
-    ("notifications", "20,000 notifications + result", "MB/s", 3.0),
+    ("large", "16 MiB tool result", "MB/s", 5.0),
+    ("notifications", "20,000 notifications + result", "MB/s", 30.0),
     ("small", "1,000 small calls, SSE", "calls/s", 1.0),
     ("small_json", "1,000 small calls, JSON", "calls/s", 1.0),
 )
@@ -193,6 +193,74 @@ def transport_table(benchmarks: list[dict[str, Any]]) -> str:
     return "\n".join(rows)
 
 
+SESSION_CLIENTS = (
+    *TRANSPORT_CLIENTS,
+    ("reference", "reference"),
+    ("httpx", "bare httpx"),
+    ("socket", "bare socket"),
+)
+SESSION_WORKLOADS = (
+    ("open", "session open (constructor, handshake, first call)", "ms / session"),
+    ("small300", "300 small calls on one session", "us / call"),
+    ("concurrent", "100 sessions x 5 small calls", "ms / round"),
+)
+"""(workload, label, unit) of the session table."""
+
+
+def _session_times(benchmarks: list[dict[str, Any]]) -> dict[tuple[str, str], float]:
+    """Seconds per session (``open``), per call (``small300``) or per round (``concurrent``)."""
+    times: dict[tuple[str, str], float] = {}
+    for bench in benchmarks:
+        info = bench.get("extra_info", {})
+        workload = info.get("workload")
+        if workload not in ("open", "small300", "concurrent"):
+            continue
+        per = 1 if workload == "concurrent" else float(info["calls"])
+        times[workload, info["implementation"]] = bench["stats"]["median"] / per
+    return times
+
+
+def _ratio(times: dict[tuple[str, str], float], key: tuple[str, str], base: tuple[str, str]) -> str:
+    if key not in times or base not in times:
+        return "-"
+    return f"{times[key] / times[base]:.2f}x"
+
+
+def session_table(benchmarks: list[dict[str, Any]]) -> str:
+    """Markdown table of session opening and small calls: the time per unit of each client,
+    and the ratios of native mcpstream to its targets (time ratios: lower is faster, except the
+    speed-up of ``concurrent``, async all at once against sync one session at a time)."""
+    times = _session_times(benchmarks)
+    header = " | ".join(label for _, label in SESSION_CLIENTS)
+    rows = [
+        f"| workload | unit | {header} | ratios (sync native, async native) | target |",
+        "|---|---|" + "---:|" * (len(SESSION_CLIENTS) + 1) + "---|",
+    ]
+    for workload, label, unit in SESSION_WORKLOADS:
+        if not any(key[0] == workload for key in times):
+            continue
+        scale = 1e6 if unit.startswith("us") else 1e3
+        cells = [times.get((workload, client)) for client, _ in SESSION_CLIENTS]
+        values = " | ".join("-" if cell is None else _rate(cell * scale) for cell in cells)
+        sync, aio = (workload, "sync_native"), (workload, "async_native")
+        if workload == "concurrent":
+            ratios = f"{_ratio(times, sync, aio)} faster async"
+            target = ">= 5x faster async"
+        elif workload == "open":
+            ref = (workload, "reference")
+            ratios = f"{_ratio(times, sync, ref)}, {_ratio(times, aio, ref)} of reference"
+            target = "<= 0.25x reference"
+        else:
+            ref, sdk = (workload, "reference"), (workload, "sdk")
+            ratios = (
+                f"{_ratio(times, sync, ref)}, {_ratio(times, aio, ref)} of reference; "
+                f"{_ratio(times, sync, sdk)}, {_ratio(times, aio, sdk)} of SDK"
+            )
+            target = "<= 0.6x reference, <= 0.3x SDK"
+        rows.append(f"| {label} | {unit} | {values} | {ratios} | {target} |")
+    return "\n".join(rows)
+
+
 def _rate(value: float) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:,.1f}"
 
@@ -246,7 +314,7 @@ def main() -> None:
             linearity_table(benchmarks),
         ]
     if args.suite in ("all", "transport"):
-        tables.append(transport_table(benchmarks))
+        tables += [transport_table(benchmarks), session_table(benchmarks)]
     print("\n\n".join(tables))
 
 

@@ -31,7 +31,14 @@ from typing import IO, Any
 import pytest
 import replay_server
 from pytest_benchmark.fixture import BenchmarkFixture
-from transport_runner import SMALL_CALLS
+from transport_runner import (
+    CALLS_PER_SESSION,
+    OPENS,
+    REFERENCE,
+    SESSION_CALLS,
+    SESSIONS,
+    SMALL_CALLS,
+)
 
 BENCHES = Path(__file__).resolve().parent
 READY_TIMEOUT_S = 120.0
@@ -51,7 +58,8 @@ class TransportWorkload:
         """Bytes of body the server sends in one round (ids of one digit)."""
         if not replay_server.TOOLS:
             replay_server.prepare()
-        return self.calls * replay_server.TOOLS[self.name].size(b"1")
+        tool = self.name if self.name in replay_server.TOOLS else "small"
+        return self.calls * replay_server.TOOLS[tool].size(b"1")
 
 
 _LARGE_TEXT = replay_server.large_text()
@@ -79,6 +87,14 @@ WORKLOADS = {
         ),
         TransportWorkload("small", 5, SMALL_CALLS, {"calls_ok": SMALL_CALLS}),
         TransportWorkload("small_json", 5, SMALL_CALLS, {"calls_ok": SMALL_CALLS}),
+        TransportWorkload("small300", 7, SESSION_CALLS, {"calls_ok": SESSION_CALLS}),
+        TransportWorkload("open", 7, OPENS, {"calls_ok": OPENS}),
+        TransportWorkload(
+            "concurrent",
+            5,
+            SESSIONS * CALLS_PER_SESSION,
+            {"calls_ok": SESSIONS * CALLS_PER_SESSION},
+        ),
     )
 }
 
@@ -88,8 +104,26 @@ CLIENTS: dict[str, tuple[str, str | None]] = {
     "async_native": ("async", "native"),
     "async_pure": ("async", "python"),
     "sdk": ("sdk", None),
+    "reference": ("reference", "native"),
+    "httpx": ("httpx", None),
+    "socket": ("socket", None),
 }
 """Implementation key: (client of ``transport_runner.py``, ``MCPSTREAM_BACKEND``)."""
+
+_MCPSTREAM = ["sync_native", "sync_pure", "async_native", "async_pure"]
+_THROUGHPUT = [*_MCPSTREAM, "sdk"]
+RUNS: dict[str, list[str]] = {
+    "large": _THROUGHPUT,
+    "notifications": _THROUGHPUT,
+    "small": _THROUGHPUT,
+    "small_json": _THROUGHPUT,
+    "small300": [*_THROUGHPUT, "reference", "httpx", "socket"],
+    "open": [*_MCPSTREAM, "reference"],
+    "concurrent": _MCPSTREAM,
+}
+"""The implementations each workload runs with: the session and small-call workloads beside the
+reference transport (and the floors), ``concurrent`` with mcpstream alone (async: all sessions
+at once; sync: one after the other)."""
 
 
 @pytest.fixture(scope="module")
@@ -170,8 +204,10 @@ class Worker:
         self._stderr.close()
 
 
-@pytest.mark.parametrize("workload_name", list(WORKLOADS))
-@pytest.mark.parametrize("implementation", list(CLIENTS))
+@pytest.mark.parametrize(
+    ("implementation", "workload_name"),
+    [(implementation, workload) for workload, runs in RUNS.items() for implementation in runs],
+)
 def test_transport(
     benchmark: BenchmarkFixture, replay_url: str, implementation: str, workload_name: str
 ) -> None:
@@ -179,6 +215,8 @@ def test_transport(
     client, backend = CLIENTS[implementation]
     if client == "sdk" and importlib.util.find_spec("mcp") is None:
         pytest.skip("the official mcp SDK is not installed")
+    if client == "reference" and not REFERENCE.is_file():
+        pytest.skip(f"the reference transport ({REFERENCE}) is not beside this checkout")
     workload = WORKLOADS[workload_name]
     worker = Worker(client, backend, workload.name, replay_url)
     try:
@@ -186,7 +224,8 @@ def test_transport(
         benchmark.pedantic(worker.round, rounds=workload.rounds, iterations=1, warmup_rounds=0)
     finally:
         worker.close()
-    assert worker.ready["backend"] == (backend or "sdk")
+    if client in ("sync", "async", "sdk"):
+        assert worker.ready["backend"] == (backend or "sdk")
     for answer in worker.answers:
         assert answer["check"] == workload.expected
     benchmark.extra_info.update(

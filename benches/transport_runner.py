@@ -1,6 +1,6 @@
 """One client under test, driven round by round over a pipe, for the transport benchmarks.
 
-``python benches/transport_runner.py --client sync|async|sdk --workload NAME --url URL`` opens an
+``python benches/transport_runner.py --client CLIENT --workload NAME --url URL`` opens an
 MCP session with the replay server (``replay_server.py``) the way a user of that client does,
 runs the warm-up rounds, prints ``READY {...}`` and then runs one round of the workload for every
 ``run`` line it reads on stdin, answering each with one JSON line: the round's own time
@@ -11,7 +11,10 @@ session.
 The clients: ``sync`` is ``mcpstream.transport_http.McpHttpTransport``, ``async`` is
 ``AsyncMcpHttpTransport`` (under ``asyncio.run``), both with the codec backend that
 ``MCPSTREAM_BACKEND`` selects; ``sdk`` is the official ``mcp`` SDK's ``ClientSession`` over its
-``streamable_http_client``, with notifications collected by a ``message_handler``.
+``streamable_http_client``, with notifications collected by a ``message_handler``;
+``reference`` is the reference transport (``../shared/reference/transport_http.py`` beside the
+checkout, loaded by ``load_reference``); ``httpx`` and ``socket`` are the floors of the small
+calls: the same POSTs by bare ``httpx.Client.stream`` and over a bare keep-alive socket.
 
 A process per client and workload: the codec backend is chosen when ``mcpstream.codec`` is first
 imported, and every client gets a fresh interpreter and connection pool. Protocol lines go to
@@ -19,7 +22,11 @@ the process's original stdout; anything a library prints goes to stderr.
 
 The workloads (the tools of the replay server): ``large`` (one call, a 16 MiB text result),
 ``notifications`` (one call streaming 20,000 progress notifications before its result), ``small``
-and ``small_json`` (``SMALL_CALLS`` calls with a tiny result, as SSE or as a JSON body).
+and ``small_json`` (``SMALL_CALLS`` calls with a tiny result, as SSE or as a JSON body);
+``small300`` (``SESSION_CALLS`` small SSE calls on one session); ``open`` (``OPENS`` sessions
+opened one after the other: constructor, handshake, a first small call, close); ``concurrent``
+(``SESSIONS`` sessions of ``CALLS_PER_SESSION`` small calls each: all at once on one event loop
+with ``async``, one at a time with ``sync``).
 """
 
 from __future__ import annotations
@@ -27,16 +34,26 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import importlib
+import importlib.util
 import json
 import os
+import socket
 import sys
 import tempfile
 import time
+import types
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import IO, Any
 
 SMALL_CALLS = 1_000
+SESSION_CALLS = 300
+OPENS = 20
+SESSIONS = 100
+CALLS_PER_SESSION = 5
+REFERENCE = Path(__file__).resolve().parents[2] / "shared" / "reference" / "transport_http.py"
+"""The reference transport, in the ``shared/`` directory beside the checkout (may be absent)."""
 CALL_TIMEOUT_S = 120.0
 MAX_EVENT_BYTES = 64 * 1024 * 1024
 """The SSE event cap given to every client: above the large result's event (16 MiB of text and
@@ -48,7 +65,15 @@ INITIALIZE_PARAMS = {
     "capabilities": {},
     "clientInfo": {"name": "mcpstream-bench", "version": "1"},
 }
-WARMUP_ROUNDS = {"large": 2, "notifications": 2, "small": 1, "small_json": 1}
+WARMUP_ROUNDS = {
+    "large": 2,
+    "notifications": 2,
+    "small": 1,
+    "small_json": 1,
+    "small300": 1,
+    "open": 1,
+    "concurrent": 1,
+}
 
 Check = dict[str, Any]
 
@@ -78,22 +103,60 @@ def _progress_check(result: Any, transport: Any) -> Check:
     return {"text": _tool_text(result), "notifications": progress}
 
 
+def load_reference() -> types.ModuleType | None:
+    """The reference transport module, or None when ``REFERENCE`` is absent. It imports its
+    siblings relatively (``errors``, ``jsonrpc``...): it is loaded inside a synthetic package
+    whose siblings of those names are mcpstream's modules."""
+    if not REFERENCE.is_file():
+        return None
+    import mcpstream
+
+    root = types.ModuleType("_mcpstream_reference")
+    root.__path__ = []
+    root.__dict__["__version__"] = mcpstream.__version__
+    package = types.ModuleType("_mcpstream_reference.shared")
+    package.__path__ = []
+    sys.modules[root.__name__], sys.modules[package.__name__] = root, package
+    for name in ("errors", "jsonrpc", "models", "oauth", "oauth_store", "server_requests"):
+        sys.modules[f"{package.__name__}.{name}"] = importlib.import_module(f"mcpstream.{name}")
+    spec = importlib.util.spec_from_file_location(f"{package.__name__}.transport_http", REFERENCE)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def _small_calls(call: Callable[[], Any], count: int) -> Check:
+    return {"calls_ok": sum(1 for _ in range(count) if call() == "ok")}
+
+
 # -- mcpstream, sync ----------------------------------------------------------------------------
 
 
 class SyncClient:
-    """``McpHttpTransport`` with the usual handshake; each round is one workload run."""
+    """``McpHttpTransport`` (or the reference transport, ``reference``) with the usual
+    handshake; each round is one workload run."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, reference: bool = False) -> None:
         from mcpstream.models import ResolvedMcpServer
-        from mcpstream.transport_http import McpHttpTransport
 
+        self.url, self.reference = url, reference
         server = ResolvedMcpServer(id="bench", url=url)
-        self.transport = McpHttpTransport(
-            server=server,
-            workspace_root=Path(tempfile.gettempdir()),
-            max_event_bytes=MAX_EVENT_BYTES,
-        )
+        if reference:
+            module = load_reference()
+            assert module is not None, f"{REFERENCE} is missing"
+            self.transport = module.McpHttpTransport(
+                server=server, workspace_root=Path(tempfile.gettempdir())
+            )
+        else:
+            from mcpstream.transport_http import McpHttpTransport
+
+            self.transport = McpHttpTransport(
+                server=server,
+                workspace_root=Path(tempfile.gettempdir()),
+                max_event_bytes=MAX_EVENT_BYTES,
+            )
         initialized = self.transport.request(
             method="initialize", params=INITIALIZE_PARAMS, timeout_s=CALL_TIMEOUT_S
         )
@@ -112,8 +175,21 @@ class SyncClient:
             return _large_check(_tool_text(self._call("large")))
         if workload == "notifications":
             return _progress_check(self._call("notifications"), self.transport)
-        calls = sum(1 for _ in range(SMALL_CALLS) if _tool_text(self._call(workload)) == "ok")
-        return {"calls_ok": calls}
+        if workload in ("open", "concurrent"):
+            sessions = OPENS if workload == "open" else SESSIONS
+            calls = 1 if workload == "open" else CALLS_PER_SESSION
+            return {"calls_ok": sum(self._session(calls)["calls_ok"] for _ in range(sessions))}
+        count = SESSION_CALLS if workload == "small300" else SMALL_CALLS
+        tool = "small" if workload == "small300" else workload
+        return _small_calls(lambda: _tool_text(self._call(tool)), count)
+
+    def _session(self, calls: int) -> Check:
+        """Open a session, make ``calls`` small calls, close it."""
+        client = SyncClient(self.url, reference=self.reference)
+        try:
+            return _small_calls(lambda: _tool_text(client._call("small")), calls)
+        finally:
+            client.close()
 
     def close(self) -> None:
         """End the session (DELETE)."""
@@ -130,6 +206,7 @@ class AsyncClient:
         from mcpstream.models import ResolvedMcpServer
         from mcpstream.transport_http import AsyncMcpHttpTransport
 
+        self.url = url
         self.transport = AsyncMcpHttpTransport(
             server=ResolvedMcpServer(id="bench", url=url),
             workspace_root=Path(tempfile.gettempdir()),
@@ -156,10 +233,27 @@ class AsyncClient:
             return _large_check(_tool_text(await self._call("large")))
         if workload == "notifications":
             return _progress_check(await self._call("notifications"), self.transport)
+        if workload == "open":
+            calls = [await self._session(1) for _ in range(OPENS)]
+            return {"calls_ok": sum(calls)}
+        if workload == "concurrent":
+            sessions = [self._session(CALLS_PER_SESSION) for _ in range(SESSIONS)]
+            return {"calls_ok": sum(await asyncio.gather(*sessions))}
+        count = SESSION_CALLS if workload == "small300" else SMALL_CALLS
+        tool = "small" if workload == "small300" else workload
         calls = 0
-        for _ in range(SMALL_CALLS):
-            calls += _tool_text(await self._call(workload)) == "ok"
+        for _ in range(count):
+            calls += _tool_text(await self._call(tool)) == "ok"
         return {"calls_ok": calls}
+
+    async def _session(self, calls: int) -> int:
+        """Open a session, make ``calls`` small calls, close it; the calls that succeeded."""
+        client = AsyncClient(self.url)
+        try:
+            await client.open()
+            return sum([_tool_text(await client._call("small")) == "ok" for _ in range(calls)])
+        finally:
+            await client.close()
 
     async def close(self) -> None:
         """End the session (DELETE)."""
@@ -214,9 +308,11 @@ class SdkClient:
                     with contextlib.suppress(TimeoutError):
                         await asyncio.wait_for(self.all_seen.wait(), CALL_TIMEOUT_S)
                     return {"text": _sdk_text(result), "notifications": self.progress}
+                count = SESSION_CALLS if workload == "small300" else SMALL_CALLS
+                tool = "small" if workload == "small300" else workload
                 calls = 0
-                for _ in range(SMALL_CALLS):
-                    calls += _sdk_text(await session.call_tool(workload, {})) == "ok"
+                for _ in range(count):
+                    calls += _sdk_text(await session.call_tool(tool, {})) == "ok"
                 return {"calls_ok": calls}
 
             await serve(one_round)
@@ -226,6 +322,84 @@ def _sdk_text(result: Any) -> str:
     if result.is_error:
         raise RuntimeError(f"tools/call failed: {result}")
     return str(result.content[0].text)
+
+
+# -- the floors -------------------------------------------------------------------------------
+
+
+def _small_call_body(request_id: int) -> bytes:
+    message = {"jsonrpc": "2.0", "id": request_id, "method": "tools/call"}
+    message["params"] = {"name": "small", "arguments": {}}
+    return json.dumps(message, separators=(",", ":")).encode()
+
+
+_FLOOR_HEADERS = {
+    "accept": "application/json, text/event-stream",
+    "content-type": "application/json",
+    "mcp-protocol-version": PROTOCOL_VERSION,
+}
+
+
+class HttpxFloor:
+    """The small calls as bare ``httpx.Client.stream`` POSTs, each body read whole: what any
+    httpx-based client pays at least (no session, no decoding beyond finding the result)."""
+
+    def __init__(self, url: str) -> None:
+        import httpx
+
+        self.url, self.client, self.next_id = url, httpx.Client(), 1
+
+    def round(self, workload: str) -> Check:
+        """``SESSION_CALLS`` small calls."""
+
+        def call() -> str:
+            self.next_id += 1
+            body = _small_call_body(self.next_id)
+            with self.client.stream("POST", self.url, headers=_FLOOR_HEADERS, content=body) as r:
+                data = r.read()
+            return "ok" if b'"ok"' in data else "?"
+
+        return _small_calls(call, SESSION_CALLS)
+
+    def close(self) -> None:
+        """Close the client."""
+        self.client.close()
+
+
+class SocketFloor:
+    """The small calls over one bare keep-alive socket: the request bytes written, the answer
+    read up to the end of its chunked body. The server's own time and the loopback's."""
+
+    def __init__(self, url: str) -> None:
+        from urllib.parse import urlsplit
+
+        parts = urlsplit(url)
+        assert parts.hostname is not None and parts.port is not None
+        self.sock = socket.create_connection((parts.hostname, parts.port))
+        self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        headers = "".join(f"{name}: {value}\r\n" for name, value in _FLOOR_HEADERS.items())
+        self.head = f"POST {parts.path} HTTP/1.1\r\nhost: {parts.netloc}\r\n{headers}".encode()
+        self.next_id = 1
+
+    def _call(self) -> str:
+        self.next_id += 1
+        body = _small_call_body(self.next_id)
+        self.sock.sendall(self.head + b"content-length: %d\r\n\r\n" % len(body) + body)
+        data = b""
+        while not data.endswith(b"\r\n0\r\n\r\n"):
+            chunk = self.sock.recv(65536)
+            if not chunk:
+                raise ConnectionError("the server closed the connection")
+            data += chunk
+        return "ok" if b'"ok"' in data else "?"
+
+    def round(self, workload: str) -> Check:
+        """``SESSION_CALLS`` small calls."""
+        return _small_calls(self._call, SESSION_CALLS)
+
+    def close(self) -> None:
+        """Close the socket."""
+        self.sock.close()
 
 
 # -- the round protocol -------------------------------------------------------------------------
@@ -250,8 +424,14 @@ def _timed(check: Check, started: float) -> dict[str, Any]:
 
 
 def serve_sync(args: argparse.Namespace, channel: Channel) -> None:
-    """Drive ``SyncClient`` from stdin lines."""
-    client = SyncClient(args.url)
+    """Drive ``SyncClient`` (or a floor) from stdin lines."""
+    client: SyncClient | HttpxFloor | SocketFloor
+    if args.client == "httpx":
+        client = HttpxFloor(args.url)
+    elif args.client == "socket":
+        client = SocketFloor(args.url)
+    else:
+        client = SyncClient(args.url, reference=args.client == "reference")
     try:
         for _ in range(args.warmup):
             client.round(args.workload)
@@ -308,7 +488,8 @@ def _backend() -> str:
 def main() -> None:
     """Parse the command line and serve rounds until told to stop."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--client", choices=("sync", "async", "sdk"), required=True)
+    clients = ("sync", "async", "sdk", "reference", "httpx", "socket")
+    parser.add_argument("--client", choices=clients, required=True)
     parser.add_argument("--workload", choices=sorted(WARMUP_ROUNDS), required=True)
     parser.add_argument("--url", required=True)
     parser.add_argument("--warmup", type=int, default=None, help="warm-up rounds")
@@ -316,7 +497,7 @@ def main() -> None:
     if args.warmup is None:
         args.warmup = WARMUP_ROUNDS[args.workload]
     channel = Channel()
-    if args.client == "sync":
+    if args.client in ("sync", "reference", "httpx", "socket"):
         serve_sync(args, channel)
     elif args.client == "async":
         asyncio.run(serve_async(args, channel))

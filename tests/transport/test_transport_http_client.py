@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 from mcpstream._http.httpx_clients import (
+    COALESCE_BYTES,
     READ_BYTES,
+    LargeReadStream,
     _AsyncLargeReadStream,
-    _LargeReadStream,
     make_async_client,
     make_client,
 )
@@ -25,14 +26,18 @@ BODY = bytes(range(256)) * 8192  # 2 MiB
 
 
 class _RecordingStream:
-    """A network stream that records what each read asked for."""
+    """A network stream that records what each read asked for, and each write."""
 
     def __init__(self) -> None:
         self.asked: list[int] = []
+        self.written: list[bytes] = []
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         self.asked.append(max_bytes)
         return b""
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self.written.append(buffer)
 
 
 class _AsyncRecordingStream:
@@ -48,10 +53,24 @@ class _AsyncRecordingStream:
 
 def test_every_read_asks_for_at_least_the_large_read_size() -> None:
     inner = _RecordingStream()
-    stream = _LargeReadStream(inner)  # type: ignore[arg-type]
+    stream = LargeReadStream(inner)  # type: ignore[arg-type]
     stream.read(64 * 1024)
     stream.read(4 * READ_BYTES)
     assert inner.asked == [READ_BYTES, 4 * READ_BYTES]
+
+
+def test_the_small_writes_of_a_request_leave_together_before_the_next_read() -> None:
+    inner = _RecordingStream()
+    stream = LargeReadStream(inner)  # type: ignore[arg-type]
+    stream.write(b"POST / HTTP/1.1\r\n\r\n")
+    stream.write(b"{}")
+    assert inner.written == []
+    stream.read(1)
+    assert inner.written == [b"POST / HTTP/1.1\r\n\r\n{}"]
+    large = bytes(COALESCE_BYTES)
+    stream.write(b"head")
+    stream.write(large)
+    assert inner.written[1:] == [b"head" + large]
 
 
 def test_every_async_read_asks_for_at_least_the_large_read_size() -> None:

@@ -81,6 +81,7 @@ class AsyncMcpHttpTransport(
     def _init_driver(self) -> None:
         self._listen_task: asyncio.Task[None] | None = None
         self._listen_stream: ListenStream | None = None
+        self._listen_answered: asyncio.Event | None = None
         self._retired_tasks: list[asyncio.Task[None]] = []
 
     def reset_session_state(self) -> None:
@@ -99,17 +100,26 @@ class AsyncMcpHttpTransport(
         self, *, method: str, params: Any | None, timeout_s: float
     ) -> JsonRpcResponse:
         """Send a request and return its response (see ``McpHttpTransport.request``)."""
+        await self._after_get_answered()
         return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
 
     async def send_notification(
         self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
     ) -> None:
         """Send a notification (see ``McpHttpTransport.send_notification``)."""
+        await self._after_get_answered()
         flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
-        if await self._run(flow) and (answered := self._start_listener()) is not None:
-            # The GET reaches the server before the requests the caller sends next.
+        if await self._run(flow):
+            self._start_listener()
+
+    async def _after_get_answered(self) -> None:
+        """Wait until the GET that opens the stream has its answer or is over
+        (``ListenStream.OPEN_WAIT_S`` at most; see ``McpHttpTransport._after_get_answered``)."""
+        answered = self._listen_answered
+        if answered is not None:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(answered.wait(), ListenStream.OPEN_WAIT_S)
+            self._listen_answered = None  # waited once: a GET still unanswered is left alone
 
     async def close(self) -> None:
         """End the session (DELETE, errors ignored), the GET stream task and, if the transport
@@ -138,19 +148,18 @@ class AsyncMcpHttpTransport(
 
     # -- the GET stream ------------------------------------------------------------------------
 
-    def _start_listener(self) -> asyncio.Event | None:
-        """Start the GET stream task; the event it sets once its first GET has an answer (or
-        failed, or the task ended), or None when no task was started."""
+    def _start_listener(self) -> None:
+        """Start the GET stream task, which sets ``_listen_answered`` once its first GET has an
+        answer (or failed, or the task ended)."""
         if self.closed or (self._listen_task is not None and not self._listen_task.done()):
-            return None
-        answered = asyncio.Event()
+            return
+        answered = self._listen_answered = asyncio.Event()
         stream = self._listen_stream = ListenStream(self._protocol)
         flow = listen_flow(stream, call_timeout_s=self.server.call_timeout_s)
         self._listen_task = asyncio.get_running_loop().create_task(
             self._listen(flow, Exchange(self._client, answered)),
             name=f"mcpstream-get-{self.server.id}",
         )
-        return answered
 
     async def _listen(self, flow: s.Flow[None], exchange: Exchange) -> None:
         try:
@@ -191,9 +200,8 @@ class AsyncMcpHttpTransport(
 
     async def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
         await ex.release()
-        request = wire.build_request(ex.client, step.request)
         try:
-            response = await ex.client.send(request, stream=True)
+            response = await wire.asend(ex.client, step.request)
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
         ex.response, ex.chunks, ex.broken = response, response.aiter_bytes(), False

@@ -12,6 +12,11 @@ as decoding it. The clients made here have a network backend that asks for at le
 Everything else is httpx's default client (TLS, limits, HTTP/1.1, proxies from the environment,
 which go through httpx's own proxy transports).
 
+Every ``httpx.Client()`` builds an SSL context and loads the CA bundle into it (some 30 ms),
+even for an ``http://`` URL that never uses it. The clients made here share one context per
+process instead (``shared_ssl_context``, per CA setting of the environment), which loads its CA
+bundle when it first wraps a socket: a session that makes no TLS connection never loads it.
+
 httpx has no parameter for the network backend, so the connection pool of the client's default
 transport (``Client._transport._pool``, not used yet) is replaced by one with the backend. Where
 httpx's client is not built that way (another httpx version), it is left as it is.
@@ -19,13 +24,28 @@ httpx's client is not built that way (another httpx version), it is left as it i
 
 from __future__ import annotations
 
+import os
 import ssl
+import sys
+import threading
+import time
+import urllib.request
+import weakref
 from typing import Any, TypeVar
 
 import httpcore
 import httpx
 
-__all__ = ["READ_BYTES", "make_async_client", "make_client"]
+__all__ = [
+    "READ_BYTES",
+    "LargeReadStream",
+    "LazySSLContext",
+    "direct_transport",
+    "large_read_stream",
+    "make_async_client",
+    "make_client",
+    "shared_ssl_context",
+]
 
 READ_BYTES = 256 * 1024
 """Bytes asked for by every read: what asyncio's socket transport receives at most at once."""
@@ -34,17 +54,133 @@ _LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepal
 """The limits of httpx's default client (``httpx._config.DEFAULT_LIMITS``)."""
 
 
-class _LargeReadStream(httpcore.NetworkStream):
-    """A network stream whose reads ask for at least ``READ_BYTES``."""
+class LazySSLContext(ssl.SSLContext):
+    """httpx's default client context (``httpx.create_ssl_context()``: certificates verified,
+    host names checked) whose CA certificates are loaded when it first wraps a socket or a BIO
+    (the only ways httpcore's backends use it), not when it is made.
+
+    ``cafile``/``capath``: the locations to load (None for both: certifi's bundle, as httpx).
+    ``loads`` counts the loads (one at most), for tests.
+    """
+
+    cafile: str | None
+    capath: str | None
+    loads: int
+    _load_lock: threading.Lock
+
+    def __new__(cls, cafile: str | None = None, capath: str | None = None) -> LazySSLContext:
+        context = super().__new__(cls, ssl.PROTOCOL_TLS_CLIENT)
+        context.cafile, context.capath, context.loads = cafile, capath, 0
+        context._load_lock = threading.Lock()
+        # What ``ssl.create_default_context`` sets besides the CA certificates.
+        keylog = os.environ.get("SSLKEYLOGFILE")
+        if keylog and not sys.flags.ignore_environment and hasattr(context, "keylog_filename"):
+            context.keylog_filename = keylog
+        return context
+
+    def __init__(self, cafile: str | None = None, capath: str | None = None) -> None:
+        # ``ssl.SSLContext`` takes the protocol in ``__new__``; nothing is left to set here.
+        pass
+
+    def _ensure_loaded(self) -> None:
+        if self.loads:
+            return
+        with self._load_lock:
+            if self.loads:
+                return
+            if self.cafile is None and self.capath is None:
+                import certifi
+
+                self.load_verify_locations(cafile=certifi.where())
+            else:
+                self.load_verify_locations(cafile=self.cafile, capath=self.capath)
+            self.loads += 1
+
+    def wrap_socket(self, *args: Any, **kwargs: Any) -> ssl.SSLSocket:
+        """``ssl.SSLContext.wrap_socket``, once the CA certificates are loaded."""
+        self._ensure_loaded()
+        return super().wrap_socket(*args, **kwargs)
+
+    def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
+        """``ssl.SSLContext.wrap_bio``, once the CA certificates are loaded."""
+        self._ensure_loaded()
+        return super().wrap_bio(*args, **kwargs)
+
+
+_SHARED_CONTEXTS: dict[tuple[str | None, str | None], LazySSLContext] = {}
+_SHARED_LOCK = threading.Lock()
+
+
+def shared_ssl_context() -> LazySSLContext:
+    """The process's SSL context for the CA setting of the environment as httpx reads it
+    (``SSL_CERT_FILE``, else ``SSL_CERT_DIR``, else certifi's bundle), made on first use."""
+    cafile = os.environ.get("SSL_CERT_FILE") or None
+    capath = None if cafile else os.environ.get("SSL_CERT_DIR") or None
+    key = (cafile, capath)
+    context = _SHARED_CONTEXTS.get(key)
+    if context is None:
+        with _SHARED_LOCK:
+            context = _SHARED_CONTEXTS.get(key)
+            if context is None:
+                context = _SHARED_CONTEXTS[key] = LazySSLContext(cafile, capath)
+    return context
+
+
+COALESCE_BYTES = 64 * 1024
+"""Writes smaller than this are held until the next read (or a write that makes them larger)."""
+
+
+class _HeldWrites:
+    """The small writes of a request, held so that they leave in one ``send``: httpcore writes
+    a request's head and its body separately, and each write on a loopback or LAN socket is a
+    system call and a wake-up of the server (the second of which finds half a request). They
+    are written before the next read, which waits for the answer to them."""
+
+    def __init__(self) -> None:
+        self.parts: list[bytes] = []
+        self.size = 0
+
+    def hold(self, buffer: bytes) -> bytes | None:
+        """Keep ``buffer``, or return what to write now (everything held, with it)."""
+        if self.size + len(buffer) < COALESCE_BYTES:
+            self.parts.append(buffer)
+            self.size += len(buffer)
+            return None
+        return self.take(buffer)
+
+    def take(self, last: bytes = b"") -> bytes:
+        """Everything held (and ``last``), emptied out."""
+        parts, self.parts, self.size = self.parts, [], 0
+        parts.append(last)
+        return b"".join(parts)
+
+
+class LargeReadStream(httpcore.NetworkStream):
+    """A network stream whose reads ask for at least ``READ_BYTES``, and whose small writes
+    leave together (``_HeldWrites``).
+
+    ``read_deadline`` (a ``time.monotonic`` instant, None: none) bounds every read besides the
+    request's read timeout, which httpcore fixes when the body starts: the sync driver reads the
+    first chunks of a body on the calling thread under the wait of each step."""
 
     def __init__(self, stream: httpcore.NetworkStream) -> None:
         self._stream = stream
+        self._held = _HeldWrites()
+        self.read_deadline: float | None = None
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._held.size:
+            self._stream.write(self._held.take(), timeout)
+        if self.read_deadline is not None:
+            remaining = self.read_deadline - time.monotonic()
+            if remaining <= 0:
+                raise httpcore.ReadTimeout("the wait for the body ran out")
+            timeout = remaining if timeout is None else min(timeout, remaining)
         return self._stream.read(max(max_bytes, READ_BYTES), timeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        self._stream.write(buffer, timeout)
+        if (data := self._held.hold(buffer)) is not None:
+            self._stream.write(data, timeout)
 
     def close(self) -> None:
         self._stream.close()
@@ -55,7 +191,7 @@ class _LargeReadStream(httpcore.NetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
-        return _LargeReadStream(self._stream.start_tls(ssl_context, server_hostname, timeout))
+        return LargeReadStream(self._stream.start_tls(ssl_context, server_hostname, timeout))
 
     def get_extra_info(self, info: str) -> object:
         return self._stream.get_extra_info(info)
@@ -69,26 +205,31 @@ class _LargeReadBackend(httpcore.NetworkBackend):
 
     # The arguments are httpcore's, passed on as they are.
     def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
-        return _LargeReadStream(self._backend.connect_tcp(*args, **kwargs))
+        return LargeReadStream(self._backend.connect_tcp(*args, **kwargs))
 
     def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
-        return _LargeReadStream(self._backend.connect_unix_socket(*args, **kwargs))
+        return LargeReadStream(self._backend.connect_unix_socket(*args, **kwargs))
 
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
 
 
 class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
-    """An async network stream whose reads ask for at least ``READ_BYTES``."""
+    """An async network stream whose reads ask for at least ``READ_BYTES`` (small writes are
+    held as by ``LargeReadStream``)."""
 
     def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
         self._stream = stream
+        self._held = _HeldWrites()
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._held.size:
+            await self._stream.write(self._held.take(), timeout)
         return await self._stream.read(max(max_bytes, READ_BYTES), timeout)
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        await self._stream.write(buffer, timeout)
+        if (data := self._held.hold(buffer)) is not None:
+            await self._stream.write(data, timeout)
 
     async def aclose(self) -> None:
         await self._stream.aclose()
@@ -135,18 +276,47 @@ def _pool_settings(ssl_context: ssl.SSLContext) -> dict[str, Any]:
 
 ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
 
+_DIRECT: weakref.WeakKeyDictionary[httpx.Client | httpx.AsyncClient, Any] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def direct_transport(client: httpx.Client | httpx.AsyncClient) -> Any:
+    """The transport that every request of ``client`` goes through when the client is one made
+    here without proxies (None otherwise): a request may then be handed to it directly (see
+    ``wire.send``)."""
+    return _DIRECT.get(client)
+
+
+def large_read_stream(response: httpx.Response) -> LargeReadStream | None:
+    """The network stream under ``response`` when it is one of the clients made here."""
+    stream = response.extensions.get("network_stream")
+    return stream if isinstance(stream, LargeReadStream) else None
+
 
 def _reading_in_large_pieces(
     client_type: type[ClientT], transport_type: type[Any], pool_type: type[Any], backend: object
 ) -> ClientT:
     """A default client of ``client_type`` whose pool (of ``pool_type``, in its default
     transport of ``transport_type``) is replaced by one with ``backend``; left as httpx built it
-    where httpx builds it another way."""
-    ssl_context = httpx.create_ssl_context()
-    client = client_type(follow_redirects=False, verify=ssl_context)
+    where httpx builds it another way.
+
+    Without proxies in the environment the client is given its transport (which httpx would
+    have made the same way, with the same context and limits), so that it is known to carry
+    every request; with proxies, httpx makes its transports itself (one per proxy)."""
+    ssl_context = shared_ssl_context()
+    direct = not urllib.request.getproxies()
+    if direct:
+        client = client_type(
+            follow_redirects=False, transport=transport_type(verify=ssl_context, limits=_LIMITS)
+        )
+    else:
+        client = client_type(follow_redirects=False, verify=ssl_context)
     transport: Any = getattr(client, "_transport", None)
     if type(transport) is transport_type and type(getattr(transport, "_pool", None)) is pool_type:
         transport._pool = pool_type(network_backend=backend, **_pool_settings(ssl_context))
+        if direct:
+            _DIRECT[client] = transport
     return client
 
 

@@ -1,7 +1,10 @@
 """The sync driver: ``McpHttpTransport`` runs the core's flows over ``httpx.Client``.
 
-SSE bodies are read on a reader thread (``ChunkPump``), joined before the call returns, so that
-a wait for bytes has a timeout and a call's deadline holds end to end. The GET stream runs on a
+The first reads of an SSE body happen on the calling thread, each bounded by the wait of its
+step (``LargeReadStream.read_deadline``, with the clients the transport makes), so that a small
+answer starts no thread; the rest of a longer body is read on a reader thread (``ChunkPump``),
+joined before the call returns, so that a wait for bytes has a timeout and a call's deadline
+holds end to end. The GET stream runs on a
 thread of its own (``Listener``). Every decision is the core's; this module only performs the
 steps (see ``mcpstream._http.core.steps``).
 """
@@ -24,12 +27,16 @@ from .auth import McpHttpAuth, resolve_auth
 from .core import ListenStream, Stepper
 from .core import steps as s
 from .facade import HttpTransportBase
-from .httpx_clients import make_client
+from .httpx_clients import LargeReadStream, large_read_stream, make_client
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
 __all__ = ["McpHttpTransport", "NotificationCallback"]
 
 T = TypeVar("T")
+
+INLINE_READS = 4
+"""How many reads of an SSE body the calling thread makes itself before a reader thread takes
+over (a small answer is complete by then; a large one is read and decoded side by side)."""
 
 NotificationCallback = Callable[[JsonRpcNotification], object]
 """``on_notification`` of ``McpHttpTransport``: called with each notification of the server
@@ -89,6 +96,8 @@ class McpHttpTransport(
 
     def _init_driver(self) -> None:
         self._listener: Listener | None = None
+        self._get_answered: threading.Event | None = None
+        """The event of the GET the next call waits for (None: none to wait for)."""
         self._lock = threading.Lock()
         self._closing = threading.Event()
 
@@ -107,14 +116,16 @@ class McpHttpTransport(
     def request(self, *, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         """Send a request and return its response (a JSON-RPC error response is returned, not
         raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
+        self._after_get_answered()
         return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
 
     def send_notification(
         self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
     ) -> None:
         """Send a notification; returns once the server accepted it. After
-        ``notifications/initialized`` the GET stream for server messages is opened, and this
-        returns once the server answered its GET (2 s at most)."""
+        ``notifications/initialized`` the GET stream for server messages is opened on a thread
+        of its own; the next call waits for its answer (see ``_after_get_answered``)."""
+        self._after_get_answered()
         flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
         if self._run(flow):
             self._start_listener()
@@ -151,8 +162,17 @@ class McpHttpTransport(
                 owns_client=self._owns_client,
                 call_timeout_s=self.server.call_timeout_s,
             )
-        # The GET is answered before the caller sends anything else (see ``OPEN_WAIT_S``).
-        listener.answered.wait(ListenStream.OPEN_WAIT_S)
+            self._get_answered = listener.answered
+
+    def _after_get_answered(self) -> None:
+        """Wait until the GET that opens the stream has its answer (or failed;
+        ``ListenStream.OPEN_WAIT_S`` at most), so that the server has seen it before the call
+        about to be sent (see ``OPEN_WAIT_S``). ``initialized`` returns as soon as the server
+        accepted it; the GET is under way meanwhile, while the host prepares its first call."""
+        answered = self._get_answered
+        if answered is not None:
+            answered.wait(ListenStream.OPEN_WAIT_S)
+            self._get_answered = None  # waited once: a GET still unanswered is left alone
 
     def _stop_listener(self) -> None:
         with self._lock:
@@ -178,9 +198,9 @@ class McpHttpTransport(
         ex.release()
         listener = ex.listener
         trace = listener.trace if listener is not None and listener.owns_client else None
-        request = wire.build_request(ex.client, step.request, {"trace": trace} if trace else None)
+        extensions = {"trace": trace} if trace is not None else None
         try:
-            response = ex.client.send(request, stream=True)
+            response = wire.send(ex.client, step.request, extensions)
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
         ex.open(response)
@@ -209,8 +229,17 @@ class McpHttpTransport(
                 return s.BodyEnd(time.monotonic())
             except wire.HTTP_ERRORS as exc:
                 return wire.failure(exc)
+        if ex.broken:
+            # A read ran out of its wait, which ends the body: the flow's clock ends the stream.
+            ex.wake.wait(step.wait_s)
+            return s.Idle(time.monotonic())
+        if ex.pump is None and ex.inline_reads < INLINE_READS:
+            stream = large_read_stream(ex.response)
+            if stream is not None:
+                ex.inline_reads += 1
+                return self._read_inline(ex, stream, step.wait_s)
         if ex.pump is None:
-            ex.pump = ChunkPump(ex.response, name=f"mcpstream-sse-{self.server.id}")
+            ex.pump = ChunkPump(ex.response, ex.chunks, name=f"mcpstream-sse-{self.server.id}")
         item = ex.pump.get(step.wait_s)
         if item is None:
             return s.Idle(time.monotonic())
@@ -222,6 +251,23 @@ class McpHttpTransport(
             return s.BodyEnd(time.monotonic())
         assert isinstance(value, BaseException)
         return wire.failure(value)
+
+    @staticmethod
+    def _read_inline(ex: Exchange, stream: LargeReadStream, wait_s: float) -> s.Outcome:
+        """The next bytes of the body, read on this thread within ``wait_s``."""
+        assert ex.chunks is not None
+        stream.read_deadline = time.monotonic() + wait_s
+        try:
+            return s.Bytes(time.monotonic(), next(ex.chunks))
+        except StopIteration:
+            return s.BodyEnd(time.monotonic())
+        except httpx.ReadTimeout:
+            ex.broken = True
+            return s.Idle(time.monotonic())
+        except wire.HTTP_ERRORS as exc:
+            return wire.failure(exc)
+        finally:
+            stream.read_deadline = None
 
     def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
         assert ex.response is not None

@@ -65,15 +65,17 @@ def abort_network_stream(stream: object) -> bool:
 
 
 class ChunkPump:
-    """Reads a streamed response body on a thread of its own and hands the chunks over through a
-    bounded queue, so that the calling thread can wait for them with a timeout.
+    """Reads the rest of a streamed response body (``chunks``, its iterator) on a thread of its
+    own and hands the chunks over through a bounded queue, so that the calling thread can wait
+    for them with a timeout.
 
     ``stop`` always ends the thread: it shuts the socket down (see ``abort_response``), drains
     the queue and joins the thread. The response itself is closed by its owner afterwards.
     """
 
-    def __init__(self, response: httpx.Response, *, name: str) -> None:
+    def __init__(self, response: httpx.Response, chunks: Iterator[bytes], *, name: str) -> None:
         self._response = response
+        self._chunks = chunks
         self._queue: queue.Queue[tuple[ChunkKind, bytes | BaseException | None]] = queue.Queue(
             _QUEUE_CHUNKS
         )
@@ -92,9 +94,8 @@ class ChunkPump:
             return
 
     def _run(self) -> None:
-        chunks: Iterator[bytes] = self._response.iter_bytes()
         try:
-            for chunk in chunks:
+            for chunk in self._chunks:
                 if self._stopping.is_set():
                     return
                 if chunk:
@@ -139,9 +140,14 @@ class Exchange:
         self.response: httpx.Response | None = None
         self.chunks: Iterator[bytes] | None = None
         self.pump: ChunkPump | None = None
+        self.inline_reads = 0
+        """Reads of the body made on the flow's thread."""
+        self.broken = False
+        """True once such a read ran out of its wait, which ends the body."""
 
     def open(self, response: httpx.Response) -> None:
         self.response, self.chunks = response, response.iter_bytes()
+        self.inline_reads, self.broken = 0, False
         if self.listener is not None:
             self.listener.track(response)
 

@@ -3,6 +3,7 @@ timeouts, the head of an answer, and failures of the HTTP stack."""
 
 from __future__ import annotations
 
+import functools
 import logging
 import time
 from typing import Any
@@ -10,16 +11,19 @@ from typing import Any
 import httpx
 
 from .core.steps import Failed, FailureKind, Head, HttpRequest
+from .httpx_clients import direct_transport
 
 __all__ = [
     "HTTP_ERRORS",
     "Snippet",
+    "asend",
     "build_request",
     "callback_failed",
     "failure",
     "head",
     "lift_read_timeout",
     "logger",
+    "send",
 ]
 
 logger = logging.getLogger("mcpstream.transport")
@@ -46,6 +50,94 @@ def build_request(
         timeout=timeout,
         extensions=extensions,
     )
+
+
+def _timeouts(request: HttpRequest) -> dict[str, float | None]:
+    """The ``timeout`` extension of ``request`` (what ``httpx.Timeout.as_dict`` gives)."""
+    timeout_s = request.timeout_s
+    connect_s = timeout_s if request.connect_s is None else request.connect_s
+    return {"connect": connect_s, "read": timeout_s, "write": timeout_s, "pool": timeout_s}
+
+
+def _direct_request(
+    client: httpx.Client | httpx.AsyncClient,
+    request: HttpRequest,
+    extensions: dict[str, Any] | None,
+) -> httpx.Request | None:
+    """The httpx request for ``request`` to hand to the client's transport directly, or None
+    when it must go through ``client.send``: a client not made by ``httpx_clients`` without
+    proxies (a host's client keeps all its settings), a closed one, one holding cookies, or a
+    URL with credentials in it (httpx turns them into basic auth)."""
+    if direct_transport(client) is None or client.is_closed or client.cookies:
+        return None
+    url = request.url
+    if "@" in url.partition("://")[2].partition("/")[0]:
+        return None
+    ext: dict[str, Any] = {"timeout": _timeouts(request)}
+    if extensions:
+        ext.update(extensions)
+    # The client's default headers under those of the request, as ``client.build_request``
+    # merges them: names compare without case (the defaults' names are in lower case).
+    given = {name.lower() for name in request.headers}
+    headers = {name: value for name, value in client.headers.items() if name not in given}
+    headers.update(request.headers)
+    return httpx.Request(
+        request.method, _url(url), headers=headers, content=request.body, extensions=ext
+    )
+
+
+@functools.lru_cache(maxsize=64)
+def _url(url: str) -> httpx.URL:
+    """``url`` parsed once (``httpx.URL`` is immutable): a session sends every request to it."""
+    return httpx.URL(url)
+
+
+def _sent(
+    client: httpx.Client | httpx.AsyncClient, response: httpx.Response, request: httpx.Request
+) -> httpx.Response:
+    response.request = request
+    if "set-cookie" in response.headers:
+        # What ``client.send`` does; the next requests then go through it, with the cookies.
+        client.cookies.extract_cookies(response)
+    return response
+
+
+def send(
+    client: httpx.Client, request: HttpRequest, extensions: dict[str, Any] | None = None
+) -> httpx.Response:
+    """Send ``request`` and return the streamed response.
+
+    For a client of ``httpx_clients`` the httpx request is built here and handed to the
+    client's transport (``BaseTransport.handle_request``, httpx's documented transport API),
+    which is all that ``client.send`` does for such a client besides what it does not need:
+    merging a base URL, parameters and cookies (it has none: see ``_direct_request``), an auth
+    flow (it has no auth), following redirects (it follows none), event hooks (it has none) and
+    timing the response. The client's default headers, the timeouts, its connection pool (and
+    TLS context) are kept; clients with proxies go through ``client.send``."""
+    direct = _direct_request(client, request, extensions)
+    if direct is None:
+        return client.send(build_request(client, request, extensions), stream=True)
+    try:
+        response = direct_transport(client).handle_request(direct)
+    except httpx.RequestError as exc:
+        exc.request = direct
+        raise
+    return _sent(client, response, direct)
+
+
+async def asend(
+    client: httpx.AsyncClient, request: HttpRequest, extensions: dict[str, Any] | None = None
+) -> httpx.Response:
+    """``send`` for an ``httpx.AsyncClient`` (``AsyncBaseTransport.handle_async_request``)."""
+    direct = _direct_request(client, request, extensions)
+    if direct is None:
+        return await client.send(build_request(client, request, extensions), stream=True)
+    try:
+        response = await direct_transport(client).handle_async_request(direct)
+    except httpx.RequestError as exc:
+        exc.request = direct
+        raise
+    return _sent(client, response, direct)
 
 
 def head(response: httpx.Response) -> Head:

@@ -23,12 +23,13 @@ class ListenStream:
     HEADERS_TIMEOUT_S = 10.0
     """How long a GET waits for the head of its answer (at most the server's call timeout)."""
     OPEN_WAIT_S = 2.0
-    """How long ``send_notification("notifications/initialized")`` waits for the server to
-    answer the GET that opens its stream (any answer, 405 included). Without the wait the GET,
-    sent from its own thread or task, can reach the server after the next requests of the
-    caller; a server that takes a GET as the place for a pending response (the conformance
-    suite's ``sse-retry`` server does) then puts a call's response there, which is not the
-    call's stream. A server slower than this to answer the GET gets it in the background."""
+    """How long the first call after ``notifications/initialized`` waits for the server to
+    answer the GET that opens its stream (any answer, 405 included; ``initialized`` itself does
+    not wait). Without the wait the GET, sent from its own thread or task, can reach the server
+    after the next requests of the caller; a server that takes a GET as the place for a
+    pending response (the conformance suite's ``sse-retry`` server does) then puts a call's
+    response there, which is not the call's stream. A server slower than this to answer the
+    GET gets it in the background."""
 
     def __init__(self, protocol: McpHttpProtocol) -> None:
         self.protocol = protocol
