@@ -10,7 +10,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import http.server
+import socket
 import sys
 import threading
 import time
@@ -24,6 +26,7 @@ import httpx
 
 from .._oauth_errors import McpOAuthAuthorizationError
 from ._flow import USER_AGENT, AuthorizationPrompt
+from .policy import InsecureOAuthUrlError, check_oauth_url
 
 __all__ = ["AsyncHeadlessRedirectHandler", "HeadlessRedirectHandler", "LoopbackRedirectHandler"]
 
@@ -36,8 +39,30 @@ _PAGE = (
 
 
 class _CallbackServer(http.server.HTTPServer):
+    """The listener. Each connection is held to the login's deadline, whatever the client
+    does: a socket timeout of what remains, and a timer that shuts the socket down at the
+    deadline (a client trickling a byte at a time keeps each read short), so an idle or slow
+    local connection cannot stall the login past ``timeout_s``."""
+
     expected_state: str | None = None
     callback_url: str | None = None
+    deadline: float = 0.0
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        remaining = max(0.05, self.deadline - time.monotonic())
+        request.settimeout(remaining)
+        watchdog = threading.Timer(remaining, _shut_down, (request,))
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            super().process_request(request, client_address)
+        finally:
+            watchdog.cancel()
+
+
+def _shut_down(connection: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_RDWR)
 
 
 class _CallbackHandler(http.server.BaseHTTPRequestHandler):
@@ -112,6 +137,11 @@ class LoopbackRedirectHandler:
     def authorize(self, prompt: AuthorizationPrompt) -> str:
         """Show or open the authorization URL and wait for this request's callback."""
         output = self._output if self._output is not None else sys.stderr
+        try:
+            # The drivers check it too; this handler may be called directly.
+            check_oauth_url(prompt.authorization_url, "authorization URL")
+        except InsecureOAuthUrlError as exc:
+            raise McpOAuthAuthorizationError(str(exc)) from None
         opened = False
         if self._open_browser and _browser_available():
             try:
@@ -130,6 +160,7 @@ class LoopbackRedirectHandler:
             self._server.expected_state = prompt.state
             self._server.callback_url = None
             deadline = time.monotonic() + self._timeout_s
+            self._server.deadline = deadline
             while self._server.callback_url is None:
                 if time.monotonic() >= deadline:
                     raise McpOAuthAuthorizationError(
