@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from .._text import terminal_text
 from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client
 from ..errors import (
     McpAuthError,
@@ -201,7 +202,8 @@ def _describe(exc: BaseException, url: str | None) -> tuple[str, int]:
 
 def fail(message: str, status: int) -> int:
     """Print ``message`` as the command's one error line; returns ``status``."""
-    print(f"mcpstream: error: {message}", file=sys.stderr)
+    # Messages quote server text (a JSON-RPC error's message, a tool's output).
+    print(f"mcpstream: error: {terminal_text(message)}", file=sys.stderr)
     return status
 
 
