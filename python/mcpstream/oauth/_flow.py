@@ -309,6 +309,8 @@ def _send_sync(
                 for chunk in response.iter_bytes():
                     size = _add_chunk(chunks, chunk, size, limit)
                     deadline.remaining()
+                # A body the watchdog cut short ends like one the server finished.
+                deadline.remaining()
             finally:
                 response.close()
     except httpx.TransportError:
