@@ -355,9 +355,11 @@ def run_sync(
     client: httpx.Client | None,
     redirect_handler: McpOAuthRedirectHandler | None = None,
     *,
-    max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    max_document_bytes: int | None = None,
 ) -> T:
-    """Run ``flow`` with a blocking client (a private one when ``client`` is ``None``)."""
+    """Run ``flow`` with a blocking client (a private one when ``client`` is ``None``); each
+    document read is held to ``max_document_bytes`` (:data:`MAX_DOCUMENT_BYTES` by default)."""
+    limit = max_document_bytes or MAX_DOCUMENT_BYTES
     steps = _Steps(flow)
     deadline = _Deadline()
     # A private client is closed at the end; the caller's is left open.
@@ -371,7 +373,7 @@ def run_sync(
                 deadline.restart()
                 continue
             try:
-                steps.reply(_send_sync(http, step, deadline, max_document_bytes))
+                steps.reply(_send_sync(http, step, deadline, limit))
             except httpx.HTTPError as exc:
                 steps.fail(exc)
     return steps.result
@@ -382,9 +384,11 @@ async def run_async(
     client: httpx.AsyncClient | None,
     redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
     *,
-    max_document_bytes: int = MAX_DOCUMENT_BYTES,
+    max_document_bytes: int | None = None,
 ) -> T:
-    """Run ``flow`` with an async client. A blocking redirect handler runs in a worker thread."""
+    """Run ``flow`` with an async client (see :func:`run_sync`). A blocking redirect handler
+    runs in a worker thread."""
+    limit = max_document_bytes or MAX_DOCUMENT_BYTES
     steps = _Steps(flow)
     deadline = _Deadline()
     # A private client is closed at the end; the caller's is left open.
@@ -396,7 +400,7 @@ async def run_async(
             for step in steps:
                 if isinstance(step, httpx.Request):
                     try:
-                        steps.reply(await _send_async(http, step, deadline, max_document_bytes))
+                        steps.reply(await _send_async(http, step, deadline, limit))
                     except httpx.HTTPError as exc:
                         steps.fail(exc)
                     continue

@@ -676,7 +676,12 @@ class McpOAuthSession(_SessionBase[httpx.Client, McpOAuthRedirectHandler]):
 
     def _run(self, flow: Flow[T]) -> T:
         with self._lock:
-            return run_sync(flow, self._client, self._redirect_handler)
+            return run_sync(
+                flow,
+                self._client,
+                self._redirect_handler,
+                max_document_bytes=self._core.settings.max_document_bytes,
+            )
 
     def request_auth(
         self, *, method: str, replay_allowed: bool | None = None
@@ -725,7 +730,12 @@ class AsyncMcpOAuthSession(
 
     async def _run(self, flow: Flow[T]) -> T:
         async with self._lock:
-            return await run_async(flow, self._client, self._redirect_handler)
+            return await run_async(
+                flow,
+                self._client,
+                self._redirect_handler,
+                max_document_bytes=self._core.settings.max_document_bytes,
+            )
 
     def request_auth(
         self, *, method: str, replay_allowed: bool | None = None
