@@ -1,25 +1,21 @@
-"""Fixtures of the hostile-input tests: a private config dir, and ``hostile(routes)``, which
-starts a :class:`~.server.HostileServer` that is stopped after the test."""
+"""Fixtures of the hostile-input tests: a private config dir (the OAuth suite's), and
+``hostile(routes)``, which starts a :class:`~.server.HostileServer` that is stopped after the
+test."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 
+from tests.oauth.conftest import config_dir
+
 from .server import HostileServer, Route
 
+__all__ = ["Serve", "config_dir", "hostile"]
+
 Serve = Callable[..., HostileServer]
-
-
-@pytest.fixture(autouse=True)
-def config_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """Every test gets its own token store directory; the user's is never touched."""
-    directory = tmp_path / "config"
-    monkeypatch.setenv("MCPSTREAM_CONFIG_DIR", str(directory))
-    return directory
 
 
 @pytest.fixture

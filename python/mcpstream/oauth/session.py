@@ -676,12 +676,8 @@ class McpOAuthSession(_SessionBase[httpx.Client, McpOAuthRedirectHandler]):
 
     def _run(self, flow: Flow[T]) -> T:
         with self._lock:
-            return run_sync(
-                flow,
-                self._client,
-                self._redirect_handler,
-                max_document_bytes=self._core.settings.max_document_bytes,
-            )
+            limit = self._core.settings.max_document_bytes
+            return run_sync(flow, self._client, self._redirect_handler, max_document_bytes=limit)
 
     def request_auth(
         self, *, method: str, replay_allowed: bool | None = None
@@ -730,12 +726,9 @@ class AsyncMcpOAuthSession(
 
     async def _run(self, flow: Flow[T]) -> T:
         async with self._lock:
-            return await run_async(
-                flow,
-                self._client,
-                self._redirect_handler,
-                max_document_bytes=self._core.settings.max_document_bytes,
-            )
+            limit = self._core.settings.max_document_bytes
+            handler = self._redirect_handler
+            return await run_async(flow, self._client, handler, max_document_bytes=limit)
 
     def request_auth(
         self, *, method: str, replay_allowed: bool | None = None
