@@ -24,6 +24,7 @@ from mcpstream.oauth import (
     discover_oauth,
 )
 from mcpstream.oauth._flow import AuthorizationPrompt
+from mcpstream.oauth.login import probe_www_authenticate
 from mcpstream.oauth.metadata import McpAuthorizationServerMetadata
 from mcpstream.oauth.policy import InsecureOAuthUrlError, check_oauth_url
 from mcpstream.oauth.session import login_command
@@ -315,3 +316,11 @@ def test_a_real_client_reads_the_budgeted_response_unchanged(hostile: Serve) -> 
     assert discovery.metadata.token_endpoint == f"{server.url}/token"
     with httpx.Client() as client:
         assert client.get(f"{server.url}{AS_PATH}").status_code == 200
+
+
+def test_the_login_probe_obeys_its_timeout_whatever_the_server_trickles(hostile: Serve) -> None:
+    server = hostile({"/mcp": _trickled_headers})
+    started = time.monotonic()
+    with httpx.Client() as client, pytest.raises(McpOAuthDiscoveryError, match="no answer"):
+        probe_www_authenticate(f"{server.url}/mcp", client=client, timeout_s=1.0)
+    assert time.monotonic() - started < 3.0
