@@ -213,6 +213,12 @@ class McpOAuthTokenRecord(_StoredJson):
 
     _JSON_NAME: ClassVar[str] = "token record"
 
+    def __post_init__(self) -> None:
+        # A token that cannot be an HTTP header value is never held: it could not be sent, and
+        # the HTTP library's error would quote it whole.
+        if not is_header_safe(self.access_token):
+            raise ValueError("the access token is not printable ASCII without spaces")
+
     @property
     def expiry(self) -> float | None:
         """Alias of ``expires_at``."""
@@ -252,6 +258,11 @@ def _optional_float(data: dict[str, Any], key: str) -> float | None:
     if number is None:
         raise ValueError(f"field {key!r} is not a finite number")
     return number
+
+
+def is_header_safe(value: str) -> bool:
+    """Whether ``value`` can go in an HTTP header as a token: printable ASCII, no spaces."""
+    return value.isascii() and value.isprintable() and " " not in value
 
 
 def finite_seconds(value: object, maximum: float = 1e12) -> float | None:

@@ -130,3 +130,15 @@ def test_an_oversized_store_file_is_refused_unread(config_dir: Path) -> None:
         handle.truncate(17 << 20)  # sparse: no real disk use
     with pytest.raises(McpOAuthTokenStoreError, match="larger than"):
         McpOAuthFileTokenStore().load("srv")
+
+
+def test_a_stored_token_that_cannot_be_a_header_is_refused_without_quoting_it(
+    config_dir: Path,
+) -> None:
+    config_dir.mkdir(mode=0o700)
+    token = "stolen-looking\r\nX-Injected: 1"
+    document = {"version": 1, "servers": {"srv": {"access_token": token}}}
+    oauth_token_store_path().write_text(json.dumps(document))
+    with pytest.raises(McpOAuthTokenStoreError, match="not printable ASCII") as caught:
+        load_oauth_token_record("srv")
+    assert "stolen" not in str(caught.value)

@@ -15,7 +15,12 @@ import httpx
 
 from .._oauth_errors import McpOAuthTokenExchangeError
 from .._text import sanitize
-from ..oauth_store import McpOAuthClientRegistration, McpOAuthTokenRecord, finite_seconds
+from ..oauth_store import (
+    McpOAuthClientRegistration,
+    McpOAuthTokenRecord,
+    finite_seconds,
+    is_header_safe,
+)
 from ..redaction import scrub_secrets
 from ._flow import Flow, build_request, http_step, response_json, run_async, run_sync
 from .challenge import split_scopes
@@ -144,7 +149,7 @@ def token_request_flow(
             f"token endpoint {endpoint} returned no access_token for the {grant} request",
             status_code=200,
         )
-    if not _fits_header(access_token):
+    if not is_header_safe(access_token):
         # It could not be sent (an Authorization header is ASCII) and a CR/LF would split it.
         raise failure(
             f"token endpoint {endpoint} returned an access_token with characters other than "
@@ -195,10 +200,6 @@ def token_request_flow(
         ),
         obtained_at=now,
     )
-
-
-def _fits_header(value: str) -> bool:
-    return value.isascii() and value.isprintable() and " " not in value
 
 
 def refresh_flow(
