@@ -16,6 +16,8 @@ from typing import Any
 import httpx
 import pytest
 from mcpstream.oauth import (
+    AsyncHeadlessRedirectHandler,
+    HeadlessRedirectHandler,
     LoopbackRedirectHandler,
     McpOAuthAuthorizationError,
     McpOAuthDiscoveryError,
@@ -323,4 +325,19 @@ def test_the_login_probe_obeys_its_timeout_whatever_the_server_trickles(hostile:
     started = time.monotonic()
     with httpx.Client() as client, pytest.raises(McpOAuthDiscoveryError, match="no answer"):
         probe_www_authenticate(f"{server.url}/mcp", client=client, timeout_s=1.0)
+    assert time.monotonic() - started < 3.0
+
+
+@pytest.mark.parametrize("mode", ["sync", "async"])
+def test_the_headless_handler_obeys_its_timeout_whatever_the_server_trickles(
+    hostile: Serve, mode: str
+) -> None:
+    server = hostile({"/authorize": _trickled_headers})
+    prompt = AuthorizationPrompt(f"{server.url}/authorize", "http://127.0.0.1:1/cb", "s")
+    started = time.monotonic()
+    with pytest.raises(McpOAuthAuthorizationError, match="could not be reached"):
+        if mode == "sync":
+            HeadlessRedirectHandler(timeout_s=1.0).authorize(prompt)
+        else:
+            asyncio.run(AsyncHeadlessRedirectHandler(timeout_s=1.0).authorize(prompt))
     assert time.monotonic() - started < 3.0

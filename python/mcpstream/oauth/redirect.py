@@ -10,6 +10,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import http.server
 import socket
@@ -25,7 +26,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import httpx
 
 from .._oauth_errors import McpOAuthAuthorizationError
-from ._flow import USER_AGENT, AuthorizationPrompt
+from ._flow import USER_AGENT, AuthorizationPrompt, _SocketWatchdog
 from .policy import InsecureOAuthUrlError, check_oauth_url
 
 __all__ = ["AsyncHeadlessRedirectHandler", "HeadlessRedirectHandler", "LoopbackRedirectHandler"]
@@ -209,12 +210,8 @@ class _HeadlessRedirectHandlerBase(Generic[_C]):
         """The redirect URI sent (nothing listens there)."""
         return self._redirect_uri
 
-    def _get_options(self) -> dict[str, Any]:
-        return {
-            "headers": {"User-Agent": USER_AGENT},
-            "follow_redirects": False,
-            "timeout": self._timeout_s,
-        }
+    def _options(self) -> dict[str, Any]:
+        return {"headers": {"User-Agent": USER_AGENT}, "timeout": self._timeout_s}
 
     @staticmethod
     @contextmanager
@@ -232,12 +229,14 @@ class HeadlessRedirectHandler(_HeadlessRedirectHandlerBase[httpx.Client]):
     URL, do not follow the redirect, return its ``Location``."""
 
     def authorize(self, prompt: AuthorizationPrompt) -> str:
-        """Fetch the authorization URL and return the redirect target."""
-        with self._reaching_endpoint():
-            if self._client is not None:
-                response = self._client.get(prompt.authorization_url, **self._get_options())
-            else:
-                response = httpx.get(prompt.authorization_url, **self._get_options())
+        """Fetch the authorization URL and return the redirect target (only the headers are
+        read, within ``timeout_s`` end to end)."""
+        with self._reaching_endpoint(), contextlib.ExitStack() as stack:
+            client = self._client or stack.enter_context(httpx.Client())
+            request = client.build_request("GET", prompt.authorization_url, **self._options())
+            with _SocketWatchdog(request, self._timeout_s):
+                response = client.send(request, stream=True, follow_redirects=False)
+            response.close()
         return _callback_from(response, prompt)
 
 
@@ -245,11 +244,18 @@ class AsyncHeadlessRedirectHandler(_HeadlessRedirectHandlerBase[httpx.AsyncClien
     """The async form of :class:`HeadlessRedirectHandler`."""
 
     async def authorize(self, prompt: AuthorizationPrompt) -> str:
-        """Fetch the authorization URL and return the redirect target."""
+        """Fetch the authorization URL and return the redirect target (only the headers are
+        read, within ``timeout_s`` end to end)."""
         with self._reaching_endpoint():
-            if self._client is not None:
-                response = await self._client.get(prompt.authorization_url, **self._get_options())
-            else:
-                async with httpx.AsyncClient() as client:
-                    response = await client.get(prompt.authorization_url, **self._get_options())
+            async with contextlib.AsyncExitStack() as stack:
+                client = self._client
+                if client is None:
+                    client = await stack.enter_async_context(httpx.AsyncClient())
+                request = client.build_request("GET", prompt.authorization_url, **self._options())
+                try:
+                    async with asyncio.timeout(self._timeout_s):
+                        response = await client.send(request, stream=True, follow_redirects=False)
+                        await response.aclose()
+                except TimeoutError:
+                    raise httpx.ReadTimeout("no answer in time", request=request) from None
         return _callback_from(response, prompt)
