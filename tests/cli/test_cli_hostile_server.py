@@ -92,3 +92,20 @@ def test_call_prints_a_hostile_result_and_error_harmlessly(
     assert failed.status != 0
     _assert_harmless(failed.out + failed.err)
     assert "boom" in failed.err
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        ["--header", "X-Api-Key: sk-live-SECRET123\r\nX-Injected: 1"],
+        ["--header", "sk-live-SECRET123"],
+        ["--token", "sk-live-SECRET123\nmore"],
+    ],
+)
+def test_a_malformed_secret_option_is_refused_without_quoting_it(
+    mcpstream_cli: RunCommand, hostile_mcp: str, option: list[str]
+) -> None:
+    run = mcpstream_cli("tools", hostile_mcp, *option)
+    assert run.status != 0
+    assert "SECRET123" not in run.out + run.err
+    assert "Traceback" not in run.err
