@@ -89,6 +89,8 @@ def _hostile_metadata(hostile: Serve, **as_fields: Any) -> HostileServer:
         "//attacker.example/authorize",
         "http://attacker.example/authorize",
         "https://as.example/a\r\nb",
+        "https://as.example/\x1b]0;x\x07",
+        "https://as.example/a b",
     ],
 )
 def test_the_url_policy_refuses_what_is_not_https_or_loopback_http(url: str) -> None:
@@ -113,7 +115,7 @@ def test_metadata_naming_a_refused_url_is_refused_by_discovery(
     hostile: Serve, mode: str, field: dict[str, str]
 ) -> None:
     server = _hostile_metadata(hostile, **field)
-    with pytest.raises(McpOAuthDiscoveryError, match=r"refuses|needs https://") as caught:
+    with pytest.raises(McpOAuthDiscoveryError, match=r"refuses|needs https://|not a well-formed URL") as caught:
         _discover(server, mode)
     assert "\n" not in str(caught.value)
 

@@ -42,7 +42,9 @@ def check_oauth_url(url: str, what: str = "OAuth URL") -> str:
     """Return ``url`` when the policy allows it; raise :class:`InsecureOAuthUrlError` when it
     is not an absolute ``https://`` URL, or an ``http://`` URL to a loopback host."""
     shown = sanitize(url_without_secrets(url), 120)
-    if any(ch in url for ch in "\\\r\n\t\x00") or url != url.strip():
+    # No whitespace or control character anywhere (the URL is printed to a terminal and handed
+    # to a browser), and no backslash (a UNC path, or a host that parsers disagree on).
+    if "\\" in url or any(ord(ch) <= 0x20 or 0x7F <= ord(ch) <= 0x9F for ch in url):
         raise InsecureOAuthUrlError(f"the {what} {shown!r} is not a well-formed URL")
     try:
         split = urlsplit(url)
