@@ -115,7 +115,8 @@ def test_metadata_naming_a_refused_url_is_refused_by_discovery(
     hostile: Serve, mode: str, field: dict[str, str]
 ) -> None:
     server = _hostile_metadata(hostile, **field)
-    with pytest.raises(McpOAuthDiscoveryError, match=r"refuses|needs https://|not a well-formed URL") as caught:
+    refused = r"refuses|needs https://|not a well-formed URL"
+    with pytest.raises(McpOAuthDiscoveryError, match=refused) as caught:
         _discover(server, mode)
     assert "\n" not in str(caught.value)
 
