@@ -34,16 +34,20 @@ raises these, all under ``McpAuthError`` and carrying ``server_id`` and
         ├── McpOAuthAuthRequiredError            no usable credentials: log in (names the command)
         │   └── McpOAuthReLoginRequired          stored credentials unusable or unrefreshable
         ├── McpOAuthDiscoveryError               resource / authorization server metadata missing,
-        │   │                                    or naming another resource or issuer
+        │   │                                    naming another resource or issuer, a URL the
+        │   │                                    policy refuses, over its byte budget or deadline
         │   └── McpOAuthPkceNotSupportedError    the metadata does not list S256
         ├── McpOAuthRegistrationError            no pre-registration, CIMD or DCR could be used,
         │                                        or the client id is another issuer's
         ├── McpOAuthConfigurationError           settings that cannot work (no key, bad method)
-        ├── McpOAuthAuthorizationError           callback error, state mismatch, no code, timeout
+        ├── McpOAuthAuthorizationError           callback error, state mismatch, no code, timeout,
+        │   │                                    an authorization URL the browser must not get
         │   └── McpOAuthIssuerMismatchError      the response's iss is not the issuer (RFC 9207)
-        ├── McpOAuthTokenExchangeError           the token endpoint refused (``.oauth_error``)
+        ├── McpOAuthTokenExchangeError           the token endpoint refused (``.oauth_error``),
+        │                                        or answered with a token that is not ASCII
         ├── McpOAuthInsufficientScopeError       403 insufficient_scope beyond the step-up limit
-        └── McpOAuthTokenStoreError              the store file is unreadable (``.path``)
+        └── McpOAuthTokenStoreError              the store file is unreadable or corrupt, not a
+                                                 regular file of ours, in an o+w dir (``.path``)
 
 The clients (``mcpstream.Client``, ``mcpstream.AsyncClient``) raise the transport errors above
 (an unusable answer to ``initialize``, such as a protocol version mcpstream does not speak, is an

@@ -13,13 +13,28 @@ The file is ``oauth-tokens.json`` under ``platformdirs.user_config_dir("mcpstrea
 A file that cannot be read or parsed raises :class:`McpOAuthTokenStoreError` naming the file, and
 is never overwritten: fixing or removing it is the user's call, and the other servers' records
 in it are not lost. Records and registrations hide their secrets in ``repr``.
+
+What the store trusts on disk (POSIX; Windows has no such modes):
+
+- the store file and its lock are opened without following a symbolic link (``O_NOFOLLOW``)
+  and without blocking (``O_NONBLOCK``), and used only when they are regular files owned by
+  this user: a symlink, a named pipe, a device or another user's file at either path is
+  refused with :class:`McpOAuthTokenStoreError` (a pipe would otherwise hang ``load``);
+- a directory that others may write to (``o+w``) is refused unless it has the sticky bit
+  (``/tmp``-like: others cannot then replace our files, and the ownership check above stops a
+  file they planted first);
+- a store file larger than :data:`MAX_STORE_FILE_BYTES` is refused unread;
+- times are finite numbers: ``NaN`` or ``Infinity`` (which ``json`` would write and read) is
+  never written, and refused when read.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import math
 import os
+import stat
 import sys
 import tempfile
 import threading
@@ -28,12 +43,13 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import MISSING, Field, dataclass, field, fields, replace
 from pathlib import Path
 from types import MappingProxyType
-from typing import Any, ClassVar, Protocol, Self, get_type_hints
+from typing import Any, ClassVar, NoReturn, Protocol, Self, get_type_hints
 
 from ._oauth_errors import McpOAuthTokenStoreError
 
 __all__ = [
     "CONFIG_DIR_ENV_VAR",
+    "MAX_STORE_FILE_BYTES",
     "STORE_FILE_NAME",
     "McpOAuthClientRegistration",
     "McpOAuthFileTokenStore",
@@ -53,6 +69,8 @@ __all__ = [
 
 CONFIG_DIR_ENV_VAR = "MCPSTREAM_CONFIG_DIR"
 STORE_FILE_NAME = "oauth-tokens.json"
+MAX_STORE_FILE_BYTES = 16 << 20
+"""A store file larger than this (16 MiB, thousands of records) is refused unread."""
 _FORMAT_VERSION = 1
 _REDACTED = "<redacted>"
 _SECRET: Mapping[str, Any] = MappingProxyType({"secret": True})  # field metadata: repr hides it
@@ -195,6 +213,12 @@ class McpOAuthTokenRecord(_StoredJson):
 
     _JSON_NAME: ClassVar[str] = "token record"
 
+    def __post_init__(self) -> None:
+        # A token that cannot be an HTTP header value is never held: it could not be sent, and
+        # the HTTP library's error would quote it whole.
+        if not is_header_safe(self.access_token):
+            raise ValueError("the access token is not printable ASCII without spaces")
+
     @property
     def expiry(self) -> float | None:
         """Alias of ``expires_at``."""
@@ -228,7 +252,28 @@ def _optional_str(data: dict[str, Any], key: str) -> str | None:
 
 def _optional_float(data: dict[str, Any], key: str) -> float | None:
     value = _optional(data, key, int | float, "a number")
-    return float(value) if value is not None else None
+    if value is None:
+        return None
+    number = finite_seconds(value)
+    if number is None:
+        raise ValueError(f"field {key!r} is not a finite number")
+    return number
+
+
+def is_header_safe(value: str) -> bool:
+    """Whether ``value`` can go in an HTTP header as a token: printable ASCII, no spaces."""
+    return value.isascii() and value.isprintable() and " " not in value
+
+
+def finite_seconds(value: object, maximum: float = 1e12) -> float | None:
+    """``value`` as a float when it is a finite number (not a bool) in ``[-maximum, maximum]``;
+    ``None`` otherwise (an ``OverflowError``-sized int, ``NaN``, ``Infinity``, a string)."""
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return None
+    if isinstance(value, int) and abs(value) > maximum:
+        return None
+    number = float(value)
+    return number if math.isfinite(number) and abs(number) <= maximum else None
 
 
 def _optional_registration(data: dict[str, Any], key: str) -> McpOAuthClientRegistration | None:
@@ -339,6 +384,7 @@ class McpOAuthFileTokenStore:
         """Hold the store's exclusive lock; the transaction reads and writes under it."""
         path = self.path
         _ensure_private_dir(path.parent)
+        _check_directory(path)
         with _exclusive_lock(path.with_name(path.name + ".lock")):
             yield _FileTransaction(path)
 
@@ -406,17 +452,78 @@ def _store_error(
     )
 
 
+_OPEN_FLAGS = (
+    getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_CLOEXEC", 0)
+)
+
+
+def _check_directory(path: Path) -> None:
+    """Refuse a store directory others may write to, unless it is sticky (module docstring)."""
+    if sys.platform == "win32":  # pragma: no cover - no POSIX modes there
+        return
+    try:
+        mode = os.stat(path.parent).st_mode
+    except FileNotFoundError:
+        return
+    except OSError as exc:
+        raise _store_error(path, f"its directory cannot be read ({exc.strerror})") from exc
+    if mode & stat.S_IWOTH and not mode & stat.S_ISVTX:
+        raise _store_error(
+            path,
+            "its directory is writable by every user (and not sticky), so another user could "
+            "replace the file; use a private directory (chmod o-w) or set MCPSTREAM_CONFIG_DIR",
+        )
+
+
+def _open_own_file(path: Path, flags: int, what: str) -> int:
+    """Open ``path`` without following a symlink or blocking; the descriptor of a regular file
+    this user owns, else a store error (module docstring) whose message starts with ``what``."""
+    try:
+        fd = os.open(path, flags | _OPEN_FLAGS, 0o600)
+    except FileNotFoundError:
+        raise
+    except OSError as exc:
+        reason = exc.strerror or type(exc).__name__
+        if os.path.islink(path):
+            reason = "it is a symbolic link, which mcpstream does not follow"
+        raise _store_error(path, f"{what} ({reason})") from exc
+    info = os.fstat(fd)
+    problem = None
+    if not stat.S_ISREG(info.st_mode):
+        problem = "it is not a regular file"
+    elif hasattr(os, "getuid") and info.st_uid != os.getuid():
+        problem = "it belongs to another user"
+    if problem is not None:
+        os.close(fd)
+        raise _store_error(path, f"{what} ({problem}); remove it")
+    return fd
+
+
+def _read_bytes(path: Path) -> bytes:
+    fd = _open_own_file(path, os.O_RDONLY, "cannot be read")
+    try:
+        if os.fstat(fd).st_size > MAX_STORE_FILE_BYTES:
+            raise _store_error(path, f"is larger than {MAX_STORE_FILE_BYTES} bytes; not read")
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            return handle.read(MAX_STORE_FILE_BYTES + 1)
+    finally:
+        os.close(fd)
+
+
 def _read_document(path: Path) -> dict[str, Any]:
     """The ``servers`` mapping of the store file (empty when the file does not exist)."""
+    _check_directory(path)
     try:
-        raw = path.read_bytes()
+        raw = _read_bytes(path)
     except FileNotFoundError:
         return {}
     except OSError as exc:
         raise _store_error(path, f"cannot be read ({exc.strerror or type(exc).__name__})") from exc
     try:
-        document = json.loads(raw.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        document = json.loads(raw.decode("utf-8"), parse_constant=_refuse_constant)
+    except RecursionError:
+        raise _store_error(path, "is nested too deeply to be a store file") from None
+    except (UnicodeDecodeError, ValueError) as exc:
         # Only the position is named: the text around it may be a token.
         position = getattr(exc, "pos", getattr(exc, "start", "?"))
         raise _store_error(
@@ -433,6 +540,10 @@ def _read_document(path: Path) -> dict[str, Any]:
     return servers
 
 
+def _refuse_constant(name: str) -> NoReturn:
+    raise ValueError(f"{name} is not a JSON number")
+
+
 def _parse_entry(path: Path, server_id: str, entry: Any) -> McpOAuthTokenRecord | None:
     if entry is None:
         return None
@@ -446,7 +557,11 @@ def _parse_entry(path: Path, server_id: str, entry: Any) -> McpOAuthTokenRecord 
 
 def _write_document(path: Path, servers: dict[str, Any]) -> None:
     document = {"version": _FORMAT_VERSION, "servers": servers}
-    data = (json.dumps(document, indent=2, sort_keys=True) + "\n").encode("utf-8")
+    try:
+        text = json.dumps(document, indent=2, sort_keys=True, allow_nan=False)
+    except ValueError:
+        raise _store_error(path, "a record holds NaN or Infinity; not written") from None
+    data = (text + "\n").encode("utf-8")
     directory = path.parent
     try:
         # mkstemp creates the file with mode 0600, before any secret is written to it.
@@ -498,12 +613,7 @@ def _ensure_private_dir(directory: Path) -> None:
 
 @contextlib.contextmanager
 def _exclusive_lock(lock_path: Path) -> Iterator[None]:
-    try:
-        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o600)
-    except OSError as exc:
-        raise _store_error(
-            lock_path, f"lock file cannot be opened ({exc.strerror or type(exc).__name__})"
-        ) from exc
+    fd = _open_own_file(lock_path, os.O_RDWR | os.O_CREAT, "lock file cannot be opened")
     try:
         _lock_fd(fd)
         try:

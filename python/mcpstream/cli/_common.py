@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from .._text import sanitize, terminal_text
 from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client
 from ..errors import (
     McpAuthError,
@@ -28,6 +29,7 @@ from ..errors import (
     McpTransportError,
 )
 from ..oauth.urls import safe_url
+from ..oauth_store import is_header_safe
 
 __all__ = [
     "EXIT_AUTH",
@@ -138,9 +140,28 @@ def _headers(values: list[str]) -> dict[str, str]:
             or not name.strip()
             or not re.fullmatch(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+", name.strip())
         ):
-            raise UsageError(f"--header takes 'Name: value', not {value!r}")
+            # The value is not quoted: it is often a secret (an API key).
+            shown = sanitize(name.strip(), 60) if sep else "a header without ':'"
+            raise UsageError(f"--header takes 'Name: value', not {shown!r}")
+        if not _header_value_ok(content.strip()):
+            raise UsageError(
+                f"--header {sanitize(name.strip(), 60)}: the value has control characters "
+                "(a line break?); it is not shown, since it may be a secret"
+            )
         headers[name.strip()] = content.strip()
     return headers
+
+
+def _header_value_ok(value: str) -> bool:
+    return not any((ord(ch) < 0x20 and ch != "\t") or ord(ch) == 0x7F for ch in value)
+
+
+def _token(value: str | None) -> str | None:
+    if value is not None and not is_header_safe(value.strip()):
+        raise UsageError(
+            "--token must be printable ASCII without spaces (a line break?); it is not shown"
+        )
+    return value.strip() if value is not None else None
 
 
 def open_client(args: argparse.Namespace, **kwargs: Any) -> Client:
@@ -156,7 +177,7 @@ def open_client(args: argparse.Namespace, **kwargs: Any) -> Client:
         return Client(
             args.url,
             headers=_headers(args.header),
-            token=args.token,
+            token=_token(args.token),
             oauth=True if args.auth else None,
             connect_timeout_s=args.connect_timeout,
             **kwargs,
@@ -201,7 +222,8 @@ def _describe(exc: BaseException, url: str | None) -> tuple[str, int]:
 
 def fail(message: str, status: int) -> int:
     """Print ``message`` as the command's one error line; returns ``status``."""
-    print(f"mcpstream: error: {message}", file=sys.stderr)
+    # Messages quote server text (a JSON-RPC error's message, a tool's output).
+    print(f"mcpstream: error: {terminal_text(message)}", file=sys.stderr)
     return status
 
 

@@ -1,4 +1,9 @@
-"""Output helpers of the client subcommands: JSON for scripts, rich for people."""
+"""Output helpers of the client subcommands: JSON for scripts, rich for people.
+
+Every string a server controls (names, descriptions, results, messages) is shown through
+:func:`plain` (printed as it is) or :func:`markup_safe` (inside rich markup): terminal escape
+sequences are removed and control characters escaped (:func:`mcpstream._text.terminal_text`),
+and rich markup is escaped, so a tool named ``[/]`` prints as ``[/]``."""
 
 from __future__ import annotations
 
@@ -7,7 +12,9 @@ import sys
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 
+from .._text import terminal_text
 from ..client import (
     AudioContent,
     Content,
@@ -21,8 +28,10 @@ from ..client import (
 __all__ = [
     "content_text",
     "err_console",
+    "markup_safe",
     "one_line",
     "out_console",
+    "plain",
     "print_json",
     "server_json",
     "server_label",
@@ -37,6 +46,17 @@ def out_console() -> Console:
 def err_console() -> Console:
     """A console on stderr, for progress bars."""
     return Console(file=sys.stderr, highlight=False)
+
+
+def plain(text: str) -> str:
+    """Server text fit to print on a terminal: no escape sequences, control characters
+    escaped (newlines and tabs kept)."""
+    return terminal_text(text)
+
+
+def markup_safe(text: str) -> str:
+    """Server text fit to put inside rich markup: :func:`plain`, with the markup escaped."""
+    return escape(terminal_text(text))
 
 
 def print_json(value: Any) -> None:

@@ -21,6 +21,7 @@ from ..oauth import (
 from ..oauth.urls import safe_url
 from ..oauth_store import McpOAuthTokenRecord, default_oauth_token_store
 from ._common import add_command
+from ._output import plain
 
 __all__ = ["register"]
 
@@ -152,8 +153,8 @@ def run_login(args: argparse.Namespace) -> int:
             )
     scopes = " ".join(record.granted_scopes) or "(none)"
     print(f"Logged in to {safe_url(args.server_url)}")
-    print(f"  server id: {server_id}")
-    print(f"  scopes:    {scopes}")
+    print(f"  server id: {plain(server_id)}")
+    print(f"  scopes:    {plain(scopes)}")
     print(f"  token:     {_expiry_text(record, time.time())}")
     return 0
 
@@ -192,19 +193,19 @@ def run_status(args: argparse.Namespace) -> int:
         print("No stored OAuth credentials. Log in with: mcpstream auth login <server-url>")
         return 0
     for server_id, item in sorted(records.items()):
-        print(f"\n{server_id}")
+        print(f"\n{plain(server_id)}")
         if isinstance(item, McpOAuthTokenStoreError):
-            print(f"  unreadable: {item}")
+            print(f"  unreadable: {plain(str(item))}")
             continue
         registration = item.client_registration
         if item.server_url:
             print(f"  server:   {safe_url(item.server_url)}")
-        print(f"  issuer:   {item.issuer or '(unknown)'}")
-        print(f"  scopes:   {' '.join(item.granted_scopes) or '(none)'}")
+        print(f"  issuer:   {plain(item.issuer or '(unknown)')}")
+        print(f"  scopes:   {plain(' '.join(item.granted_scopes) or '(none)')}")
         print(f"  token:    {_expiry_text(item, now)}")
         print(f"  refresh:  {'yes' if item.refresh_token else 'no'}")
         if registration is not None:
-            print(f"  client:   {registration.client_id} ({registration.method})")
+            print(f"  client:   {plain(registration.client_id)} ({plain(registration.method)})")
     return 0
 
 

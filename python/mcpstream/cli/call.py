@@ -13,7 +13,7 @@ from .. import client as mcp
 from ..client import Client, ToolResult
 from ..errors import McpError
 from ._common import EXIT_ERROR, EXIT_OK, UsageError, add_command, fail, open_client
-from ._output import content_text, err_console, one_line, print_json
+from ._output import content_text, err_console, markup_safe, one_line, plain, print_json
 
 __all__ = ["parse_pairs", "register"]
 
@@ -97,7 +97,7 @@ class _ProgressBar:
         console = err_console()
         self.enabled = console.is_terminal
         self._progress = Progress(
-            TextColumn(f"[bold]{tool}[/]"),
+            TextColumn(f"[bold]{markup_safe(tool)}[/]"),
             BarColumn(),
             TextColumn("{task.fields[note]}"),
             TimeElapsedColumn(),
@@ -119,7 +119,7 @@ class _ProgressBar:
         """Show one progress notification."""
         if not self.enabled:
             return
-        note = progress.message or ""
+        note = markup_safe(progress.message or "")
         if self._task is None:
             self._task = self._progress.add_task("", total=progress.total, note=note)
         self._progress.update(
@@ -130,9 +130,9 @@ class _ProgressBar:
 def _show(result: ToolResult) -> None:
     texts = [content_text(item) for item in result.content]
     if texts:
-        print("\n".join(texts))
+        print(plain("\n".join(texts)))
     elif result.structured is not None:
-        print(json.dumps(result.structured, indent=2, ensure_ascii=False))
+        print(plain(json.dumps(result.structured, indent=2, ensure_ascii=False)))
 
 
 def run_call(args: argparse.Namespace) -> int:

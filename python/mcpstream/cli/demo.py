@@ -15,7 +15,7 @@ from .. import __version__, codec
 from .. import client as mcp
 from ..client import Client
 from ._common import EXIT_ERROR, EXIT_OK, UsageError, add_command, fail
-from ._output import out_console, print_json, server_json
+from ._output import markup_safe, out_console, print_json, server_json
 
 __all__ = ["register"]
 
@@ -56,7 +56,8 @@ class _Report:
         self.steps.append({"step": name, "detail": detail, "ms": round(seconds * 1000, 3), **extra})
         if not self.as_json:
             self.console.print(
-                f"[green]\u2713[/] [bold]{name:<13}[/] {detail}  [dim]{seconds * 1000:.1f} ms[/]"
+                f"[green]\u2713[/] [bold]{name:<13}[/] {markup_safe(detail)}  "
+                f"[dim]{seconds * 1000:.1f} ms[/]"
             )
 
 

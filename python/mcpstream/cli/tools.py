@@ -10,7 +10,7 @@ from rich.table import Table
 
 from ..client import Tool
 from ._common import EXIT_OK, UsageError, add_command, open_client
-from ._output import one_line, out_console, print_json, server_json, server_label
+from ._output import markup_safe, one_line, out_console, print_json, server_json, server_label
 
 __all__ = ["register"]
 
@@ -53,7 +53,7 @@ def run_tools(args: argparse.Namespace) -> int:
         return EXIT_OK
     console = out_console()
     console.print(
-        f"{server_label(info)} (protocol {info.protocol_version}): "
+        f"{markup_safe(server_label(info))} (protocol {markup_safe(info.protocol_version)}): "
         f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
     )
     if not tools:
@@ -64,7 +64,9 @@ def run_tools(args: argparse.Namespace) -> int:
     table.add_column("description")
     for tool in tools:
         description = one_line((tool.description or "").strip().split("\n\n")[0], 120)
-        table.add_row(tool.name, argument_summary(tool), description)
+        table.add_row(
+            markup_safe(tool.name), markup_safe(argument_summary(tool)), markup_safe(description)
+        )
     console.print(table)
     return EXIT_OK
 
@@ -90,7 +92,8 @@ def run_ping(args: argparse.Namespace) -> int:
         return EXIT_OK
     console = out_console()
     console.print(
-        f"connected to {server_label(info)} (protocol {info.protocol_version}) "
+        f"connected to {markup_safe(server_label(info))} "
+        f"(protocol {markup_safe(info.protocol_version)}) "
         f"in {connected_s * 1000:.1f} ms"
     )
     for rtt in round_trips:

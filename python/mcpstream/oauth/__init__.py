@@ -24,6 +24,27 @@ The pieces, each in its own module:
 Every exchange is a sans-I/O generator run by a blocking or an async driver, so sync and async
 callers share one implementation. No token, secret or authorization code is ever put in an
 exception message, a log line or a ``repr``.
+
+Against a hostile server (``policy`` and the drivers in ``_flow`` hold these for every flow):
+
+- URLs: every OAuth URL (metadata, each endpoint, the authorization URL handed to the browser)
+  is ``https://``, or ``http://`` to ``127.0.0.0/8``, ``::1`` or ``localhost`` only; anything
+  else (``file:``, ``javascript:``, UNC paths, ``ms-msdt:``, plain http to another host) is
+  refused before use. In the 2025-03-26 fallback the metadata's ``issuer`` must be at the MCP
+  server's origin.
+- Time: the HTTP steps of one operation (discovery, a token request, a login's exchanges) share
+  one deadline, the operation's ``timeout_s`` (default 10 s for discovery and tokens; a
+  session's ``timeout_s``), covering connect, headers and body; the clock restarts after the
+  user's browser step. The login listener (``LoopbackRedirectHandler(timeout_s=300)``) holds
+  every connection to its deadline; the login probe (``probe_www_authenticate``) too.
+- Size: each OAuth document is read up to ``McpOAuthClientSettings.max_document_bytes``
+  (default 1 MiB, ``_flow.MAX_DOCUMENT_BYTES``) after decompression, ``Content-Length`` checked
+  first. The token store file is refused over 16 MiB (``MAX_STORE_FILE_BYTES``).
+- Values: deep JSON is an invalid document; an ``expires_in`` that is not a finite number of
+  seconds up to ten years means "no lifetime given"; an access token that is not printable
+  ASCII is refused. Server text in messages is sanitized (``mcpstream._text``: control
+  characters escaped, 200 characters by default, 300 for an error description) and secrets
+  scrubbed in their raw, URL-encoded, escaped and base64 forms (``mcpstream.redaction``).
 """
 
 from __future__ import annotations

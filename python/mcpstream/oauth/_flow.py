@@ -5,6 +5,16 @@ needs done and receives the outcome; a sync driver (``httpx.Client``) and an asy
 A flow yields an ``httpx.Request`` (and receives the read ``httpx.Response``, or has the
 ``httpx.HTTPError`` thrown into it) or an :class:`AuthorizationPrompt` (and receives the callback
 URL the user's browser was sent to).
+
+The drivers hold every limit of an OAuth exchange, so no flow can forget one:
+
+- the URL policy (:mod:`.policy`): each request's URL, and each prompt's authorization URL,
+  is checked before it is sent or shown;
+- one deadline per operation: the HTTP steps of one flow run share the flow's ``timeout_s``
+  (each request carries it) end to end, connect, TLS, headers and body together; the clock
+  starts again after the user's browser step (a person takes the time they need there);
+- one byte budget per document: a body larger than :data:`MAX_DOCUMENT_BYTES` after
+  decompression (``Content-Length`` is checked first) is refused, unread.
 """
 
 from __future__ import annotations
@@ -13,20 +23,27 @@ import asyncio
 import functools
 import inspect
 import json
+import socket
+import threading
+import time
 from collections.abc import Awaitable, Callable, Generator, Iterator
-from contextlib import closing, nullcontext
+from contextlib import closing, nullcontext, suppress
 from dataclasses import dataclass
 from typing import Any, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 
 import httpx
 
 from .. import __version__
+from .._oauth_errors import McpOAuthAuthorizationError
+from .policy import InsecureOAuthUrlError, check_oauth_url
 
 __all__ = [
+    "MAX_DOCUMENT_BYTES",
     "AsyncMcpOAuthRedirectHandler",
     "AuthorizationPrompt",
     "Flow",
     "McpOAuthRedirectHandler",
+    "OAuthTransferRefused",
     "build_request",
     "http_step",
     "prompt_step",
@@ -37,6 +54,15 @@ __all__ = [
 
 T = TypeVar("T")
 USER_AGENT = f"mcpstream/{__version__}"
+MAX_DOCUMENT_BYTES = 1 << 20
+"""The byte budget of one OAuth document (metadata, registration, token response), after
+decompression: 1 MiB, a thousand times what a real one needs."""
+
+
+class OAuthTransferRefused(httpx.TransportError):
+    """An OAuth request the driver would not send, or a response it stopped reading: a URL the
+    policy refuses, a body over its byte budget, the operation's deadline passed. Its message is
+    safe to show, and the flow's error quotes it."""
 
 
 @dataclass(frozen=True)
@@ -112,6 +138,8 @@ def http_step(
     ``failure(name of the httpx error)``, raised with the error chained to it."""
     try:
         response = yield request
+    except OAuthTransferRefused as exc:
+        raise failure(str(exc)) from exc
     except httpx.HTTPError as exc:
         raise failure(type(exc).__name__) from exc
     if not isinstance(response, httpx.Response):  # pragma: no cover - driver bug
@@ -131,7 +159,8 @@ def response_json(response: httpx.Response) -> Any:
     """The JSON body of ``response``, or ``None`` when it is not JSON."""
     try:
         return json.loads(response.content)
-    except (ValueError, UnicodeDecodeError):
+    except (ValueError, RecursionError):
+        # RecursionError: a hostile document nested deeper than the interpreter's stack.
         return None
 
 
@@ -169,13 +198,170 @@ def _no_redirect_handler() -> NoReturn:  # pragma: no cover - flows check first
     raise RuntimeError("this OAuth flow needs a redirect handler")
 
 
+class _Deadline:
+    """The deadline of one operation: started by its first HTTP step, with the budget that step
+    carries, and restarted after a browser step."""
+
+    def __init__(self) -> None:
+        self._at: float | None = None
+
+    def start(self, request: httpx.Request) -> float:
+        """Start the clock if it is not running; set ``request``'s timeouts to what remains,
+        and return that (raises :class:`OAuthTransferRefused` once nothing remains)."""
+        if self._at is None:
+            budget = (request.extensions.get("timeout") or {}).get("read") or 10.0
+            self._at = time.monotonic() + float(budget)
+        remaining = self.remaining()
+        request.extensions["timeout"] = httpx.Timeout(remaining).as_dict()
+        return remaining
+
+    def remaining(self) -> float:
+        """Seconds left; raises :class:`OAuthTransferRefused` when none are."""
+        left = (self._at or 0.0) - time.monotonic()
+        if left <= 0:
+            raise OAuthTransferRefused("the OAuth operation ran past its deadline")
+        return left
+
+    def restart(self) -> None:
+        """Forget the clock (after the user's browser step)."""
+        self._at = None
+
+
+def _check_request(request: httpx.Request) -> None:
+    try:
+        check_oauth_url(str(request.url), "OAuth endpoint")
+    except InsecureOAuthUrlError as exc:
+        raise OAuthTransferRefused(str(exc), request=request) from None
+
+
+def _check_size(response: httpx.Response, limit: int) -> None:
+    declared = response.headers.get("Content-Length", "")
+    if declared.strip().isdigit() and int(declared) > limit:
+        raise OAuthTransferRefused(
+            f"the OAuth response declares {declared.strip()} bytes, over the "
+            f"{limit}-byte limit of an OAuth document"
+        )
+
+
+def _add_chunk(chunks: list[bytes], chunk: bytes, size: int, limit: int) -> int:
+    size += len(chunk)
+    if size > limit:
+        raise OAuthTransferRefused(
+            f"the OAuth response is larger than the {limit}-byte limit of an OAuth document"
+        )
+    chunks.append(chunk)
+    return size
+
+
+_DROPPED_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
+
+
+def _read_response(response: httpx.Response, chunks: list[bytes]) -> httpx.Response:
+    """The response as the flows read it: its body decoded, read and held."""
+    headers = [(k, v) for k, v in response.headers.multi_items() if k not in _DROPPED_HEADERS]
+    return httpx.Response(
+        response.status_code, headers=headers, content=b"".join(chunks), request=response.request
+    )
+
+
+class _SocketWatchdog:
+    """Bounds the wait for a blocking client's response headers, which per-read timeouts do
+    not (a server trickling a byte at a time keeps every read short): at the deadline the
+    socket the request opened is shut down, which ends the blocked read."""
+
+    def __init__(self, request: httpx.Request, remaining: float) -> None:
+        self._socket: socket.socket | None = None
+        self._timer = threading.Timer(remaining, self._fire)
+        self._timer.daemon = True
+        request.extensions["trace"] = self._trace
+
+    def _trace(self, event: str, info: dict[str, Any]) -> None:
+        if event in ("connection.connect_tcp.complete", "connection.start_tls.complete"):
+            stream = info.get("return_value")
+            sock = stream.get_extra_info("socket") if stream is not None else None
+            if isinstance(sock, socket.socket):
+                self._socket = sock
+
+    def _fire(self) -> None:
+        if self._socket is not None:
+            with suppress(OSError):
+                self._socket.shutdown(socket.SHUT_RDWR)
+
+    def __enter__(self) -> _SocketWatchdog:
+        self._timer.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._timer.cancel()
+
+
+def _send_sync(
+    http: httpx.Client, request: httpx.Request, deadline: _Deadline, limit: int
+) -> httpx.Response:
+    _check_request(request)
+    try:
+        with _SocketWatchdog(request, deadline.start(request)):
+            response = http.send(request, stream=True, follow_redirects=False)
+            try:
+                _check_size(response, limit)
+                chunks: list[bytes] = []
+                size = 0
+                for chunk in response.iter_bytes():
+                    size = _add_chunk(chunks, chunk, size, limit)
+                    deadline.remaining()
+                # A body the watchdog cut short ends like one the server finished.
+                deadline.remaining()
+            finally:
+                response.close()
+    except httpx.TransportError:
+        deadline.remaining()  # a read the watchdog ended is reported as the deadline
+        raise
+    return _read_response(response, chunks)
+
+
+async def _send_async(
+    http: httpx.AsyncClient, request: httpx.Request, deadline: _Deadline, limit: int
+) -> httpx.Response:
+    _check_request(request)
+    try:
+        async with asyncio.timeout(deadline.start(request)):
+            response = await http.send(request, stream=True, follow_redirects=False)
+            try:
+                _check_size(response, limit)
+                chunks: list[bytes] = []
+                size = 0
+                async for chunk in response.aiter_bytes():
+                    size = _add_chunk(chunks, chunk, size, limit)
+            finally:
+                await response.aclose()
+    except TimeoutError:
+        raise OAuthTransferRefused(
+            "the OAuth operation ran past its deadline", request=request
+        ) from None
+    return _read_response(response, chunks)
+
+
+def _checked_prompt(prompt: AuthorizationPrompt) -> AuthorizationPrompt:
+    # The browser is handed only https:// (or loopback http://) URLs, whatever the flow built.
+    try:
+        check_oauth_url(prompt.authorization_url, "authorization URL")
+    except InsecureOAuthUrlError as exc:
+        raise McpOAuthAuthorizationError(str(exc)) from None
+    return prompt
+
+
 def run_sync(
     flow: Flow[T],
     client: httpx.Client | None,
     redirect_handler: McpOAuthRedirectHandler | None = None,
+    *,
+    max_document_bytes: int | None = None,
 ) -> T:
-    """Run ``flow`` with a blocking client (a private one when ``client`` is ``None``)."""
+    """Run ``flow`` with a blocking client (a private one when ``client`` is ``None``); each
+    document read is held to ``max_document_bytes`` (:data:`MAX_DOCUMENT_BYTES` by default)."""
+    limit = max_document_bytes or MAX_DOCUMENT_BYTES
     steps = _Steps(flow)
+    deadline = _Deadline()
     # A private client is closed at the end; the caller's is left open.
     connection = httpx.Client(follow_redirects=False) if client is None else nullcontext(client)
     with closing(flow), connection as http:
@@ -183,10 +369,11 @@ def run_sync(
             if not isinstance(step, httpx.Request):
                 if redirect_handler is None:  # pragma: no cover - flows check first
                     _no_redirect_handler()
-                steps.reply(redirect_handler.authorize(step))
+                steps.reply(redirect_handler.authorize(_checked_prompt(step)))
+                deadline.restart()
                 continue
             try:
-                steps.reply(http.send(step, follow_redirects=False))
+                steps.reply(_send_sync(http, step, deadline, limit))
             except httpx.HTTPError as exc:
                 steps.fail(exc)
     return steps.result
@@ -196,9 +383,14 @@ async def run_async(
     flow: Flow[T],
     client: httpx.AsyncClient | None,
     redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
+    *,
+    max_document_bytes: int | None = None,
 ) -> T:
-    """Run ``flow`` with an async client. A blocking redirect handler runs in a worker thread."""
+    """Run ``flow`` with an async client (see :func:`run_sync`). A blocking redirect handler
+    runs in a worker thread."""
+    limit = max_document_bytes or MAX_DOCUMENT_BYTES
     steps = _Steps(flow)
+    deadline = _Deadline()
     # A private client is closed at the end; the caller's is left open.
     connection = (
         httpx.AsyncClient(follow_redirects=False) if client is None else nullcontext(client)
@@ -208,15 +400,17 @@ async def run_async(
             for step in steps:
                 if isinstance(step, httpx.Request):
                     try:
-                        steps.reply(await http.send(step, follow_redirects=False))
+                        steps.reply(await _send_async(http, step, deadline, limit))
                     except httpx.HTTPError as exc:
                         steps.fail(exc)
                     continue
                 if redirect_handler is None:  # pragma: no cover - flows check first
                     _no_redirect_handler()
                 authorize = redirect_handler.authorize
+                prompt = _checked_prompt(step)
                 if inspect.iscoroutinefunction(authorize):
-                    steps.reply(await authorize(step))
+                    steps.reply(await authorize(prompt))
                 else:
-                    steps.reply(await asyncio.to_thread(authorize, step))
+                    steps.reply(await asyncio.to_thread(authorize, prompt))
+                deadline.restart()
     return steps.result

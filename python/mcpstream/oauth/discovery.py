@@ -8,8 +8,11 @@
    its ``issuer`` must be, as an exact string, the issuer those URLs were built from (RFC 8414
    section 3.3): a document naming another is not used.
 3. No protected resource metadata at all means a 2025-03-26 server: the authorization base URL
-   is the server's origin, its metadata is looked for there, and when there is none the default
-   endpoints ``/authorize``, ``/token`` and ``/register`` are used.
+   is the server's origin, its metadata is looked for there (and its ``issuer`` must be at that
+   origin), and when there is none the default endpoints ``/authorize``, ``/token`` and
+   ``/register`` are used.
+
+Every URL the documents name is held to the OAuth URL policy (:mod:`.policy`).
 """
 
 from __future__ import annotations
@@ -173,6 +176,16 @@ def _authorization_server_metadata_flow(
                 server_id=server_id,
                 authorization_server_url=safe_url(authorization_server_url),
             ) from None
+        if not check_issuer and url_origin(metadata.issuer) != url_origin(authorization_server_url):
+            # 2025-03-26 (no protected resource metadata): the authorization server is the MCP
+            # server's origin, so metadata found there must name an issuer at that origin.
+            raise McpOAuthDiscoveryError(
+                f"authorization server metadata at {safe_url(url)} names issuer "
+                f"{safe_url(metadata.issuer)}, which is not at the MCP server's origin "
+                f"{safe_url(authorization_server_url)} (2025-03-26 rules); not using it",
+                server_id=server_id,
+                authorization_server_url=safe_url(authorization_server_url),
+            )
         if check_issuer and not same_issuer(metadata.issuer, authorization_server_url):
             raise McpOAuthDiscoveryError(
                 f"authorization server metadata at {safe_url(url)} names issuer "

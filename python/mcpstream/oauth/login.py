@@ -10,12 +10,13 @@ from __future__ import annotations
 import contextlib
 import json
 import logging
+import time
 
 import httpx
 
 from .._oauth_errors import McpOAuthDiscoveryError
 from ..oauth_store import McpOAuthTokenRecord, McpOAuthTokenStore
-from ._flow import USER_AGENT, McpOAuthRedirectHandler
+from ._flow import USER_AGENT, McpOAuthRedirectHandler, _SocketWatchdog
 from .session import McpOAuthSession, default_server_id
 from .settings import McpOAuthClientSettings
 from .urls import safe_url
@@ -46,25 +47,33 @@ def probe_www_authenticate(
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
     }
+    request = client.build_request(
+        "POST", server_url, content=json.dumps(body), headers=headers, timeout=timeout_s
+    )
+    started = time.monotonic()
     try:
-        with client.stream(
-            "POST", server_url, content=json.dumps(body), headers=headers, timeout=timeout_s
-        ) as response:
-            status = response.status_code
-            challenge = response.headers.get("WWW-Authenticate")
-            session_id = response.headers.get("MCP-Session-Id")
+        # Only the headers are read; the watchdog bounds the wait for them end to end.
+        with _SocketWatchdog(request, timeout_s):
+            response = client.send(request, stream=True, follow_redirects=False)
+            response.close()
     except httpx.HTTPError as exc:
-        raise McpOAuthDiscoveryError(
-            f"could not reach {safe_url(server_url)}: {type(exc).__name__}"
-        ) from exc
+        reason = type(exc).__name__
+        if time.monotonic() - started >= timeout_s:
+            reason = f"no answer within {timeout_s:g}s"
+        raise McpOAuthDiscoveryError(f"could not reach {safe_url(server_url)}: {reason}") from exc
+    status = response.status_code
+    challenge = response.headers.get("WWW-Authenticate")
+    session_id = response.headers.get("MCP-Session-Id")
     _log.debug("OAuth login probe: %s -> HTTP %s", safe_url(server_url), status)
     if status != 401 and session_id:
-        with contextlib.suppress(httpx.HTTPError):
-            client.delete(
-                server_url,
-                headers={"MCP-Session-Id": session_id, "User-Agent": USER_AGENT},
-                timeout=timeout_s,
-            )
+        delete = client.build_request(
+            "DELETE",
+            server_url,
+            headers={"MCP-Session-Id": session_id, "User-Agent": USER_AGENT},
+            timeout=timeout_s,
+        )
+        with contextlib.suppress(httpx.HTTPError), _SocketWatchdog(delete, timeout_s):
+            client.send(delete, stream=True).close()
     return challenge if status == 401 else None
 
 

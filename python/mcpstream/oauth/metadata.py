@@ -8,6 +8,8 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
+from .policy import check_oauth_url
+
 __all__ = ["McpAuthorizationServerMetadata", "McpProtectedResourceMetadata"]
 
 
@@ -20,6 +22,12 @@ def _str(data: Mapping[str, Any], key: str, *, required: bool = False) -> str | 
     if not isinstance(value, str) or not value.strip():
         raise ValueError(f"{key!r} is not a non-empty string")
     return value.strip()
+
+
+def _url(data: Mapping[str, Any], key: str, *, required: bool = False) -> str | None:
+    """A URL field, held to the OAuth URL policy (https, or http to a loopback host)."""
+    value = _str(data, key, required=required)
+    return None if value is None else check_oauth_url(value, repr(key))
 
 
 def _str_tuple(data: Mapping[str, Any], key: str) -> tuple[str, ...] | None:
@@ -59,6 +67,8 @@ class McpProtectedResourceMetadata:
         servers = _str_tuple(data, "authorization_servers")
         if not servers:
             raise ValueError("'authorization_servers' is missing or empty")
+        for server in servers:
+            check_oauth_url(server, "authorization server")
         return cls(
             resource=_str(data, "resource"),
             authorization_servers=servers,
@@ -101,18 +111,19 @@ class McpAuthorizationServerMetadata:
         cls, data: Any, *, metadata_url: str | None = None
     ) -> McpAuthorizationServerMetadata:
         """Parse a metadata document; raises ``ValueError`` when ``issuer`` or
-        ``token_endpoint`` is missing or a field has the wrong type."""
+        ``token_endpoint`` is missing, a field has the wrong type, or a URL breaks the OAuth
+        URL policy (:mod:`.policy`)."""
         if not isinstance(data, dict):
             raise ValueError("the document is not a JSON object")
-        issuer = _str(data, "issuer", required=True)
-        token_endpoint = _str(data, "token_endpoint", required=True)
+        issuer = _url(data, "issuer", required=True)
+        token_endpoint = _url(data, "token_endpoint", required=True)
         assert issuer is not None and token_endpoint is not None
         return cls(
             issuer=issuer,
             token_endpoint=token_endpoint,
-            authorization_endpoint=_str(data, "authorization_endpoint"),
-            registration_endpoint=_str(data, "registration_endpoint"),
-            revocation_endpoint=_str(data, "revocation_endpoint"),
+            authorization_endpoint=_url(data, "authorization_endpoint"),
+            registration_endpoint=_url(data, "registration_endpoint"),
+            revocation_endpoint=_url(data, "revocation_endpoint"),
             scopes_supported=_str_tuple(data, "scopes_supported"),
             response_types_supported=_str_tuple(data, "response_types_supported"),
             grant_types_supported=_str_tuple(data, "grant_types_supported"),

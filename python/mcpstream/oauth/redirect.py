@@ -10,7 +10,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import http.server
+import socket
 import sys
 import threading
 import time
@@ -23,7 +26,8 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 import httpx
 
 from .._oauth_errors import McpOAuthAuthorizationError
-from ._flow import USER_AGENT, AuthorizationPrompt
+from ._flow import USER_AGENT, AuthorizationPrompt, _SocketWatchdog
+from .policy import InsecureOAuthUrlError, check_oauth_url
 
 __all__ = ["AsyncHeadlessRedirectHandler", "HeadlessRedirectHandler", "LoopbackRedirectHandler"]
 
@@ -36,8 +40,30 @@ _PAGE = (
 
 
 class _CallbackServer(http.server.HTTPServer):
+    """The listener. Each connection is held to the login's deadline, whatever the client
+    does: a socket timeout of what remains, and a timer that shuts the socket down at the
+    deadline (a client trickling a byte at a time keeps each read short), so an idle or slow
+    local connection cannot stall the login past ``timeout_s``."""
+
     expected_state: str | None = None
     callback_url: str | None = None
+    deadline: float = 0.0
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        remaining = max(0.05, self.deadline - time.monotonic())
+        request.settimeout(remaining)
+        watchdog = threading.Timer(remaining, _shut_down, (request,))
+        watchdog.daemon = True
+        watchdog.start()
+        try:
+            super().process_request(request, client_address)
+        finally:
+            watchdog.cancel()
+
+
+def _shut_down(connection: socket.socket) -> None:
+    with contextlib.suppress(OSError):
+        connection.shutdown(socket.SHUT_RDWR)
 
 
 class _CallbackHandler(http.server.BaseHTTPRequestHandler):
@@ -112,6 +138,11 @@ class LoopbackRedirectHandler:
     def authorize(self, prompt: AuthorizationPrompt) -> str:
         """Show or open the authorization URL and wait for this request's callback."""
         output = self._output if self._output is not None else sys.stderr
+        try:
+            # The drivers check it too; this handler may be called directly.
+            check_oauth_url(prompt.authorization_url, "authorization URL")
+        except InsecureOAuthUrlError as exc:
+            raise McpOAuthAuthorizationError(str(exc)) from None
         opened = False
         if self._open_browser and _browser_available():
             try:
@@ -130,6 +161,7 @@ class LoopbackRedirectHandler:
             self._server.expected_state = prompt.state
             self._server.callback_url = None
             deadline = time.monotonic() + self._timeout_s
+            self._server.deadline = deadline
             while self._server.callback_url is None:
                 if time.monotonic() >= deadline:
                     raise McpOAuthAuthorizationError(
@@ -178,12 +210,8 @@ class _HeadlessRedirectHandlerBase(Generic[_C]):
         """The redirect URI sent (nothing listens there)."""
         return self._redirect_uri
 
-    def _get_options(self) -> dict[str, Any]:
-        return {
-            "headers": {"User-Agent": USER_AGENT},
-            "follow_redirects": False,
-            "timeout": self._timeout_s,
-        }
+    def _options(self) -> dict[str, Any]:
+        return {"headers": {"User-Agent": USER_AGENT}, "timeout": self._timeout_s}
 
     @staticmethod
     @contextmanager
@@ -201,12 +229,14 @@ class HeadlessRedirectHandler(_HeadlessRedirectHandlerBase[httpx.Client]):
     URL, do not follow the redirect, return its ``Location``."""
 
     def authorize(self, prompt: AuthorizationPrompt) -> str:
-        """Fetch the authorization URL and return the redirect target."""
-        with self._reaching_endpoint():
-            if self._client is not None:
-                response = self._client.get(prompt.authorization_url, **self._get_options())
-            else:
-                response = httpx.get(prompt.authorization_url, **self._get_options())
+        """Fetch the authorization URL and return the redirect target (only the headers are
+        read, within ``timeout_s`` end to end)."""
+        with self._reaching_endpoint(), contextlib.ExitStack() as stack:
+            client = self._client or stack.enter_context(httpx.Client())
+            request = client.build_request("GET", prompt.authorization_url, **self._options())
+            with _SocketWatchdog(request, self._timeout_s):
+                response = client.send(request, stream=True, follow_redirects=False)
+            response.close()
         return _callback_from(response, prompt)
 
 
@@ -214,11 +244,18 @@ class AsyncHeadlessRedirectHandler(_HeadlessRedirectHandlerBase[httpx.AsyncClien
     """The async form of :class:`HeadlessRedirectHandler`."""
 
     async def authorize(self, prompt: AuthorizationPrompt) -> str:
-        """Fetch the authorization URL and return the redirect target."""
+        """Fetch the authorization URL and return the redirect target (only the headers are
+        read, within ``timeout_s`` end to end)."""
         with self._reaching_endpoint():
-            if self._client is not None:
-                response = await self._client.get(prompt.authorization_url, **self._get_options())
-            else:
-                async with httpx.AsyncClient() as client:
-                    response = await client.get(prompt.authorization_url, **self._get_options())
+            async with contextlib.AsyncExitStack() as stack:
+                client = self._client
+                if client is None:
+                    client = await stack.enter_async_context(httpx.AsyncClient())
+                request = client.build_request("GET", prompt.authorization_url, **self._options())
+                try:
+                    async with asyncio.timeout(self._timeout_s):
+                        response = await client.send(request, stream=True, follow_redirects=False)
+                        await response.aclose()
+                except TimeoutError:
+                    raise httpx.ReadTimeout("no answer in time", request=request) from None
         return _callback_from(response, prompt)

@@ -17,7 +17,8 @@ import logging
 from urllib.parse import urlsplit
 
 from .._oauth_errors import McpOAuthRegistrationError
-from ..oauth_store import McpOAuthClientRegistration
+from .._text import sanitize
+from ..oauth_store import McpOAuthClientRegistration, finite_seconds
 from ._flow import Flow, build_request, http_step, response_json
 from .client_auth import choose_token_endpoint_auth_method
 from .metadata import McpAuthorizationServerMetadata
@@ -137,7 +138,7 @@ def registration_flow(
         error = document.get("error") if isinstance(document, dict) else None
         raise failure(
             f"dynamic client registration at {endpoint} was refused: HTTP "
-            f"{response.status_code}" + (f" ({error})" if isinstance(error, str) else "")
+            f"{response.status_code}" + (f" ({sanitize(error)})" if isinstance(error, str) else "")
         )
     client_id = document.get("client_id")
     if not isinstance(client_id, str) or not client_id:
@@ -159,9 +160,7 @@ def registration_flow(
         method="dynamic",
         client_secret=secret,
         token_endpoint_auth_method=method,
-        client_secret_expires_at=(
-            float(expires) if isinstance(expires, int | float) and expires else None
-        ),
+        client_secret_expires_at=finite_seconds(expires) or None,
         redirect_uris=tuple(u for u in uris if isinstance(u, str))
         if isinstance(uris, list)
         else ((redirect_uri,) if redirect_uri else ()),

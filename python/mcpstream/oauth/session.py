@@ -43,6 +43,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import shlex
 import threading
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
@@ -60,6 +61,7 @@ from .._oauth_errors import (
     McpOAuthTokenExchangeError,
     McpOAuthTokenStoreError,
 )
+from .._text import sanitize
 from ..oauth_store import (
     McpOAuthClientRegistration,
     McpOAuthTokenRecord,
@@ -106,17 +108,23 @@ def default_server_id(server_url: str) -> str:
 
 
 def login_command(server_id: str, server_url: str | None, scopes: tuple[str, ...] = ()) -> str:
-    """The ``mcpstream auth login`` command that stores credentials under ``server_id``."""
+    """The ``mcpstream auth login`` command that stores credentials under ``server_id``, to
+    paste into a POSIX shell: every value is quoted (``shlex.quote``) after its control
+    characters are escaped, since scopes and URLs come from the server."""
+
+    def arg(value: str) -> str:
+        return shlex.quote(sanitize(value, 500))
+
     if not server_url:
-        return f"mcpstream auth login <server-url> --server-id {server_id}"
-    command = f"mcpstream auth login {safe_url(server_url)}"
+        return f"mcpstream auth login <server-url> --server-id {arg(server_id)}"
+    command = f"mcpstream auth login {arg(safe_url(server_url))}"
     try:
         if default_server_id(server_url) != server_id:
-            command += f" --server-id {server_id}"
+            command += f" --server-id {arg(server_id)}"
     except ValueError:
-        command += f" --server-id {server_id}"
+        command += f" --server-id {arg(server_id)}"
     for scope in scopes:
-        command += f" --scope {scope}"
+        command += f" --scope {arg(scope)}"
     return command
 
 
@@ -668,7 +676,8 @@ class McpOAuthSession(_SessionBase[httpx.Client, McpOAuthRedirectHandler]):
 
     def _run(self, flow: Flow[T]) -> T:
         with self._lock:
-            return run_sync(flow, self._client, self._redirect_handler)
+            limit = self._core.settings.max_document_bytes
+            return run_sync(flow, self._client, self._redirect_handler, max_document_bytes=limit)
 
     def request_auth(
         self, *, method: str, replay_allowed: bool | None = None
@@ -717,7 +726,9 @@ class AsyncMcpOAuthSession(
 
     async def _run(self, flow: Flow[T]) -> T:
         async with self._lock:
-            return await run_async(flow, self._client, self._redirect_handler)
+            limit = self._core.settings.max_document_bytes
+            handler = self._redirect_handler
+            return await run_async(flow, self._client, handler, max_document_bytes=limit)
 
     def request_auth(
         self, *, method: str, replay_allowed: bool | None = None

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field, fields
 from typing import Any
 
+from ._flow import MAX_DOCUMENT_BYTES
+
 __all__ = ["GRANT_AUTHORIZATION_CODE", "GRANT_CLIENT_CREDENTIALS", "McpOAuthClientSettings"]
 
 GRANT_AUTHORIZATION_CODE = "authorization_code"
@@ -30,6 +32,8 @@ class McpOAuthClientSettings:
     - ``signing_algorithm``: the JWT algorithm for ``private_key_jwt`` (from the key when unset).
     - ``application_type``: ``native`` or ``web``, sent in dynamic client registration (from the
       redirect URI when unset: ``native`` for a loopback one).
+    - ``max_document_bytes``: the byte budget of each OAuth document read (metadata,
+      registration and token responses, after decompression; default 1 MiB).
 
     Secrets are not shown in ``repr``.
     """
@@ -45,6 +49,7 @@ class McpOAuthClientSettings:
     private_key_pem: str | None = field(default=None)
     signing_algorithm: str | None = None
     application_type: str | None = None
+    max_document_bytes: int = MAX_DOCUMENT_BYTES
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scopes", tuple(self.scopes))
@@ -55,6 +60,8 @@ class McpOAuthClientSettings:
         method = self.token_endpoint_auth_method
         if method is not None and method not in TOKEN_ENDPOINT_AUTH_METHODS:
             raise ValueError(f"unsupported token_endpoint_auth_method {method!r}")
+        if self.max_document_bytes < 1:
+            raise ValueError("max_document_bytes must be at least 1")
 
     def __repr__(self) -> str:
         shown = []

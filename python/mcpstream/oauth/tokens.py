@@ -14,7 +14,14 @@ from collections.abc import Iterable
 import httpx
 
 from .._oauth_errors import McpOAuthTokenExchangeError
-from ..oauth_store import McpOAuthClientRegistration, McpOAuthTokenRecord
+from .._text import sanitize
+from ..oauth_store import (
+    McpOAuthClientRegistration,
+    McpOAuthTokenRecord,
+    finite_seconds,
+    is_header_safe,
+)
+from ..redaction import scrub_secrets
 from ._flow import Flow, build_request, http_step, response_json, run_async, run_sync
 from .challenge import split_scopes
 from .client_auth import apply_client_authentication
@@ -32,6 +39,7 @@ __all__ = [
 ]
 
 _log = logging.getLogger("mcpstream.oauth")
+_MAX_LIFETIME_S = 10 * 365 * 86400.0
 DEFAULT_EXPIRY_LEEWAY_S = 60.0
 _DESCRIPTION_LIMIT = 300
 
@@ -51,13 +59,7 @@ def is_token_expired(
 
 
 def _scrub(text: str, secrets: Iterable[str | None]) -> str:
-    for secret in secrets:
-        if secret and len(secret) >= 4:
-            text = text.replace(secret, "<redacted>")
-    text = " ".join(text.split())
-    if len(text) > _DESCRIPTION_LIMIT:
-        text = text[:_DESCRIPTION_LIMIT] + "..."
-    return text
+    return sanitize(" ".join(scrub_secrets(text, secrets).split()), _DESCRIPTION_LIMIT)
 
 
 def token_request_flow(
@@ -147,6 +149,13 @@ def token_request_flow(
             f"token endpoint {endpoint} returned no access_token for the {grant} request",
             status_code=200,
         )
+    if not is_header_safe(access_token):
+        # It could not be sent (an Authorization header is ASCII) and a CR/LF would split it.
+        raise failure(
+            f"token endpoint {endpoint} returned an access_token with characters other than "
+            f"printable ASCII for the {grant} request; it cannot be sent as a Bearer token",
+            status_code=200,
+        )
     token_type = document.get("token_type", "Bearer")
     if not isinstance(token_type, str) or token_type.lower() != "bearer":
         raise failure(
@@ -157,10 +166,12 @@ def token_request_flow(
     now = time.time()
     expires_in = document.get("expires_in")
     expires_at: float | None = None
-    if isinstance(expires_in, int | float) and not isinstance(expires_in, bool):
-        expires_at = now + float(expires_in)
-    elif isinstance(expires_in, str) and expires_in.strip().isdecimal():
-        expires_at = now + float(expires_in.strip())
+    if isinstance(expires_in, str) and expires_in.strip().isdecimal():
+        expires_in = int(expires_in.strip()) if len(expires_in.strip()) < 20 else None
+    lifetime = finite_seconds(expires_in, _MAX_LIFETIME_S)
+    if lifetime is not None:
+        # A lifetime past ten years (or NaN, Infinity, 10**400) is taken as "no lifetime given".
+        expires_at = now + lifetime
     refresh_token = document.get("refresh_token")
     if not isinstance(refresh_token, str) or not refresh_token:
         refresh_token = previous.refresh_token if previous is not None else None

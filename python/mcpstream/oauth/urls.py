@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from urllib.parse import urlsplit, urlunsplit
 
+from .._text import sanitize
 from ..redaction import url_without_secrets
 
 __all__ = [
@@ -21,8 +22,9 @@ _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 
 def safe_url(url: str) -> str:
-    """``url`` without userinfo, query or fragment: fit for messages and logs."""
-    return url_without_secrets(url)
+    """``url`` without userinfo, query or fragment, control characters escaped and cut to 300
+    characters: fit for messages and logs."""
+    return sanitize(url_without_secrets(url), 300)
 
 
 def _netloc(scheme: str, host: str, port: int | None) -> str:

@@ -1,0 +1,33 @@
+"""Fixtures of the hostile-input tests: a private config dir (the OAuth suite's), and
+``hostile(routes)``, which starts a :class:`~.server.HostileServer` that is stopped after the
+test."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import pytest
+
+from tests.oauth.conftest import config_dir
+
+from .server import HostileServer, Route
+
+__all__ = ["Serve", "config_dir", "hostile"]
+
+Serve = Callable[..., HostileServer]
+
+
+@pytest.fixture
+def hostile() -> Iterator[Serve]:
+    """``hostile(routes, **options)`` starts a hostile server; all are stopped after the test."""
+    started: list[HostileServer] = []
+
+    def serve(routes: dict[str, Route], **options: Any) -> HostileServer:
+        server = HostileServer(routes, **options).__enter__()
+        started.append(server)
+        return server
+
+    yield serve
+    for server in started:
+        server.stop()
