@@ -360,3 +360,17 @@ def test_a_gzip_compressed_event_stream_is_decoded(
     transport = make_transport(fault_server.route(handler))
     assert call(transport).result == ECHO
     assert [n.method for n in transport.drain_notifications()] == ["notifications/z"]
+
+
+@pytest.mark.parametrize("ending", ["\r\n", "\n"])
+def test_a_header_value_that_cannot_be_sent_is_not_quoted_in_the_error(
+    make_transport: Any, fault_server: FaultServer, ending: str
+) -> None:
+    # An API key pasted with its line end: httpx refuses the value and quotes it whole.
+    url = fault_server.route(answer_with(lambda rid: [sse(result(rid, {}))]))
+    key = "sk-live-0123456789abcdef"
+    transport = make_transport(url, headers={"X-Api-Key": key + ending})
+    with pytest.raises(McpHttpTransportError) as raised:
+        call(transport)
+    assert "0123456789abcdef" not in str(raised.value)
+    assert "<redacted>" in str(raised.value)

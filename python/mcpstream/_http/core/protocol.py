@@ -30,7 +30,7 @@ from ...jsonrpc import (
 )
 from ...models import ResolvedMcpServer
 from ...oauth import login_command
-from ...redaction import body_snippet, redact_url
+from ...redaction import body_snippet, redact_url, scrub_secrets
 from ...server_requests import (
     JSONRPC_INTERNAL_ERROR,
     JSONRPC_METHOD_NOT_FOUND,
@@ -203,10 +203,11 @@ class McpHttpProtocol:
         return kind(f"MCP server '{self.server.id}' at {self.redacted_url}: {message}")
 
     def scrub(self, text: str) -> str:
-        """``text`` with the server's full URL replaced by its redacted form."""
+        """``text`` with the server's full URL replaced by its redacted form and every echo of a
+        static header value (an API key, a token: httpx quotes an invalid one whole) redacted."""
         if self.url in text:
             text = text.replace(self.url, self.redacted_url)
-        return text
+        return scrub_secrets(text, self.server.headers.values())
 
     def timeout_error(self, method: str, timeout_s: float) -> McpHttpTransportError:
         """The error for a call that ran out of time."""
