@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 import httpx
@@ -21,8 +21,9 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, resolve_auth
-from .core import ListenStream, Stepper
+from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
+from .core.modern import Negotiated
 from .facade import HttpTransportBase
 from .httpx_clients import make_client
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
@@ -108,6 +109,23 @@ class McpHttpTransport(
         """Send a request and return its response (a JSON-RPC error response is returned, not
         raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
         return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+
+    def negotiate(
+        self,
+        *,
+        capabilities: Mapping[str, Any],
+        client_info: Mapping[str, Any],
+        era: str | None = None,
+        timeout_s: float | None = None,
+    ) -> Negotiated:
+        """Find the era the server speaks and open it: ``server/discover`` for the stateless
+        era (2026-07-28), else the ``initialize`` handshake (and ``notifications/initialized``).
+        ``era``: None to detect it, ``"modern"``/``"legacy"`` or a version to pin it."""
+        flow = self._negotiate_flow(capabilities, client_info, era, timeout_s, time.monotonic())
+        negotiated = self._run(flow)
+        if not negotiated.modern:
+            self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
+        return negotiated
 
     def send_notification(
         self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
