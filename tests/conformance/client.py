@@ -35,13 +35,12 @@ from mcpstream import codec
 from mcpstream.client.events import ElicitationRequest, ElicitationResponse
 from mcpstream.client.handlers import ServerRequestRouter, ServerRequests
 from mcpstream.errors import McpHttpTransportError
-from mcpstream._http.core.modern import Negotiated
 from mcpstream.jsonrpc import JsonRpcResponse
 from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.oauth import AsyncHeadlessRedirectHandler, HeadlessRedirectHandler, McpOAuthError
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 from mcpstream.server_requests import McpServerRequestContext
-from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
+from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport, Negotiated
 
 CLIENT_INFO = {"name": "mcpstream-conformance-client", "version": mcpstream.__version__}
 CLIENT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}

@@ -84,6 +84,18 @@ def choose_version(supported: Iterable[Any], *, modern_only: bool = False) -> st
     return next((version for version in ours if version in offered), None)
 
 
+def discovered_version(result: Any, asked: str) -> str | None:
+    """The modern version to speak after a ``server/discover`` ``result``: ``asked`` when the
+    server lists it, else the newest modern one both speak; None when the answer is no
+    ``DiscoverResult`` (a server of the handshake era answering anything with a result)."""
+    supported = result.get("supportedVersions") if isinstance(result, Mapping) else None
+    if not isinstance(supported, list):
+        return None
+    if asked in supported:
+        return asked
+    return choose_version(supported, modern_only=True)
+
+
 # -- request metadata ------------------------------------------------------------------------------
 
 

@@ -291,9 +291,12 @@ def negotiate_flow(
         except McpHttpTransportProtocolError:
             # A 4xx without a JSON-RPC error: a server of the handshake era.
             response = None
-        if response is not None and response.error is None and isinstance(response.result, dict):
-            state.discovered = response.result
-            return Negotiated(True, state.version, response.result)
+        result = response.result if response is not None and response.error is None else None
+        spoken = era.discovered_version(result, state.version)
+        if spoken is not None:
+            assert isinstance(result, dict)
+            state.version, state.discovered = spoken, result
+            return Negotiated(True, spoken, result)
         if pin is not None or (response is not None and era.is_modern_error(response.error)):
             protocol.modern = None
             raise _refused(protocol, response)
