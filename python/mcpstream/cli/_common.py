@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client
+from ..client._settings import PROTOCOL_CHOICES
 from ..errors import (
     McpAuthError,
     McpError,
@@ -120,6 +121,12 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         "tool call)",
     )
     parser.add_argument(
+        "--protocol",
+        choices=PROTOCOL_CHOICES,
+        help="pin the protocol era (modern: 2026-07-28, stateless; legacy: the initialize "
+        "handshake) or a version (default: negotiated with the server)",
+    )
+    parser.add_argument(
         "--connect-timeout",
         type=float,
         default=DEFAULT_CONNECT_TIMEOUT_S,
@@ -159,6 +166,7 @@ def open_client(args: argparse.Namespace, **kwargs: Any) -> Client:
             token=args.token,
             oauth=True if args.auth else None,
             connect_timeout_s=args.connect_timeout,
+            protocol=getattr(args, "protocol", None),
             **kwargs,
         )
     except ValueError as exc:

@@ -53,7 +53,7 @@ def run_tools(args: argparse.Namespace) -> int:
         return EXIT_OK
     console = out_console()
     console.print(
-        f"{server_label(info)} (protocol {info.protocol_version}): "
+        f"{server_label(info)} ({info.era} era, protocol {info.protocol_version}): "
         f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
     )
     if not tools:
@@ -90,7 +90,7 @@ def run_ping(args: argparse.Namespace) -> int:
         return EXIT_OK
     console = out_console()
     console.print(
-        f"connected to {server_label(info)} (protocol {info.protocol_version}) "
+        f"connected to {server_label(info)} ({info.era} era, protocol {info.protocol_version}) "
         f"in {connected_s * 1000:.1f} ms"
     )
     for rtt in round_trips:
