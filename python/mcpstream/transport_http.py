@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from ._http.aio import AsyncMcpHttpTransport, AsyncNotificationCallback
 from ._http.core import ReconnectPolicy
-from ._http.core.modern import Negotiated
+from ._http.core.modern import Negotiated, Negotiation
 from ._http.sync import McpHttpTransport, NotificationCallback
 from .errors import McpHttpTransportAuthRequiredError as McpHttpTransportAuthRequiredError
 from .errors import McpHttpTransportError as McpHttpTransportError
@@ -39,6 +39,7 @@ __all__ = [
     "AsyncNotificationCallback",
     "McpHttpTransport",
     "Negotiated",
+    "Negotiation",
     "NotificationCallback",
     "ReconnectPolicy",
     *(name for name in dir() if name.startswith("McpHttpTransport") and name.endswith("Error")),

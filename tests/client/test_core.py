@@ -142,9 +142,9 @@ def test_the_handshake_negotiates_with_the_capabilities_and_client_info() -> Non
     assert info.name == "scripted" and core.server_info is info and core.generation == 1
     (negotiate,) = driver.steps[1:]
     assert isinstance(negotiate, Negotiate)
-    assert negotiate.client_info == {"name": "test-client", "version": "9"}
-    assert negotiate.capabilities == {"elicitation": {"form": {}, "url": {}}}
-    assert negotiate.timeout_s == 5.0 and negotiate.era is None
+    assert negotiate.negotiation.client_info == {"name": "test-client", "version": "9"}
+    assert negotiate.negotiation.capabilities == {"elicitation": {"form": {}, "url": {}}}
+    assert negotiate.timeout_s == 5.0 and negotiate.negotiation.era is None
     assert info.protocol_version == "2025-11-25" and info.era == "legacy"
     # The transport records the version it negotiated: the core sets nothing itself.
     assert state.events == []
@@ -215,7 +215,7 @@ def test_a_lost_session_is_renewed_once_and_the_request_sent_again(
     ]
     # The transport records the versions; a renewal negotiates the handshake era again at once.
     assert state.events == ["reset"]
-    eras = [step.era for step in driver.steps if isinstance(step, Negotiate)]
+    eras = [step.negotiation.era for step in driver.steps if isinstance(step, Negotiate)]
     assert eras == [None, "legacy"]
     assert (core.session_renewals, core.generation) == (1, 2)
     assert "lost the session" in caplog.text

@@ -40,12 +40,17 @@ from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.oauth import AsyncHeadlessRedirectHandler, HeadlessRedirectHandler, McpOAuthError
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 from mcpstream.server_requests import McpServerRequestContext
-from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport, Negotiated
+from mcpstream.transport_http import (
+    AsyncMcpHttpTransport,
+    McpHttpTransport,
+    Negotiated,
+    Negotiation,
+)
 
 CLIENT_INFO = {"name": "mcpstream-conformance-client", "version": mcpstream.__version__}
 CLIENT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}
 CALL_TIMEOUT_S = 20.0
-NEGOTIATION: dict[str, Any] = {"capabilities": CLIENT_CAPABILITIES, "client_info": CLIENT_INFO}
+NEGOTIATION = Negotiation(CLIENT_CAPABILITIES, CLIENT_INFO)
 SCENARIO_ENV = "MCP_CONFORMANCE_SCENARIO"
 CONTEXT_ENV = "MCP_CONFORMANCE_CONTEXT"
 TRANSPORT_ENV = "MCPSTREAM_CONFORMANCE_TRANSPORT"
@@ -126,7 +131,7 @@ class SyncConnection:
         self._transport.send_notification(method=method, params=params)
 
     def negotiate(self) -> Negotiated:
-        return self._transport.negotiate(**NEGOTIATION)
+        return self._transport.negotiate(NEGOTIATION)
 
     def set_protocol_version(self, version: str) -> None:
         self._transport.set_negotiated_protocol_version(version)
@@ -164,7 +169,7 @@ class AsyncConnection:
         self._run(self._transport.send_notification(method=method, params=params))
 
     def negotiate(self) -> Negotiated:
-        return self._run(self._transport.negotiate(**NEGOTIATION))
+        return self._run(self._transport.negotiate(NEGOTIATION))
 
     def set_protocol_version(self, version: str) -> None:
         self._transport.set_negotiated_protocol_version(version)

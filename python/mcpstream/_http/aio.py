@@ -13,7 +13,7 @@ import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
 import httpx
@@ -30,7 +30,7 @@ from .aio_io import Exchange, read_limited, within
 from .auth import AsyncMcpHttpAuth, resolve_async_auth
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
-from .core.modern import Negotiated
+from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
 from .httpx_clients import make_async_client
 
@@ -102,17 +102,9 @@ class AsyncMcpHttpTransport(
         """Send a request and return its response (see ``McpHttpTransport.request``)."""
         return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
 
-    async def negotiate(
-        self,
-        *,
-        capabilities: Mapping[str, Any],
-        client_info: Mapping[str, Any],
-        era: str | None = None,
-        timeout_s: float | None = None,
-    ) -> Negotiated:
+    async def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it (see ``McpHttpTransport.negotiate``)."""
-        flow = self._negotiate_flow(capabilities, client_info, era, timeout_s, time.monotonic())
-        negotiated = await self._run(flow)
+        negotiated = await self._run(self._negotiate_flow(negotiation, time.monotonic()))
         if not negotiated.modern:
             await self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
         return negotiated

@@ -4,7 +4,6 @@ methods that only read or set the core's state. Each driver (``sync``, ``aio``) 
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -30,7 +29,7 @@ from .core import (
     call_flow,
     delete_flow,
 )
-from .core.modern import Negotiated, modern_request_flow, negotiate_flow
+from .core.modern import Negotiated, Negotiation, modern_request_flow, negotiate_flow
 from .core.steps import Flow
 
 ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
@@ -149,21 +148,12 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         stamped, and there is no session, GET stream or DELETE."""
         return self._protocol.modern is not None
 
-    def _negotiate_flow(
-        self,
-        capabilities: Mapping[str, Any],
-        client_info: Mapping[str, Any],
-        pin: str | None,
-        timeout_s: float | None,
-        now: float,
-    ) -> Flow[Negotiated]:
+    def _negotiate_flow(self, negotiation: Negotiation, now: float) -> Flow[Negotiated]:
         negotiated = yield from negotiate_flow(
             self._protocol,
-            capabilities=capabilities,
-            client_info=client_info,
-            pin=pin,
+            negotiation,
             next_id=self._ids.next,
-            timeout_s=timeout_s or self.server.call_timeout_s,
+            timeout_s=negotiation.timeout_s or self.server.call_timeout_s,
             now=now,
         )
         self._negotiated = negotiated

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any, TypeVar
 
 import httpx
@@ -23,7 +23,7 @@ from . import wire
 from .auth import McpHttpAuth, resolve_auth
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
-from .core.modern import Negotiated
+from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
 from .httpx_clients import make_client
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
@@ -110,19 +110,11 @@ class McpHttpTransport(
         raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
         return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
 
-    def negotiate(
-        self,
-        *,
-        capabilities: Mapping[str, Any],
-        client_info: Mapping[str, Any],
-        era: str | None = None,
-        timeout_s: float | None = None,
-    ) -> Negotiated:
+    def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it: ``server/discover`` for the stateless
-        era (2026-07-28), else the ``initialize`` handshake (and ``notifications/initialized``).
-        ``era``: None to detect it, ``"modern"``/``"legacy"`` or a version to pin it."""
-        flow = self._negotiate_flow(capabilities, client_info, era, timeout_s, time.monotonic())
-        negotiated = self._run(flow)
+        era (2026-07-28), else the ``initialize`` handshake (and ``notifications/initialized``,
+        which opens the GET stream). ``negotiation.era`` may pin an era or a version."""
+        negotiated = self._run(self._negotiate_flow(negotiation, time.monotonic()))
         if not negotiated.modern:
             self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
         return negotiated

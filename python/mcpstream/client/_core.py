@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import McpHttpTransportSessionExpiredError
-from ..transport_http import Negotiated
+from ..transport_http import Negotiated, Negotiation
 from ._messages import (
     Pager,
     negotiate,
@@ -73,19 +73,8 @@ class Request:
 class Negotiate:
     """Negotiate the era with the server (the transport's ``negotiate``)."""
 
-    capabilities: Mapping[str, Any]
-    client_info: Mapping[str, Any]
-    era: str | None
+    negotiation: Negotiation
     timeout_s: float
-
-    def arguments(self) -> dict[str, Any]:
-        """The keywords of the transport's ``negotiate``."""
-        return {
-            "capabilities": self.capabilities,
-            "client_info": self.client_info,
-            "era": self.era,
-            "timeout_s": self.timeout_s,
-        }
 
 
 @dataclass(frozen=True, slots=True)
@@ -162,12 +151,14 @@ class SessionCore:
     # -- the session's own flows (run under the session lock) ---------------------------------
 
     def _handshake(self, era: str | None = None) -> Flow[None]:
-        step = Negotiate(
+        timeout_s = self.settings.request_timeout_s
+        negotiation = Negotiation(
             self.requests.capabilities(),
             self.settings.client_info,
             era or self.settings.protocol,
-            self.settings.request_timeout_s,
+            timeout_s,
         )
+        step = Negotiate(negotiation, timeout_s)
         negotiated: Negotiated = yield step
         self.server_info = negotiate(negotiated)
         self.generation += 1

@@ -67,7 +67,7 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
                 return await self._run(step.flow)
         transport, timeout_s = self._transport, step.timeout_s
         if isinstance(step, Negotiate):
-            return await transport.negotiate(**step.arguments())
+            return await transport.negotiate(step.negotiation)
         return await transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
 
     # -- the MCP methods (see ``Client``) --------------------------------------------------

@@ -91,7 +91,7 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
                 return self._run(step.flow)
         transport, timeout_s = self._transport, step.timeout_s
         if isinstance(step, Negotiate):
-            return transport.negotiate(**step.arguments())
+            return transport.negotiate(step.negotiation)
         return transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
 
     # -- the MCP methods -------------------------------------------------------------------

@@ -12,7 +12,12 @@ from typing import Any
 import pytest
 from mcpstream import errors
 from mcpstream._http.core import era
-from mcpstream._http.core.modern import ModernState, modern_request_flow, negotiate_flow
+from mcpstream._http.core.modern import (
+    ModernState,
+    Negotiation,
+    modern_request_flow,
+    negotiate_flow,
+)
 from mcpstream.jsonrpc import JsonRpcRequest
 
 from .script import Answer, Script, json_answer, protocol
@@ -133,9 +138,7 @@ def negotiate(script: Script, core: Any, pin: str | None = None) -> Any:
     ids = itertools.count(1)
     flow = negotiate_flow(
         core,
-        capabilities=CAPS,
-        client_info=INFO,
-        pin=pin,
+        Negotiation(CAPS, INFO, pin),
         next_id=lambda: next(ids),
         timeout_s=5.0,
         now=script.now,

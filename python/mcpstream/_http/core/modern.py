@@ -32,7 +32,14 @@ from .flows import call_flow
 from .protocol import McpHttpProtocol
 from .steps import Done, Flow, Handle, Handled, Sleep
 
-__all__ = ["LIST_METHODS", "ModernState", "Negotiated", "modern_request_flow", "negotiate_flow"]
+__all__ = [
+    "LIST_METHODS",
+    "ModernState",
+    "Negotiated",
+    "Negotiation",
+    "modern_request_flow",
+    "negotiate_flow",
+]
 
 LIST_METHODS = frozenset(
     {"tools/list", "resources/list", "resources/templates/list", "prompts/list"}
@@ -259,24 +266,34 @@ def _taken(
 # -- negotiation -----------------------------------------------------------------------------------
 
 
+@dataclass(frozen=True, slots=True)
+class Negotiation:
+    """What a client says of itself when it negotiates (``capabilities``, ``client_info``),
+    the era or version it pins (``era``: None to detect it, ``"modern"``, ``"legacy"`` or a
+    version), and the time the negotiation may take (None: the server's call timeout)."""
+
+    capabilities: Mapping[str, Any]
+    client_info: Mapping[str, Any]
+    era: str | None = None
+    timeout_s: float | None = None
+
+
 def negotiate_flow(
     protocol: McpHttpProtocol,
+    negotiation: Negotiation,
     *,
-    capabilities: Mapping[str, Any],
-    client_info: Mapping[str, Any],
-    pin: str | None,
     next_id: Callable[[], JsonRpcId],
     timeout_s: float,
     now: float,
 ) -> Flow[Negotiated]:
-    """Find the era the server speaks (see the module docstring). ``pin``: None to detect it,
-    ``"modern"`` or ``"legacy"`` for an era, or a version. For the handshake era this sends
-    ``initialize`` and records the version; the caller sends ``notifications/initialized``."""
+    """Find the era the server speaks (see the module docstring). For the handshake era this
+    sends ``initialize`` and records the version; the caller sends ``notifications/initialized``."""
+    pin = negotiation.era
     legacy_pin = pin == "legacy" or (pin not in (None, "modern") and not era.is_modern(pin))
     if not legacy_pin:
         version = pin if pin not in (None, "modern") else era.MODERN_VERSIONS[0]
         assert version is not None
-        state = ModernState(version, dict(capabilities), dict(client_info))
+        state = ModernState(version, dict(negotiation.capabilities), dict(negotiation.client_info))
         protocol.modern = state
         try:
             response = yield from modern_request_flow(
@@ -302,9 +319,7 @@ def negotiate_flow(
             raise _refused(protocol, response)
         protocol.modern = None
         now = yield from _now()
-    return (
-        yield from _initialize(protocol, capabilities, client_info, pin, next_id, timeout_s, now)
-    )
+    return (yield from _initialize(protocol, negotiation, next_id, timeout_s, now))
 
 
 def _refused(protocol: McpHttpProtocol, response: JsonRpcResponse | None) -> McpHttpTransportError:
@@ -316,18 +331,17 @@ def _refused(protocol: McpHttpProtocol, response: JsonRpcResponse | None) -> Mcp
 
 def _initialize(
     protocol: McpHttpProtocol,
-    capabilities: Mapping[str, Any],
-    client_info: Mapping[str, Any],
-    pin: str | None,
+    negotiation: Negotiation,
     next_id: Callable[[], JsonRpcId],
     timeout_s: float,
     now: float,
 ) -> Flow[Negotiated]:
+    pin = negotiation.era
     offered = pin if pin not in (None, "legacy") else era.LEGACY_VERSIONS[0]
     params = {
         "protocolVersion": offered,
-        "capabilities": dict(capabilities),
-        "clientInfo": dict(client_info),
+        "capabilities": dict(negotiation.capabilities),
+        "clientInfo": dict(negotiation.client_info),
     }
     request_id = next_id()
     payload = build_jsonrpc_request(request_id=request_id, method="initialize", params=params)
