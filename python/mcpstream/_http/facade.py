@@ -29,7 +29,13 @@ from .core import (
     call_flow,
     delete_flow,
 )
-from .core.modern import Negotiated, Negotiation, modern_request_flow, negotiate_flow
+from .core.modern import (
+    Channel,
+    Negotiated,
+    Negotiation,
+    modern_request_flow,
+    negotiate_flow,
+)
 from .core.steps import Flow
 
 ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
@@ -165,16 +171,11 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         state = self._protocol.modern
         if state is not None:
             auth = self._auth
+            channel = Channel(self._protocol, state, self._ids.next, timeout_s)
+            cache_key = (auth.stored_authorization_header() or "") if auth else ""
             return (
                 yield from modern_request_flow(
-                    self._protocol,
-                    state,
-                    method,
-                    params,
-                    next_id=self._ids.next,
-                    timeout_s=timeout_s,
-                    now=now,
-                    cache_key=(auth.stored_authorization_header() or "") if auth else "",
+                    channel, method, params, now=now, cache_key=cache_key
                 )
             )
         request_id = self._ids.next()

@@ -13,6 +13,7 @@ import pytest
 from mcpstream import errors
 from mcpstream._http.core import era
 from mcpstream._http.core.modern import (
+    Channel,
     ModernState,
     Negotiation,
     modern_request_flow,
@@ -225,9 +226,8 @@ def modern_core(**kwargs: Any) -> Any:
 def call(script: Script, core: Any, method: str = "tools/call", params: Any = None) -> Any:
     ids = itertools.count(1)
     params = params if params is not None else {"name": "t", "arguments": {"a": 1}}
-    flow = modern_request_flow(
-        core, core.modern, method, params, next_id=lambda: next(ids), timeout_s=5.0, now=script.now
-    )
+    channel = Channel(core, core.modern, lambda: next(ids), 5.0)
+    flow = modern_request_flow(channel, method, params, now=script.now)
     return script.run(flow)
 
 
@@ -305,16 +305,8 @@ def test_list_results_are_cached_for_their_ttl_and_private_ones_per_authorizatio
     ids = itertools.count(1)
 
     def listing(key: str) -> Any:
-        flow = modern_request_flow(
-            core,
-            core.modern,
-            "tools/list",
-            None,
-            next_id=lambda: next(ids),
-            timeout_s=5.0,
-            now=script.now,
-            cache_key=key,
-        )
+        channel = Channel(core, core.modern, lambda: next(ids), 5.0)
+        flow = modern_request_flow(channel, "tools/list", None, now=script.now, cache_key=key)
         return script.run(flow)
 
     assert listing("Bearer a").result["tools"] == []

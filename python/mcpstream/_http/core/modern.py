@@ -34,6 +34,7 @@ from .steps import Done, Flow, Handle, Handled, Sleep
 
 __all__ = [
     "LIST_METHODS",
+    "Channel",
     "ModernState",
     "Negotiated",
     "Negotiation",
@@ -97,26 +98,29 @@ def _now() -> Flow[float]:
     return done.now
 
 
-def _one_request(
-    protocol: McpHttpProtocol,
-    state: ModernState,
-    method: str,
-    params: Any,
-    *,
-    next_id: Callable[[], JsonRpcId],
-    timeout_s: float,
-    now: float,
-) -> Flow[JsonRpcResponse]:
+@dataclass(frozen=True, slots=True)
+class Channel:
+    """Where a modern request goes: the transport's ``protocol`` and its ``state``, the ids of
+    requests (``next_id``) and the time each POST may take."""
+
+    protocol: McpHttpProtocol
+    state: ModernState
+    next_id: Callable[[], JsonRpcId]
+    timeout_s: float
+
+
+def _one_request(channel: Channel, method: str, params: Any, now: float) -> Flow[JsonRpcResponse]:
     """One POST of a modern request (a new id each time), its response."""
-    stamped, headers = state.stamp(method, params)
-    request_id = next_id()
+    protocol = channel.protocol
+    stamped, headers = channel.state.stamp(method, params)
+    request_id = channel.next_id()
     payload = build_jsonrpc_request(request_id=request_id, method=method, params=stamped)
     response = yield from call_flow(
         protocol,
         protocol.encode(payload),
         method=method,
         expected_id=request_id,
-        timeout_s=timeout_s,
+        timeout_s=channel.timeout_s,
         now=now,
         headers=headers,
     )
@@ -125,17 +129,11 @@ def _one_request(
 
 
 def modern_request_flow(
-    protocol: McpHttpProtocol,
-    state: ModernState,
-    method: str,
-    params: Any,
-    *,
-    next_id: Callable[[], JsonRpcId],
-    timeout_s: float,
-    now: float,
-    cache_key: str = "",
+    channel: Channel, method: str, params: Any, *, now: float, cache_key: str = ""
 ) -> Flow[JsonRpcResponse]:
-    """A modern request to its complete result (see the module docstring)."""
+    """A modern request to its complete result (see the module docstring); ``cache_key``
+    names the authorization, for private cache entries."""
+    protocol, state = channel.protocol, channel.state
     cursor = params.get("cursor") if isinstance(params, Mapping) else None
     cached = _cached(state, method, str(cursor or ""), cache_key, now)
     if cached is not None:
@@ -143,9 +141,7 @@ def modern_request_flow(
     version_retried = relisted = False
     rounds = 0
     while True:
-        response = yield from _one_request(
-            protocol, state, method, params, next_id=next_id, timeout_s=timeout_s, now=now
-        )
+        response = yield from _one_request(channel, method, params, now)
         now = yield from _now()
         error = response.error
         code = error.get("code") if error is not None else None
@@ -157,7 +153,7 @@ def modern_request_flow(
                 continue
         if code == era.HEADER_MISMATCH and method == "tools/call" and not relisted:
             relisted = True
-            yield from _relist_tools(protocol, state, next_id=next_id, timeout_s=timeout_s, now=now)
+            yield from _relist_tools(channel, now)
             now = yield from _now()
             continue
         wanted = era.input_required(method, response.result) if error is None else None
@@ -200,22 +196,14 @@ def _answer_inputs(
     return answers
 
 
-def _relist_tools(
-    protocol: McpHttpProtocol,
-    state: ModernState,
-    *,
-    next_id: Callable[[], JsonRpcId],
-    timeout_s: float,
-    now: float,
-) -> Flow[None]:
+def _relist_tools(channel: Channel, now: float) -> Flow[None]:
     """List the tools again (every page), for their current ``x-mcp-header`` annotations."""
+    state = channel.state
     state.tool_paths.clear()
     cursor: Any = None
     while True:
         params = {"cursor": cursor} if cursor else None
-        response = yield from _one_request(
-            protocol, state, "tools/list", params, next_id=next_id, timeout_s=timeout_s, now=now
-        )
+        response = yield from _one_request(channel, "tools/list", params, now)
         _taken(state, "tools/list", "", "", response, now, store=False)
         result = response.result if isinstance(response.result, Mapping) else {}
         cursor = result.get("nextCursor")
@@ -296,15 +284,8 @@ def negotiate_flow(
         state = ModernState(version, dict(negotiation.capabilities), dict(negotiation.client_info))
         protocol.modern = state
         try:
-            response = yield from modern_request_flow(
-                protocol,
-                state,
-                "server/discover",
-                None,
-                next_id=next_id,
-                timeout_s=timeout_s,
-                now=now,
-            )
+            channel = Channel(protocol, state, next_id, timeout_s)
+            response = yield from modern_request_flow(channel, "server/discover", None, now=now)
         except McpHttpTransportProtocolError:
             # A 4xx without a JSON-RPC error: a server of the handshake era.
             response = None
@@ -319,31 +300,8 @@ def negotiate_flow(
             raise _refused(protocol, response)
         protocol.modern = None
         now = yield from _now()
-    return (yield from _initialize(protocol, negotiation, next_id, timeout_s, now))
-
-
-def _refused(protocol: McpHttpProtocol, response: JsonRpcResponse | None) -> McpHttpTransportError:
-    detail = response.error if response is not None else "no JSON-RPC answer"
-    return protocol.error(
-        f"the server refused the modern protocol: {detail}", McpHttpTransportProtocolError
-    )
-
-
-def _initialize(
-    protocol: McpHttpProtocol,
-    negotiation: Negotiation,
-    next_id: Callable[[], JsonRpcId],
-    timeout_s: float,
-    now: float,
-) -> Flow[Negotiated]:
-    pin = negotiation.era
-    offered = pin if pin not in (None, "legacy") else era.LEGACY_VERSIONS[0]
-    params = {
-        "protocolVersion": offered,
-        "capabilities": dict(negotiation.capabilities),
-        "clientInfo": dict(negotiation.client_info),
-    }
     request_id = next_id()
+    params = _initialize_params(negotiation)
     payload = build_jsonrpc_request(request_id=request_id, method="initialize", params=params)
     response = yield from call_flow(
         protocol,
@@ -353,6 +311,29 @@ def _initialize(
         timeout_s=timeout_s,
         now=now,
     )
+    return _initialized(protocol, response)
+
+
+def _refused(protocol: McpHttpProtocol, response: JsonRpcResponse | None) -> McpHttpTransportError:
+    detail = response.error if response is not None else "no JSON-RPC answer"
+    return protocol.error(
+        f"the server refused the modern protocol: {detail}", McpHttpTransportProtocolError
+    )
+
+
+def _initialize_params(negotiation: Negotiation) -> dict[str, Any]:
+    """The params of ``initialize``: the pinned version, or the newest of the handshake era."""
+    pin = negotiation.era
+    offered = pin if pin not in (None, "legacy") else era.LEGACY_VERSIONS[0]
+    return {
+        "protocolVersion": offered,
+        "capabilities": dict(negotiation.capabilities),
+        "clientInfo": dict(negotiation.client_info),
+    }
+
+
+def _initialized(protocol: McpHttpProtocol, response: JsonRpcResponse | None) -> Negotiated:
+    """The handshake era, from the answer to ``initialize`` (its version recorded)."""
     assert response is not None
     if response.error is not None or not isinstance(response.result, dict):
         raise protocol.error(
