@@ -7,6 +7,7 @@ the call's stream before), a large result and progress."""
 from __future__ import annotations
 
 import asyncio
+import time
 from typing import Any
 
 import pytest
@@ -85,3 +86,16 @@ def test_the_async_client_reaches_both_eras(
         "two": "Ada lives in London",
         "big": expected_text(BIG),
     }
+
+
+def test_a_modern_client_listens_with_subscriptions_listen(mcp_server_urls: dict[str, str]) -> None:
+    # No GET stream at 2026-07-28: the server's notifications come on a subscriptions/listen
+    # POST stream, which the server acknowledges first.
+    notes: list[Any] = []
+    with Client(mcp_server_urls["stateless"], on_notification=notes.append) as client:
+        assert client.era == "modern"
+        deadline = time.monotonic() + 5.0
+        while not notes and time.monotonic() < deadline:
+            time.sleep(0.02)
+    assert notes and notes[0].method == "notifications/subscriptions/acknowledged"
+    assert notes[0].params["notifications"]["toolsListChanged"] is True

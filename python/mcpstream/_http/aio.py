@@ -107,6 +107,8 @@ class AsyncMcpHttpTransport(
         negotiated = await self._run(self._negotiate_flow(negotiation, time.monotonic()))
         if not negotiated.modern:
             await self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
+        elif self._listen_enabled:
+            self._start_listener()  # subscriptions/listen
         return negotiated
 
     async def send_notification(

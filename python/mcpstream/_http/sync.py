@@ -117,6 +117,8 @@ class McpHttpTransport(
         negotiated = self._run(self._negotiate_flow(negotiation, time.monotonic()))
         if not negotiated.modern:
             self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
+        elif self._listen_enabled:
+            self._start_listener()  # subscriptions/listen
         return negotiated
 
     def send_notification(

@@ -427,10 +427,9 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
     if protocol.has_auth:
         authorized = yield from _expect(Authorize(ListenStream.METHOD), Authorized)
     authorization = authorized.header
-    request = protocol.request(
-        "GET",
-        stream.headers(authorization=authorization),
-        remaining_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
+    request = stream.request(
+        authorization=authorization,
+        timeout_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
     )
     head = yield from _expect(Send(request), Head, Failed)
     yield from _expect(StreamAnswered(), Done)  # a GET that failed counts as answered
