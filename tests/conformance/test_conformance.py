@@ -145,6 +145,7 @@ AUTH_SCENARIOS = (
         spec_versions=(EXTENSION,),
     ),
     # The 2026-07-28 authorization rules: the client must refuse what is wrong (and exit 1).
+    # (McpOAuthIssuerMismatchError comes with those rules, from the OAuth branch.)
     modern_auth(
         "resource-mismatch",
         "prm-pathbased-requested",
@@ -161,23 +162,29 @@ AUTH_SCENARIOS = (
         "iss-supported-missing",
         *REFUSED_CALLBACK,
         "sep-2468-client-reject-missing-iss",
-        client_error="McpOAuthAuthorizationError",
+        client_error="McpOAuthIssuerMismatchError",
     ),
     modern_auth(
         "iss-wrong-issuer",
         *REFUSED_CALLBACK,
         "sep-2468-client-compare-iss-supported",
-        client_error="McpOAuthAuthorizationError",
+        client_error="McpOAuthIssuerMismatchError",
     ),
     modern_auth(
         "iss-unexpected",
         *REFUSED_CALLBACK,
         "sep-2468-client-compare-iss-unadvertised",
-        client_error="McpOAuthAuthorizationError",
+        client_error="McpOAuthIssuerMismatchError",
     ),
     modern_auth("iss-supported", *AUTH_FLOW, "sep-2468-client-compare-iss-supported"),
     modern_auth("iss-not-advertised", *AUTH_FLOW, "sep-2468-client-proceed-no-iss"),
-    modern_auth("iss-normalized", *AUTH_FLOW, "sep-2468-client-no-normalization"),
+    # A trailing-slash variant of the issuer is another issuer (compared as exact strings).
+    modern_auth(
+        "iss-normalized",
+        *REFUSED_CALLBACK,
+        "sep-2468-client-no-normalization",
+        client_error="McpOAuthIssuerMismatchError",
+    ),
     modern_auth("offline-access-scope", *DISCOVERY, *AUTHORIZATION_CODE, *BEARER),
     modern_auth(
         "offline-access-not-supported", *AUTH_FLOW, "sep-2207-offline-access-not-requested"
