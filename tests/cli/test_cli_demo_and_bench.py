@@ -23,7 +23,8 @@ def test_demo_json_reports_each_step_with_timings(mcpstream_cli: RunCommand) -> 
     assert run.status == 0, run.err
     report = json.loads(run.out)
     assert report["backend"] in ("native", "python")
-    assert report["server"]["protocolVersion"] == "2025-11-25"
+    assert report["server"]["protocolVersion"] == "2026-07-28"
+    assert report["server"]["era"] == "modern"
     steps = {step["step"]: step for step in report["steps"]}
     assert list(steps) == [
         "server",

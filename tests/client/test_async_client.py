@@ -34,7 +34,7 @@ def run(scenario: Callable[[], Awaitable[T]]) -> T:
 
 def test_the_async_client_lists_and_calls_tools(server: DemoServer) -> None:
     async def scenario() -> None:
-        async with AsyncClient(server.url) as client:
+        async with AsyncClient(server.url, protocol="legacy") as client:
             assert client.protocol_version == "2025-11-25"
             assert len(await client.list_tools()) == 10
             result = await client.call_tool("add", {"a": 1, "b": 2})
@@ -75,7 +75,10 @@ def test_async_notifications_and_an_async_elicitation_handler(sse_server: DemoSe
 
     async def scenario() -> None:
         async with AsyncClient(
-            sse_server.url, on_notification=notes.append, elicitation_handler=answer
+            sse_server.url,
+            on_notification=notes.append,
+            elicitation_handler=answer,
+            protocol="legacy",
         ) as client:
             assert (await client.call_tool("ask_name")).text == "hello Grace"
             await client.call_tool("announce", {"message": "async hello"})
@@ -102,7 +105,7 @@ def test_the_async_client_starts_a_new_session_once_when_the_server_restarted(
     port = restartable_server.port
 
     async def scenario() -> None:
-        async with AsyncClient(restartable_server.url) as client:
+        async with AsyncClient(restartable_server.url, protocol="legacy") as client:
             assert (await client.call_tool("echo", {"text": "before"})).text == "before"
             await asyncio.to_thread(restartable_server.stop)
             restartable_server.port = port

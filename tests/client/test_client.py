@@ -38,7 +38,7 @@ DEMO_TOOLS = {
 
 
 def test_the_handshake_agrees_on_2025_11_25_and_describes_the_server(server: DemoServer) -> None:
-    with Client(server.url) as client:
+    with Client(server.url, protocol="legacy") as client:
         info = client.server_info
         assert info is not None
         assert info.protocol_version == "2025-11-25" == client.protocol_version
@@ -46,6 +46,21 @@ def test_the_handshake_agrees_on_2025_11_25_and_describes_the_server(server: Dem
         assert info.supports("tools") and info.supports("prompts")
         assert info.instructions and "demo" in info.instructions
         assert info.raw["serverInfo"]["name"] == "mcpstream-demo"
+
+
+def test_the_client_negotiates_2026_07_28_with_a_server_that_speaks_it(server: DemoServer) -> None:
+    # The SDK's server speaks both eras: unpinned, the client takes the stateless one.
+    with Client(server.url) as client:
+        info = client.server_info
+        assert info is not None
+        assert client.era == info.era == "modern"
+        assert info.protocol_version == "2026-07-28" == client.protocol_version
+        assert info.name == "mcpstream-demo" and info.supports("tools")
+        assert {tool.name for tool in client.list_tools()} == DEMO_TOOLS
+        assert client.call_tool("add", {"a": 2, "b": 3}).text in ("5", "5.0")
+        assert client.ping() >= 0
+    with Client(server.url, protocol="legacy") as client:
+        assert client.era == "legacy" and client.protocol_version == "2025-11-25"
 
 
 def test_list_tools_gathers_every_page(sse_server: DemoServer, json_server: DemoServer) -> None:
@@ -114,7 +129,7 @@ def test_progress_reaches_the_callback_while_the_tool_is_still_running(
 
 def test_notifications_reach_the_notification_callback(sse_server: DemoServer) -> None:
     notes: list[Notification] = []
-    with Client(sse_server.url, on_notification=notes.append) as client:
+    with Client(sse_server.url, protocol="legacy", on_notification=notes.append) as client:
         client.call_tool("announce", {"message": "hello from the server"})
         # Progress of a call without a progress callback goes to the notification callback too.
         client.call_tool("count", {"steps": 2})
@@ -132,7 +147,7 @@ def test_a_raising_callback_does_not_break_the_call(sse_server: DemoServer) -> N
 
 
 def test_elicitation_is_declined_by_default(sse_server: DemoServer) -> None:
-    with Client(sse_server.url) as client:
+    with Client(sse_server.url, protocol="legacy") as client:
         assert client.call_tool("ask_name").text == "no name: the user chose decline"
 
 
@@ -143,7 +158,7 @@ def test_an_elicitation_handler_answers_the_server(sse_server: DemoServer) -> No
         asked.append(request)
         return ElicitationResponse(action="accept", content={"name": "Ada"})
 
-    with Client(sse_server.url, elicitation_handler=answer) as client:
+    with Client(sse_server.url, protocol="legacy", elicitation_handler=answer) as client:
         assert client.call_tool("ask_name").text == "hello Ada"
     assert asked[0].message == "What is your name?"
     assert asked[0].mode == "form"
@@ -153,7 +168,10 @@ def test_an_elicitation_handler_answers_the_server(sse_server: DemoServer) -> No
 def test_sampling_is_refused_without_a_handler_and_answered_with_one(
     sse_server: DemoServer,
 ) -> None:
-    with Client(sse_server.url) as client, pytest.raises(McpHttpTransportError) as caught:
+    with (
+        Client(sse_server.url, protocol="legacy") as client,
+        pytest.raises(McpHttpTransportError) as caught,
+    ):
         client.call_tool("summarize", {"text": "long text"})
     assert "sampling/createMessage" in str(caught.value)
 
@@ -161,18 +179,18 @@ def test_sampling_is_refused_without_a_handler_and_answered_with_one(
         text = request.messages[0]["content"]["text"]
         return SamplingResponse(text=f"summary of {text!r}", model="test-model")
 
-    with Client(sse_server.url, sampling_handler=sample) as client:
+    with Client(sse_server.url, protocol="legacy", sampling_handler=sample) as client:
         assert client.call_tool("summarize", {"text": "long text"}).text == (
             "summary of 'long text'"
         )
 
 
 def test_roots_are_offered_when_given(sse_server: DemoServer, tmp_path: Path) -> None:
-    with Client(sse_server.url, roots=[tmp_path, "file:///srv/repo"]) as client:
+    with Client(sse_server.url, protocol="legacy", roots=[tmp_path, "file:///srv/repo"]) as client:
         result = client.call_tool("list_roots")
     assert result.structured == {"result": [tmp_path.resolve().as_uri(), "file:///srv/repo"]}
     with pytest.raises(ValueError, match="file://"):
-        Client(sse_server.url, roots=["https://example.com/repo"])
+        Client(sse_server.url, protocol="legacy", roots=["https://example.com/repo"])
 
 
 def test_resources_templates_and_reading(server: DemoServer) -> None:
@@ -233,7 +251,7 @@ def test_the_client_starts_a_new_session_once_when_the_server_restarted(
     restartable_server: DemoServer,
 ) -> None:
     port = restartable_server.port
-    with Client(restartable_server.url) as client:
+    with Client(restartable_server.url, protocol="legacy") as client:
         assert client.call_tool("echo", {"text": "before"}).text == "before"
         restartable_server.stop()
         restartable_server.port = port
@@ -274,7 +292,7 @@ def test_oauth_uses_the_stored_login_and_names_the_login_command_without_one(
 
 def test_connection_refused_is_a_transport_error_and_leaves_the_client_closed() -> None:
     client = Client(f"http://127.0.0.1:{free_port()}/mcp", connect_timeout_s=2)
-    with pytest.raises(McpHttpTransportError, match="initialize"), client:
+    with pytest.raises(McpHttpTransportError, match="server/discover"), client:
         pass
     assert client.closed
 

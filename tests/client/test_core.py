@@ -13,7 +13,7 @@ from mcpstream.client._core import (
     Finished,
     Flow,
     Locked,
-    Notify,
+    Negotiate,
     Request,
     SessionCore,
     Step,
@@ -26,6 +26,7 @@ from mcpstream.client.handlers import ServerRequestRouter, ServerRequests
 from mcpstream.errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
 from mcpstream.jsonrpc import JsonRpcNotification, JsonRpcResponse
 from mcpstream.server_requests import McpServerRequestContext, McpUnsupportedServerRequestError
+from mcpstream.transport_http import Negotiated
 
 URL = "http://127.0.0.1:1/mcp"
 INITIALIZE_RESULT = {
@@ -79,15 +80,26 @@ class ScriptedDriver:
                 return exc
             finally:
                 self.locked -= 1
-        if isinstance(step, Notify):
-            return None
+        if isinstance(step, Negotiate):
+            # The transport's negotiation with a server of the handshake era (``initialize``
+            # answered by ``answer``, then ``notifications/initialized``).
+            answer = self.answer(Request("initialize", None, step.timeout_s))
+            if isinstance(answer, BaseException):
+                return answer
+            return Negotiated(False, answer["protocolVersion"], answer)
         answer = self.answer(step)
         if isinstance(answer, BaseException | JsonRpcResponse):
             return answer
         return JsonRpcResponse(id=1, result=answer)
 
     def methods(self) -> list[str]:
-        return [step.method for step in self.steps if isinstance(step, Request | Notify)]
+        methods: list[str] = []
+        for step in self.steps:
+            if isinstance(step, Negotiate):
+                methods += ["initialize", "notifications/initialized"]
+            elif isinstance(step, Request):
+                methods.append(step.method)
+        return methods
 
 
 def make_core(*, state: FakeState | None = None) -> SessionCore:
@@ -122,19 +134,20 @@ def expired(*, delivered: bool = False) -> McpHttpTransportSessionExpiredError:
 # -- the handshake --------------------------------------------------------------------------------
 
 
-def test_the_handshake_offers_the_newest_version_then_sets_it_then_says_initialized() -> None:
+def test_the_handshake_negotiates_with_the_capabilities_and_client_info() -> None:
     state = FakeState()
     core = make_core(state=state)
     driver = ScriptedDriver(server({}))
     info = driver.run(core.connect())
     assert info.name == "scripted" and core.server_info is info and core.generation == 1
-    initialize, initialized = driver.steps[1:]
-    assert isinstance(initialize, Request) and isinstance(initialized, Notify)
-    assert initialize.params["protocolVersion"] == "2025-11-25"
-    assert initialize.params["clientInfo"] == {"name": "test-client", "version": "9"}
-    assert initialize.params["capabilities"] == {"elicitation": {"form": {}, "url": {}}}
-    assert initialize.timeout_s == 5.0 and initialized.method == "notifications/initialized"
-    assert state.events == ["version 2025-11-25"]
+    (negotiate,) = driver.steps[1:]
+    assert isinstance(negotiate, Negotiate)
+    assert negotiate.negotiation.client_info == {"name": "test-client", "version": "9"}
+    assert negotiate.negotiation.capabilities == {"elicitation": {"form": {}, "url": {}}}
+    assert negotiate.timeout_s == 5.0 and negotiate.negotiation.era is None
+    assert info.protocol_version == "2025-11-25" and info.era == "legacy"
+    # The transport records the version it negotiated: the core sets nothing itself.
+    assert state.events == []
     # Connected: a second connect sends nothing.
     driver.steps.clear()
     assert driver.run(core.connect()) is info
@@ -177,7 +190,7 @@ def test_timeouts_default_per_kind_of_call() -> None:
     driver.run(core.request("x", None, 2.5))
     driver.run(core.call_tool("t", None, None, None, None))
     driver.run(core.call_tool("t", None, None, 7.0, None))
-    timeouts = [step.timeout_s for step in driver.steps if isinstance(step, Request)]
+    timeouts = [step.timeout_s for step in driver.steps if isinstance(step, Request | Negotiate)]
     assert timeouts == [5.0, 5.0, 2.5, 50.0, 7.0]
 
 
@@ -200,7 +213,10 @@ def test_a_lost_session_is_renewed_once_and_the_request_sent_again(
         *("initialize", "notifications/initialized", "x"),
         *("initialize", "notifications/initialized", "x"),
     ]
-    assert state.events == ["version 2025-11-25", "reset", "version 2025-11-25"]
+    # The transport records the versions; a renewal negotiates the handshake era again at once.
+    assert state.events == ["reset"]
+    eras = [step.negotiation.era for step in driver.steps if isinstance(step, Negotiate)]
+    assert eras == [None, "legacy"]
     assert (core.session_renewals, core.generation) == (1, 2)
     assert "lost the session" in caplog.text
 
@@ -337,7 +353,7 @@ def test_resources_and_prompts_are_parsed() -> None:
     [contents] = driver.run(core.read_resource("mem://a", None))
     prompt = driver.run(core.get_prompt("p", {"x": "1"}, None))
     assert contents.text == "hi" and prompt.messages[0].role == "user"
-    read, get = [step for step in driver.steps if isinstance(step, Request)][1:]
+    read, get = [step for step in driver.steps if isinstance(step, Request)]
     assert read.params == {"uri": "mem://a"}
     assert get.params == {"name": "p", "arguments": {"x": "1"}}
 

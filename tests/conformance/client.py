@@ -40,15 +40,17 @@ from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.oauth import AsyncHeadlessRedirectHandler, HeadlessRedirectHandler, McpOAuthError
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 from mcpstream.server_requests import McpServerRequestContext
-from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
+from mcpstream.transport_http import (
+    AsyncMcpHttpTransport,
+    McpHttpTransport,
+    Negotiated,
+    Negotiation,
+)
 
-PROTOCOL_VERSION = "2025-11-25"
-# Versions this client can speak, newest first; a server may answer initialize with any of them
-# (the sse-retry scenario's server answers 2025-03-26).
-SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
 CLIENT_INFO = {"name": "mcpstream-conformance-client", "version": mcpstream.__version__}
 CLIENT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}
 CALL_TIMEOUT_S = 20.0
+NEGOTIATION = Negotiation(CLIENT_CAPABILITIES, CLIENT_INFO)
 SCENARIO_ENV = "MCP_CONFORMANCE_SCENARIO"
 CONTEXT_ENV = "MCP_CONFORMANCE_CONTEXT"
 TRANSPORT_ENV = "MCPSTREAM_CONFORMANCE_TRANSPORT"
@@ -109,6 +111,8 @@ class Connection(Protocol):
 
     def notify(self, method: str, params: JsonObject | None) -> None: ...
 
+    def negotiate(self) -> Negotiated: ...
+
     def set_protocol_version(self, version: str) -> None: ...
 
     def close(self) -> None: ...
@@ -125,6 +129,9 @@ class SyncConnection:
 
     def notify(self, method: str, params: JsonObject | None) -> None:
         self._transport.send_notification(method=method, params=params)
+
+    def negotiate(self) -> Negotiated:
+        return self._transport.negotiate(NEGOTIATION)
 
     def set_protocol_version(self, version: str) -> None:
         self._transport.set_negotiated_protocol_version(version)
@@ -161,6 +168,9 @@ class AsyncConnection:
     def notify(self, method: str, params: JsonObject | None) -> None:
         self._run(self._transport.send_notification(method=method, params=params))
 
+    def negotiate(self) -> Negotiated:
+        return self._run(self._transport.negotiate(NEGOTIATION))
+
     def set_protocol_version(self, version: str) -> None:
         self._transport.set_negotiated_protocol_version(version)
 
@@ -180,6 +190,7 @@ class Session:
         self._connection = connection
         self.protocol_version: str | None = None
         self.server_info: Any = None
+        self.server_info_result: JsonObject | None = None
 
     def __enter__(self) -> Session:
         return self
@@ -199,24 +210,17 @@ class Session:
         return response.result
 
     def initialize(self) -> None:
-        """The lifecycle's opening: ``initialize``, then the version, then ``initialized``."""
-        result = self.call(
-            "initialize",
-            {
-                "protocolVersion": PROTOCOL_VERSION,
-                "capabilities": CLIENT_CAPABILITIES,
-                "clientInfo": CLIENT_INFO,
-            },
+        """The lifecycle's opening, by the transport's negotiation: ``server/discover`` for a
+        server of the stateless era (2026-07-28), else ``initialize`` and ``initialized``."""
+        negotiated = self._connection.negotiate()
+        self.protocol_version = negotiated.version
+        self.server_info = negotiated.result.get("serverInfo")
+        self.server_info_result = negotiated.result
+        print(
+            f"conformance client: negotiated {negotiated.era} era, version {negotiated.version}",
+            file=sys.stderr,
+            flush=True,
         )
-        version = result.get("protocolVersion")
-        if version not in SUPPORTED_PROTOCOL_VERSIONS:
-            raise ConformanceClientError(
-                f"server chose protocol version {version!r}, which this client does not support"
-            )
-        self.protocol_version = version
-        self.server_info = result.get("serverInfo")
-        self._connection.set_protocol_version(version)
-        self._connection.notify("notifications/initialized", None)
 
     def list_tools(self) -> dict[str, JsonObject]:
         """``tools/list``, every page, as a map from tool name to the tool object untouched."""
@@ -314,12 +318,41 @@ def scenario_json_schema_preservation(session: Session) -> None:
     session.call_tool("json_schema_echo", {"schema": schema})
 
 
+def scenario_exercise(session: Session) -> None:
+    """The stateless-era scenarios that watch the requests (their ``_meta``, their headers,
+    the multi-round results): call the tools the scenario's context names, with its arguments,
+    or else every tool listed, with no arguments; then read every resource and get every prompt
+    the server offers. A tool's own error is only reported: the scenario judges the requests."""
+    tools = session.list_tools()
+    calls = scenario_context().get("toolCalls")
+    if not isinstance(calls, list):
+        calls = [{"name": name, "arguments": {}} for name in tools]
+    for call in calls:
+        try:
+            session.call_tool(str(call["name"]), dict(call.get("arguments") or {}))
+        except ConformanceClientError as exc:
+            print(f"conformance client: {exc}", file=sys.stderr)
+    capabilities = (session.server_info_result or {}).get("capabilities") or {}
+    if "resources" in capabilities:
+        for resource in session.call("resources/list").get("resources", []):
+            session.call("resources/read", {"uri": resource["uri"]})
+    if "prompts" in capabilities:
+        for prompt in session.call("prompts/list").get("prompts", []):
+            session.call("prompts/get", {"name": prompt["name"], "arguments": {}})
+
+
 SCENARIOS: dict[str, Callable[[Session], None]] = {
     "initialize": scenario_initialize,
     "tools_call": scenario_tools_call,
     "elicitation-sep1034-client-defaults": scenario_elicitation_defaults,
     "sse-retry": scenario_sse_retry,
     "json-schema-2020-12-preservation": scenario_json_schema_preservation,
+    "json-schema-ref-no-deref": scenario_exercise,
+    "request-metadata": scenario_exercise,
+    "sep-2322-client-request-state": scenario_exercise,
+    "http-standard-headers": scenario_exercise,
+    "http-custom-headers": scenario_exercise,
+    "http-invalid-tool-headers": scenario_exercise,
 }
 # Every auth scenario the suite has at 2025-11-25, the two 2025-03-26 ones and the two
 # client-credentials extensions: the same calls, the scenario's servers decide the flow.
@@ -342,6 +375,17 @@ AUTH_SCENARIOS = (
     "auth/2025-03-26-oauth-endpoint-fallback",
     "auth/client-credentials-basic",
     "auth/client-credentials-jwt",
+    "auth/resource-mismatch",
+    "auth/offline-access-scope",
+    "auth/offline-access-not-supported",
+    "auth/authorization-server-migration",
+    "auth/iss-supported",
+    "auth/iss-not-advertised",
+    "auth/iss-supported-missing",
+    "auth/iss-wrong-issuer",
+    "auth/iss-unexpected",
+    "auth/iss-normalized",
+    "auth/metadata-issuer-mismatch",
 )
 SCENARIOS.update(dict.fromkeys(AUTH_SCENARIOS, scenario_auth))
 

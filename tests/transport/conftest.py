@@ -116,8 +116,9 @@ def _start_mcp_server(mode: str) -> tuple[subprocess.Popen[str], str]:
 
 @pytest.fixture(scope="session")
 def mcp_server_urls() -> Iterator[dict[str, str]]:
-    """The official SDK's MCP server in SSE mode and in JSON mode: ``{"sse": url, "json": url}``."""
-    started = {mode: _start_mcp_server(mode) for mode in ("sse", "json")}
+    """The official SDK's MCP server in SSE mode, JSON mode and stateless mode (each speaks both
+    eras): ``{"sse": url, "json": url, "stateless": url}``."""
+    started = {mode: _start_mcp_server(mode) for mode in ("sse", "json", "stateless")}
     yield {mode: url for mode, (_, url) in started.items()}
     for process, _ in started.values():
         process.terminate()

@@ -1,12 +1,15 @@
 """A real MCP server for the transport tests: the official SDK's ``MCPServer`` under uvicorn.
 
-Run as ``python mcp_sdk_server.py sse|json``: it binds 127.0.0.1 on a free port, prints
+Run as ``python mcp_sdk_server.py sse|json|stateless``: it binds 127.0.0.1 on a free port, prints
 ``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets
 and threads do not mix with the client's in the leak tests.
 
 Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notifications), ``ask_name``
 (an elicitation request to the client), ``poke`` (a notification and a ping on the GET stream),
-``resumable`` (closes its SSE stream before answering; the client must resume it).
+``resumable`` (closes its SSE stream before answering; the client must resume it), ``ask_two``
+(two elicitations, the second after the first answer: two rounds of ``input_required`` at
+2026-07-28), a resource ``mem://readme`` and a prompt ``greet``. Every mode speaks both eras (the
+SDK picks by the request); ``stateless`` keeps no session for the handshake era either.
 """
 
 from __future__ import annotations
@@ -14,11 +17,12 @@ from __future__ import annotations
 import itertools
 import socket
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import anyio
 import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
+from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
 from pydantic import BaseModel
 
@@ -58,6 +62,21 @@ class Name(BaseModel):
     name: str
 
 
+class City(BaseModel):
+    """The second form ``ask_two`` elicits, once the name is known."""
+
+    city: str
+
+
+async def _first_name() -> Elicit[Name]:
+    return Elicit("What is your name?", Name)
+
+
+async def _home_city(name: Annotated[Name, Resolve(_first_name)]) -> Elicit[City]:
+    # Depends on the first answer: at 2026-07-28 a second round of input_required.
+    return Elicit(f"Where do you live, {name.name}?", City)
+
+
 def build_server() -> MCPServer:
     """The MCP server with the test tools."""
     server = MCPServer("mcpstream-test-server")
@@ -87,6 +106,23 @@ def build_server() -> MCPServer:
         if result.action == "accept":
             return f"hello {result.data.name}"
         return f"elicitation {result.action}"
+
+    @server.tool()
+    async def ask_two(
+        name: Annotated[Name, Resolve(_first_name)], city: Annotated[City, Resolve(_home_city)]
+    ) -> str:
+        """Two elicitations, the second asked after the first answer (in either era)."""
+        return f"{name.name} lives in {city.city}"
+
+    @server.resource("mem://readme")
+    def readme() -> str:
+        """A resource to read."""
+        return "read me"
+
+    @server.prompt()
+    def greet(who: str) -> str:
+        """A prompt to get."""
+        return f"Say hello to {who}."
 
     @server.tool()
     async def poke(ctx: Context) -> str:
@@ -121,6 +157,8 @@ def main() -> None:
         app = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=100)
     elif mode == "json":
         app = server.streamable_http_app(json_response=True)
+    elif mode == "stateless":
+        app = server.streamable_http_app(stateless_http=True)
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

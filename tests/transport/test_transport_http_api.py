@@ -77,7 +77,7 @@ def test_the_async_transport_has_the_same_api_with_coroutines() -> None:
         assert list(inspect.signature(ours).parameters) == list(
             inspect.signature(attribute).parameters
         ), name
-        coroutine = name in ("request", "send_notification", "close")
+        coroutine = name in ("request", "send_notification", "negotiate", "close")
         assert inspect.iscoroutinefunction(ours) == coroutine, name
 
 

@@ -28,8 +28,9 @@ from ..server_requests import (
 from . import wire
 from .aio_io import Exchange, read_limited, within
 from .auth import AsyncMcpHttpAuth, resolve_async_auth
-from .core import ListenStream, Stepper, listen_flow
+from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
+from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
 from .httpx_clients import make_async_client
 
@@ -102,6 +103,15 @@ class AsyncMcpHttpTransport(
         """Send a request and return its response (see ``McpHttpTransport.request``)."""
         await self._after_get_answered()
         return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+
+    async def negotiate(self, negotiation: Negotiation) -> Negotiated:
+        """Find the era the server speaks and open it (see ``McpHttpTransport.negotiate``)."""
+        negotiated = await self._run(self._negotiate_flow(negotiation, time.monotonic()))
+        if not negotiated.modern:
+            await self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
+        elif self._listen_enabled:
+            self._start_listener()  # subscriptions/listen
+        return negotiated
 
     async def send_notification(
         self, *, method: str, params: Any | None, completion_timeout_s: float | None = None

@@ -29,6 +29,13 @@ from .core import (
     call_flow,
     delete_flow,
 )
+from .core.modern import (
+    Channel,
+    Negotiated,
+    Negotiation,
+    modern_request_flow,
+    negotiate_flow,
+)
 from .core.steps import Flow
 
 ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
@@ -82,6 +89,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         self._protocol.has_auth = self._auth is not None
         self._protocol.has_handler = server_request_handler is not None
         self._protocol.push_notifications = on_notification is not None
+        self._negotiated: Negotiated | None = None
         self._init_driver()
 
     def _make_client(self) -> ClientT:
@@ -135,9 +143,41 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
 
     # -- flows ---------------------------------------------------------------------------------
 
+    @property
+    def negotiated(self) -> Negotiated | None:
+        """What ``negotiate`` found (the era, the version, the server's answer), or None."""
+        return self._negotiated
+
+    @property
+    def modern(self) -> bool:
+        """True when the transport speaks the stateless era (2026-07-28): every request is
+        stamped, and there is no session, GET stream or DELETE."""
+        return self._protocol.modern is not None
+
+    def _negotiate_flow(self, negotiation: Negotiation, now: float) -> Flow[Negotiated]:
+        negotiated = yield from negotiate_flow(
+            self._protocol,
+            negotiation,
+            next_id=self._ids.next,
+            timeout_s=negotiation.timeout_s or self.server.call_timeout_s,
+            now=now,
+        )
+        self._negotiated = negotiated
+        return negotiated
+
     def _request_flow(
         self, method: str, params: Any | None, timeout_s: float, now: float
     ) -> Flow[JsonRpcResponse]:
+        state = self._protocol.modern
+        if state is not None:
+            auth = self._auth
+            channel = Channel(self._protocol, state, self._ids.next, timeout_s)
+            cache_key = (auth.stored_authorization_header() or "") if auth else ""
+            return (
+                yield from modern_request_flow(
+                    channel, method, params, now=now, cache_key=cache_key
+                )
+            )
         request_id = self._ids.next()
         payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
         body = self._protocol.encode(payload)
@@ -156,6 +196,8 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         self, method: str, params: Any | None, completion_timeout_s: float | None, now: float
     ) -> Flow[bool]:
         """Send a notification; return True when it should open the GET stream."""
+        if self._protocol.modern is not None and method == INITIALIZED_NOTIFICATION:
+            return False  # the stateless era has no handshake to end
         timeout_s = completion_timeout_s or self.server.call_timeout_s
         body = self._protocol.encode(build_jsonrpc_notification(method=method, params=params))
         yield from call_flow(

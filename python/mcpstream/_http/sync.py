@@ -24,8 +24,9 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, resolve_auth
-from .core import ListenStream, Stepper
+from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
+from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
 from .httpx_clients import LargeReadStream, large_read_stream, make_client
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
@@ -118,6 +119,17 @@ class McpHttpTransport(
         raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
         self._after_get_answered()
         return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+
+    def negotiate(self, negotiation: Negotiation) -> Negotiated:
+        """Find the era the server speaks and open it: ``server/discover`` for the stateless
+        era (2026-07-28), else the ``initialize`` handshake (and ``notifications/initialized``,
+        which opens the GET stream). ``negotiation.era`` may pin an era or a version."""
+        negotiated = self._run(self._negotiate_flow(negotiation, time.monotonic()))
+        if not negotiated.modern:
+            self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
+        elif self._listen_enabled:
+            self._start_listener()  # subscriptions/listen
+        return negotiated
 
     def send_notification(
         self, *, method: str, params: Any | None, completion_timeout_s: float | None = None

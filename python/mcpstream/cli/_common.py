@@ -21,6 +21,7 @@ import httpx
 
 from .._text import sanitize, terminal_text
 from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client
+from ..client._settings import PROTOCOL_CHOICES
 from ..errors import (
     McpAuthError,
     McpError,
@@ -122,6 +123,12 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         "tool call)",
     )
     parser.add_argument(
+        "--protocol",
+        choices=PROTOCOL_CHOICES,
+        help="pin the protocol era (modern: 2026-07-28, stateless; legacy: the initialize "
+        "handshake) or a version (default: negotiated with the server)",
+    )
+    parser.add_argument(
         "--connect-timeout",
         type=float,
         default=DEFAULT_CONNECT_TIMEOUT_S,
@@ -180,6 +187,7 @@ def open_client(args: argparse.Namespace, **kwargs: Any) -> Client:
             token=_token(args.token),
             oauth=True if args.auth else None,
             connect_timeout_s=args.connect_timeout,
+            protocol=getattr(args, "protocol", None),
             **kwargs,
         )
     except ValueError as exc:

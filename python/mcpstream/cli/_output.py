@@ -82,6 +82,7 @@ def server_json(info: ServerInfo) -> dict[str, Any]:
         "name": info.name,
         "version": info.version,
         "protocolVersion": info.protocol_version,
+        "era": info.era,
         "capabilities": info.capabilities,
     }
 

@@ -119,7 +119,7 @@ def _show(server: Any, args: argparse.Namespace, startup_s: float) -> int:
         assert info is not None
         report.step(
             "handshake",
-            f"{info.name}, protocol {info.protocol_version}",
+            f"{info.name}, {info.era} era, protocol {info.protocol_version}",
             time.perf_counter() - started,
         )
         _tools_step(client, report)

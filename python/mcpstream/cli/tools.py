@@ -53,7 +53,8 @@ def run_tools(args: argparse.Namespace) -> int:
         return EXIT_OK
     console = out_console()
     console.print(
-        f"{markup_safe(server_label(info))} (protocol {markup_safe(info.protocol_version)}): "
+        f"{markup_safe(server_label(info))} "
+        f"({info.era} era, protocol {markup_safe(info.protocol_version)}): "
         f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
     )
     if not tools:
@@ -93,7 +94,7 @@ def run_ping(args: argparse.Namespace) -> int:
     console = out_console()
     console.print(
         f"connected to {markup_safe(server_label(info))} "
-        f"(protocol {markup_safe(info.protocol_version)}) "
+        f"({info.era} era, protocol {markup_safe(info.protocol_version)}) "
         f"in {connected_s * 1000:.1f} ms"
     )
     for rtt in round_trips:

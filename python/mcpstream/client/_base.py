@@ -20,6 +20,7 @@ from ._settings import (
     ClientSettings,
     OAuthOption,
     build_server,
+    check_protocol,
     check_timeout,
     oauth_config,
 )
@@ -69,6 +70,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         client_version: str | None = None,
         server_id: str | None = None,
         http_client: HttpClientT | None = None,
+        protocol: str | None = None,
     ) -> None:
         request_timeout_s = check_timeout("request_timeout_s", request_timeout_s)
         server = build_server(
@@ -85,6 +87,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
             request_timeout_s=request_timeout_s,
             tool_timeout_s=check_timeout("tool_timeout_s", tool_timeout_s),
             client_info={"name": client_name, "version": client_version or __version__},
+            protocol=check_protocol(protocol),
         )
         requests = ServerRequests(
             elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
@@ -121,6 +124,13 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         """The protocol version agreed on (None before ``connect``)."""
         info = self._core.server_info
         return info.protocol_version if info is not None else None
+
+    @property
+    def era(self) -> str | None:
+        """``"modern"`` (2026-07-28: stateless, every request stamped) or ``"legacy"`` (the
+        ``initialize`` handshake and a session), as negotiated (None before ``connect``)."""
+        info = self._core.server_info
+        return info.era if info is not None else None
 
     @property
     def session_renewals(self) -> int:

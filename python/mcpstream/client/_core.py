@@ -5,7 +5,9 @@ A flow is a generator (as in ``mcpstream.oauth._flow``): it yields a step, the d
 or throws in the exception it raised. The steps:
 
 * ``Request``: send a JSON-RPC request on the transport; the outcome is its ``JsonRpcResponse``.
-* ``Notify``: send a notification; the outcome is None.
+* ``Negotiate``: find the server's era and open it (``server/discover`` for 2026-07-28, else
+  ``initialize`` and ``notifications/initialized``), done by the transport's core; the outcome
+  is its ``Negotiated``.
 * ``Locked``: run another flow holding the client's session lock (a ``threading.RLock``, an
   ``asyncio.Lock``), so that one thread or task at a time opens or renews the session; the
   outcome is what that flow returns.
@@ -24,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import McpHttpTransportSessionExpiredError
+from ..transport_http import Negotiated, Negotiation
 from ._messages import (
     Pager,
-    initialize_params,
     negotiate,
     prompt_get_params,
     retry_after_expiry,
@@ -43,7 +45,7 @@ __all__ = [
     "Finished",
     "Flow",
     "Locked",
-    "Notify",
+    "Negotiate",
     "Request",
     "SessionCore",
     "SessionState",
@@ -68,11 +70,10 @@ class Request:
 
 
 @dataclass(frozen=True, slots=True)
-class Notify:
-    """Send the notification ``method``; returns once the server accepted it."""
+class Negotiate:
+    """Negotiate the era with the server (the transport's ``negotiate``)."""
 
-    method: str
-    params: Any
+    negotiation: Negotiation
     timeout_s: float
 
 
@@ -83,7 +84,7 @@ class Locked:
     flow: Flow[Any]
 
 
-Step = Request | Notify | Locked
+Step = Request | Negotiate | Locked
 Flow = Generator[Step, Any, T]
 """A flow yields steps, is sent their outcomes, and returns a ``T``."""
 
@@ -149,14 +150,17 @@ class SessionCore:
 
     # -- the session's own flows (run under the session lock) ---------------------------------
 
-    def _handshake(self) -> Flow[None]:
+    def _handshake(self, era: str | None = None) -> Flow[None]:
         timeout_s = self.settings.request_timeout_s
-        params = initialize_params(self.requests.capabilities(), self.settings.client_info)
-        response = yield Request("initialize", params, timeout_s)
-        info = negotiate(unwrap(response, "initialize"))
-        self.state.set_negotiated_protocol_version(info.protocol_version)
-        yield Notify("notifications/initialized", None, timeout_s)
-        self.server_info = info
+        negotiation = Negotiation(
+            self.requests.capabilities(),
+            self.settings.client_info,
+            era or self.settings.protocol,
+            timeout_s,
+        )
+        step = Negotiate(negotiation, timeout_s)
+        negotiated: Negotiated = yield step
+        self.server_info = negotiate(negotiated)
         self.generation += 1
 
     def _open(self) -> Flow[tuple[ServerInfo, int]]:
@@ -173,7 +177,7 @@ class SessionCore:
         )
         self.state.reset_session_state()
         self.server_info = None
-        yield from self._handshake()
+        yield from self._handshake("legacy")  # only the handshake era has sessions to lose
         self.session_renewals += 1
 
     # -- the MCP methods ----------------------------------------------------------------------
@@ -199,9 +203,12 @@ class SessionCore:
         return unwrap(response, method)
 
     def ping(self, timeout_s: float | None) -> Flow[float]:
-        """``ping``; the round trip in seconds."""
+        """``ping``; the round trip in seconds. The stateless era has no ``ping`` (2026-07-28
+        removed it): there the round trip is that of ``server/discover``."""
+        yield Locked(self._open())
+        modern = self.server_info is not None and self.server_info.era == "modern"
         started = time.perf_counter()
-        yield from self.request("ping", None, timeout_s)
+        yield from self.request("server/discover" if modern else "ping", None, timeout_s)
         return time.perf_counter() - started
 
     def listing(

@@ -9,6 +9,7 @@ from typing import Any
 
 from ..errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
 from ..jsonrpc import JsonRpcResponse
+from ..transport_http import Negotiated
 from .results import ServerInfo
 
 __all__ = [
@@ -43,9 +44,12 @@ def initialize_params(
     }
 
 
-def negotiate(result: Any) -> ServerInfo:
-    """The server's answer to ``initialize``; the version it chose must be one we speak."""
-    info = ServerInfo.from_dict(result)
+def negotiate(negotiated: Negotiated) -> ServerInfo:
+    """The server's info from what the transport negotiated: the ``server/discover`` result
+    (2026-07-28) or the ``initialize`` one, whose version must be one we speak."""
+    if negotiated.modern:
+        return ServerInfo.from_dict(negotiated.result, version=negotiated.version, era="modern")
+    info = ServerInfo.from_dict(negotiated.result)
     if info.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
         raise McpProtocolError(
             f"the server chose the MCP protocol version {info.protocol_version!r}, which this "

@@ -77,6 +77,19 @@ class ClientSettings:
     request_timeout_s: float
     tool_timeout_s: float
     client_info: Mapping[str, str]
+    protocol: str | None = None
+    """The era or version the host pinned (``"modern"``, ``"legacy"``, a version), or None to
+    negotiate it with the server."""
+
+
+PROTOCOL_CHOICES = ("modern", "legacy", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26")
+
+
+def check_protocol(value: str | None) -> str | None:
+    """``value`` when it is None or names an era or a version this client speaks."""
+    if value is not None and value not in PROTOCOL_CHOICES:
+        raise ValueError(f"protocol must be one of {', '.join(PROTOCOL_CHOICES)} (or None)")
+    return value
 
 
 def build_server(

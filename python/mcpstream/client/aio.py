@@ -12,7 +12,7 @@ import httpx
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..transport_http_async import AsyncMcpHttpTransport
 from ._base import ClientBase, TransportOptions
-from ._core import Finished, Flow, Locked, Notify, Step, advance
+from ._core import Finished, Flow, Locked, Negotiate, Step, advance
 from ._notify import NotificationRouter, ProgressCallback
 from .content import ResourceContents
 from .handlers import ServerRequestRouter, ServerRequests
@@ -66,10 +66,8 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
             async with self._lock:
                 return await self._run(step.flow)
         transport, timeout_s = self._transport, step.timeout_s
-        if isinstance(step, Notify):
-            return await transport.send_notification(
-                method=step.method, params=step.params, completion_timeout_s=timeout_s
-            )
+        if isinstance(step, Negotiate):
+            return await transport.negotiate(step.negotiation)
         return await transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
 
     # -- the MCP methods (see ``Client``) --------------------------------------------------

@@ -46,12 +46,21 @@ class ServerInfo:
     instructions: str | None = None
     title: str | None = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
+    era: str = "legacy"
+    """``"modern"`` (2026-07-28, from ``server/discover``) or ``"legacy"`` (``initialize``)."""
 
     @classmethod
-    def from_dict(cls, result: Any) -> ServerInfo:
-        """Parse the ``initialize`` result."""
-        version = required_str(result, "protocolVersion", "an initialize result")
+    def from_dict(
+        cls, result: Any, *, version: str | None = None, era: str = "legacy"
+    ) -> ServerInfo:
+        """Parse the ``initialize`` result (or, with the ``version`` spoken and the ``era``,
+        a ``server/discover`` one)."""
+        if version is None:
+            version = required_str(result, "protocolVersion", "an initialize result")
         info = dict_or_empty(result.get("serverInfo"))
+        if not info:  # 2026-07-28: in the result's _meta
+            meta = dict_or_empty(result.get("_meta"))
+            info = dict_or_empty(meta.get("io.modelcontextprotocol/serverInfo"))
         return cls(
             protocol_version=version,
             name=str_or_none(info.get("name")) or "",
@@ -60,6 +69,7 @@ class ServerInfo:
             instructions=str_or_none(result.get("instructions")),
             title=str_or_none(info.get("title")),
             raw=result,
+            era=era,
         )
 
     def supports(self, capability: str) -> bool:

@@ -12,7 +12,7 @@ import httpx
 from ..oauth import McpOAuthRedirectHandler
 from ..transport_http import McpHttpTransport
 from ._base import ClientBase, TransportOptions
-from ._core import Finished, Flow, Locked, Notify, Step, advance
+from ._core import Finished, Flow, Locked, Negotiate, Step, advance
 from ._notify import NotificationRouter, ProgressCallback
 from .content import ResourceContents
 from .handlers import ServerRequestRouter, ServerRequests
@@ -90,10 +90,8 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
             with self._lock:
                 return self._run(step.flow)
         transport, timeout_s = self._transport, step.timeout_s
-        if isinstance(step, Notify):
-            return transport.send_notification(
-                method=step.method, params=step.params, completion_timeout_s=timeout_s
-            )
+        if isinstance(step, Negotiate):
+            return transport.negotiate(step.negotiation)
         return transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
 
     # -- the MCP methods -------------------------------------------------------------------

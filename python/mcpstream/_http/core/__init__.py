@@ -14,7 +14,14 @@ tasks) run its flows and do the I/O they ask for.
   mapping, error messages, the notification queue, answers to server requests.
 * ``exchange``: ``CallExchange`` (one call: response matching, deadline, resumption) and
   ``SseBody`` (one SSE body: decoding, the quiet window).
-* ``listen``: ``ListenStream``, the GET stream's state and reconnection rule.
+* ``listen``: ``ListenStream``, the GET stream's state and reconnection rule (in the stateless
+  era, the ``subscriptions/listen`` POST stream).
+* ``era``: the rules of the stateless era (MCP 2026-07-28): versions, request metadata and the
+  headers mirroring it, ``x-mcp-header`` annotations, modern errors, multi-round-trip results,
+  caching hints; pure functions.
+* ``modern``: its flows over ``call_flow``: ``negotiate_flow`` (``server/discover``, or the
+  ``initialize`` fallback) and ``modern_request_flow`` (stamping, retries, ``input_required``
+  rounds, the list cache).
 """
 
 from __future__ import annotations

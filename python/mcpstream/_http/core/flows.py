@@ -12,11 +12,12 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, overload
 
 from ...errors import McpAuthError, McpHttpTransportError, McpTransportError
 from ...jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
+from .era import jsonrpc_error
 from .exchange import CallExchange, SseBody
 from .listen import ListenStream
 from .protocol import (
@@ -132,16 +133,18 @@ def call_flow(
     expected_id: JsonRpcId | None,
     timeout_s: float,
     now: float,
+    headers: Mapping[str, str] | None = None,
 ) -> Flow[JsonRpcResponse | None]:
     """POST ``body`` (a request waiting for the response ``expected_id``, or a notification
-    with None) and return the response (None for a notification) within ``timeout_s``."""
+    with None) and return the response (None for a notification) within ``timeout_s``.
+    ``headers``: the ones that mirror the body (a modern request's, see ``era``)."""
     if protocol.closed:
         raise protocol.closed_error()
     call = CallExchange(
         protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
     )
     try:
-        resume = yield from _post(call, body)
+        resume = yield from _post(call, body, headers or {})
         while resume is not None:
             resume = yield from _resume(call, resume)
     except Exception:
@@ -193,13 +196,14 @@ def _snippet(call: CallExchange) -> Flow[bytes]:
     return body.data
 
 
-def _post(call: CallExchange, body: bytes) -> Flow[Resume | None]:
+def _post(call: CallExchange, body: bytes, extra: Mapping[str, str]) -> Flow[Resume | None]:
     protocol = call.protocol
     had_session_id = protocol.session_negotiated
     scope = None
     while True:
         authorized = yield from _authorization(call, scope=scope, replay_allowed=None)
         headers = protocol.post_headers(authorization=authorized.header)
+        headers.update(extra)
         head = yield from _send(call, "POST", headers, body)
         if isinstance(head, Failed):
             raise protocol.map_failure(
@@ -237,6 +241,13 @@ def _take_post_answer(
     protocol = call.protocol
     if kind is BodyKind.ERROR:
         error_body = yield from _snippet(call)
+        if protocol.modern_errors and call.expects_response:
+            # A modern server answers a refused request with a 4xx carrying its JSON-RPC error
+            # (unsupported version, header mismatch, method not found): the call's response.
+            error = jsonrpc_error(error_body)
+            if error is not None:
+                call.response = JsonRpcResponse(id=call.expected_id, error=error)
+                return None
         raise _status_error(call, head.status_code, error_body, had_session_id)
     if kind is BodyKind.UNTYPED and (yield from _snippet(call)).strip():
         raise protocol.untyped_body_error(call.method)
@@ -416,10 +427,9 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
     if protocol.has_auth:
         authorized = yield from _expect(Authorize(ListenStream.METHOD), Authorized)
     authorization = authorized.header
-    request = protocol.request(
-        "GET",
-        stream.headers(authorization=authorization),
-        remaining_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
+    request = stream.request(
+        authorization=authorization,
+        timeout_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
     )
     head = yield from _expect(Send(request), Head, Failed)
     yield from _expect(StreamAnswered(), Done)  # a GET that failed counts as answered

@@ -1,15 +1,22 @@
 """The state of the GET stream of the Streamable HTTP transport: server-initiated messages and
-the rule for reconnecting it (the order of its steps is in ``flows``)."""
+the rule for reconnecting it (the order of its steps is in ``flows``). In the stateless era
+(2026-07-28) the same stream is a ``subscriptions/listen`` POST (``LISTEN_FILTER``)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 
 from ... import codec
-from ...jsonrpc import JsonRpcNotification, JsonRpcRequest
+from ...jsonrpc import JsonRpcNotification, JsonRpcRequest, build_jsonrpc_request
 from .protocol import McpHttpProtocol, logger, normalized_content_type
+from .steps import HttpRequest
 
-__all__ = ["ListenStream"]
+__all__ = ["LISTEN_FILTER", "ListenStream"]
+
+LISTEN_FILTER = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
+"""The notifications a modern transport subscribes to (``subscriptions/listen``): the list
+changes, the stateless era's counterpart of what the GET stream carried."""
+SUBSCRIPTION_ID = "mcpstream-listen"
 
 
 class ListenStream:
@@ -48,6 +55,25 @@ class ListenStream:
         """Headers for the next GET (``authorization``: from the auth hook)."""
         return self.protocol.get_headers(
             last_event_id=self.last_event_id, authorization=authorization
+        )
+
+    def request(self, *, authorization: str | None, timeout_s: float) -> HttpRequest:
+        """The next request of the stream: a GET, or, in the stateless era, the POST of
+        ``subscriptions/listen`` (stamped like any modern request; the stream is not
+        resumable there, so no ``Last-Event-ID``)."""
+        protocol = self.protocol
+        state = protocol.modern
+        if state is None:
+            return protocol.request(
+                "GET", self.headers(authorization=authorization), remaining_s=timeout_s
+            )
+        params, mirrored = state.stamp("subscriptions/listen", {"notifications": LISTEN_FILTER})
+        payload = build_jsonrpc_request(
+            request_id=SUBSCRIPTION_ID, method="subscriptions/listen", params=params
+        )
+        headers = {**protocol.post_headers(authorization=authorization), **mirrored}
+        return protocol.request(
+            "POST", headers, remaining_s=timeout_s, body=protocol.encode(payload)
         )
 
     def asks_for_renewal(self, *, status_code: int, authorized: bool) -> bool:

@@ -41,6 +41,7 @@ from .steps import Failed, FailureKind, HttpRequest
 
 if TYPE_CHECKING:
     from .exchange import CallExchange
+    from .modern import ModernState
 
 __all__ = [
     "ACCEPT_HEADER",
@@ -192,6 +193,9 @@ class McpHttpProtocol:
         delivered to it (``Deliver``) instead of the queue of ``drain_notifications``."""
         self.closed = False
         """Set by the driver's ``close``: a call waiting to resume gives up."""
+        self.modern: ModernState | None = None
+        """Set while the transport speaks (or probes) the stateless era: requests are stamped
+        (``modern``), and a 4xx carrying a JSON-RPC error is the request's response."""
         self._notifications: deque[JsonRpcNotification] = deque()
 
     # -- messages and errors -------------------------------------------------------------------
@@ -267,6 +271,11 @@ class McpHttpProtocol:
         """The error for any work asked of a closed transport."""
         return self.error("the transport is closed")
 
+    @property
+    def modern_errors(self) -> bool:
+        """True when a 4xx with a JSON-RPC error body answers a request (the stateless era)."""
+        return self.modern is not None
+
     # -- session state -------------------------------------------------------------------------
 
     @property
@@ -310,7 +319,7 @@ class McpHttpProtocol:
                 del headers[name]
             headers["Authorization"] = authorization
         session_id = self.session_id
-        if session_id:
+        if session_id and self.modern is None:
             headers["MCP-Session-Id"] = session_id
         protocol_version = self.protocol_version
         if protocol_version:
