@@ -374,3 +374,51 @@ def test_a_header_value_that_cannot_be_sent_is_not_quoted_in_the_error(
         call(transport)
     assert "0123456789abcdef" not in str(raised.value)
     assert "<redacted>" in str(raised.value)
+
+
+def test_cancelling_an_async_call_closes_its_stream(
+    fault_server: FaultServer, tmp_path: Any
+) -> None:
+    # The server keeps the call's SSE stream open with comments; once the caller's task is
+    # cancelled, the transport must close that stream (the server's next write fails).
+    import asyncio
+    import threading
+
+    from mcpstream.models import ResolvedMcpServer
+    from mcpstream.transport_http import AsyncMcpHttpTransport
+
+    closed = threading.Event()
+
+    async def handler(request: Request, conn: Conn) -> None:
+        if request.method != "POST":
+            await conn.respond(405, content_type=None)
+            return
+        await conn.start()
+        try:
+            for _ in range(200):  # 10 s at most
+                await conn.send(b": still working\n\n", pause_s=0.05)
+        except (ConnectionError, OSError):
+            closed.set()
+
+    url = fault_server.route(handler)
+    server = ResolvedMcpServer(id="test", url=url, headers={}, call_timeout_s=30.0)
+
+    async def main() -> None:
+        transport = AsyncMcpHttpTransport(server=server, workspace_root=tmp_path, listen=False)
+        try:
+            task = asyncio.create_task(call_async(transport))
+            await asyncio.sleep(0.3)
+            task.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await task
+            # Checked before close(), which would end every connection anyway.
+            seen = await asyncio.get_running_loop().run_in_executor(None, closed.wait, 3.0)
+            assert seen, "the server kept writing to the stream of a cancelled call"
+        finally:
+            await transport.close()
+
+    asyncio.run(main())
+
+
+async def call_async(transport: Any) -> Any:
+    return await transport.request(method="tools/call", params={"name": "x"}, timeout_s=30.0)
