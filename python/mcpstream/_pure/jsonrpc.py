@@ -212,10 +212,6 @@ def _json_whitespace_end(text: str, pos: int) -> int:
     return pos if match is None else match.end()
 
 
-# CPython's size of a str's header: a compact str of ``n`` one-byte characters (no surrogate
-# can be among them) takes ``_STR_HEADER + n + 1`` bytes, a wider one at least
-# ``_STR_HEADER + 2 * (n + 1)`` (more if it caches its UTF-8 form).
-_STR_HEADER: Final = "\xe9".__sizeof__() - 2
 _utf_32_le_encode: Final = codecs.utf_32_le_encode
 
 
@@ -223,8 +219,8 @@ def _raw_surrogate(text: str) -> int | None:
     """The index of the first lone surrogate in non-ASCII ``text``, or None. The strict UTF-32
     encoder finds it several times faster than a regular expression (and than UTF-8); called
     directly, not through ``str.encode``'s codec lookup (which costs more on short texts)."""
-    if str.__sizeof__(text) - _STR_HEADER < 2 * (len(text) + 1):
-        return None  # one byte a character: Latin-1 at most
+    # No shortcut on the str's width: ``str.__sizeof__`` counts differently from CPython 3.13
+    # on, so a width read off it let surrogates through there.
     try:
         _utf_32_le_encode(text)
     except UnicodeEncodeError as exc:
