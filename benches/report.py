@@ -197,6 +197,7 @@ SESSION_CLIENTS = (
     *TRANSPORT_CLIENTS,
     ("reference", "reference"),
     ("httpx", "bare httpx"),
+    ("httpx_async", "bare httpx async"),
     ("socket", "bare socket"),
 )
 SESSION_WORKLOADS = (
@@ -244,7 +245,8 @@ def session_table(benchmarks: list[dict[str, Any]]) -> str:
         values = " | ".join("-" if cell is None else _rate(cell * scale) for cell in cells)
         sync, aio = (workload, "sync_native"), (workload, "async_native")
         if workload == "concurrent":
-            ratios = f"{_ratio(times, sync, aio)} faster async"
+            floor = _ratio(times, (workload, "httpx"), (workload, "httpx_async"))
+            ratios = f"{_ratio(times, sync, aio)} faster async (bare httpx: {floor})"
             target = ">= 5x faster async"
         elif workload == "open":
             ref = (workload, "reference")

@@ -106,6 +106,7 @@ CLIENTS: dict[str, tuple[str, str | None]] = {
     "sdk": ("sdk", None),
     "reference": ("reference", "native"),
     "httpx": ("httpx", None),
+    "httpx_async": ("httpx_async", None),
     "socket": ("socket", None),
 }
 """Implementation key: (client of ``transport_runner.py``, ``MCPSTREAM_BACKEND``)."""
@@ -119,10 +120,10 @@ RUNS: dict[str, list[str]] = {
     "small_json": _THROUGHPUT,
     "small300": [*_THROUGHPUT, "reference", "httpx", "socket"],
     "open": [*_MCPSTREAM, "reference"],
-    "concurrent": _MCPSTREAM,
+    "concurrent": [*_MCPSTREAM, "httpx", "httpx_async"],
 }
 """The implementations each workload runs with: the session and small-call workloads beside the
-reference transport (and the floors), ``concurrent`` with mcpstream alone (async: all sessions
+reference transport (and the floors), ``concurrent`` beside bare httpx (async: all sessions
 at once; sync: one after the other)."""
 
 

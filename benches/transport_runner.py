@@ -14,7 +14,9 @@ The clients: ``sync`` is ``mcpstream.transport_http.McpHttpTransport``, ``async`
 ``streamable_http_client``, with notifications collected by a ``message_handler``;
 ``reference`` is the reference transport (``../shared/reference/transport_http.py`` beside the
 checkout, loaded by ``load_reference``); ``httpx`` and ``socket`` are the floors of the small
-calls: the same POSTs by bare ``httpx.Client.stream`` and over a bare keep-alive socket.
+calls: the same POSTs by bare ``httpx.Client.stream`` and over a bare keep-alive socket; for
+``concurrent``, ``httpx`` and ``httpx_async`` are the same sessions' requests by bare
+``httpx.Client`` (one session at a time) and ``httpx.AsyncClient`` (all at once).
 
 A process per client and workload: the codec backend is chosen when ``mcpstream.codec`` is first
 imported, and every client gets a fresh interpreter and connection pool. Protocol lines go to
@@ -366,6 +368,64 @@ class HttpxFloor:
         self.client.close()
 
 
+class HttpxSessionsFloor:
+    """The ``concurrent`` workload as bare httpx: per session a fresh client (sharing one SSL
+    context, as mcpstream's clients do), then the requests an MCP session makes on this server
+    (``initialize``, ``notifications/initialized``, ``CALLS_PER_SESSION`` small calls, the
+    DELETE), each body read whole. ``httpx.Client`` one session after the other, or
+    ``httpx.AsyncClient`` with all sessions at once on one event loop (``asynchronous``): the
+    floor under both mcpstream transports, and what concurrency alone buys on this server."""
+
+    def __init__(self, url: str, *, asynchronous: bool) -> None:
+        import ssl
+
+        self.url, self.asynchronous = url, asynchronous
+        self.ssl_context = ssl.create_default_context()
+
+    def _requests(self) -> list[tuple[str, bytes | None]]:
+        initialize = {"jsonrpc": "2.0", "id": 0, "method": "initialize"}
+        initialize["params"] = INITIALIZE_PARAMS
+        initialized = {"jsonrpc": "2.0", "method": "notifications/initialized"}
+        calls = [("POST", _small_call_body(index + 1)) for index in range(CALLS_PER_SESSION)]
+        return [
+            ("POST", json.dumps(initialize).encode()),
+            ("POST", json.dumps(initialized).encode()),
+            *calls,
+            ("DELETE", None),
+        ]
+
+    def _session_sync(self) -> int:
+        import httpx
+
+        ok = 0
+        with httpx.Client(verify=self.ssl_context) as client:
+            for method, body in self._requests():
+                response = client.request(method, self.url, headers=_FLOOR_HEADERS, content=body)
+                ok += b'"ok"' in response.content
+        return ok
+
+    async def _session_async(self) -> int:
+        import httpx
+
+        ok = 0
+        async with httpx.AsyncClient(verify=self.ssl_context) as client:
+            for method, body in self._requests():
+                response = await client.request(
+                    method, self.url, headers=_FLOOR_HEADERS, content=body
+                )
+                ok += b'"ok"' in response.content
+        return ok
+
+    async def round(self, workload: str) -> Check:
+        """``SESSIONS`` sessions of ``CALLS_PER_SESSION`` small calls."""
+        assert workload == "concurrent", workload
+        if self.asynchronous:
+            oks = await asyncio.gather(*(self._session_async() for _ in range(SESSIONS)))
+        else:
+            oks = [self._session_sync() for _ in range(SESSIONS)]
+        return {"calls_ok": sum(oks)}
+
+
 class SocketFloor:
     """The small calls over one bare keep-alive socket: the request bytes written, the answer
     read up to the end of its chunked body. The server's own time and the loopback's."""
@@ -469,6 +529,13 @@ async def serve_async(args: argparse.Namespace, channel: Channel) -> None:
         await client.close()
 
 
+async def serve_httpx_sessions(args: argparse.Namespace, channel: Channel) -> None:
+    """Drive ``HttpxSessionsFloor`` from stdin lines (the sync one runs inside the loop too:
+    its round never awaits, so it is timed as if there were no loop)."""
+    floor = HttpxSessionsFloor(args.url, asynchronous=args.client == "httpx_async")
+    await _serve_rounds(args, channel, floor.round)
+
+
 async def serve_sdk(args: argparse.Namespace, channel: Channel) -> None:
     """Drive ``SdkClient`` from stdin lines."""
     from replay_server import NOTIFICATIONS
@@ -488,7 +555,7 @@ def _backend() -> str:
 def main() -> None:
     """Parse the command line and serve rounds until told to stop."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    clients = ("sync", "async", "sdk", "reference", "httpx", "socket")
+    clients = ("sync", "async", "sdk", "reference", "httpx", "httpx_async", "socket")
     parser.add_argument("--client", choices=clients, required=True)
     parser.add_argument("--workload", choices=sorted(WARMUP_ROUNDS), required=True)
     parser.add_argument("--url", required=True)
@@ -497,7 +564,9 @@ def main() -> None:
     if args.warmup is None:
         args.warmup = WARMUP_ROUNDS[args.workload]
     channel = Channel()
-    if args.client in ("sync", "reference", "httpx", "socket"):
+    if args.client.startswith("httpx") and args.workload == "concurrent":
+        asyncio.run(serve_httpx_sessions(args, channel))
+    elif args.client in ("sync", "reference", "httpx", "socket"):
         serve_sync(args, channel)
     elif args.client == "async":
         asyncio.run(serve_async(args, channel))
