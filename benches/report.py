@@ -36,6 +36,9 @@ TRANSPORT_CLIENTS = (
     ("async_pure", "async, pure"),
     ("sdk", "`mcp` SDK client"),
 )
+TRANSPORT_FLOORS = (("httpx", "bare httpx + orjson"), ("socket", "bare socket + orjson"))
+"""Bare clients beside the transport table (the large result only): the body read whole and
+its one event parsed by ``orjson``, with no SSE parsing, no streaming and no limits."""
 TRANSPORT_WORKLOADS = (
     ("large", "16 MiB tool result", "MB/s", 5.0),
     ("notifications", "20,000 notifications + result", "MB/s", 30.0),
@@ -174,22 +177,24 @@ def transport_table(benchmarks: list[dict[str, Any]]) -> str:
         else:
             per_round = float(info["calls"])
         rates[workload, info["implementation"]] = per_round / bench["stats"]["median"]
-    header = " | ".join(label for _, label in TRANSPORT_CLIENTS)
+    columns = (*TRANSPORT_CLIENTS, *TRANSPORT_FLOORS)
+    header = " | ".join(label for _, label in columns)
     rows = [
-        f"| workload | unit | {header} | sync native / SDK | async native / SDK | target |",
-        "|---|---|" + "---:|" * (len(TRANSPORT_CLIENTS) + 2) + "---|",
+        f"| workload | unit | {header} | sync native / SDK | async native / SDK"
+        " | bare httpx / SDK | bare socket / SDK | target |",
+        "|---|---|" + "---:|" * (len(columns) + 4) + "---|",
     ]
     for workload, label, unit, target in TRANSPORT_WORKLOADS:
         if not any(key[0] == workload for key in rates):
             continue
-        cells = [rates.get((workload, client)) for client, _ in TRANSPORT_CLIENTS]
+        cells = [rates.get((workload, client)) for client, _ in columns]
         sdk = rates.get((workload, "sdk"))
         ratios = [
             f"{rates[workload, client] / sdk:.1f}x" if sdk and (workload, client) in rates else "-"
-            for client in ("sync_native", "async_native")
+            for client in ("sync_native", "async_native", "httpx", "socket")
         ]
         values = " | ".join("-" if cell is None else _rate(cell) for cell in cells)
-        rows.append(f"| {label} | {unit} | {values} | {ratios[0]} | {ratios[1]} | >= {target:g}x |")
+        rows.append(f"| {label} | {unit} | {values} | {' | '.join(ratios)} | >= {target:g}x |")
     return "\n".join(rows)
 
 

@@ -114,7 +114,7 @@ CLIENTS: dict[str, tuple[str, str | None]] = {
 _MCPSTREAM = ["sync_native", "sync_pure", "async_native", "async_pure"]
 _THROUGHPUT = [*_MCPSTREAM, "sdk"]
 RUNS: dict[str, list[str]] = {
-    "large": _THROUGHPUT,
+    "large": [*_THROUGHPUT, "httpx", "socket"],
     "notifications": _THROUGHPUT,
     "small": _THROUGHPUT,
     "small_json": _THROUGHPUT,

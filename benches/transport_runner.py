@@ -15,6 +15,7 @@ The clients: ``sync`` is ``mcpstream.transport_http.McpHttpTransport``, ``async`
 ``reference`` is the reference transport (``../shared/reference/transport_http.py`` beside the
 checkout, loaded by ``load_reference``); ``httpx`` and ``socket`` are the floors of the small
 calls: the same POSTs by bare ``httpx.Client.stream`` and over a bare keep-alive socket; for
+``large``, ``httpx`` reads the body whole and parses its event's data with ``orjson``; for
 ``concurrent``, ``httpx`` and ``httpx_async`` are the same sessions' requests by bare
 ``httpx.Client`` (one session at a time) and ``httpx.AsyncClient`` (all at once).
 
@@ -352,7 +353,10 @@ class HttpxFloor:
         self.url, self.client, self.next_id = url, httpx.Client(), 1
 
     def round(self, workload: str) -> Check:
-        """``SESSION_CALLS`` small calls."""
+        """``SESSION_CALLS`` small calls, or (``large``) the large result read whole and its
+        one event's data parsed by ``orjson``: the floor of any httpx-based client there."""
+        if workload == "large":
+            return self._large()
 
         def call() -> str:
             self.next_id += 1
@@ -362,6 +366,18 @@ class HttpxFloor:
             return "ok" if b'"ok"' in data else "?"
 
         return _small_calls(call, SESSION_CALLS)
+
+    def _large(self) -> Check:
+        import orjson
+
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+        message["params"] = {"name": "large", "arguments": {}}
+        body = json.dumps(message).encode()
+        with self.client.stream("POST", self.url, headers=_FLOOR_HEADERS, content=body) as r:
+            data = r.read()
+        start = data.index(b"data: ") + len(b"data: ")
+        result = orjson.loads(data[start : data.index(b"\n", start)])["result"]
+        return _large_check(_tool_text(result))
 
     def close(self) -> None:
         """Close the client."""
@@ -426,6 +442,18 @@ class HttpxSessionsFloor:
         return {"calls_ok": sum(oks)}
 
 
+def _dechunk(data: bytearray) -> bytes:
+    """The payload of a chunked body (``data`` from its first chunk's size line to its end)."""
+    parts, offset = [], 0
+    while True:
+        line_end = data.index(b"\r\n", offset)
+        size = int(data[offset:line_end].split(b";")[0], 16)
+        if size == 0:
+            return b"".join(parts)
+        parts.append(bytes(data[line_end + 2 : line_end + 2 + size]))
+        offset = line_end + 2 + size + 2
+
+
 class SocketFloor:
     """The small calls over one bare keep-alive socket: the request bytes written, the answer
     read up to the end of its chunked body. The server's own time and the loopback's."""
@@ -441,20 +469,39 @@ class SocketFloor:
         self.head = f"POST {parts.path} HTTP/1.1\r\nhost: {parts.netloc}\r\n{headers}".encode()
         self.next_id = 1
 
-    def _call(self) -> str:
-        self.next_id += 1
-        body = _small_call_body(self.next_id)
+    def _exchange(self, body: bytes) -> bytearray:
+        """Send one POST of ``body``; its answer up to the end of the chunked body (the chunk
+        framing left in: the floors only look for their result's text)."""
         self.sock.sendall(self.head + b"content-length: %d\r\n\r\n" % len(body) + body)
-        data = b""
+        data = bytearray()
         while not data.endswith(b"\r\n0\r\n\r\n"):
-            chunk = self.sock.recv(65536)
+            chunk = self.sock.recv(1 << 20)
             if not chunk:
                 raise ConnectionError("the server closed the connection")
             data += chunk
-        return "ok" if b'"ok"' in data else "?"
+        return data
+
+    def _call(self) -> str:
+        self.next_id += 1
+        return "ok" if b'"ok"' in self._exchange(_small_call_body(self.next_id)) else "?"
+
+    def _large(self) -> Check:
+        import orjson
+
+        message = {"jsonrpc": "2.0", "id": 1, "method": "tools/call"}
+        message["params"] = {"name": "large", "arguments": {}}
+        data = self._exchange(json.dumps(message).encode())
+        # The replay server writes the body in several chunks: their size lines are cut out.
+        body = _dechunk(data[data.index(b"\r\n\r\n") + 4 :])
+        start = body.index(b"data: ") + len(b"data: ")
+        result = orjson.loads(body[start : body.index(b"\n", start)])["result"]
+        return _large_check(_tool_text(result))
 
     def round(self, workload: str) -> Check:
-        """``SESSION_CALLS`` small calls."""
+        """``SESSION_CALLS`` small calls, or (``large``) the large result read off the socket
+        and its one event's data parsed by ``orjson``: the floor of any Python client."""
+        if workload == "large":
+            return self._large()
         return _small_calls(self._call, SESSION_CALLS)
 
     def close(self) -> None:
