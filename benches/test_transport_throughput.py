@@ -118,7 +118,7 @@ RUNS: dict[str, list[str]] = {
     "notifications": _THROUGHPUT,
     "small": _THROUGHPUT,
     "small_json": _THROUGHPUT,
-    "small300": [*_THROUGHPUT, "reference", "httpx", "socket"],
+    "small300": [*_THROUGHPUT, "reference", "httpx", "httpx_async", "socket"],
     "open": [*_MCPSTREAM, "reference"],
     "concurrent": [*_MCPSTREAM, "httpx", "httpx_async"],
 }

@@ -432,8 +432,25 @@ class HttpxSessionsFloor:
                 ok += b'"ok"' in response.content
         return ok
 
+    async def _small300_async(self) -> Check:
+        import httpx
+
+        ok = 0
+        async with httpx.AsyncClient(verify=self.ssl_context) as client:
+            for request_id in range(SESSION_CALLS):
+                body = _small_call_body(request_id + 1)
+                async with client.stream(
+                    "POST", self.url, headers=_FLOOR_HEADERS, content=body
+                ) as response:
+                    ok += b'"ok"' in await response.aread()
+        return {"calls_ok": ok}
+
     async def round(self, workload: str) -> Check:
-        """``SESSIONS`` sessions of ``CALLS_PER_SESSION`` small calls."""
+        """``SESSIONS`` sessions of ``CALLS_PER_SESSION`` small calls; or (``small300``, async
+        only) ``SESSION_CALLS`` small calls on one ``httpx.AsyncClient``."""
+        if workload == "small300":
+            assert self.asynchronous
+            return await self._small300_async()
         assert workload == "concurrent", workload
         if self.asynchronous:
             oks = await asyncio.gather(*(self._session_async() for _ in range(SESSIONS)))
@@ -611,7 +628,7 @@ def main() -> None:
     if args.warmup is None:
         args.warmup = WARMUP_ROUNDS[args.workload]
     channel = Channel()
-    if args.client.startswith("httpx") and args.workload == "concurrent":
+    if args.client == "httpx_async" or (args.client == "httpx" and args.workload == "concurrent"):
         asyncio.run(serve_httpx_sessions(args, channel))
     elif args.client in ("sync", "reference", "httpx", "socket"):
         serve_sync(args, channel)
