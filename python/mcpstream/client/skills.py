@@ -12,9 +12,10 @@ is not read at all. Any failure is an ``McpSkillIntegrityError`` and the content
 The frontmatter is parsed by PyYAML's safe loader (no Python objects, no code) with three
 restrictions of this module: no aliases (an anchor reused ten times ten times over is the
 "billion laughs"), at most :data:`MAX_FRONTMATTER_DEPTH` levels of nesting, at most
-:data:`MAX_FRONTMATTER_BYTES` bytes; and timestamps stay strings, as they are in the entry's
-JSON. Digests come from the same server as the content: a match proves the two consistent, not
-trustworthy.
+:data:`MAX_FRONTMATTER_BYTES` bytes; and two YAML 1.2 rules where PyYAML follows YAML 1.1:
+timestamps stay strings, as they are in the entry's JSON, and only ``true`` and ``false`` are
+booleans (``yes``, ``on`` stay strings). Digests come from the same server as the content: a
+match proves the two consistent, not trustworthy.
 """
 
 from __future__ import annotations
@@ -59,6 +60,10 @@ MAX_FRONTMATTER_BYTES = 256 * 1024
 MAX_FRONTMATTER_DEPTH = 32
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
+_BOOL_TAG = "tag:yaml.org,2002:bool"
+# YAML 1.2's booleans: YAML 1.1 (PyYAML's) also reads yes/no/on/off as booleans, which the
+# YAML 1.2 parsers most servers use keep as strings ("on:" would even be a key True).
+_YAML12_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -238,7 +243,11 @@ class _FrontmatterLoader(yaml.SafeLoader):
 
     # PyYAML reads this per class (the stubs call it an instance variable, hence no ClassVar).
     yaml_implicit_resolvers: dict[Any, Any] = {  # noqa: RUF012
-        first: [(tag, regexp) for tag, regexp in resolvers if tag != _TIMESTAMP_TAG]
+        first: [
+            (tag, _YAML12_BOOL if tag == _BOOL_TAG else regexp)
+            for tag, regexp in resolvers
+            if tag != _TIMESTAMP_TAG
+        ]
         for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
     }
 
