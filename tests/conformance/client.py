@@ -163,10 +163,14 @@ class LoopThread:
 
         return self.run(call())
 
-    def stop(self) -> None:
-        self._loop.call_soon_threadsafe(self._loop.stop)
-        self._thread.join()
-        self._loop.close()
+    def finish(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run ``coroutine`` (a close), then stop the loop whatever it raised."""
+        try:
+            self.run(coroutine)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
 
 
 class AsyncConnection:
@@ -191,10 +195,7 @@ class AsyncConnection:
         self._transport.set_negotiated_protocol_version(version)
 
     def close(self) -> None:
-        try:
-            self._loop.run(self._transport.close())
-        finally:
-            self._loop.stop()
+        self._loop.finish(self._transport.close())
 
 
 class BlockingAsyncClient:
@@ -210,10 +211,7 @@ class BlockingAsyncClient:
         return lambda *args, **kwargs: self._loop.run(method(*args, **kwargs))
 
     def close(self) -> None:
-        try:
-            self._loop.run(self._client.close())
-        finally:
-            self._loop.stop()
+        self._loop.finish(self._client.close())
 
 
 class Session:

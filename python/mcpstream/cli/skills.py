@@ -11,38 +11,10 @@ from rich.table import Table
 from ..client import Skill
 from ..client.skills import SKILL_FILE
 from ..errors import McpSkillError
-from ._common import EXIT_ERROR, EXIT_OK, add_command, fail, open_client
-from ._output import (
-    markup_safe,
-    one_line,
-    out_console,
-    plain,
-    print_json,
-    server_json,
-    server_label,
-)
+from ._common import EXIT_ERROR, EXIT_OK, add_command, fail, open_client, print_listing_header
+from ._output import markup_safe, one_line, out_console, plain, print_json, server_json
 
 __all__ = ["register"]
-
-
-def register(subparsers: Any) -> None:
-    """Add the ``skills`` command."""
-    summary = "list the skills of an MCP server, or read one (verified)"
-    parser = add_command(
-        subparsers, "skills", run_skills, summary, connection=True, json_output=True
-    )
-    parser.add_argument(
-        "--read",
-        metavar="SKILL",
-        help="print a file of this skill (a name, or the URI of its SKILL.md), once its size, "
-        "digest and frontmatter match the skill's entry",
-    )
-    parser.add_argument(
-        "--file",
-        default=SKILL_FILE,
-        metavar="PATH",
-        help=f"the file of --read, relative to the skill's directory (default: {SKILL_FILE})",
-    )
 
 
 def files_summary(skill: Skill) -> str:
@@ -75,25 +47,35 @@ def run_skills(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"server": server_json(info), "skills": [skill.raw for skill in skills]})
         return EXIT_OK
-    console = out_console()
-    console.print(
-        f"{markup_safe(server_label(info))} "
-        f"({info.era} era, protocol {markup_safe(info.protocol_version)}): "
-        f"{len(skills)} skill{'s' if len(skills) != 1 else ''}"
-    )
-    if not skills:
-        return EXIT_OK
-    table = Table(show_lines=False, header_style="bold")
-    table.add_column("skill", style="cyan", no_wrap=True)
-    table.add_column("uri", no_wrap=True)
-    table.add_column("files")
-    table.add_column("description")
-    for skill in skills:
-        table.add_row(
-            markup_safe(skill.name),
-            markup_safe(skill.uri),
-            files_summary(skill),
-            markup_safe(one_line(skill.description, 120)),
-        )
-    console.print(table)
+    console = print_listing_header(info, len(skills), "skill")
+    if skills:
+        table = Table("skill", "uri", "files", "description", header_style="bold")
+        for skill in skills:
+            table.add_row(
+                f"[cyan]{markup_safe(skill.name)}[/]",
+                markup_safe(skill.uri),
+                files_summary(skill),
+                markup_safe(one_line(skill.description, 120)),
+            )
+        console.print(table)
     return EXIT_OK
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``skills`` command (its options: which skill file to read, if any)."""
+    summary = "list the skills of an MCP server, or read one (verified)"
+    parser = add_command(
+        subparsers, "skills", run_skills, summary, connection=True, json_output=True
+    )
+    parser.add_argument(
+        "--read",
+        metavar="SKILL",
+        help="print a file of this skill (a name, or the URI of its SKILL.md), once its size, "
+        "digest and frontmatter match the skill's entry",
+    )
+    parser.add_argument(
+        "--file",
+        default=SKILL_FILE,
+        metavar="PATH",
+        help=f"the file of --read, relative to the skill's directory (default: {SKILL_FILE})",
+    )

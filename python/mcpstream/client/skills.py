@@ -151,13 +151,13 @@ class Skill:
 
 @dataclass(frozen=True, slots=True)
 class SkillFileContent:
-    """A verified skill file: its ``skill``, ``uri``, ``data`` (the bytes the digest covers)
-    and ``mime_type``."""
+    """A verified skill file of ``skill``, read at ``uri``: its ``data`` (the bytes its size and
+    digest were checked on) and ``mime_type`` (None when the server gave none)."""
 
     skill: Skill
     uri: str
     data: bytes
-    mime_type: str | None = None
+    mime_type: str | None
 
     @property
     def text(self) -> str:
