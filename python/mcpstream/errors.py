@@ -57,6 +57,15 @@ JSON-RPC error, this one::
     Exception
     └── McpError                                 a JSON-RPC error (``code``, ``message``, ``data``)
 
+and, for the skills extension (``list_skills``, ``get_skill``, ``read_skill``), these::
+
+    Exception
+    └── McpSkillError                            a skill that cannot be found or used
+        ├── McpSkillsNotSupportedError           the server does not declare the extension
+        └── McpSkillIntegrityError               a skill file is not what its entry lists
+                                                 (``.check``: size, digest, frontmatter,
+                                                 unlisted; the content is not handed out)
+
 Each transport error has a class-level ``error_code`` (a stable string for hosts to branch on and
 log) and ``retryable`` (whether sending the same call again may succeed as it is).
 
@@ -84,6 +93,9 @@ __all__ = [
     "McpHttpTransportTimeoutError",
     "McpProtocolError",
     "McpRemoteError",
+    "McpSkillError",
+    "McpSkillIntegrityError",
+    "McpSkillsNotSupportedError",
     "McpTimeoutError",
     "McpTransportError",
     "SseEventTooLargeError",
@@ -234,3 +246,38 @@ class McpError(Exception):
 
     def __repr__(self) -> str:
         return f"McpError(code={self.code!r}, message={self.message!r}, method={self.method!r})"
+
+
+class McpSkillError(Exception):
+    """A skill of the skills extension (SEP-2640) that cannot be found or used: no skill of
+    that name or URI in the listing, a name that several skills share, a path outside the
+    skill. The subclasses below narrow it down."""
+
+
+class McpSkillsNotSupportedError(McpSkillError):
+    """The server does not declare the skills extension (``io.modelcontextprotocol/skills``
+    under ``capabilities.extensions``), so the client sends it no ``skills/`` request."""
+
+
+class McpSkillIntegrityError(McpSkillError):
+    """A skill file read from the server is not what the skill's entry lists; its content is
+    not handed to the host (a mismatch may be corruption, tampering, or an entry gone stale:
+    list the skills again to recover from staleness).
+
+    ``skill`` is the skill's URI (that of its ``SKILL.md``), ``uri`` the file's, ``check`` the
+    check that failed: ``"size"`` (the byte length differs from the entry's ``size``),
+    ``"digest"`` (the SHA-256 differs from the entry's ``digest``), ``"frontmatter"`` (the
+    ``SKILL.md`` YAML frontmatter is missing, malformed, or differs from the entry's; ``field``
+    names the first field that differs, when one does), or ``"unlisted"`` (the file is not in
+    the entry's ``resources``: it was not even read). The message names them and never quotes
+    the content.
+    """
+
+    def __init__(
+        self, message: str, *, skill: str, uri: str, check: str, field: str | None = None
+    ) -> None:
+        super().__init__(message)
+        self.skill = skill
+        self.uri = uri
+        self.check = check
+        self.field = field

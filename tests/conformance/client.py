@@ -34,7 +34,7 @@ import mcpstream
 from mcpstream import codec
 from mcpstream.client.events import ElicitationRequest, ElicitationResponse
 from mcpstream.client.handlers import ServerRequestRouter, ServerRequests
-from mcpstream.errors import McpHttpTransportError
+from mcpstream.errors import McpError, McpHttpTransportError, McpSkillError, McpSkillIntegrityError
 from mcpstream.jsonrpc import JsonRpcResponse
 from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.oauth import AsyncHeadlessRedirectHandler, HeadlessRedirectHandler, McpOAuthError
@@ -140,47 +140,78 @@ class SyncConnection:
         self._transport.close()
 
 
-class AsyncConnection:
-    """``AsyncMcpHttpTransport`` driven from this thread, on an event loop in a thread of its
-    own, so that its GET stream keeps being read between calls."""
+class LoopThread:
+    """An event loop running in a thread of its own, driven from this one: what the async
+    transport and client need so that their GET stream keeps being read between calls."""
 
-    def __init__(self, make_transport: Callable[[], AsyncMcpHttpTransport]) -> None:
+    def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(
             target=self._loop.run_forever, name="conformance-event-loop", daemon=True
         )
         self._thread.start()
-        self._transport = self._run(self._make(make_transport))
 
-    @staticmethod
-    async def _make(make_transport: Callable[[], AsyncMcpHttpTransport]) -> AsyncMcpHttpTransport:
-        # httpx.AsyncClient binds to the running loop: create the transport on it.
-        return make_transport()
-
-    def _run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+    def run(self, coroutine: Coroutine[Any, Any, T]) -> T:
+        """Run ``coroutine`` on the loop; what it returns."""
         return asyncio.run_coroutine_threadsafe(coroutine, self._loop).result()
 
+    def make(self, factory: Callable[[], T]) -> T:
+        """``factory()`` called on the loop (httpx.AsyncClient binds to the running loop)."""
+
+        async def call() -> T:
+            return factory()
+
+        return self.run(call())
+
+    def finish(self, coroutine: Coroutine[Any, Any, None]) -> None:
+        """Run ``coroutine`` (a close), then stop the loop whatever it raised."""
+        try:
+            self.run(coroutine)
+        finally:
+            self._loop.call_soon_threadsafe(self._loop.stop)
+            self._thread.join()
+            self._loop.close()
+
+
+class AsyncConnection:
+    """``AsyncMcpHttpTransport`` driven from this thread, on a ``LoopThread``."""
+
+    def __init__(self, make_transport: Callable[[], AsyncMcpHttpTransport]) -> None:
+        self._loop = LoopThread()
+        self._transport = self._loop.make(make_transport)
+
     def request(self, method: str, params: JsonObject | None) -> JsonRpcResponse:
-        return self._run(
+        return self._loop.run(
             self._transport.request(method=method, params=params, timeout_s=CALL_TIMEOUT_S)
         )
 
     def notify(self, method: str, params: JsonObject | None) -> None:
-        self._run(self._transport.send_notification(method=method, params=params))
+        self._loop.run(self._transport.send_notification(method=method, params=params))
 
     def negotiate(self) -> Negotiated:
-        return self._run(self._transport.negotiate(NEGOTIATION))
+        return self._loop.run(self._transport.negotiate(NEGOTIATION))
 
     def set_protocol_version(self, version: str) -> None:
         self._transport.set_negotiated_protocol_version(version)
 
     def close(self) -> None:
-        try:
-            self._run(self._transport.close())
-        finally:
-            self._loop.call_soon_threadsafe(self._loop.stop)
-            self._thread.join()
-            self._loop.close()
+        self._loop.finish(self._transport.close())
+
+
+class BlockingAsyncClient:
+    """``mcpstream.AsyncClient`` driven from this thread, on a ``LoopThread``: its methods
+    called here return what the coroutines return."""
+
+    def __init__(self, make_client: Callable[[], mcpstream.AsyncClient]) -> None:
+        self._loop = LoopThread()
+        self._client = self._loop.make(make_client)
+
+    def __getattr__(self, name: str) -> Callable[..., Any]:
+        method = getattr(self._client, name)
+        return lambda *args, **kwargs: self._loop.run(method(*args, **kwargs))
+
+    def close(self) -> None:
+        self._loop.finish(self._client.close())
 
 
 class Session:
@@ -216,11 +247,7 @@ class Session:
         self.protocol_version = negotiated.version
         self.server_info = negotiated.result.get("serverInfo")
         self.server_info_result = negotiated.result
-        print(
-            f"conformance client: negotiated {negotiated.era} era, version {negotiated.version}",
-            file=sys.stderr,
-            flush=True,
-        )
+        say_negotiated(negotiated.era, negotiated.version)
 
     def list_tools(self) -> dict[str, JsonObject]:
         """``tools/list``, every page, as a map from tool name to the tool object untouched."""
@@ -253,6 +280,15 @@ class Session:
         if result.get("isError") is True:
             raise ConformanceClientError(f"tool {name} reported an error: {text}")
         return text
+
+
+def say(line: str) -> None:
+    """One line of this client's log on stderr (the tests read it from the suite's copy)."""
+    print(f"conformance client: {line}", file=sys.stderr, flush=True)
+
+
+def say_negotiated(era: str, version: str) -> None:
+    say(f"negotiated {era} era, version {version}")
 
 
 # -- scenarios ------------------------------------------------------------------------------------
@@ -340,6 +376,39 @@ def scenario_exercise(session: Session) -> None:
         for prompt in session.call("prompts/list").get("prompts", []):
             session.call("prompts/get", {"name": prompt["name"], "arguments": {}})
 
+
+def scenario_skills(client: Any, load: bool) -> None:
+    """The skills extension through mcpstream's own client API: list the skills (which reads
+    no file) and, when ``load``, load each skill as a host does when its model asks for it:
+    read its ``SKILL.md``, verified against the entry, then its other files. A skill whose
+    ``SKILL.md`` fails verification is rejected (the line says which check), and none of its
+    other files is read."""
+    info = client.connect()
+    say_negotiated(info.era, info.protocol_version)
+    skills = client.list_skills()
+    say(f"listed {len(skills)} skill(s): {', '.join(skill.name for skill in skills)}")
+    if not load:
+        return
+    for skill in skills:
+        try:
+            client.read_skill(skill)
+        except McpSkillIntegrityError as exc:
+            say(f"skill rejected: {exc.check}{f' {exc.field}' if exc.field else ''}: {exc}")
+            continue
+        say(f"skill loaded: {skill.uri}")
+        for file in skill.files or ():
+            if file.uri != skill.uri:
+                client.read_skill(skill, file.uri)
+                say(f"skill file read: {file.uri}")
+
+
+# The skills scenarios, and whether the host loads the listed skills in each.
+SKILLS_SCENARIOS = {
+    "sep-2640-client-no-prefetch": False,
+    "sep-2640-client-verify-digest": True,
+    "sep-2640-client-verify-size": True,
+    "sep-2640-client-verify-frontmatter": True,
+}
 
 SCENARIOS: dict[str, Callable[[Session], None]] = {
     "initialize": scenario_initialize,
@@ -463,8 +532,23 @@ def open_connection(url: str, scenario: str, transport_kind: str) -> Connection:
     return SyncConnection(McpHttpTransport(**options, oauth_redirect_handler=redirect_handler))
 
 
+def open_client(url: str, transport_kind: str) -> Any:
+    """An mcpstream ``Client``, or an ``AsyncClient`` driven from this thread, for ``url``."""
+    options: dict[str, Any] = {"request_timeout_s": CALL_TIMEOUT_S, "server_id": "conformance"}
+    if transport_kind == "async":
+        return BlockingAsyncClient(lambda: mcpstream.AsyncClient(url, **options))
+    return mcpstream.Client(url, **options)
+
+
 def run(url: str, scenario: str, transport_kind: str) -> None:
     """Initialize a session with the server at ``url`` and perform ``scenario`` on it."""
+    if scenario in SKILLS_SCENARIOS:
+        client = open_client(url, transport_kind)
+        try:
+            scenario_skills(client, SKILLS_SCENARIOS[scenario])
+        finally:
+            client.close()
+        return
     perform = SCENARIOS[scenario]
     with Session(open_connection(url, scenario, transport_kind)) as session:
         session.initialize()
@@ -498,8 +582,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     scenario: str | None = args.scenario
     if not scenario:
         return fail(None, f"no scenario: set {SCENARIO_ENV} or pass --scenario", EXIT_USAGE)
-    if scenario not in SCENARIOS:
-        known = ", ".join(SCENARIOS)
+    if scenario not in SCENARIOS and scenario not in SKILLS_SCENARIOS:
+        known = ", ".join([*SCENARIOS, *SKILLS_SCENARIOS])
         return fail(scenario, f"scenario not supported by this client (known: {known})", EXIT_USAGE)
     if args.transport not in ("sync", "async"):
         return fail(scenario, f"{TRANSPORT_ENV} must be sync or async", EXIT_USAGE)
@@ -511,7 +595,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     try:
         run(args.url, scenario, args.transport)
-    except (ConformanceClientError, McpHttpTransportError, McpOAuthError) as exc:
+    except (
+        ConformanceClientError,
+        McpHttpTransportError,
+        McpOAuthError,
+        McpError,
+        McpSkillError,
+    ) as exc:
         # McpOAuthError: e.g. McpOAuthInsufficientScopeError once the step-up limit is reached,
         # the end auth/scope-retry-limit expects.
         return fail(scenario, f"{type(exc).__name__}: {exc}")

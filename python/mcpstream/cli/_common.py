@@ -18,9 +18,10 @@ from collections.abc import Callable
 from typing import Any
 
 import httpx
+from rich.console import Console
 
 from .._text import sanitize, terminal_text
-from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client
+from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client, ServerInfo
 from ..client._settings import PROTOCOL_CHOICES
 from ..errors import (
     McpAuthError,
@@ -31,6 +32,7 @@ from ..errors import (
 )
 from ..oauth.urls import safe_url
 from ..oauth_store import is_header_safe
+from ._output import markup_safe, out_console, server_label
 
 __all__ = [
     "EXIT_AUTH",
@@ -46,6 +48,7 @@ __all__ = [
     "fail",
     "guarded",
     "open_client",
+    "print_listing_header",
 ]
 
 EXIT_OK = 0
@@ -226,6 +229,18 @@ def _describe(exc: BaseException, url: str | None) -> tuple[str, int]:
     if reason is not None:
         return f"cannot connect to {where}: {reason}", EXIT_UNREACHABLE
     return str(exc) or type(exc).__name__, EXIT_ERROR
+
+
+def print_listing_header(info: ServerInfo, count: int, noun: str) -> Console:
+    """Print the first line of a listing (the server, its era and protocol, how many ``noun``
+    it lists) on a stdout console; returns the console, for the rest."""
+    console = out_console()
+    console.print(
+        f"{markup_safe(server_label(info))} "
+        f"({info.era} era, protocol {markup_safe(info.protocol_version)}): "
+        f"{count} {noun}{'s' if count != 1 else ''}"
+    )
+    return console
 
 
 def fail(message: str, status: int) -> int:

@@ -9,7 +9,7 @@ from typing import Any
 from rich.table import Table
 
 from ..client import Tool
-from ._common import EXIT_OK, UsageError, add_command, open_client
+from ._common import EXIT_OK, UsageError, add_command, open_client, print_listing_header
 from ._output import markup_safe, one_line, out_console, print_json, server_json, server_label
 
 __all__ = ["register"]
@@ -51,12 +51,7 @@ def run_tools(args: argparse.Namespace) -> int:
     if args.json:
         print_json({"server": server_json(info), "tools": [tool.raw for tool in tools]})
         return EXIT_OK
-    console = out_console()
-    console.print(
-        f"{markup_safe(server_label(info))} "
-        f"({info.era} era, protocol {markup_safe(info.protocol_version)}): "
-        f"{len(tools)} tool{'s' if len(tools) != 1 else ''}"
-    )
+    console = print_listing_header(info, len(tools), "tool")
     if not tools:
         return EXIT_OK
     table = Table(show_lines=False, header_style="bold")

@@ -3,7 +3,9 @@
 Both connect to one server over Streamable HTTP (the transports of ``mcpstream.transport_http``
 underneath), run the initialize handshake, and offer the MCP methods with typed results:
 ``list_tools``, ``call_tool`` (with progress), ``list_resources``, ``read_resource``,
-``list_prompts``, ``get_prompt``, ``ping``. See ``Client`` for the details.
+``list_prompts``, ``get_prompt``, ``ping``, and the skills extension (``list_skills``,
+``get_skill``, ``read_skill``: every file verified, see ``mcpstream.client.skills``). See
+``Client`` for the details.
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ from .results import (
     Tool,
     ToolResult,
 )
+from .skills import Skill, SkillFile, SkillFileContent
 from .sync import Client
 
 __all__ = [
@@ -69,6 +72,9 @@ __all__ = [
     "SamplingRequest",
     "SamplingResponse",
     "ServerInfo",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
     "TextContent",
     "Tool",
     "ToolResult",

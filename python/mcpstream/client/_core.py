@@ -25,7 +25,7 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..errors import McpHttpTransportSessionExpiredError
+from ..errors import McpHttpTransportSessionExpiredError, McpSkillsNotSupportedError
 from ..transport_http import Negotiated, Negotiation
 from ._messages import (
     Pager,
@@ -40,6 +40,15 @@ from ._settings import ClientSettings
 from .content import ResourceContents, parse_read_resource
 from .handlers import ServerRequests
 from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
+from .skills import (
+    SKILLS_EXTENSION,
+    Skill,
+    SkillFileContent,
+    check_listed,
+    find_skill,
+    resource_bytes,
+    verify_file,
+)
 
 __all__ = [
     "Finished",
@@ -139,6 +148,8 @@ class SessionCore:
     server_info: ServerInfo | None = None
     generation: int = 0
     session_renewals: int = 0
+    skills: tuple[Skill, ...] | None = None
+    """The last ``skills/list`` (the entries skill files are checked against)."""
     closed: bool = False
     _closing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -271,3 +282,48 @@ class SessionCore:
         params = prompt_get_params(name, arguments)
         result = yield from self.request("prompts/get", params, timeout_s)
         return PromptResult.from_dict(result)
+
+    # -- the skills extension (SEP-2640) ------------------------------------------------------
+
+    def _require_skills(self) -> Flow[None]:
+        yield Locked(self._open())
+        if self.server_info is None or not self.server_info.supports_extension(SKILLS_EXTENSION):
+            raise McpSkillsNotSupportedError(
+                f"the server does not declare the skills extension ({SKILLS_EXTENSION})"
+            )
+
+    def list_skills(self, timeout_s: float | None) -> Flow[list[Skill]]:
+        """``skills/list``, every page (held for ``read_skill``); no file is read."""
+        yield from self._require_skills()
+        skills = yield from self.listing("skills/list", "skills", Skill.from_dict, timeout_s)
+        self.skills = tuple(skills)
+        return skills
+
+    def get_skill(self, uri: str, timeout_s: float | None) -> Flow[Skill]:
+        """``skills/get``: the entry of the skill whose ``SKILL.md`` is at ``uri``."""
+        yield from self._require_skills()
+        result = yield from self.request("skills/get", {"uri": uri}, timeout_s)
+        return Skill.from_dict(result.get("skill") if isinstance(result, dict) else None)
+
+    def _find_skill(self, key: str, timeout_s: float | None) -> Flow[Skill]:
+        if "://" in key:
+            held = next((skill for skill in self.skills or () if skill.uri == key), None)
+            return held or (yield from self.get_skill(key, timeout_s))
+        if self.skills is None:
+            yield from self.list_skills(timeout_s)
+        return find_skill(self.skills or (), key)
+
+    def read_skill(
+        self, skill: Skill | str, path: str, timeout_s: float | None
+    ) -> Flow[SkillFileContent]:
+        """Read one file of ``skill`` (an entry, a name or a ``SKILL.md`` URI) and verify it
+        against the entry (``mcpstream.client.skills``)."""
+        entry = (
+            skill if isinstance(skill, Skill) else (yield from self._find_skill(skill, timeout_s))
+        )
+        uri = entry.file_uri(path)
+        check_listed(entry, uri)
+        contents = yield from self.read_resource(uri, timeout_s)
+        data, mime_type = resource_bytes(contents, uri)
+        verify_file(entry, uri, data)
+        return SkillFileContent(entry, uri, data, mime_type)

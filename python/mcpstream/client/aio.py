@@ -17,6 +17,7 @@ from ._notify import NotificationRouter, ProgressCallback
 from .content import ResourceContents
 from .handlers import ServerRequestRouter, ServerRequests
 from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
+from .skills import Skill, SkillFileContent
 
 __all__ = ["AsyncClient"]
 
@@ -131,6 +132,25 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
     ) -> PromptResult:
         """The prompt ``name`` rendered with ``arguments``."""
         return await self._run(self._core.get_prompt(name, arguments, timeout_s))
+
+    # -- the skills extension (SEP-2640) ---------------------------------------------------
+
+    async def list_skills(self, *, timeout_s: float | None = None) -> list[Skill]:
+        """Every skill the server lists (``skills/list``, all pages), no file read; as
+        ``Client.list_skills`` (``McpSkillsNotSupportedError`` without the extension)."""
+        return await self._run(self._core.list_skills(timeout_s))
+
+    async def get_skill(self, uri: str, *, timeout_s: float | None = None) -> Skill:
+        """The entry of the skill whose ``SKILL.md`` is at ``uri`` (``skills/get``)."""
+        return await self._run(self._core.get_skill(uri, timeout_s))
+
+    async def read_skill(
+        self, skill: Skill | str, path: str = "SKILL.md", *, timeout_s: float | None = None
+    ) -> SkillFileContent:
+        """Read the file ``path`` of ``skill`` (an entry, a name or a ``SKILL.md`` URI) and
+        verify it against the skill's entry, as ``Client.read_skill`` does: a mismatch raises
+        ``McpSkillIntegrityError`` and the content is dropped."""
+        return await self._run(self._core.read_skill(skill, path, timeout_s))
 
     # -- closing ---------------------------------------------------------------------------
 

@@ -76,6 +76,12 @@ class ServerInfo:
         """True when the server announced ``capability`` (``"tools"``, ``"resources"``, ...)."""
         return capability in self.capabilities
 
+    def supports_extension(self, extension: str) -> bool:
+        """True when the server declared ``extension`` under ``capabilities.extensions``
+        (``"io.modelcontextprotocol/skills"``, ...)."""
+        extensions = self.capabilities.get("extensions")
+        return isinstance(extensions, dict) and extension in extensions
+
 
 @dataclass(frozen=True, slots=True)
 class Tool:

@@ -17,6 +17,7 @@ from ._notify import NotificationRouter, ProgressCallback
 from .content import ResourceContents
 from .handlers import ServerRequestRouter, ServerRequests
 from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
+from .skills import Skill, SkillFileContent
 
 __all__ = ["Client"]
 
@@ -152,6 +153,34 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
     ) -> PromptResult:
         """The prompt ``name`` rendered with ``arguments``."""
         return self._run(self._core.get_prompt(name, arguments, timeout_s))
+
+    # -- the skills extension (SEP-2640) ---------------------------------------------------
+
+    def list_skills(self, *, timeout_s: float | None = None) -> list[Skill]:
+        """Every skill the server lists (all pages of ``skills/list``): each entry's name,
+        description, frontmatter and files with their digests. Nothing is read yet: a skill's
+        files are read by ``read_skill``, when the host needs them. Raises
+        ``McpSkillsNotSupportedError`` when the server does not declare the extension (the
+        client then sends no ``skills/`` request at all)."""
+        return self._run(self._core.list_skills(timeout_s))
+
+    def get_skill(self, uri: str, *, timeout_s: float | None = None) -> Skill:
+        """The entry of the skill whose ``SKILL.md`` is at ``uri`` (``skills/get``), listed or
+        not: a fresh one, to verify against after the skill changed."""
+        return self._run(self._core.get_skill(uri, timeout_s))
+
+    def read_skill(
+        self, skill: Skill | str, path: str = "SKILL.md", *, timeout_s: float | None = None
+    ) -> SkillFileContent:
+        """Read the file ``path`` of ``skill`` (an entry of ``list_skills`` or ``get_skill``,
+        a skill's name, or the URI of its ``SKILL.md``) with ``resources/read``, and verify it
+        against the skill's entry: its size and SHA-256 digest and, for ``SKILL.md``, its YAML
+        frontmatter field by field. A failure raises ``McpSkillIntegrityError`` (naming the
+        check) and the content is dropped; a file the entry does not list is not even read.
+        A name or URI is looked up in the last listing (listing first if there is none; a URI
+        not listed is fetched with ``skills/get``); a name several skills share raises
+        ``McpSkillError``."""
+        return self._run(self._core.read_skill(skill, path, timeout_s))
 
     # -- closing ---------------------------------------------------------------------------
 
