@@ -255,11 +255,11 @@ def client_credentials_flow(
     *,
     server_id: str | None,
     server_url: str,
+    dpop: DPoPProver | None = None,
     discovery: McpOAuthDiscovery,
     settings: McpOAuthClientSettings,
     scopes: tuple[str, ...],
     timeout_s: float,
-    dpop: DPoPProver | None = None,
 ) -> Flow[McpOAuthTokenRecord]:
     """The client-credentials grant with the configured client (``client_secret_basic`` /
     ``client_secret_post`` with a secret, ``private_key_jwt`` with a key; a DPoP proof when

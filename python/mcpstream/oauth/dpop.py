@@ -26,7 +26,6 @@ import base64
 import hashlib
 import json
 import secrets
-import threading
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -123,13 +122,7 @@ class DPoPKey:
         ).decode("ascii")
 
     def proof(
-        self,
-        method: str,
-        url: str,
-        *,
-        access_token: str | None = None,
-        nonce: str | None = None,
-        now: float | None = None,
+        self, method: str, url: str, *, access_token: str | None = None, nonce: str | None = None
     ) -> str:
         """A DPoP proof JWT for one ``method`` request to ``url``; ``access_token`` adds its
         ``ath`` (requests to the resource server), ``nonce`` the server's nonce."""
@@ -139,7 +132,7 @@ class DPoPKey:
             "jti": secrets.token_urlsafe(24),
             "htm": method.upper(),
             "htu": proof_htu(url),
-            "iat": int(time.time() if now is None else now),
+            "iat": int(time.time()),
         }
         if access_token is not None:
             claims["ath"] = access_token_hash(access_token)
@@ -167,26 +160,24 @@ def _header(headers: Mapping[str, str], name: str) -> str | None:
 
 
 class DPoPNonces:
-    """The latest ``DPoP-Nonce`` of each server, by origin (thread-safe)."""
+    """The latest ``DPoP-Nonce`` of each server, by origin. Thread-safe: each call is one
+    dict operation, and the latest nonce wins."""
 
     def __init__(self) -> None:
         self._nonces: dict[str, str] = {}
-        self._lock = threading.Lock()
 
     def get(self, url: str) -> str | None:
         """The nonce to put in a proof for ``url``, if its server gave one."""
-        with self._lock:
-            return self._nonces.get(url_origin(url))
+        return self._nonces.get(url_origin(url))
 
     def learn(self, url: str, headers: Mapping[str, str]) -> str | None:
         """Keep the ``DPoP-Nonce`` of an answer from ``url``'s server; returns it (None when
         the answer has none usable)."""
         nonce = (_header(headers, DPOP_NONCE_HEADER) or "").strip()
-        if not nonce or len(nonce) > _NONCE_LIMIT or not nonce.isascii() or not nonce.isprintable():
-            return None
-        with self._lock:
+        usable = nonce.isascii() and nonce.isprintable() and 0 < len(nonce) <= _NONCE_LIMIT
+        if usable:
             self._nonces[url_origin(url)] = nonce
-        return nonce
+        return nonce if usable else None
 
 
 class DPoPProver:
