@@ -548,8 +548,9 @@ class _SessionCore:
     ) -> Flow[bool]:
         lowered = {key.lower(): value for key, value in headers.items()}
         www = lowered.get("www-authenticate")
+        self.rs_nonces.learn(self.server_url, lowered)  # a server may hand one out on any answer
         if status_code == 401 and is_nonce_challenge(401, lowered, _body_error(body)):
-            return self._nonce_replay(state, lowered)
+            return self._nonce_replay(state)
         params = parse_www_authenticate_bearer_challenge(www)
         signal = (params.get("error") or "").strip() or _body_error(body)
         if status_code == 403 and signal == "insufficient_scope":
@@ -589,9 +590,8 @@ class _SessionCore:
         yield from self.login_flow(www)
         return self._replay_or_raise(state, scope_hint)
 
-    def _nonce_replay(self, state: _RequestState, headers: Mapping[str, str]) -> bool:
-        """A 401 ``use_dpop_nonce``: keep the nonce and send the request once more."""
-        self.rs_nonces.learn(self.server_url, headers)
+    def _nonce_replay(self, state: _RequestState) -> bool:
+        """A 401 ``use_dpop_nonce`` (its nonce is kept): send the request once more."""
         if state.nonce_replayed:
             raise McpOAuthDPoPError(
                 f"HTTP MCP '{state.method}' was refused with use_dpop_nonce again after the retry "
