@@ -17,6 +17,7 @@ __all__ = [
     "McpOAuthAuthRequiredError",
     "McpOAuthAuthorizationError",
     "McpOAuthConfigurationError",
+    "McpOAuthDPoPError",
     "McpOAuthDiscoveryError",
     "McpOAuthError",
     "McpOAuthInsufficientScopeError",
@@ -151,3 +152,12 @@ class McpOAuthTokenStoreError(McpOAuthError):
     def __init__(self, message: str, *, path: str | None = None, **where: str | None) -> None:
         super().__init__(message, **where)  # server_id, authorization_server_url
         self.path = path
+
+
+class McpOAuthDPoPError(McpOAuthError):
+    """The MCP server refused the DPoP proof (RFC 9449): it asked for a nonce again
+    (``use_dpop_nonce``) after the one retry with the nonce it gave. The token endpoint's
+    refusals are :class:`McpOAuthTokenExchangeError` (``oauth_error`` ``use_dpop_nonce``)."""
+
+    error_code: ClassVar[str] = "mcp_oauth_dpop_error"
+    oauth_error: ClassVar[str] = "use_dpop_nonce"

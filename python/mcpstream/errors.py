@@ -46,6 +46,7 @@ raises these, all under ``McpAuthError`` and carrying ``server_id`` and
         ├── McpOAuthTokenExchangeError           the token endpoint refused (``.oauth_error``),
         │                                        or answered with a token that is not ASCII
         ├── McpOAuthInsufficientScopeError       403 insufficient_scope beyond the step-up limit
+        ├── McpOAuthDPoPError                    the server asked for a DPoP nonce twice
         └── McpOAuthTokenStoreError              the store file is unreadable or corrupt, not a
                                                  regular file of ours, in an o+w dir (``.path``)
 

@@ -38,9 +38,13 @@ class McpOAuthConfig:
       ``client_credentials`` (a machine client, with a secret or ``private_key_pem``).
     - ``private_key_pem`` / ``signing_algorithm``: the key (PEM) and JWT algorithm for
       ``private_key_jwt`` (the algorithm is taken from the key when unset).
+    - ``dpop``: DPoP-bound tokens (RFC 9449): ``True`` always, ``False`` never, ``None`` (the
+      default) when the server asks for them (``WWW-Authenticate: DPoP``, or ES256 in the
+      authorization server's ``dpop_signing_alg_values_supported``). The per-login key is
+      kept with the tokens in the token store.
 
-    Invalid values of ``grant_type`` or ``token_endpoint_auth_method`` raise ``ValueError``.
-    ``repr`` hides the client secret and the private key.
+    Invalid values of ``grant_type``, ``token_endpoint_auth_method`` or ``dpop`` raise
+    ``ValueError``. ``repr`` hides the client secret and the private key.
     """
 
     client_id: str | None = None
@@ -53,6 +57,7 @@ class McpOAuthConfig:
     grant_type: str = "authorization_code"
     private_key_pem: str | None = None
     signing_algorithm: str | None = None
+    dpop: bool | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scopes", tuple(self.scopes))

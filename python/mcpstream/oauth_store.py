@@ -194,7 +194,9 @@ class McpOAuthTokenRecord(_StoredJson):
     gave no lifetime). ``granted_scopes`` are the scopes the token carries. ``issuer``,
     ``authorization_server_url``, ``token_endpoint`` and ``resource`` record where the token came
     from and what it is for, so that a refresh in another process needs no new discovery.
-    ``grant_type`` is ``authorization_code`` or ``client_credentials``.
+    ``grant_type`` is ``authorization_code`` or ``client_credentials``. A DPoP-bound token
+    (``token_type`` ``DPoP``, RFC 9449) keeps its key in ``dpop_key`` (the private key as PKCS#8
+    PEM, a secret like the tokens; ``None`` for a Bearer token and in files written before DPoP).
     """
 
     access_token: str = field(metadata=_SECRET)
@@ -210,6 +212,7 @@ class McpOAuthTokenRecord(_StoredJson):
     client_registration: McpOAuthClientRegistration | None = None
     grant_type: str = "authorization_code"
     obtained_at: float = field(default_factory=time.time, repr=False)
+    dpop_key: str | None = field(default=None, metadata=_SECRET)
 
     _JSON_NAME: ClassVar[str] = "token record"
 

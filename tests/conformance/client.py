@@ -423,8 +423,8 @@ SCENARIOS: dict[str, Callable[[Session], None]] = {
     "http-custom-headers": scenario_exercise,
     "http-invalid-tool-headers": scenario_exercise,
 }
-# Every auth scenario the suite has at 2025-11-25, the two 2025-03-26 ones and the two
-# client-credentials extensions: the same calls, the scenario's servers decide the flow.
+# Every auth scenario the suite has at 2025-11-25, the two 2025-03-26 ones and the
+# client-credentials and DPoP extensions: the same calls, the scenario's servers decide the flow.
 AUTH_SCENARIOS = (
     "auth/metadata-default",
     "auth/metadata-var1",
@@ -455,6 +455,9 @@ AUTH_SCENARIOS = (
     "auth/iss-unexpected",
     "auth/iss-normalized",
     "auth/metadata-issuer-mismatch",
+    # DPoP (SEP-1932): the servers ask for it (a DPoP challenge, ES256 in the metadata).
+    "auth/dpop",
+    "auth/dpop-nonce",
 )
 SCENARIOS.update(dict.fromkeys(AUTH_SCENARIOS, scenario_auth))
 

@@ -121,6 +121,12 @@ RESOURCE = (
     "resource-parameter-valid-uri",
     "resource-parameter-consistency",
 )
+DPOP = (
+    "sep-1932-client-token-request-proof",
+    "sep-1932-client-dpop-auth-scheme",
+    "sep-1932-client-fresh-proof",
+)
+DPOP_NONCE = ("sep-1932-client-as-nonce", "sep-1932-client-rs-nonce")
 # The authorization request up to the callback, which the client refuses.
 REFUSED_CALLBACK = (*DISCOVERY, "client-registration", "authorization-request")
 
@@ -190,6 +196,16 @@ AUTH_SCENARIOS = (
         "token-request",
         "client-credentials-jwt-verified",
         *BEARER,
+        spec_versions=(EXTENSION,),
+    ),
+    # DPoP (SEP-1932, RFC 9449): the checks the suite adds to the authorization code flow's.
+    auth("dpop", *DISCOVERY, *AUTHORIZATION_CODE, *DPOP, spec_versions=(EXTENSION,)),
+    auth(
+        "dpop-nonce",
+        *DISCOVERY,
+        *AUTHORIZATION_CODE,
+        *DPOP,
+        *DPOP_NONCE,
         spec_versions=(EXTENSION,),
     ),
     # The 2026-07-28 authorization rules: the client must refuse what is wrong (and exit 1).

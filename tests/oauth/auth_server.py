@@ -10,7 +10,9 @@ Switches in :class:`AuthServerConfig` make it misbehave or modernize one way at 
 suite's scenarios, in Python): the RFC 9207 ``iss`` advertised and sent right, wrong, missing or
 with a slash added; the metadata's ``issuer`` and ``scopes_supported``; an error answer to the
 authorization request; a protected resource naming another authorization server, whose tokens
-it then accepts (``AuthServer.token_peers``).
+it then accepts (``AuthServer.token_peers``); DPoP (RFC 9449): proofs checked as a strict server
+checks them (:func:`verify_dpop_proof`), tokens bound to the proof's key, nonces asked for at the
+token endpoint and at the resource (or asked for again and again), a ``DPoP`` challenge.
 """
 
 from __future__ import annotations
@@ -77,6 +79,48 @@ class AuthServerConfig:
     iss_in_redirect: str = "omit"  # correct | wrong | omit | normalized (the issuer plus "/")
     authorize_error: str | None = None  # answer the authorization request with this error
     authorization_server_url: str | None = None  # the PRM names this AS instead of this server
+    dpop: bool = False  # advertise ES256 in dpop_signing_alg_values_supported
+    dpop_as_nonce: str | None = None  # the token endpoint wants this nonce in the proof
+    dpop_rs_nonce: str | None = None  # the resource wants this nonce in the proof
+    dpop_stale_nonces: tuple[str, ...] = ()  # "token", "resource": every nonce refused there
+    dpop_challenge: bool = False  # the resource challenges with the DPoP scheme, not Bearer
+
+
+DPOP_ALGORITHMS = ["ES256"]
+
+
+def jwk_thumbprint(jwk: dict[str, Any]) -> str:
+    """RFC 7638 for an EC key: SHA-256 of the required members, sorted, without whitespace."""
+    members = {name: jwk[name] for name in ("crv", "kty", "x", "y")}
+    canonical = json.dumps(members, separators=(",", ":"), sort_keys=True).encode()
+    return base64.urlsafe_b64encode(hashlib.sha256(canonical).digest()).rstrip(b"=").decode()
+
+
+def verify_dpop_proof(
+    proof: str | None, method: str, url: str, access_token: str | None = None
+) -> dict[str, Any]:
+    """The claims of a valid DPoP proof for ``method url`` (with ``jkt``, its key's
+    thumbprint, added); ``ValueError`` naming what is wrong (RFC 9449 section 4.3)."""
+    if not proof or "," in proof:
+        raise ValueError("no single DPoP proof")
+    header = jwt.get_unverified_header(proof)
+    jwk = header.get("jwk")
+    if header.get("typ") != "dpop+jwt" or header.get("alg") not in DPOP_ALGORITHMS:
+        raise ValueError("typ or alg")
+    if not isinstance(jwk, dict) or "d" in jwk:
+        raise ValueError("jwk missing or private")
+    key = jwt.algorithms.ECAlgorithm.from_jwk(json.dumps(jwk))
+    claims: dict[str, Any] = jwt.decode(proof, key, algorithms=DPOP_ALGORITHMS)  # type: ignore[arg-type]
+    if claims.get("htm") != method or claims.get("htu") != url.partition("?")[0]:
+        raise ValueError("htm or htu")
+    if not isinstance(claims.get("jti"), str) or abs(time.time() - claims.get("iat", 0)) > 60:
+        raise ValueError("jti or iat")
+    if access_token is not None:
+        digest = hashlib.sha256(access_token.encode()).digest()
+        if claims.get("ath") != base64.urlsafe_b64encode(digest).rstrip(b"=").decode():
+            raise ValueError("ath")
+    claims["jkt"] = jwk_thumbprint(jwk)
+    return claims
 
 
 class AuthServer:
@@ -93,6 +137,9 @@ class AuthServer:
         self.mcp_calls: list[str] = []
         self.token_peers: list[AuthServer] = []
         """Other authorization servers whose access tokens the resource at ``/mcp`` accepts."""
+        self.dpop_bound: dict[str, str] = {}  # access or refresh token -> the key's thumbprint
+        self.dpop_proofs: list[dict[str, Any]] = []  # the claims of every valid proof seen
+        self._nonce_serial = 0
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"app": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -165,6 +212,8 @@ class AuthServer:
             document["scopes_supported"] = self.config.as_scopes_supported
         if self.config.iss_supported is not None:
             document["authorization_response_iss_parameter_supported"] = self.config.iss_supported
+        if self.config.dpop:
+            document["dpop_signing_alg_values_supported"] = DPOP_ALGORITHMS
         return document
 
     def resource_metadata(self) -> dict[str, Any]:
@@ -187,7 +236,8 @@ class AuthServer:
             parts.append(f'scope="{scope}"')
         if self.config.prm_in_challenge and self.config.prm_path:
             parts.append(f'resource_metadata="{self.url}{self.config.prm_path}"')
-        return "Bearer " + ", ".join(parts) if parts else "Bearer"
+        scheme = "DPoP" if self.config.dpop_challenge else "Bearer"
+        return f"{scheme} " + ", ".join(parts) if parts else scheme
 
     def callback_params(self, query: dict[str, str], code: str) -> dict[str, str]:
         """What the authorization redirect carries: the code (or the configured error), the
@@ -208,8 +258,8 @@ class AuthServer:
         return params
 
     def grant_for(self, authorization: str) -> Grant | None:
-        """The grant of a bearer token issued here or by a peer in ``token_peers``."""
-        token = authorization[7:] if authorization.startswith("Bearer ") else None
+        """The grant of a bearer (or DPoP) token issued here or by a peer in ``token_peers``."""
+        token = token_of(authorization)
         for server in (self, *self.token_peers):
             grant = server.access_tokens.get(token or "")
             if grant is not None:
@@ -266,6 +316,74 @@ class AuthServer:
             self.refresh_tokens[refresh] = grant
             answer["refresh_token"] = refresh
         return answer
+
+    # -- DPoP ------------------------------------------------------------------------------
+
+    def nonce_wanted(self, claims: dict[str, Any], expected: str | None, at: str) -> str | None:
+        """The nonce to ask for when the proof lacks the ``expected`` one (None: it is fine);
+        where nonces go stale (``at`` in ``dpop_stale_nonces``), always a new one."""
+        self.dpop_proofs.append({**claims, "at": at})
+        if at in self.config.dpop_stale_nonces:
+            self._nonce_serial += 1
+            return f"stale-{self._nonce_serial}"
+        return expected if expected is not None and claims.get("nonce") != expected else None
+
+    def token_response(self, request: Recorded) -> tuple[int, dict[str, Any], dict[str, str]]:
+        """The token endpoint with DPoP: a proof is checked (and its nonce), the tokens issued
+        for it are bound to its key, and a bound refresh token needs a proof by that key."""
+        proof = request.headers.get("dpop")
+        jkt = None
+        if proof is not None:
+            url = f"{self.url}{self.config.as_prefix}/token"
+            try:
+                claims = verify_dpop_proof(proof, "POST", url)
+            except (ValueError, jwt.PyJWTError) as exc:
+                return 400, {"error": "invalid_dpop_proof", "error_description": str(exc)}, {}
+            nonce = self.nonce_wanted(claims, self.config.dpop_as_nonce, "token")
+            if nonce is not None:
+                return 400, {"error": "use_dpop_nonce"}, {"DPoP-Nonce": nonce}
+            jkt = claims["jkt"]
+        bound = self.dpop_bound.get(request.form.get("refresh_token", ""))
+        if bound is not None and bound != jkt:
+            return 400, {"error": "invalid_grant", "error_description": "DPoP key mismatch"}, {}
+        status, body = self.token(request)
+        if status == 200 and jkt is not None:
+            body["token_type"] = "DPoP"
+            for name in ("access_token", "refresh_token"):
+                if name in body:
+                    self.dpop_bound[body[name]] = jkt
+        return status, body, {}
+
+    def resource_refusal(
+        self, method: str, url: str, headers: dict[str, str]
+    ) -> tuple[int, dict[str, str], Any] | None:
+        """The resource's DPoP checks of one request (None: go on with the token's checks): a
+        bound token must come as ``DPoP`` with a valid proof by its key, with the nonce."""
+        authorization = headers.get("authorization") or ""
+        token = token_of(authorization)
+        bound = self.dpop_bound.get(token or "")
+        for peer in self.token_peers:
+            bound = bound or peer.dpop_bound.get(token or "")
+        if token is None or (bound is None and not authorization.startswith("DPoP ")):
+            return None
+        invalid = (401, {"WWW-Authenticate": self.challenge(error="invalid_token")}, {})
+        if bound is None or not authorization.startswith("DPoP "):
+            return invalid
+        try:
+            claims = verify_dpop_proof(headers.get("dpop"), method, url, token)
+        except (ValueError, jwt.PyJWTError):
+            return invalid
+        if claims["jkt"] != bound:
+            return invalid
+        nonce = self.nonce_wanted(claims, self.config.dpop_rs_nonce, "resource")
+        if nonce is not None:
+            challenge = 'DPoP error="use_dpop_nonce", algs="ES256"'
+            return (
+                401,
+                {"WWW-Authenticate": challenge, "DPoP-Nonce": nonce},
+                {"error": "use_dpop_nonce"},
+            )
+        return None
 
     def token(self, request: Recorded) -> tuple[int, dict[str, Any]]:
         form = request.form
@@ -384,8 +502,8 @@ class _Handler(BaseHTTPRequestHandler):
         app, config = self.app, self.app.config
         prefix = "" if config.metadata_style is None else config.as_prefix
         if request.path == f"{prefix}/token":
-            status, body = app.token(request)
-            self._send(status, body)
+            status, body, headers = app.token_response(request)
+            self._send(status, body, headers)
         elif request.path == f"{prefix}/register" and config.registration:
             self._register(request)
         elif request.path == "/mcp":
@@ -414,6 +532,11 @@ class _Handler(BaseHTTPRequestHandler):
         app = self.app
         message = request.json or {}
         method = message.get("method", "")
+        refusal = app.resource_refusal("POST", app.mcp_url, request.headers)
+        if refusal is not None:
+            status, headers, payload = refusal
+            self._send(status, payload, headers)
+            return
         grant = app.grant_for(request.headers.get("authorization", ""))
         if grant is None:
             self._send(401, {"error": "invalid_token"}, {"WWW-Authenticate": app.challenge()})
@@ -425,6 +548,12 @@ class _Handler(BaseHTTPRequestHandler):
             return
         app.mcp_calls.append(method)
         self._send(200, {"jsonrpc": "2.0", "id": message.get("id"), "result": {"ok": True}})
+
+
+def token_of(authorization: str) -> str | None:
+    """The token of a ``Bearer`` or ``DPoP`` Authorization value."""
+    scheme, _, token = authorization.partition(" ")
+    return token if scheme in ("Bearer", "DPoP") and token else None
 
 
 def wait_until(predicate: Any, timeout_s: float = 5.0) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 import uvicorn
 from transport.mcp_sdk_server import MemoryEventStore, build_server
 
-from .auth_server import AuthServer
+from .auth_server import AuthServer, token_of
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -41,6 +41,7 @@ class GateRecord:
     authorization: str | None
     last_event_id: str | None
     status: int | None = None
+    dpop: str | None = None
 
 
 class BearerGate:
@@ -57,8 +58,9 @@ class BearerGate:
 
     def revoke(self, authorization: str | None) -> None:
         """Make the access token in ``authorization`` invalid, as if it had expired."""
-        if authorization and authorization.startswith("Bearer "):
-            self.auth.access_tokens.pop(authorization[7:], None)
+        token = token_of(authorization or "")
+        if token:
+            self.auth.access_tokens.pop(token, None)
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http" or scope["path"] != "/mcp":
@@ -71,9 +73,13 @@ class BearerGate:
             rpc_method=_rpc_method(body),
             authorization=headers.get("authorization"),
             last_event_id=headers.get("last-event-id"),
+            dpop=headers.get("dpop"),
         )
         self.records.append(record)
-        refusal = self._refusal(record)
+        url = f"http://{headers.get('host', '')}/mcp"
+        refusal = self.auth.resource_refusal(record.http_method, url, headers) or self._refusal(
+            record
+        )
         if refusal is not None:
             status, error_headers, payload = refusal
             record.status = status
@@ -89,7 +95,7 @@ class BearerGate:
 
     def _refusal(self, record: GateRecord) -> tuple[int, dict[str, str], Any] | None:
         auth = self.auth
-        token = (record.authorization or "")[7:] if record.authorization else ""
+        token = token_of(record.authorization or "") or ""
         if record.http_method == "GET" and self.revoke_on_get and token:
             self.revoke_on_get -= 1
             self.revoke(record.authorization)
@@ -202,6 +208,7 @@ def secrets_of(auth: AuthServer, gate: BearerGate) -> set[str]:
             if request.form.get(key):
                 found.add(request.form[key])
     for record in gate.records:
-        if record.authorization and record.authorization.startswith("Bearer "):
-            found.add(record.authorization[7:])
+        token = token_of(record.authorization or "")
+        if token:
+            found.add(token)
     return found

@@ -142,3 +142,37 @@ def test_tools_call_and_ping_with_auth_use_the_login_and_name_it_without_one(
     assert {r.authorization for r in mcp.gate.records if r.status == 200} == {
         f"Bearer {record.access_token}"
     }
+
+
+def test_login_with_dpop_binds_the_stored_token_and_later_commands_prove_its_key(
+    protected_mcp: Callable[..., tuple[AuthServer, ProtectedMcpServer]],
+    browser: list[str],
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    auth, mcp = protected_mcp(dpop_rs_nonce="rs-1")  # the metadata does not offer DPoP
+    assert main(["auth", "login", mcp.url, "--dpop"]) == 0
+    assert "DPoP-bound" in capsys.readouterr().out
+    record = load_oauth_token_record(mcp.url)  # from the store file
+    assert record is not None and record.token_type == "DPoP" and record.dpop_key
+    assert "dpop" in auth.find("/token")[-1].headers
+    assert main(["auth", "status", "--json"]) == 0
+    (entry,) = json.loads(capsys.readouterr().out)["servers"]
+    assert entry["token_type"] == "DPoP" and record.dpop_key not in json.dumps(entry)
+
+    # Another process (a new session) reads the key back from the file and proves it.
+    assert main(["call", mcp.url, "echo", "text=hi", "--auth"]) == 0
+    assert capsys.readouterr().out.strip() == "hi"
+    assert {r.authorization for r in mcp.gate.records if r.status == 200} == {
+        f"DPoP {record.access_token}"
+    }
+    assert all(r.dpop for r in mcp.gate.records if r.authorization)
+
+
+def test_login_with_no_dpop_keeps_bearer_tokens_where_the_server_offers_dpop(
+    auth_server: Callable[..., AuthServer], browser: list[str]
+) -> None:
+    server = auth_server(dpop=True)
+    assert main(["auth", "login", server.mcp_url, "--no-dpop"]) == 0
+    record = load_oauth_token_record(server.mcp_url)
+    assert record is not None and record.token_type == "Bearer" and record.dpop_key is None
+    assert "dpop" not in server.find("/token")[-1].headers

@@ -151,6 +151,7 @@ def test_every_field_round_trips_through_the_json_object() -> None:
         client_registration=registration,
         grant_type="client_credentials",
         obtained_at=1_800_000_000.0,
+        dpop_key="-----BEGIN PRIVATE KEY-----\nkey\n-----END PRIVATE KEY-----\n",
     )
     written = json.loads(json.dumps(record.to_json()))
     assert list(written) == [
@@ -167,6 +168,7 @@ def test_every_field_round_trips_through_the_json_object() -> None:
         "client_registration",
         "grant_type",
         "obtained_at",
+        "dpop_key",
     ]
     assert written["granted_scopes"] == ["a", "b"]
     assert written["client_registration"]["redirect_uris"] == ["http://127.0.0.1:1/cb"]

@@ -27,7 +27,7 @@ from ..server_requests import (
 )
 from . import wire
 from .aio_io import Exchange, read_limited, within
-from .auth import AsyncMcpHttpAuth, resolve_async_auth
+from .auth import AsyncMcpHttpAuth, resolve_async_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
@@ -211,7 +211,7 @@ class AsyncMcpHttpTransport(
     async def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
         await ex.release()
         try:
-            response = await wire.asend(ex.client, step.request)
+            response = await wire.asend(ex.client, with_dpop_proof(self._auth, step.request))
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
         ex.response, ex.chunks, ex.broken = response, response.aiter_bytes(), False

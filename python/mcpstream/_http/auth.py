@@ -11,11 +11,16 @@ credentials as they are (``stored_authorization_header``, which never raises).
 OAuth (refresh before expiry, one replay after a 401 but never for ``tools/call``, step-up on a
 403 ``insufficient_scope`` with a limit, the errors that name ``mcpstream auth login``) live in
 them. The transports decide only when to ask and what to send.
+
+DPoP (RFC 9449): a proof is bound to one HTTP request (its method and URL), so the drivers pass
+every request they send through :func:`with_dpop_proof`, which asks the hook for the proof of a
+request whose ``Authorization`` is a ``DPoP`` one (the POST, the GET stream, the DELETE).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any, Protocol
 
 import httpx
@@ -27,7 +32,9 @@ from ..oauth import (
     McpOAuthRedirectHandler,
     McpOAuthSession,
 )
+from ..oauth.dpop import DPOP_HEADER
 from ..oauth_store import McpOAuthTokenStore
+from .core.steps import HttpRequest
 
 __all__ = [
     "OAUTH_TIMEOUT_CAP_S",
@@ -38,6 +45,7 @@ __all__ = [
     "StoredCredentials",
     "resolve_async_auth",
     "resolve_auth",
+    "with_dpop_proof",
 ]
 
 OAUTH_TIMEOUT_CAP_S = 10.0
@@ -154,3 +162,20 @@ def resolve_async_auth(
     return AsyncMcpOAuthSession(
         client=client, store=store, redirect_handler=redirect_handler, **_session_settings(server)
     )
+
+
+def with_dpop_proof(auth: object, request: HttpRequest) -> HttpRequest:
+    """``request`` with the DPoP proof of its ``Authorization: DPoP ...`` header added, when
+    the hook ``auth`` makes proofs (``dpop_proof``, as the OAuth sessions do); else as it is."""
+    prove = getattr(auth, "dpop_proof", None)
+    if prove is None:
+        return request
+    authorization = next(
+        (v for k, v in request.headers.items() if k.lower() == "authorization"), None
+    )
+    if authorization is None or not authorization.startswith("DPoP "):
+        return request
+    proof = prove(request.method, request.url, authorization)
+    if proof is None:
+        return request
+    return replace(request, headers={**request.headers, DPOP_HEADER: proof})

@@ -23,7 +23,7 @@ from ..oauth import McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
-from .auth import McpHttpAuth, resolve_auth
+from .auth import McpHttpAuth, resolve_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
@@ -212,7 +212,7 @@ class McpHttpTransport(
         trace = listener.trace if listener is not None and listener.owns_client else None
         extensions = {"trace": trace} if trace is not None else None
         try:
-            response = wire.send(ex.client, step.request, extensions)
+            response = wire.send(ex.client, with_dpop_proof(self._auth, step.request), extensions)
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
         ex.open(response)

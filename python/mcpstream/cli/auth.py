@@ -65,6 +65,13 @@ def register(subparsers: Any) -> None:
         "--private-key-file", help="PEM private key for private_key_jwt client authentication"
     )
     login_parser.add_argument(
+        "--dpop",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="DPoP-bound tokens (RFC 9449): --dpop always, --no-dpop never "
+        "(default: when the server asks for them)",
+    )
+    login_parser.add_argument(
         "--no-browser", action="store_true", help="print the login URL instead of opening it"
     )
     login_parser.add_argument(
@@ -109,9 +116,15 @@ def _settings(args: argparse.Namespace) -> McpOAuthClientSettings:
             client_metadata_url=args.client_metadata_url,
             grant_type="client_credentials" if args.client_credentials else "authorization_code",
             private_key_pem=private_key,
+            dpop=args.dpop,
         )
     except ValueError as exc:
         raise McpOAuthConfigurationError(str(exc)) from None
+
+
+def _token_text(record: McpOAuthTokenRecord, now: float) -> str:
+    bound = "DPoP-bound, " if record.token_type == "DPoP" else ""
+    return bound + _expiry_text(record, now)
 
 
 def _expiry_text(record: McpOAuthTokenRecord, now: float) -> str:
@@ -155,7 +168,7 @@ def run_login(args: argparse.Namespace) -> int:
     print(f"Logged in to {safe_url(args.server_url)}")
     print(f"  server id: {plain(server_id)}")
     print(f"  scopes:    {plain(scopes)}")
-    print(f"  token:     {_expiry_text(record, time.time())}")
+    print(f"  token:     {_token_text(record, time.time())}")
     return 0
 
 
@@ -181,6 +194,7 @@ def run_status(args: argparse.Namespace) -> int:
                     "expired": item.expires_at is not None and item.expires_at <= now,
                     "refreshable": bool(item.refresh_token),
                     "grant_type": item.grant_type,
+                    "token_type": item.token_type,
                     "client_id": registration.client_id if registration else None,
                     "registration": registration.method if registration else None,
                 }
@@ -202,7 +216,7 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"  server:   {safe_url(item.server_url)}")
         print(f"  issuer:   {plain(item.issuer or '(unknown)')}")
         print(f"  scopes:   {plain(' '.join(item.granted_scopes) or '(none)')}")
-        print(f"  token:    {_expiry_text(item, now)}")
+        print(f"  token:    {_token_text(item, now)}")
         print(f"  refresh:  {'yes' if item.refresh_token else 'no'}")
         if registration is not None:
             print(f"  client:   {plain(registration.client_id)} ({plain(registration.method)})")

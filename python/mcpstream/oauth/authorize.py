@@ -15,6 +15,7 @@ from .._oauth_errors import (
 from ..oauth_store import McpOAuthClientRegistration, McpOAuthTokenRecord
 from ._flow import AuthorizationPrompt, Flow, prompt_step
 from .discovery import McpOAuthDiscovery, ensure_pkce_s256_supported
+from .dpop import DPoPProver
 from .metadata import McpAuthorizationServerMetadata
 from .pkce import PkcePair, generate_pkce_pair, generate_state, states_match
 from .registration import registration_flow
@@ -154,13 +155,15 @@ def parse_authorization_callback(
 @dataclass(frozen=True)
 class _Grant:
     """What both grants work with: the MCP server, what discovery found for it, the client's
-    settings and the time budget of each request."""
+    settings and the time budget of each request; ``dpop``, when the login uses DPoP, proves
+    possession of its key at the token endpoint (every grant's :meth:`token_flow`)."""
 
     server_id: str | None
     server_url: str
     discovery: McpOAuthDiscovery
     settings: McpOAuthClientSettings
     timeout_s: float
+    dpop: DPoPProver | None = None
 
     def registration_flow(self, redirect_uri: str | None) -> Flow[McpOAuthClientRegistration]:
         """The client's registration with the authorization server."""
@@ -191,6 +194,7 @@ class _Grant:
             authorization_server_url=self.discovery.authorization_server_url,
             private_key_pem=self.settings.private_key_pem,
             signing_algorithm=self.settings.signing_algorithm,
+            dpop=self.dpop,
         )
 
 
@@ -204,10 +208,11 @@ def authorization_code_flow(
     scopes: tuple[str, ...],
     timeout_s: float,
     registration: McpOAuthClientRegistration | None = None,
+    dpop: DPoPProver | None = None,
 ) -> Flow[McpOAuthTokenRecord]:
     """Register (unless ``registration`` is given), send the user to the authorization URL,
-    check the callback and exchange the code."""
-    grant = _Grant(server_id, server_url, discovery, settings, timeout_s)
+    check the callback and exchange the code (with a DPoP proof when ``dpop`` is given)."""
+    grant = _Grant(server_id, server_url, discovery, settings, timeout_s, dpop)
     metadata = discovery.metadata
     ensure_pkce_s256_supported(metadata, server_id=server_id)
     if registration is None:
@@ -250,14 +255,16 @@ def client_credentials_flow(
     *,
     server_id: str | None,
     server_url: str,
+    dpop: DPoPProver | None = None,
     discovery: McpOAuthDiscovery,
     settings: McpOAuthClientSettings,
     scopes: tuple[str, ...],
     timeout_s: float,
 ) -> Flow[McpOAuthTokenRecord]:
     """The client-credentials grant with the configured client (``client_secret_basic`` /
-    ``client_secret_post`` with a secret, ``private_key_jwt`` with a key)."""
-    grant = _Grant(server_id, server_url, discovery, settings, timeout_s)
+    ``client_secret_post`` with a secret, ``private_key_jwt`` with a key; a DPoP proof when
+    ``dpop`` is given)."""
+    grant = _Grant(server_id, server_url, discovery, settings, timeout_s, dpop)
     registration = yield from grant.registration_flow(None)
     form = {"grant_type": "client_credentials"}
     return (yield from grant.token_flow(registration, form, scopes))

@@ -1,4 +1,5 @@
-"""Parsing ``WWW-Authenticate`` (RFC 9110 section 11.6.1) for the Bearer challenge (RFC 6750).
+"""Parsing ``WWW-Authenticate`` (RFC 9110 section 11.6.1) for the Bearer challenge (RFC 6750),
+or the DPoP one (RFC 9449).
 
 Several challenges may share one header value (``DPoP algs="ES256", Bearer scope="a b"``), and
 httpx joins repeated headers with ", ": the parser walks the challenges and returns the Bearer
@@ -75,12 +76,12 @@ def parse_www_authenticate(header_value: str | None) -> list[tuple[str, dict[str
 
 
 def parse_www_authenticate_bearer_challenge(header_value: str | None) -> dict[str, str]:
-    """The parameters of the Bearer challenge in ``header_value`` (``{}`` when there is none):
-    ``error``, ``error_description``, ``scope``, ``resource_metadata``, ``realm``..."""
-    for scheme, params in parse_www_authenticate(header_value):
-        if scheme == "bearer":
-            return params
-    return {}
+    """The parameters of the Bearer challenge in ``header_value``, else of its DPoP challenge
+    (RFC 9449 section 7.1: a server that takes DPoP tokens only challenges with that scheme,
+    with the same parameters), ``{}`` when there is neither: ``error``,
+    ``error_description``, ``scope``, ``resource_metadata``, ``realm``..."""
+    challenges = dict(reversed(parse_www_authenticate(header_value)))  # the first of each wins
+    return challenges["bearer"] if "bearer" in challenges else challenges.get("dpop", {})
 
 
 def split_scopes(value: str | None) -> tuple[str, ...]:

@@ -31,6 +31,13 @@ What the session does behind those two calls:
   ``tools/call`` (it may have side effects; the reference's rule): the caller gets an
   :class:`McpOAuthAuthRequiredError` saying the credentials were renewed and to retry. A second
   401 after the replay clears the record and asks for a new login.
+- DPoP (RFC 9449), when the settings turn it on or the server asks for it (a ``DPoP``
+  challenge, or ES256 in the authorization server's ``dpop_signing_alg_values_supported``):
+  each login makes a key pair, proves possession of it at the token endpoint and stores it with
+  the tokens; the header is then ``DPoP <token>``, and the transport adds a fresh proof to each
+  HTTP request (:meth:`McpOAuthSession.dpop_proof`). A 401 ``use_dpop_nonce`` is answered by
+  one replay with the server's nonce (even of a ``tools/call``: the server refused it unread);
+  a second one raises :class:`McpOAuthDPoPError`.
 - 403 ``insufficient_scope``: step up, authorizing again for the union of the scopes asked for
   before, the granted and the challenged ones, and replay (the server refused the request
   before running it); at most ``max_step_up_attempts`` times per request, then
@@ -54,6 +61,7 @@ import httpx
 from .._oauth_errors import (
     McpOAuthAuthRequiredError,
     McpOAuthDiscoveryError,
+    McpOAuthDPoPError,
     McpOAuthError,
     McpOAuthInsufficientScopeError,
     McpOAuthRegistrationError,
@@ -76,8 +84,9 @@ from ._flow import (
     run_sync,
 )
 from .authorize import authorization_code_flow, client_credentials_flow
-from .challenge import parse_www_authenticate_bearer_challenge, split_scopes
+from .challenge import parse_www_authenticate, parse_www_authenticate_bearer_challenge, split_scopes
 from .discovery import McpOAuthDiscovery, discovery_flow
+from .dpop import DPoPKey, DPoPNonces, DPoPProver, is_nonce_challenge, server_offers_dpop
 from .metadata import McpAuthorizationServerMetadata
 from .scopes import merge_scopes, resolve_requested_scopes, with_offline_access
 from .settings import McpOAuthClientSettings
@@ -135,6 +144,7 @@ class _RequestState:
     sent_record: McpOAuthTokenRecord | None = None
     replayed: bool = False
     step_ups: int = 0
+    nonce_replayed: bool = False
 
 
 def _body_error(body: bytes | None) -> str | None:
@@ -174,6 +184,15 @@ class _SessionCore:
         self.discovery: McpOAuthDiscovery | None = None
         self.registration: McpOAuthClientRegistration | None = None
         self.requested_scopes: tuple[str, ...] = ()
+        # DPoP: the latest nonce of the authorization server and of the MCP server (apart),
+        # whether the MCP server challenged with the DPoP scheme, and the key of each token
+        # handed out (a transport's proof for a header names the token, not the key).
+        self.as_nonces = DPoPNonces()
+        self.rs_nonces = DPoPNonces()
+        self.dpop_challenged = False
+        self._keys: dict[str, DPoPKey] = {}
+        self._presented: dict[str, DPoPKey] = {}
+        self._presented_lock = threading.Lock()  # the DELETE's header comes from any thread
 
     # -- helpers ---------------------------------------------------------------------------
 
@@ -218,6 +237,56 @@ class _SessionCore:
 
     def save(self, record: McpOAuthTokenRecord) -> None:
         self.store.save(self.server_id, record)
+
+    # -- DPoP ------------------------------------------------------------------------------
+
+    def _key(self, pem: str) -> DPoPKey:
+        """The key stored as ``pem`` (parsed once); ``ValueError`` when it cannot be read."""
+        key = self._keys.get(pem)
+        if key is None:
+            key = self._keys[pem] = DPoPKey.from_pem(pem)
+        return key
+
+    def login_prover(self, discovery: McpOAuthDiscovery) -> DPoPProver | None:
+        """A new key for a login, when it uses DPoP (see the module docstring)."""
+        wanted = self.settings.dpop
+        if wanted is None:
+            wanted = self.dpop_challenged or server_offers_dpop(discovery.metadata.raw)
+        return DPoPProver(DPoPKey.generate(), self.as_nonces) if wanted else None
+
+    def refresh_prover(self, record: McpOAuthTokenRecord) -> DPoPProver | None:
+        """The stored key of a DPoP-bound ``record`` (its refresh token is bound to it)."""
+        if not record.dpop_key:
+            return None
+        try:
+            return DPoPProver(self._key(record.dpop_key), self.as_nonces)
+        except ValueError as exc:
+            raise McpOAuthTokenStoreError(
+                f"the stored credentials of server {self.server_id!r} hold an unusable DPoP "
+                f"key ({exc})",
+                server_id=self.server_id,
+            ) from None
+
+    def present(self, record: McpOAuthTokenRecord) -> str:
+        """The ``Authorization`` value of ``record``: ``DPoP <token>`` for a bound token (its
+        key is then remembered for the proofs), else ``Bearer <token>``. ``ValueError`` when
+        the stored key cannot be read."""
+        if record.token_type != "DPoP" or not record.dpop_key:
+            return f"Bearer {record.access_token}"
+        key = self._key(record.dpop_key)
+        with self._presented_lock:
+            self._presented[record.access_token] = key
+            while len(self._presented) > 8:  # the tokens of a few renewals are enough
+                self._presented.pop(next(iter(self._presented)))
+        return f"DPoP {record.access_token}"
+
+    def dpop_proof(self, method: str, url: str, authorization: str) -> str | None:
+        """The proof for a request carrying ``authorization`` (None unless it is a DPoP one)."""
+        scheme, _, token = authorization.partition(" ")
+        key = self._presented.get(token) if scheme == "DPoP" else None
+        if key is None:
+            return None
+        return key.proof(method, url, access_token=token, nonce=self.rs_nonces.get(url))
 
     # -- flows -----------------------------------------------------------------------------
 
@@ -294,6 +363,9 @@ class _SessionCore:
         discovery = yield from self.discover(www_authenticate)
         machine = self.settings.is_machine_client
         registration = self._reusable_registration(discovery)
+        if any(scheme == "dpop" for scheme, _ in parse_www_authenticate(www_authenticate)):
+            self.dpop_challenged = True
+        dpop = self.login_prover(discovery)
         if scopes is None:
             challenge = parse_www_authenticate_bearer_challenge(www_authenticate)
             scopes = resolve_requested_scopes(
@@ -317,6 +389,7 @@ class _SessionCore:
                 settings=self.settings,
                 scopes=scopes,
                 timeout_s=self.timeout_s,
+                dpop=dpop,
             )
         else:
             if self.redirect_uri is None:
@@ -332,6 +405,7 @@ class _SessionCore:
                 scopes=scopes,
                 timeout_s=self.timeout_s,
                 registration=registration,
+                dpop=dpop,
             )
             self.registration = record.client_registration
         self.requested_scopes = scopes
@@ -407,6 +481,7 @@ class _SessionCore:
                 previous=record,
                 private_key_pem=self.settings.private_key_pem,
                 signing_algorithm=self.settings.signing_algorithm,
+                dpop=self.refresh_prover(record),
             )
         except McpOAuthTokenExchangeError:
             # Another process may have used (and rotated) the same refresh token first.
@@ -435,7 +510,15 @@ class _SessionCore:
                 McpOAuthAuthRequiredError,
                 f"OAuth login is required before HTTP MCP '{state.method}'. {self.login_hint()}.",
             )
-        return f"Bearer {record.access_token}"
+        try:
+            return self.present(record)
+        except ValueError as exc:
+            self.forget()
+            raise self._error(
+                McpOAuthReLoginRequired,
+                f"stored OAuth credentials hold an unusable DPoP key ({exc}). "
+                f"{self.login_hint()} again.",
+            ) from None
 
     def _renew_expired(
         self, state: _RequestState, record: McpOAuthTokenRecord
@@ -465,6 +548,9 @@ class _SessionCore:
     ) -> Flow[bool]:
         lowered = {key.lower(): value for key, value in headers.items()}
         www = lowered.get("www-authenticate")
+        self.rs_nonces.learn(self.server_url, lowered)  # a server may hand one out on any answer
+        if status_code == 401 and is_nonce_challenge(401, lowered, _body_error(body)):
+            return self._nonce_replay(state)
         params = parse_www_authenticate_bearer_challenge(www)
         signal = (params.get("error") or "").strip() or _body_error(body)
         if status_code == 403 and signal == "insufficient_scope":
@@ -503,6 +589,19 @@ class _SessionCore:
                 )
         yield from self.login_flow(www)
         return self._replay_or_raise(state, scope_hint)
+
+    def _nonce_replay(self, state: _RequestState) -> bool:
+        """A 401 ``use_dpop_nonce`` (its nonce is kept): send the request once more."""
+        if state.nonce_replayed:
+            raise McpOAuthDPoPError(
+                f"HTTP MCP '{state.method}' was refused with use_dpop_nonce again after the retry "
+                "with the server's DPoP nonce",
+                server_id=self.server_id,
+                authorization_server_url=self.hint_url(),
+            )
+        state.nonce_replayed = True
+        _log.debug("OAuth: the MCP server asked for a DPoP nonce; sending the request again")
+        return True
 
     def _refresh_or_forget(
         self, record: McpOAuthTokenRecord, www_authenticate: str | None, failure: str
@@ -625,7 +724,17 @@ class _SessionBase(Generic[ClientT, HandlerT]):
         """The stored token as a header value, without refreshing and without raising (for the
         session DELETE at close)."""
         record = self._core.load_quietly()
-        return f"Bearer {record.access_token}" if record is not None else None
+        try:
+            return self._core.present(record) if record is not None else None
+        except ValueError:
+            return None
+
+    def dpop_proof(self, method: str, url: str, authorization: str) -> str | None:
+        """The DPoP proof (RFC 9449) for one HTTP request to the MCP server that carries the
+        ``Authorization`` value ``authorization`` this session gave: signed with the key of
+        its token, with ``htm`` ``method``, ``htu`` ``url``, the token's ``ath`` and the
+        server's latest nonce. ``None`` for a Bearer value (no proof to send)."""
+        return self._core.dpop_proof(method, url, authorization)
 
     def logout(self) -> bool:
         """Forget this server's stored credentials; ``True`` when there were some."""

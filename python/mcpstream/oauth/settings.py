@@ -30,6 +30,9 @@ class McpOAuthClientSettings:
     - ``grant_type``: ``authorization_code`` (a user logs in) or ``client_credentials``
       (a machine client, with a secret or ``private_key_pem`` for ``private_key_jwt``).
     - ``signing_algorithm``: the JWT algorithm for ``private_key_jwt`` (from the key when unset).
+    - ``dpop``: sender-constrained tokens (DPoP, RFC 9449): ``True`` always, ``False`` never,
+      ``None`` (auto) when the server asks for them (a ``DPoP`` challenge, or ES256 in the
+      authorization server's ``dpop_signing_alg_values_supported``).
     - ``application_type``: ``native`` or ``web``, sent in dynamic client registration (from the
       redirect URI when unset: ``native`` for a loopback one).
     - ``max_document_bytes``: the byte budget of each OAuth document read (metadata,
@@ -48,6 +51,7 @@ class McpOAuthClientSettings:
     grant_type: str = GRANT_AUTHORIZATION_CODE
     private_key_pem: str | None = field(default=None)
     signing_algorithm: str | None = None
+    dpop: bool | None = None
     application_type: str | None = None
     max_document_bytes: int = MAX_DOCUMENT_BYTES
 
@@ -60,6 +64,8 @@ class McpOAuthClientSettings:
         method = self.token_endpoint_auth_method
         if method is not None and method not in TOKEN_ENDPOINT_AUTH_METHODS:
             raise ValueError(f"unsupported token_endpoint_auth_method {method!r}")
+        if self.dpop is not None and not isinstance(self.dpop, bool):
+            raise ValueError("dpop must be True, False or None (auto)")
         if self.max_document_bytes < 1:
             raise ValueError("max_document_bytes must be at least 1")
 

@@ -1,5 +1,7 @@
 """Token endpoint requests: the authorization code exchange, refresh (with rotation) and the
-client-credentials grant; each sends the ``resource`` parameter (RFC 8707).
+client-credentials grant; each sends the ``resource`` parameter (RFC 8707). Every grant's
+request goes through :func:`token_endpoint_step`, which adds the DPoP proof when the login uses
+DPoP (RFC 9449) and retries once with the server's nonce.
 
 Error messages carry the HTTP status, the OAuth error code and the server's description with
 every secret this request sent cut out of it, never a token.
@@ -9,7 +11,7 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 import httpx
 
@@ -25,6 +27,7 @@ from ..redaction import scrub_secrets
 from ._flow import Flow, build_request, http_step, response_json, run_async, run_sync
 from .challenge import split_scopes
 from .client_auth import apply_client_authentication
+from .dpop import DPOP_HEADER, USE_DPOP_NONCE, DPoPKey, DPoPProver, is_nonce_challenge
 from .metadata import McpAuthorizationServerMetadata
 from .scopes import merge_scopes
 from .urls import canonical_resource_uri, safe_url
@@ -35,6 +38,7 @@ __all__ = [
     "is_token_expired",
     "refresh_access_token",
     "refresh_flow",
+    "token_endpoint_step",
     "token_request_flow",
 ]
 
@@ -62,6 +66,36 @@ def _scrub(text: str, secrets: Iterable[str | None]) -> str:
     return sanitize(" ".join(scrub_secrets(text, secrets).split()), _DESCRIPTION_LIMIT)
 
 
+def _body_error(response: httpx.Response) -> str | None:
+    document = response_json(response)
+    error = document.get("error") if isinstance(document, dict) else None
+    return error if isinstance(error, str) else None
+
+
+def token_endpoint_step(
+    request: httpx.Request, failure: Callable[[str], Exception], dpop: DPoPProver | None
+) -> Flow[httpx.Response]:
+    """Send a token request: the hook every grant goes through. With ``dpop`` the request
+    carries a fresh proof, and a 400 ``use_dpop_nonce`` with a ``DPoP-Nonce`` is answered by
+    one more request with that nonce and a new ``jti`` (RFC 9449 section 8); what comes back
+    then is returned as it is (a second ``use_dpop_nonce`` is refused by the caller)."""
+    if dpop is None:
+        return (yield from http_step(request, failure))
+    url = str(request.url)
+
+    def proven() -> Flow[httpx.Response]:
+        request.headers[DPOP_HEADER] = dpop.proof("POST", url)
+        response = yield from http_step(request, failure)
+        dpop.nonces.learn(url, response.headers)
+        return response
+
+    response = yield from proven()
+    if is_nonce_challenge(response.status_code, response.headers, _body_error(response)):
+        _log.debug("OAuth: the token endpoint asked for a DPoP nonce; sending it")
+        response = yield from proven()
+    return response
+
+
 def token_request_flow(
     *,
     server_id: str | None,
@@ -76,10 +110,12 @@ def token_request_flow(
     previous: McpOAuthTokenRecord | None = None,
     private_key_pem: str | None = None,
     signing_algorithm: str | None = None,
+    dpop: DPoPProver | None = None,
 ) -> Flow[McpOAuthTokenRecord]:
     """POST ``form`` to the token endpoint with the client's authentication; returns the new
     record. A refresh (``previous`` given) keeps the old refresh token when no new one comes
-    and the old scopes when the answer names none."""
+    and the old scopes when the answer names none. With ``dpop`` the request carries a DPoP
+    proof (:func:`token_endpoint_step`) and a ``DPoP`` token is stored with its key."""
     grant = form.get("grant_type", "?")
     body = dict(form)
     if requested_scopes:
@@ -120,8 +156,8 @@ def token_request_flow(
     request = build_request(
         "POST", metadata.token_endpoint, timeout_s=timeout_s, headers=headers, data=body
     )
-    response = yield from http_step(
-        request, lambda error: failure(f"{grant} request to {endpoint} failed: {error}")
+    response = yield from token_endpoint_step(
+        request, lambda error: failure(f"{grant} request to {endpoint} failed: {error}"), dpop
     )
     _log.debug("OAuth: %s request to %s -> HTTP %s", grant, endpoint, response.status_code)
     document = response_json(response)
@@ -133,6 +169,8 @@ def token_request_flow(
             detail += f", {_scrub(error, sent_secrets)}"
         if isinstance(description, str) and description:
             detail += f": {_scrub(description, sent_secrets)}"
+        if dpop is not None and error == USE_DPOP_NONCE:
+            detail += "; it asked for a DPoP nonce again after the retry with its nonce"
         raise failure(
             f"token endpoint {endpoint} refused the {grant} request ({detail})",
             oauth_error=error if isinstance(error, str) else None,
@@ -157,10 +195,12 @@ def token_request_flow(
             status_code=200,
         )
     token_type = document.get("token_type", "Bearer")
-    if not isinstance(token_type, str) or token_type.lower() != "bearer":
+    bound = dpop is not None and isinstance(token_type, str) and token_type.lower() == "dpop"
+    if not bound and (not isinstance(token_type, str) or token_type.lower() != "bearer"):
         raise failure(
             f"token endpoint {endpoint} issued a token of type {str(token_type)[:20]!r}; "
-            "only Bearer tokens are supported",
+            "only Bearer tokens (and DPoP tokens, when the request carried a DPoP proof) are "
+            "supported",
             status_code=200,
         )
     now = time.time()
@@ -184,7 +224,7 @@ def token_request_flow(
         granted = previous.granted_scopes if previous is not None else ()
     return McpOAuthTokenRecord(
         access_token=access_token,
-        token_type="Bearer",
+        token_type="DPoP" if bound else "Bearer",
         refresh_token=refresh_token,
         expires_at=expires_at,
         granted_scopes=granted,
@@ -199,6 +239,7 @@ def token_request_flow(
             previous.grant_type if previous is not None and grant == "refresh_token" else grant
         ),
         obtained_at=now,
+        dpop_key=dpop.key.to_pem() if bound and dpop is not None else None,
     )
 
 
@@ -214,8 +255,11 @@ def refresh_flow(
     previous: McpOAuthTokenRecord | None = None,
     private_key_pem: str | None = None,
     signing_algorithm: str | None = None,
+    dpop: DPoPProver | None = None,
 ) -> Flow[McpOAuthTokenRecord]:
-    """The refresh token grant; a rotated refresh token replaces the old one."""
+    """The refresh token grant; a rotated refresh token replaces the old one. A DPoP-bound
+    record is refreshed with its own key (``dpop``, else the one stored in ``previous``): the
+    refresh token is bound to it, and so is the new access token."""
     if not refresh_token:
         raise McpOAuthTokenExchangeError(
             "no refresh token is stored",
@@ -224,6 +268,15 @@ def refresh_flow(
         )
     if previous is None:
         previous = McpOAuthTokenRecord(access_token="-", refresh_token=refresh_token)
+    if dpop is None and previous.dpop_key:
+        try:
+            dpop = DPoPProver(DPoPKey.from_pem(previous.dpop_key))
+        except ValueError as exc:
+            raise McpOAuthTokenExchangeError(
+                f"cannot refresh: {exc}",
+                server_id=server_id,
+                authorization_server_url=safe_url(metadata.issuer),
+            ) from None
     return (
         yield from token_request_flow(
             server_id=server_id,
@@ -236,6 +289,7 @@ def refresh_flow(
             previous=previous,
             private_key_pem=private_key_pem,
             signing_algorithm=signing_algorithm,
+            dpop=dpop,
         )
     )
 
