@@ -12,7 +12,12 @@ The pieces, each in its own module:
 - ``registration``: pre-registered client, Client ID Metadata Document, dynamic registration
   (RFC 7591), in that priority.
 - ``authorize``: the authorization code flow with PKCE, ``state`` and ``resource`` (RFC 8707);
-  the client-credentials grant.
+  the client-credentials grant; the JWT bearer grant (RFC 7523) of workload identity and of
+  enterprise-managed authorization.
+- ``assertions``: the assertions the host supplies (a callable, a file re-read at every use,
+  an environment variable) and what a refusal means (no retry, no fallback).
+- ``token_exchange``: the token exchange (RFC 8693) of an ID token for an ID-JAG at the
+  company's identity provider.
 - ``tokens``: the token endpoint (code exchange, refresh with rotation), with
   ``client_secret_basic``, ``client_secret_post``, ``private_key_jwt`` or ``none``.
 - ``scopes``: the scope selection strategy and step-up.
@@ -50,6 +55,7 @@ Against a hostile server (``policy`` and the drivers in ``_flow`` hold these for
 from __future__ import annotations
 
 from .._oauth_errors import (
+    McpOAuthAssertionRejectedError,
     McpOAuthAuthorizationError,
     McpOAuthAuthRequiredError,
     McpOAuthConfigurationError,
@@ -103,6 +109,7 @@ __all__ = [
     "HeadlessRedirectHandler",
     "LoopbackRedirectHandler",
     "McpAuthorizationServerMetadata",
+    "McpOAuthAssertionRejectedError",
     "McpOAuthAuthRequiredError",
     "McpOAuthAuthorizationError",
     "McpOAuthClientSettings",

@@ -1,5 +1,6 @@
-"""Token endpoint requests: the authorization code exchange, refresh (with rotation) and the
-client-credentials grant; each sends the ``resource`` parameter (RFC 8707).
+"""Token endpoint requests: the authorization code exchange, refresh (with rotation), the
+client-credentials grant and the JWT bearer grant (RFC 7523); each sends the ``resource``
+parameter (RFC 8707).
 
 Error messages carry the HTTP status, the OAuth error code and the server's description with
 every secret this request sent cut out of it, never a token.
@@ -66,7 +67,7 @@ def token_request_flow(
     *,
     server_id: str | None,
     metadata: McpAuthorizationServerMetadata,
-    registration: McpOAuthClientRegistration,
+    registration: McpOAuthClientRegistration | None,
     form: dict[str, str],
     timeout_s: float,
     requested_scopes: tuple[str, ...] = (),
@@ -79,7 +80,8 @@ def token_request_flow(
 ) -> Flow[McpOAuthTokenRecord]:
     """POST ``form`` to the token endpoint with the client's authentication; returns the new
     record. A refresh (``previous`` given) keeps the old refresh token when no new one comes
-    and the old scopes when the answer names none."""
+    and the old scopes when the answer names none. Without a ``registration`` the request
+    carries no client authentication (a JWT bearer grant whose assertion is the credential)."""
     grant = form.get("grant_type", "?")
     body = dict(form)
     if requested_scopes:
@@ -87,33 +89,40 @@ def token_request_flow(
     if resource:
         body["resource"] = resource
     headers: dict[str, str] = {}
-    apply_client_authentication(
-        registration,
-        form=body,
-        headers=headers,
-        metadata=metadata,
-        private_key_pem=private_key_pem,
-        signing_algorithm=signing_algorithm,
-        server_id=server_id,
-    )
+    if registration is not None:
+        apply_client_authentication(
+            registration,
+            form=body,
+            headers=headers,
+            metadata=metadata,
+            private_key_pem=private_key_pem,
+            signing_algorithm=signing_algorithm,
+            server_id=server_id,
+        )
     sent_secrets = [
         form.get("code"),
         form.get("refresh_token"),
         form.get("code_verifier"),
-        registration.client_secret,
+        registration.client_secret if registration is not None else None,
         body.get("client_assertion"),
+        form.get("assertion"),
     ]
     endpoint = safe_url(metadata.token_endpoint)
     issuer = safe_url(metadata.issuer)
 
     def failure(
-        message: str, *, status_code: int | None = None, oauth_error: str | None = None
+        message: str,
+        *,
+        status_code: int | None = None,
+        oauth_error: str | None = None,
+        error_description: str | None = None,
     ) -> McpOAuthTokenExchangeError:
         return McpOAuthTokenExchangeError(
             message,
             server_id=server_id,
             authorization_server_url=issuer,
             oauth_error=oauth_error,
+            error_description=error_description,
             status_code=status_code,
         )
 
@@ -131,11 +140,14 @@ def token_request_flow(
         detail = f"HTTP {response.status_code}"
         if isinstance(error, str) and error:
             detail += f", {_scrub(error, sent_secrets)}"
+        shown_description = None
         if isinstance(description, str) and description:
-            detail += f": {_scrub(description, sent_secrets)}"
+            shown_description = _scrub(description, sent_secrets)
+            detail += f": {shown_description}"
         raise failure(
             f"token endpoint {endpoint} refused the {grant} request ({detail})",
             oauth_error=error if isinstance(error, str) else None,
+            error_description=shown_description,
             status_code=response.status_code,
         )
     if not isinstance(document, dict):
