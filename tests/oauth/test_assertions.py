@@ -13,7 +13,6 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import ec
@@ -23,14 +22,13 @@ from mcpstream.oauth import (
     McpOAuthClientSettings,
     McpOAuthConfigurationError,
     McpOAuthError,
-    McpOAuthSession,
     McpOAuthTokenExchangeError,
 )
 from mcpstream.oauth.assertions import rejection_reason
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
 
 from .auth_server import JWT_BEARER, AuthServer
-from .conftest import acall_mcp, call_mcp
+from .conftest import Bench, MakeBench, acall_mcp
 
 WORKLOAD_KEY = ec.generate_private_key(ec.SECP256R1())
 ENV = "MCPSTREAM_TEST_WORKLOAD_JWT"
@@ -50,8 +48,9 @@ def workload_jwt(audience: str, *, expires_in: int = 300, key: Any = WORKLOAD_KE
     return jwt.encode(claims, key, algorithm="ES256")
 
 
-def start(auth_server: Callable[..., AuthServer], **config: Any) -> AuthServer:
-    return auth_server(workload_key=WORKLOAD_KEY.public_key(), **config)
+def start(bench: MakeBench, **config: Any) -> Bench:
+    """The servers, trusting workload JWTs signed with ``WORKLOAD_KEY``."""
+    return bench(workload_key=WORKLOAD_KEY.public_key(), **config)
 
 
 def jwt_bearer_requests(server: AuthServer) -> list[dict[str, str]]:
@@ -66,11 +65,10 @@ def settings(**options: Any) -> McpOAuthClientSettings:
 
 
 def test_a_workload_jwt_from_a_callable_gets_a_token_in_one_request(
-    auth_server: Callable[..., AuthServer],
-    http_client: httpx.Client,
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
 ) -> None:
-    server = start(auth_server, prm_scopes_supported=["mcp:read"])
+    b = start(bench, prm_scopes_supported=["mcp:read"])
+    server = b.server
     token = workload_jwt(server.issuer)
     calls: list[int] = []
 
@@ -78,8 +76,8 @@ def test_a_workload_jwt_from_a_callable_gets_a_token_in_one_request(
         calls.append(1)
         return token
 
-    session = make_session(server, settings=settings(assertion=supply), redirect_handler=None)
-    assert call_mcp(session, http_client, server.mcp_url, "tools/list").status_code == 200
+    session = b.session(settings(assertion=supply))
+    assert b.call(session).status_code == 200
     (form,) = [r.form for r in server.find("/token")]
     assert form == {
         "grant_type": JWT_BEARER,
@@ -94,32 +92,28 @@ def test_a_workload_jwt_from_a_callable_gets_a_token_in_one_request(
 
 
 def test_with_a_client_id_the_request_authenticates_the_client(
-    auth_server: Callable[..., AuthServer],
-    http_client: httpx.Client,
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
 ) -> None:
-    server = start(
-        auth_server, token_auth_methods=["client_secret_basic"], pre_registered={"wl": "s3"}
-    )
+    b = start(bench, token_auth_methods=["client_secret_basic"], pre_registered={"wl": "s3"})
+    server = b.server
     token = workload_jwt(server.issuer)
     config = settings(client_id="wl", client_secret="s3", assertion=lambda: token)
-    session = make_session(server, settings=config, redirect_handler=None)
-    assert call_mcp(session, http_client, server.mcp_url, "tools/list").status_code == 200
+    session = b.session(config)
+    assert b.call(session).status_code == 200
     (request,) = server.find("/token")
     assert request.headers["authorization"].startswith("Basic ")
     assert request.form["assertion"] == token
 
 
 def test_the_assertion_file_is_read_again_at_every_token_request(
-    auth_server: Callable[..., AuthServer],
-    make_session: Callable[..., McpOAuthSession],
-    tmp_path: Path,
+    bench: MakeBench, tmp_path: Path
 ) -> None:
-    server = start(auth_server)
-    path = tmp_path / "token"
+    b = start(bench)
+    server = b.server
     first, second = workload_jwt(server.issuer), workload_jwt(server.issuer, expires_in=600)
+    path = tmp_path / "token"
     path.write_text(first + "\n")  # platforms write a trailing newline
-    session = make_session(server, settings=settings(assertion_file=path), redirect_handler=None)
+    session = b.session(settings(assertion_file=path))
     session.login()
     path.write_text(second)  # the platform rotated it in place
     session.login()
@@ -127,13 +121,13 @@ def test_the_assertion_file_is_read_again_at_every_token_request(
 
 
 def test_the_environment_variable_is_read_at_every_use(
-    auth_server: Callable[..., AuthServer],
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    server = start(auth_server)
+    b = start(bench)
+    server = b.server
     first, second = workload_jwt(server.issuer), workload_jwt(server.issuer, expires_in=600)
-    session = make_session(server, settings=settings(assertion_env=ENV), redirect_handler=None)
+    session = b.session(settings(assertion_env=ENV))
     monkeypatch.setenv(ENV, first)
     session.login()
     monkeypatch.setenv(ENV, second)
@@ -147,50 +141,46 @@ def test_the_environment_variable_is_read_at_every_use(
 
 
 def test_an_expired_access_token_gets_a_new_one_with_a_fresh_assertion(
-    auth_server: Callable[..., AuthServer],
-    http_client: httpx.Client,
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
 ) -> None:
-    server = start(auth_server, issue_refresh_tokens=False)
+    b = start(bench, issue_refresh_tokens=False)
+    server = b.server
     tokens = iter([workload_jwt(server.issuer), workload_jwt(server.issuer, expires_in=900)])
     store = McpOAuthMemoryTokenStore()
-    session = make_session(
-        server,
-        settings=settings(assertion=lambda: next(tokens)),
-        redirect_handler=None,
-        store=store,
-    )
-    call_mcp(session, http_client, server.mcp_url, "a")
+    session = b.session(settings(assertion=lambda: next(tokens)), store=store)
+    b.call(session, "a")
     record = store.load("srv")
     assert record is not None
     store.save("srv", record.with_changes(expires_at=time.time() + 5))
     # Within the one-minute leeway: the next request renews first, with the next JWT.
-    assert call_mcp(session, http_client, server.mcp_url, "b").status_code == 200
+    assert b.call(session, "b").status_code == 200
     first, second = jwt_bearer_requests(server)
     assert first["assertion"] != second["assertion"]
 
 
-def test_the_async_session_awaits_an_async_assertion_function(
-    auth_server: Callable[..., AuthServer],
-) -> None:
-    server = start(auth_server)
+def async_login(server: AuthServer, supply: Callable[[], Any]) -> None:
+    """One request through an async session whose assertion function is ``supply``."""
+    response = asyncio.run(
+        acall_mcp(server.mcp_url, "tools/list", settings=settings(assertion=supply))
+    )
+    assert response.status_code == 200
+    assert len(jwt_bearer_requests(server)) == 1
+
+
+def test_the_async_session_awaits_an_async_assertion_function(bench: MakeBench) -> None:
+    server = start(bench).server
     token = workload_jwt(server.issuer)
 
     async def supply() -> str:
         await asyncio.sleep(0)
         return token
 
-    response = asyncio.run(
-        acall_mcp(server.mcp_url, "tools/list", settings=settings(assertion=supply))
-    )
-    assert response.status_code == 200
-    assert [form["assertion"] for form in jwt_bearer_requests(server)] == [token]
+    async_login(server, supply)
+    assert jwt_bearer_requests(server)[0]["assertion"] == token
 
 
-def test_the_async_session_runs_a_plain_function_off_the_event_loop(
-    auth_server: Callable[..., AuthServer],
-) -> None:
-    server = start(auth_server)
+def test_the_async_session_runs_a_plain_function_off_the_event_loop(bench: MakeBench) -> None:
+    server = start(bench).server
     token = workload_jwt(server.issuer)
     loops: list[bool] = []
 
@@ -202,22 +192,18 @@ def test_the_async_session_runs_a_plain_function_off_the_event_loop(
             loops.append(False)
         return token
 
-    response = asyncio.run(
-        acall_mcp(server.mcp_url, "tools/list", settings=settings(assertion=supply))
-    )
-    assert response.status_code == 200
+    async_login(server, supply)
     assert loops == [False]  # called in a worker thread
 
 
-def test_the_blocking_session_refuses_an_async_function_before_sending(
-    auth_server: Callable[..., AuthServer], make_session: Callable[..., McpOAuthSession]
-) -> None:
-    server = start(auth_server)
+def test_the_blocking_session_refuses_an_async_function_before_sending(bench: MakeBench) -> None:
+    b = start(bench)
+    server = b.server
 
     async def supply() -> str:
         return "never"
 
-    session = make_session(server, settings=settings(assertion=supply), redirect_handler=None)
+    session = b.session(settings(assertion=supply))
     with warnings.catch_warnings(record=True) as seen:
         warnings.simplefilter("always")
         with pytest.raises(McpOAuthConfigurationError, match="async function"):
@@ -229,22 +215,21 @@ def test_the_blocking_session_refuses_an_async_function_before_sending(
 
 
 def test_a_failing_assertion_function_is_a_configuration_error_without_a_request(
-    auth_server: Callable[..., AuthServer], make_session: Callable[..., McpOAuthSession]
+    bench: MakeBench,
 ) -> None:
-    server = start(auth_server)
+    b = start(bench)
+    server = b.server
 
     def broken() -> str:
         raise OSError("metadata server unreachable")
 
-    session = make_session(server, settings=settings(assertion=broken), redirect_handler=None)
+    session = b.session(settings(assertion=broken))
     with pytest.raises(McpOAuthConfigurationError, match=r"callable failed .*\(OSError\)") as e:
         session.login()
     assert isinstance(e.value.__cause__, OSError)
     assert e.value.server_id == "srv"
     for bad in ("", "   \n", "two words", 42):
-        session = make_session(
-            server, settings=settings(assertion=lambda bad=bad: bad), redirect_handler=None
-        )
+        session = b.session(settings(assertion=lambda bad=bad: bad))
         with pytest.raises(McpOAuthConfigurationError, match="callable gave"):
             session.login()
     assert not server.find("/token")
@@ -267,19 +252,16 @@ def test_a_failing_assertion_function_is_a_configuration_error_without_a_request
     ids=["expired", "wrong-audience", "bad-signature", "garbage"],
 )
 def test_a_refused_assertion_is_one_request_and_an_error_naming_why(
-    auth_server: Callable[..., AuthServer],
-    http_client: httpx.Client,
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
     make_assertion: Callable[[str], str],
     reason: str,
 ) -> None:
-    server = start(auth_server)
+    b = start(bench)
+    server = b.server
     assertion = make_assertion(server.issuer)
-    session = make_session(
-        server, settings=settings(assertion=lambda: assertion), redirect_handler=None
-    )
+    session = b.session(settings(assertion=lambda: assertion))
     with pytest.raises(McpOAuthAssertionRejectedError) as caught:
-        call_mcp(session, http_client, server.mcp_url, "tools/list")
+        b.call(session)
     error = caught.value
     assert isinstance(error, McpOAuthTokenExchangeError)
     assert (error.reason, error.grant, error.oauth_error) == (reason, "jwt-bearer", "invalid_grant")
@@ -297,26 +279,24 @@ def test_a_refused_assertion_is_one_request_and_an_error_naming_why(
 
 @pytest.mark.parametrize("refusal", ["invalid_scope", "unauthorized_client"])
 def test_other_refusals_are_not_retried_either(
-    auth_server: Callable[..., AuthServer],
-    http_client: httpx.Client,
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
     refusal: str,
 ) -> None:
-    server = start(auth_server, jwt_bearer_refusal=refusal)
+    b = start(bench, jwt_bearer_refusal=refusal)
+    server = b.server
     token = workload_jwt(server.issuer)
-    session = make_session(
-        server, settings=settings(assertion=lambda: token), redirect_handler=None
-    )
+    session = b.session(settings(assertion=lambda: token))
     with pytest.raises(McpOAuthAssertionRejectedError) as caught:
-        call_mcp(session, http_client, server.mcp_url, "tools/list")
+        b.call(session)
     assert caught.value.reason == refusal
     assert len(server.find("/token")) == 1
 
 
 def test_the_async_session_makes_one_request_when_refused(
-    auth_server: Callable[..., AuthServer],
+    bench: MakeBench,
 ) -> None:
-    server = start(auth_server)
+    b = start(bench)
+    server = b.server
     expired = workload_jwt(server.issuer, expires_in=-60)
     with pytest.raises(McpOAuthAssertionRejectedError) as caught:
         asyncio.run(

@@ -5,18 +5,15 @@ the loopback servers (one port: the MCP resource, the authorization server, the 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import httpx
 import jwt
 import pytest
 from mcpstream.models import McpOAuthConfig
 from mcpstream.oauth import (
     McpOAuthAssertionRejectedError,
     McpOAuthClientSettings,
-    McpOAuthSession,
     McpOAuthTokenExchangeError,
 )
 from mcpstream.oauth.token_exchange import IdentityProvider
@@ -29,15 +26,15 @@ from .auth_server import (
     AuthServer,
     Recorded,
 )
-from .conftest import acall_mcp, call_mcp
+from .conftest import Bench, MakeBench, acall_mcp
 
 CLIENT = {"jag-client": "jag-secret"}
 
 
-def start(auth_server: Callable[..., AuthServer], **config: Any) -> AuthServer:
+def start(bench: MakeBench, **config: Any) -> Bench:
     """The servers with an IdP, and the client pre-registered with the authorization server
     under the id the IdP writes into its ID-JAGs."""
-    return auth_server(
+    return bench(
         idp=True, token_auth_methods=["client_secret_basic"], pre_registered=CLIENT, **config
     )
 
@@ -60,15 +57,14 @@ def enterprise(server: AuthServer, **options: Any) -> McpOAuthClientSettings:
 
 
 def test_the_id_token_becomes_an_id_jag_and_the_id_jag_a_token(
-    auth_server: Callable[..., AuthServer],
-    http_client: httpx.Client,
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
 ) -> None:
-    server = start(auth_server, prm_scopes_supported=["mcp:read"])
+    b = start(bench, prm_scopes_supported=["mcp:read"])
+    server = b.server
     id_token = server.id_token()
     config = enterprise(server, id_token=lambda: id_token, idp_client_secret="idp-secret")
-    session = make_session(server, settings=config, redirect_handler=None)
-    assert call_mcp(session, http_client, server.mcp_url, "tools/list").status_code == 200
+    session = b.session(config)
+    assert b.call(session).status_code == 200
 
     (exchange,) = server.find("/idp/token")
     assert exchange.form == {
@@ -93,17 +89,13 @@ def test_the_id_token_becomes_an_id_jag_and_the_id_jag_a_token(
 
 
 def test_the_id_token_file_is_read_at_every_login(
-    auth_server: Callable[..., AuthServer],
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
     tmp_path: Path,
 ) -> None:
-    server = start(auth_server)
+    b = start(bench)
+    server = b.server
     path = tmp_path / "id_token"
-    session = make_session(
-        server,
-        settings=enterprise(server, id_token=None, id_token_file=str(path)),
-        redirect_handler=None,
-    )
+    session = b.session(enterprise(server, id_token=None, id_token_file=str(path)))
     sent = []
     for subject in ("alice", "bob"):
         path.write_text(server.id_token(subject=subject))
@@ -116,17 +108,14 @@ def test_the_id_token_file_is_read_at_every_login(
 
 
 def test_an_expired_id_token_is_refused_at_the_idp_once_and_nothing_more_is_sent(
-    auth_server: Callable[..., AuthServer],
-    http_client: httpx.Client,
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
 ) -> None:
-    server = start(auth_server)
+    b = start(bench)
+    server = b.server
     expired = server.id_token(expires_in=-60)
-    session = make_session(
-        server, settings=enterprise(server, id_token=lambda: expired), redirect_handler=None
-    )
+    session = b.session(enterprise(server, id_token=lambda: expired))
     with pytest.raises(McpOAuthAssertionRejectedError) as caught:
-        call_mcp(session, http_client, server.mcp_url, "tools/list")
+        b.call(session)
     error = caught.value
     assert (error.grant, error.reason, error.oauth_error) == (
         "token-exchange",
@@ -140,14 +129,13 @@ def test_an_expired_id_token_is_refused_at_the_idp_once_and_nothing_more_is_sent
     assert not as_token_requests(server)
 
 
-def test_an_idp_refusal_never_shows_the_id_token_or_the_secret_it_echoes(
-    auth_server: Callable[..., AuthServer], make_session: Callable[..., McpOAuthSession]
-) -> None:
-    server = start(auth_server)
+def test_an_idp_refusal_never_shows_the_id_token_or_the_secret_it_echoes(bench: MakeBench) -> None:
+    b = start(bench)
+    server = b.server
     id_token = server.id_token()
     server.config.idp_refusal = ("access_denied", f"policy refused {id_token} for idp-secret")
     config = enterprise(server, id_token=lambda: id_token, idp_client_secret="idp-secret")
-    session = make_session(server, settings=config, redirect_handler=None)
+    session = b.session(config)
     with pytest.raises(McpOAuthAssertionRejectedError) as caught:
         session.login()
     assert caught.value.reason == "access_denied"
@@ -156,11 +144,10 @@ def test_an_idp_refusal_never_shows_the_id_token_or_the_secret_it_echoes(
         assert "policy refused" in text
 
 
-def test_an_answer_that_is_no_id_jag_is_refused(
-    auth_server: Callable[..., AuthServer], make_session: Callable[..., McpOAuthSession]
-) -> None:
-    server = start(auth_server, idp_issued_token_type="urn:ietf:params:oauth:token-type:jwt")
-    session = make_session(server, settings=enterprise(server), redirect_handler=None)
+def test_an_answer_that_is_no_id_jag_is_refused(bench: MakeBench) -> None:
+    b = start(bench, idp_issued_token_type="urn:ietf:params:oauth:token-type:jwt")
+    server = b.server
+    session = b.session(enterprise(server))
     with pytest.raises(McpOAuthTokenExchangeError, match="not an ID-JAG") as caught:
         session.login()
     assert not isinstance(caught.value, McpOAuthAssertionRejectedError)
@@ -168,14 +155,13 @@ def test_an_answer_that_is_no_id_jag_is_refused(
 
 
 def test_an_id_jag_for_another_client_is_refused_by_the_authorization_server_once(
-    auth_server: Callable[..., AuthServer],
-    http_client: httpx.Client,
-    make_session: Callable[..., McpOAuthSession],
+    bench: MakeBench,
 ) -> None:
-    server = start(auth_server, jag_client_id="someone-else")
-    session = make_session(server, settings=enterprise(server), redirect_handler=None)
+    b = start(bench, jag_client_id="someone-else")
+    server = b.server
+    session = b.session(enterprise(server))
     with pytest.raises(McpOAuthAssertionRejectedError) as caught:
-        call_mcp(session, http_client, server.mcp_url, "tools/list")
+        b.call(session)
     assert (caught.value.grant, caught.value.reason) == ("jwt-bearer", "invalid_grant")
     assert "ID-JAG" in str(caught.value)
     assert len(server.find("/idp/token")) == 1
@@ -183,9 +169,10 @@ def test_an_id_jag_for_another_client_is_refused_by_the_authorization_server_onc
 
 
 def test_the_async_session_awaits_an_async_id_token_function(
-    auth_server: Callable[..., AuthServer],
+    bench: MakeBench,
 ) -> None:
-    server = start(auth_server)
+    b = start(bench)
+    server = b.server
     id_token = server.id_token()
 
     async def supply() -> str:

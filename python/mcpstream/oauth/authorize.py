@@ -285,15 +285,7 @@ def _assertion_grant_flow(grant: _Grant, scopes: tuple[str, ...]) -> Flow[McpOAu
         source, idp = settings.id_token_source(), settings.identity_provider()
         assert source is not None and idp is not None  # the settings checked both
         id_token = yield from read_assertion_flow(source, server_id=server_id)
-        assertion = yield from id_jag_flow(
-            idp,
-            id_token,
-            audience=metadata.issuer,
-            resource=grant.discovery.resource,
-            scopes=scopes,
-            timeout_s=grant.timeout_s,
-            server_id=server_id,
-        )
+        assertion = yield from id_jag_flow(idp, id_token, grant, scopes)
         what = "ID-JAG (the identity provider's grant)"
     else:
         source = settings.assertion_source()

@@ -86,8 +86,6 @@ class McpOAuthClientSettings:
     grant_type: str = GRANT_AUTHORIZATION_CODE
     private_key_pem: str | None = field(default=None)
     signing_algorithm: str | None = None
-    application_type: str | None = None
-    max_document_bytes: int = MAX_DOCUMENT_BYTES
     assertion: AssertionCallable | None = None
     assertion_file: str | os.PathLike[str] | None = None
     assertion_env: str | None = None
@@ -97,6 +95,8 @@ class McpOAuthClientSettings:
     idp_token_endpoint: str | None = None
     idp_client_id: str | None = None
     idp_client_secret: str | None = None
+    application_type: str | None = None
+    max_document_bytes: int = MAX_DOCUMENT_BYTES
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scopes", tuple(self.scopes))

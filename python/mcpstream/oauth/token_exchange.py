@@ -20,6 +20,7 @@ from __future__ import annotations
 import functools
 import logging
 from dataclasses import dataclass
+from typing import Protocol
 
 from .._oauth_errors import McpOAuthTokenExchangeError
 from .._text import sanitize
@@ -27,12 +28,14 @@ from ..oauth_store import is_header_safe
 from ..redaction import scrub_secrets
 from ._flow import Flow, build_request, http_step, response_json
 from .assertions import assertion_rejected
+from .discovery import McpOAuthDiscovery
 from .urls import safe_url
 
 __all__ = [
     "ID_JAG_TOKEN_TYPE",
     "ID_TOKEN_TYPE",
     "TOKEN_EXCHANGE_GRANT",
+    "ExchangeContext",
     "IdentityProvider",
     "id_jag_flow",
 ]
@@ -57,23 +60,32 @@ class IdentityProvider:
         return f"IdentityProvider(token_endpoint={safe_url(self.token_endpoint)!r})"
 
 
+class ExchangeContext(Protocol):
+    """What the exchange needs of the grant it serves (``authorize._Grant`` has it): the MCP
+    server's id, what discovery found (the issuer is the ``audience``, the resource the
+    ``resource``) and the operation's time budget."""
+
+    @property
+    def server_id(self) -> str | None: ...
+
+    @property
+    def discovery(self) -> McpOAuthDiscovery: ...
+
+    @property
+    def timeout_s(self) -> float: ...
+
+
 def id_jag_flow(
-    idp: IdentityProvider,
-    id_token: str,
-    *,
-    audience: str,
-    resource: str,
-    scopes: tuple[str, ...],
-    timeout_s: float,
-    server_id: str | None = None,
+    idp: IdentityProvider, id_token: str, grant: ExchangeContext, scopes: tuple[str, ...]
 ) -> Flow[str]:
-    """Exchange ``id_token`` for an ID-JAG for the authorization server ``audience`` and the
-    MCP server ``resource``; returns the ID-JAG."""
+    """Exchange ``id_token`` for an ID-JAG for the authorization server and the MCP server of
+    ``grant``, with ``scopes``; returns the ID-JAG."""
+    server_id, discovery, timeout_s = grant.server_id, grant.discovery, grant.timeout_s
     form = {
         "grant_type": TOKEN_EXCHANGE_GRANT,
         "requested_token_type": ID_JAG_TOKEN_TYPE,
-        "audience": audience,
-        "resource": resource,
+        "audience": discovery.metadata.issuer,
+        "resource": discovery.resource,
         "subject_token": id_token,
         "subject_token_type": ID_TOKEN_TYPE,
         "client_id": idp.client_id,
