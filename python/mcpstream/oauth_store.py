@@ -194,7 +194,8 @@ class McpOAuthTokenRecord(_StoredJson):
     gave no lifetime). ``granted_scopes`` are the scopes the token carries. ``issuer``,
     ``authorization_server_url``, ``token_endpoint`` and ``resource`` record where the token came
     from and what it is for, so that a refresh in another process needs no new discovery.
-    ``grant_type`` is ``authorization_code`` or ``client_credentials``.
+    ``grant_type`` is ``authorization_code``, ``client_credentials`` or, for the assertion
+    grants, ``urn:ietf:params:oauth:grant-type:jwt-bearer``.
     """
 
     access_token: str = field(metadata=_SECRET)

@@ -97,6 +97,7 @@ class AuthServerConfig:
     idp_refusal: tuple[str, str] | None = None  # (error, description) for every exchange
     idp_issued_token_type: str = ID_JAG_TYPE  # what the exchange says it issued
     jag_client_id: str = "jag-client"  # the client id the IdP writes into its ID-JAGs
+    idp_padding: int = 0  # bytes of padding in the IdP's answer (a document over budget)
 
 
 class AuthServer:
@@ -425,6 +426,7 @@ class AuthServer:
             "issued_token_type": self.config.idp_issued_token_type,
             "token_type": "N_A",
             "expires_in": 300,
+            **({"padding": "x" * self.config.idp_padding} if self.config.idp_padding else {}),
         }
 
 

@@ -5,6 +5,7 @@ the loopback servers (one port: the MCP resource, the authorization server, the 
 from __future__ import annotations
 
 import asyncio
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,15 @@ def test_an_answer_that_is_no_id_jag_is_refused(bench: MakeBench) -> None:
         session.login()
     assert not isinstance(caught.value, McpOAuthAssertionRejectedError)
     assert not as_token_requests(server)
+
+
+def test_the_idp_answer_is_held_to_the_document_budget(bench: MakeBench) -> None:
+    b = start(bench, idp_padding=20_000)
+    session = b.session(replace(enterprise(b.server), max_document_bytes=8192))
+    with pytest.raises(McpOAuthTokenExchangeError, match="8192-byte limit") as caught:
+        session.login()
+    assert not isinstance(caught.value, McpOAuthAssertionRejectedError)
+    assert len(b.server.find("/idp/token")) == 1 and not as_token_requests(b.server)
 
 
 def test_an_id_jag_for_another_client_is_refused_by_the_authorization_server_once(

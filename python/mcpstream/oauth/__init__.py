@@ -32,11 +32,11 @@ exception message, a log line or a ``repr``.
 
 Against a hostile server (``policy`` and the drivers in ``_flow`` hold these for every flow):
 
-- URLs: every OAuth URL (metadata, each endpoint, the authorization URL handed to the browser)
-  is ``https://``, or ``http://`` to ``127.0.0.0/8``, ``::1`` or ``localhost`` only; anything
-  else (``file:``, ``javascript:``, UNC paths, ``ms-msdt:``, plain http to another host) is
-  refused before use. In the 2025-03-26 fallback the metadata's ``issuer`` must be at the MCP
-  server's origin.
+- URLs: every OAuth URL (metadata, each endpoint, the identity provider's token endpoint, the
+  authorization URL handed to the browser) is ``https://``, or ``http://`` to ``127.0.0.0/8``,
+  ``::1`` or ``localhost`` only; anything else (``file:``, ``javascript:``, UNC paths,
+  ``ms-msdt:``, plain http to another host) is refused before use. In the 2025-03-26 fallback
+  the metadata's ``issuer`` must be at the MCP server's origin.
 - Time: the HTTP steps of one operation (discovery, a token request, a login's exchanges) share
   one deadline, the operation's ``timeout_s`` (default 10 s for discovery and tokens; a
   session's ``timeout_s``), covering connect, headers and body; the clock restarts after the
