@@ -158,6 +158,18 @@ def test_an_expired_access_token_gets_a_new_one_with_a_fresh_assertion(
     assert first["assertion"] != second["assertion"]
 
 
+def test_the_time_the_host_takes_is_not_the_servers(bench: MakeBench) -> None:
+    b = start(bench)
+    token = workload_jwt(b.server.issuer)
+
+    def slow() -> str:
+        time.sleep(0.8)  # a metadata server, say: past the operation's whole budget
+        return token
+
+    session = b.session(settings(assertion=slow), timeout_s=0.5)
+    assert b.call(session).status_code == 200  # discovery and the token request each in time
+
+
 def async_login(server: AuthServer, supply: Callable[[], Any]) -> None:
     """One request through an async session whose assertion function is ``supply``."""
     response = asyncio.run(

@@ -13,7 +13,9 @@ The drivers hold every limit of an OAuth exchange, so no flow can forget one:
   is checked before it is sent or shown;
 - one deadline per operation: the HTTP steps of one flow run share the flow's ``timeout_s``
   (each request carries it) end to end, connect, TLS, headers and body together; the clock
-  starts again after the user's browser step (a person takes the time they need there);
+  starts again after the user's browser step (a person takes the time they need there) and
+  after a :class:`HostCall` (the host's own code, such as an assertion source, is not the
+  server's time);
 - one byte budget per document: a body larger than :data:`MAX_DOCUMENT_BYTES` after
   decompression (``Content-Length`` is checked first) is refused, unread.
 """
@@ -383,6 +385,7 @@ def run_sync(
                     steps.reply(step.function())
                 except Exception as exc:
                     steps.fail(exc)
+                deadline.restart()
                 continue
             if not isinstance(step, httpx.Request):
                 if redirect_handler is None:  # pragma: no cover - flows check first
@@ -428,6 +431,7 @@ async def run_async(
                         steps.reply(await answer if inspect.isawaitable(answer) else answer)
                     except Exception as exc:
                         steps.fail(exc)
+                    deadline.restart()
                     continue
                 if redirect_handler is None:  # pragma: no cover - flows check first
                     _no_redirect_handler()
