@@ -399,3 +399,19 @@ def test_the_errors_are_exported_where_the_others_are() -> None:
     assert oauth.McpOAuthAssertionRejectedError is McpOAuthAssertionRejectedError
     assert issubclass(McpOAuthAssertionRejectedError, McpOAuthError)
     assert McpOAuthAssertionRejectedError.error_code == "mcp_oauth_assertion_rejected"
+
+
+def test_the_clients_oauth_option_carries_the_assertion_settings() -> None:
+    from mcpstream.client._settings import oauth_config
+
+    option = McpOAuthClientSettings(
+        grant_type="jwt_bearer", assertion_env=ENV, application_type="native"
+    )
+    config = oauth_config(option)
+    assert isinstance(config, McpOAuthConfig)
+    assert (config.grant_type, config.assertion_env, config.application_type) == (
+        "jwt_bearer",
+        ENV,
+        "native",
+    )
+    assert McpOAuthClientSettings.from_config(config) == option
