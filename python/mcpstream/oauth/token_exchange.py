@@ -94,7 +94,7 @@ def id_jag_flow(
         form["scope"] = " ".join(scopes)
     if idp.client_secret:
         form["client_secret"] = idp.client_secret
-    secrets = (id_token, idp.client_secret)
+    sent = (id_token, idp.client_secret)
     endpoint = safe_url(idp.token_endpoint)
     where = f"the identity provider's token endpoint {endpoint}"
 
@@ -118,7 +118,7 @@ def id_jag_flow(
             status_code=response.status_code,
             oauth_error=error if isinstance(error, str) and error else None,
             error_description=(
-                sanitize(" ".join(scrub_secrets(description, secrets).split()), _DESCRIPTION_LIMIT)
+                sanitize(" ".join(scrub_secrets(description, sent).split()), _DESCRIPTION_LIMIT)
                 if isinstance(description, str) and description
                 else None
             ),
@@ -126,9 +126,10 @@ def id_jag_flow(
         raise assertion_rejected(refusal, what="ID token", where=where, grant="token-exchange")
     issued_type = document.get("issued_token_type")
     if issued_type != ID_JAG_TOKEN_TYPE:
+        shown = sanitize(scrub_secrets(str(issued_type), sent), 80)
         raise failure(
-            f"{where} answered the token exchange with a token of type "
-            f"{sanitize(str(issued_type), 80)!r}, not an ID-JAG ({ID_JAG_TOKEN_TYPE})",
+            f"{where} answered the token exchange with a token of type {shown!r}, not an "
+            f"ID-JAG ({ID_JAG_TOKEN_TYPE})",
             status_code=200,
         )
     id_jag = document.get("access_token")
