@@ -5,6 +5,7 @@ the loopback servers (one port: the MCP resource, the authorization server, the 
 from __future__ import annotations
 
 import asyncio
+import logging
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -238,3 +239,24 @@ def test_the_identity_provider_settings_hide_the_secret() -> None:
     assert settings.identity_provider() == IdentityProvider(
         "https://idp.example.com/token", "i", "idp-very-secret"
     )
+
+
+def test_no_token_of_the_flow_reaches_a_log_line_or_a_repr(
+    bench: MakeBench, caplog: pytest.LogCaptureFixture
+) -> None:
+    caplog.set_level(logging.DEBUG)
+    b = start(bench)
+    id_token = b.server.id_token()
+    config = enterprise(b.server, id_token=lambda: id_token, idp_client_secret="idp-secret")
+    session = b.session(config)
+    record = session.login()
+    b.server.config.jag_client_id = "someone-else"
+    with pytest.raises(McpOAuthAssertionRejectedError) as caught:
+        session.login()
+    id_jags = [r.form["assertion"] for r in as_token_requests(b.server)]
+    secrets = [id_token, "idp-secret", "jag-secret", record.access_token, *id_jags]
+    texts = [r.getMessage() for r in caplog.records if r.name.startswith("mcpstream")]
+    texts += [str(caught.value), repr(caught.value), repr(record), repr(config), repr(session)]
+    assert len(id_jags) == 2 and texts
+    for secret in secrets:
+        assert all(secret not in text for text in texts)
