@@ -14,6 +14,7 @@ from typing import ClassVar
 from .errors import McpAuthError
 
 __all__ = [
+    "McpOAuthAssertionRejectedError",
     "McpOAuthAuthRequiredError",
     "McpOAuthAuthorizationError",
     "McpOAuthConfigurationError",
@@ -116,8 +117,9 @@ class McpOAuthIssuerMismatchError(McpOAuthAuthorizationError):
 class McpOAuthTokenExchangeError(McpOAuthError):
     """The token endpoint refused a request or answered with something unusable.
 
-    ``oauth_error`` is the OAuth error code (``invalid_grant``...) and ``status_code`` the HTTP
-    status, when there was an answer.
+    ``oauth_error`` is the OAuth error code (``invalid_grant``...), ``error_description`` the
+    server's description (control characters escaped, every secret the request sent cut out)
+    and ``status_code`` the HTTP status, when there was an answer.
     """
 
     error_code: ClassVar[str] = "mcp_oauth_token_exchange_error"
@@ -126,9 +128,41 @@ class McpOAuthTokenExchangeError(McpOAuthError):
         self, message: str, *, status_code: int | None = None, **details: str | None
     ) -> None:
         oauth_error = details.pop("oauth_error", None)
+        error_description = details.pop("error_description", None)
         super().__init__(message, **details)  # server_id, authorization_server_url
         self.oauth_error = oauth_error
+        self.error_description = error_description
         self.status_code = status_code
+
+
+class McpOAuthAssertionRejectedError(McpOAuthTokenExchangeError):
+    """A token request made with an assertion the host supplied was refused: the JWT bearer
+    grant (RFC 7523; workload identity, or the ID-JAG of enterprise-managed authorization) at
+    the authorization server, or the token exchange (RFC 8693) of the ID token at the
+    identity provider. mcpstream does not retry it and does not fall back to another grant.
+
+    ``reason`` says why, from the server's ``error`` and ``error_description``:
+    ``"expired"``, ``"wrong_audience"``, ``"malformed"`` (bad signature or claims, not a JWT),
+    ``"invalid_grant"`` (refused for another reason), or the OAuth error code itself for the
+    other refusals (``"invalid_scope"``, ``"unauthorized_client"``, ``"invalid_client"``,
+    ``"invalid_request"``...; ``"refused"`` when the answer names none). ``grant`` is
+    ``"jwt-bearer"`` or ``"token-exchange"``. The assertion is never part of the message.
+    """
+
+    error_code: ClassVar[str] = "mcp_oauth_assertion_rejected"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str,
+        grant: str = "jwt-bearer",
+        status_code: int | None = None,
+        **details: str | None,
+    ) -> None:
+        super().__init__(message, status_code=status_code, **details)
+        self.reason = reason
+        self.grant = grant
 
 
 class McpOAuthInsufficientScopeError(McpOAuthError):

@@ -44,7 +44,9 @@ raises these, all under ``McpAuthError`` and carrying ``server_id`` and
         │   │                                    an authorization URL the browser must not get
         │   └── McpOAuthIssuerMismatchError      the response's iss is not the issuer (RFC 9207)
         ├── McpOAuthTokenExchangeError           the token endpoint refused (``.oauth_error``),
-        │                                        or answered with a token that is not ASCII
+        │   │                                    or answered with a token that is not ASCII
+        │   └── McpOAuthAssertionRejectedError   a JWT bearer grant or token exchange refused
+        │                                        (``.reason``: expired, wrong_audience...)
         ├── McpOAuthInsufficientScopeError       403 insufficient_scope beyond the step-up limit
         ├── McpOAuthDPoPError                    the server asked for a DPoP nonce twice
         └── McpOAuthTokenStoreError              the store file is unreadable or corrupt, not a

@@ -1,14 +1,16 @@
 """Configuration objects the transports read: a resolved MCP server and its OAuth settings.
 
 Both are frozen dataclasses. Their ``repr`` shows no secret: header values, the URL's userinfo,
-query and fragment, the OAuth client secret and private key are left out, since static headers
-usually carry an API key and the URL may carry a token in its query string.
+query and fragment, the OAuth client secrets and private key, the assertion functions are left
+out, since static headers usually carry an API key and the URL may carry a token in its query
+string.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from dataclasses import KW_ONLY, dataclass, field, fields
+import os
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import KW_ONLY, dataclass, field
 from types import MappingProxyType
 
 from .redaction import redact_url
@@ -16,7 +18,6 @@ from .redaction import redact_url
 __all__ = ["McpOAuthConfig", "ResolvedMcpServer"]
 
 DEFAULT_CALL_TIMEOUT_S = 60.0
-_SECRET_FIELDS = frozenset({"client_secret", "private_key_pem"})
 
 
 @dataclass(frozen=True, slots=True, repr=False)
@@ -43,8 +44,40 @@ class McpOAuthConfig:
       authorization server's ``dpop_signing_alg_values_supported``). The per-login key is
       kept with the tokens in the token store.
 
-    Invalid values of ``grant_type``, ``token_endpoint_auth_method`` or ``dpop`` raise
-    ``ValueError``. ``repr`` hides the client secret and the private key.
+    - ``application_type``: ``native`` or ``web``, sent in dynamic client registration (from
+      the redirect URI when unset). ``max_document_bytes``: the byte budget of each OAuth
+      document read (default 1 MiB).
+
+    Workload identity, ``grant_type="jwt_bearer"`` (the JWT bearer grant, RFC 7523: one token
+    request with the workload's JWT, no retry and no other grant when it is refused, which
+    raises ``McpOAuthAssertionRejectedError`` with its ``reason``: ``expired``,
+    ``wrong_audience``, ``malformed``...). The JWT comes from exactly one of:
+
+    - ``assertion``: a function returning it, called at every token request (for the async
+      transport it may be an ``async`` function);
+    - ``assertion_file``: a file holding it, re-read at every token request (platforms rotate
+      such files in place: a Kubernetes projected service account token, a SPIFFE JWT-SVID);
+    - ``assertion_env``: the name of an environment variable holding it, read at every use.
+
+    Its ``aud`` must be the authorization server's issuer. ``client_id`` is optional here
+    (without one the request carries no client authentication).
+
+    Enterprise-managed authorization, ``grant_type="enterprise"`` (ID-JAG): the user's ID token
+    from the company's single sign-on is exchanged (RFC 8693) at the identity provider for an
+    ID-JAG naming the authorization server (``audience``) and the MCP server (``resource``),
+    which the JWT bearer grant then presents; ``client_id`` (and ``client_secret``) is the
+    client pre-registered with the MCP server's authorization server (required). The rest:
+
+    - ``id_token`` / ``id_token_file`` / ``id_token_env``: the ID token, exactly one source,
+      read like the assertion above;
+    - ``idp_token_endpoint``: the identity provider's token endpoint (https://, or http:// to
+      loopback);
+    - ``idp_client_id`` / ``idp_client_secret``: the client the user signed in with at the
+      identity provider (the secret, when it has one, is sent with ``client_secret_post``).
+
+    Invalid values of ``grant_type``, ``token_endpoint_auth_method`` or ``dpop``, and assertion
+    settings that cannot work together, raise ``ValueError``. ``repr`` hides the client secrets, the
+    private key and the assertion functions.
     """
 
     client_id: str | None = None
@@ -58,6 +91,17 @@ class McpOAuthConfig:
     private_key_pem: str | None = None
     signing_algorithm: str | None = None
     dpop: bool | None = None
+    application_type: str | None = None
+    max_document_bytes: int | None = None
+    assertion: Callable[[], str] | Callable[[], Awaitable[str]] | None = None
+    assertion_file: str | os.PathLike[str] | None = None
+    assertion_env: str | None = None
+    id_token: Callable[[], str] | Callable[[], Awaitable[str]] | None = None
+    id_token_file: str | os.PathLike[str] | None = None
+    id_token_env: str | None = None
+    idp_token_endpoint: str | None = None
+    idp_client_id: str | None = None
+    idp_client_secret: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scopes", tuple(self.scopes))
@@ -67,13 +111,9 @@ class McpOAuthConfig:
         McpOAuthClientSettings.from_config(self)  # raises ValueError for values that cannot work
 
     def __repr__(self) -> str:
-        shown = []
-        for item in fields(self):
-            value = getattr(self, item.name)
-            if item.name in _SECRET_FIELDS and value is not None:
-                value = "<redacted>"
-            shown.append(f"{item.name}={value!r}")
-        return f"McpOAuthConfig({', '.join(shown)})"
+        from .oauth.settings import shown_fields
+
+        return f"McpOAuthConfig({', '.join(shown_fields(self))})"
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -194,9 +194,10 @@ class McpOAuthTokenRecord(_StoredJson):
     gave no lifetime). ``granted_scopes`` are the scopes the token carries. ``issuer``,
     ``authorization_server_url``, ``token_endpoint`` and ``resource`` record where the token came
     from and what it is for, so that a refresh in another process needs no new discovery.
-    ``grant_type`` is ``authorization_code`` or ``client_credentials``. A DPoP-bound token
-    (``token_type`` ``DPoP``, RFC 9449) keeps its key in ``dpop_key`` (the private key as PKCS#8
-    PEM, a secret like the tokens; ``None`` for a Bearer token and in files written before DPoP).
+    ``grant_type`` is ``authorization_code``, ``client_credentials`` or, for the assertion
+    grants, ``urn:ietf:params:oauth:grant-type:jwt-bearer``. A DPoP-bound token (``token_type``
+    ``DPoP``, RFC 9449) keeps its key in ``dpop_key`` (the private key as PKCS#8 PEM, a secret
+    like the tokens; ``None`` for a Bearer token and in files written before DPoP).
     """
 
     access_token: str = field(metadata=_SECRET)

@@ -458,6 +458,8 @@ AUTH_SCENARIOS = (
     # DPoP (SEP-1932): the servers ask for it (a DPoP challenge, ES256 in the metadata).
     "auth/dpop",
     "auth/dpop-nonce",
+    "auth/wif-jwt-bearer",
+    "auth/enterprise-managed-authorization",
 )
 SCENARIOS.update(dict.fromkeys(AUTH_SCENARIOS, scenario_auth))
 
@@ -481,8 +483,27 @@ def scenario_context() -> JsonObject:
     return context
 
 
-def oauth_config(scenario: str, context: Mapping[str, Any]) -> McpOAuthConfig | None:
-    """The server's OAuth settings for an ``auth/*`` scenario (None for the others)."""
+def host_supplied(token: str | None, asynchronous: bool) -> Callable[[], Any]:
+    """An assertion source as a host gives one: a function returning ``token`` (an ``async``
+    one for the async transport, which awaits it)."""
+
+    def supply() -> str:
+        if token is None:
+            raise ConformanceClientError(f"{CONTEXT_ENV} holds no assertion for the scenario")
+        return token
+
+    async def asupply() -> str:
+        return supply()
+
+    return asupply if asynchronous else supply
+
+
+def oauth_config(
+    scenario: str, context: Mapping[str, Any], asynchronous: bool = False
+) -> McpOAuthConfig | None:
+    """The server's OAuth settings for an ``auth/*`` scenario (None for the others): the
+    workload's JWT for ``auth/wif-jwt-bearer`` (the context's ``valid_jwt``), the user's ID
+    token and the identity provider for ``auth/enterprise-managed-authorization``."""
     if not scenario.startswith(AUTH_PREFIX):
         return None
 
@@ -490,6 +511,21 @@ def oauth_config(scenario: str, context: Mapping[str, Any]) -> McpOAuthConfig | 
         value = context.get(key)
         return value if isinstance(value, str) and value else None
 
+    if scenario == "auth/wif-jwt-bearer":
+        return McpOAuthConfig(
+            client_id=text("client_id"),
+            grant_type="jwt_bearer",
+            assertion=host_supplied(text("valid_jwt"), asynchronous),
+        )
+    if scenario == "auth/enterprise-managed-authorization":
+        return McpOAuthConfig(
+            client_id=text("client_id"),
+            client_secret=text("client_secret"),
+            grant_type="enterprise",
+            id_token=host_supplied(text("idp_id_token"), asynchronous),
+            idp_token_endpoint=text("idp_token_endpoint"),
+            idp_client_id=text("idp_client_id"),
+        )
     client_credentials = scenario.startswith("auth/client-credentials")
     return McpOAuthConfig(
         client_id=text("client_id"),
@@ -504,7 +540,8 @@ def oauth_config(scenario: str, context: Mapping[str, Any]) -> McpOAuthConfig | 
 def open_connection(url: str, scenario: str, transport_kind: str) -> Connection:
     """A transport of the kind asked for, to the scenario's server (with OAuth for the
     ``auth/*`` scenarios), answering the server's requests with mcpstream's own router."""
-    oauth = oauth_config(scenario, scenario_context())
+    asynchronous = transport_kind == "async"
+    oauth = oauth_config(scenario, scenario_context(), asynchronous)
     server = ResolvedMcpServer(
         id="conformance",
         transport="http",
@@ -516,7 +553,6 @@ def open_connection(url: str, scenario: str, transport_kind: str) -> Connection:
     requests = ServerRequests(
         elicitation_handler=accept_with_defaults, sampling_handler=None, roots=None
     )
-    asynchronous = transport_kind == "async"
     workspace_root = Path.cwd()
     options: dict[str, Any] = {
         "server": server,

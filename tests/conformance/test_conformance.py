@@ -208,6 +208,26 @@ AUTH_SCENARIOS = (
         *DPOP_NONCE,
         spec_versions=(EXTENSION,),
     ),
+    # Workload identity: one JWT bearer grant with the workload's JWT (RFC 7523, SEP-1933).
+    auth(
+        "wif-jwt-bearer",
+        *DISCOVERY,
+        "token-request",
+        "wif-assertion-verified",
+        *BEARER,
+        spec_versions=(EXTENSION,),
+    ),
+    # Enterprise-managed authorization: the ID token exchanged for an ID-JAG at the identity
+    # provider (RFC 8693), then the JWT bearer grant with it at the authorization server.
+    auth(
+        "enterprise-managed-authorization",
+        *DISCOVERY,
+        "complete-flow-token-exchange",
+        "token-request",
+        "complete-flow-jwt-bearer",
+        *BEARER,
+        spec_versions=(EXTENSION,),
+    ),
     # The 2026-07-28 authorization rules: the client must refuse what is wrong (and exit 1).
     # (McpOAuthIssuerMismatchError comes with those rules, from the OAuth branch.)
     modern_auth(

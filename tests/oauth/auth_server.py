@@ -13,6 +13,13 @@ authorization request; a protected resource naming another authorization server,
 it then accepts (``AuthServer.token_peers``); DPoP (RFC 9449): proofs checked as a strict server
 checks them (:func:`verify_dpop_proof`), tokens bound to the proof's key, nonces asked for at the
 token endpoint and at the resource (or asked for again and again), a ``DPoP`` challenge.
+
+The assertion grants: the JWT bearer grant (RFC 7523) with a workload's JWT signed by
+``AuthServerConfig.workload_key``'s private half (audience: the issuer; refused with the
+conformance suite's wording when expired, for another audience or malformed), and, with
+``idp=True``, an identity provider at ``/idp/token`` that exchanges an ID token it issued
+(:meth:`AuthServer.id_token`) for an ID-JAG (RFC 8693), which the JWT bearer grant accepts
+when its ``client_id`` is the authenticated client's and its ``resource`` the request's.
 """
 
 from __future__ import annotations
@@ -29,6 +36,12 @@ from typing import Any
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 import jwt
+from cryptography.hazmat.primitives.asymmetric import ec
+
+JWT_BEARER = "urn:ietf:params:oauth:grant-type:jwt-bearer"
+TOKEN_EXCHANGE = "urn:ietf:params:oauth:grant-type:token-exchange"
+ID_JAG_TYPE = "urn:ietf:params:oauth:token-type:id-jag"
+ID_TOKEN_TYPE = "urn:ietf:params:oauth:token-type:id_token"
 
 
 @dataclass
@@ -85,6 +98,15 @@ class AuthServerConfig:
     dpop_stale_nonces: tuple[str, ...] = ()  # "token", "resource": every nonce refused there
     dpop_challenge: bool = False  # the resource challenges with the DPoP scheme, not Bearer
 
+    workload_key: Any = None  # the public key of workload JWTs (the JWT bearer grant)
+    jwt_bearer_refusal: str | None = None  # answer every JWT bearer grant with this error
+    idp: bool = False  # serve an identity provider at /idp/token (token exchange)
+    idp_client_id: str = "idp-client"  # the client the ID tokens are for
+    idp_refusal: tuple[str, str] | None = None  # (error, description) for every exchange
+    idp_issued_token_type: str = ID_JAG_TYPE  # what the exchange says it issued
+    jag_client_id: str = "jag-client"  # the client id the IdP writes into its ID-JAGs
+    idp_padding: int = 0  # bytes of padding in the IdP's answer (a document over budget)
+
 
 DPOP_ALGORITHMS = ["ES256"]
 
@@ -140,6 +162,8 @@ class AuthServer:
         self.dpop_bound: dict[str, str] = {}  # access or refresh token -> the key's thumbprint
         self.dpop_proofs: list[dict[str, Any]] = []  # the claims of every valid proof seen
         self._nonce_serial = 0
+        self.idp_key = ec.generate_private_key(ec.SECP256R1())
+        """The identity provider's signing key (ID tokens and ID-JAGs)."""
         self._lock = threading.Lock()
         handler = type("Handler", (_Handler,), {"app": self})
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), handler)
@@ -170,6 +194,22 @@ class AuthServer:
     @property
     def issuer(self) -> str:
         return self.config.issuer_override or f"{self.url}{self.config.as_prefix}"
+
+    @property
+    def idp_issuer(self) -> str:
+        return f"{self.url}/idp"
+
+    def id_token(self, *, subject: str = "user@example.com", expires_in: int = 3600) -> str:
+        """An ID token the identity provider issued to ``idp_client_id`` for ``subject``."""
+        now = int(time.time())
+        claims = {
+            "iss": self.idp_issuer,
+            "sub": subject,
+            "aud": self.config.idp_client_id,
+            "iat": now,
+            "exp": now + expires_in,
+        }
+        return jwt.encode(claims, self.idp_key, algorithm="ES256")
 
     def paths(self, method: str | None = None) -> list[str]:
         return [r.path for r in self.requests if method is None or r.method == method]
@@ -388,9 +428,15 @@ class AuthServer:
     def token(self, request: Recorded) -> tuple[int, dict[str, Any]]:
         form = request.form
         client_id = self.authenticate_client(request)
+        anonymous = "client_id" not in form and "authorization" not in request.headers
+        if client_id is None and form.get("grant_type") == JWT_BEARER and anonymous:
+            # RFC 7523 section 3.1: the assertion is the credential; client auth is optional.
+            return self.jwt_bearer(form, None)
         if client_id is None:
             return 401, {"error": "invalid_client"}
         grant_type = form.get("grant_type")
+        if grant_type == JWT_BEARER:
+            return self.jwt_bearer(form, client_id)
         if grant_type == "authorization_code":
             entry = self.codes.pop(form.get("code", ""), None)
             if entry is None:
@@ -425,6 +471,82 @@ class AuthServer:
             scopes = tuple(form.get("scope", "").split())
             return 200, self.issue(Grant(client_id, scopes, form.get("resource")))
         return 400, {"error": "unsupported_grant_type"}
+
+    def jwt_bearer(self, form: dict[str, str], client_id: str | None) -> tuple[int, dict[str, Any]]:
+        """The JWT bearer grant: a workload's JWT, or an ID-JAG of this server's IdP."""
+        if self.config.jwt_bearer_refusal:
+            return 400, {"error": self.config.jwt_bearer_refusal, "error_description": "no"}
+        assertion = form.get("assertion", "")
+        try:
+            jag = jwt.get_unverified_header(assertion).get("typ") == "oauth-id-jag+jwt"
+            key = self.idp_key.public_key() if jag else self.config.workload_key
+            claims = jwt.decode(assertion, key, algorithms=["ES256"], audience=self.issuer)
+        except jwt.ExpiredSignatureError:
+            return 400, {"error": "invalid_grant", "error_description": "JWT assertion is expired"}
+        except jwt.InvalidAudienceError:
+            description = "JWT assertion audience is invalid"
+            return 400, {"error": "invalid_grant", "error_description": description}
+        except (jwt.PyJWTError, ValueError, TypeError) as exc:
+            description = f"JWT assertion verification failed: {exc}"
+            return 400, {"error": "invalid_grant", "error_description": description}
+        if jag and (
+            claims.get("client_id") != client_id or claims.get("resource") != form.get("resource")
+        ):
+            description = "ID-JAG client_id or resource does not match"
+            return 400, {"error": "invalid_grant", "error_description": description}
+        scopes = tuple(form.get("scope", "").split())
+        return 200, self.issue(Grant(client_id or claims["sub"], scopes, form.get("resource")))
+
+    def token_exchange(self, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+        """The identity provider's token exchange: an ID token it issued for an ID-JAG."""
+        if self.config.idp_refusal:
+            error, description = self.config.idp_refusal
+            return 400, {"error": error, "error_description": description}
+        expected = {
+            "grant_type": TOKEN_EXCHANGE,
+            "requested_token_type": ID_JAG_TYPE,
+            "subject_token_type": ID_TOKEN_TYPE,
+            "client_id": self.config.idp_client_id,
+        }
+        wrong = [name for name, value in expected.items() if form.get(name) != value]
+        wrong += [name for name in ("audience", "resource") if not form.get(name)]
+        if wrong:
+            return 400, {"error": "invalid_request", "error_description": " ".join(wrong)}
+        try:
+            claims = jwt.decode(
+                form.get("subject_token", ""),
+                self.idp_key.public_key(),
+                algorithms=["ES256"],
+                audience=self.config.idp_client_id,
+                issuer=self.idp_issuer,
+            )
+        except jwt.ExpiredSignatureError:
+            return 400, {"error": "invalid_grant", "error_description": "ID token expired"}
+        except jwt.PyJWTError:
+            return 400, {"error": "invalid_grant", "error_description": "Invalid ID token"}
+        now = int(time.time())
+        jag_claims = {
+            "iss": self.idp_issuer,
+            "sub": claims["sub"],
+            "aud": form["audience"],
+            "resource": form["resource"],
+            "client_id": self.config.jag_client_id,
+            "jti": secrets.token_urlsafe(8),
+            "iat": now,
+            "exp": now + 300,
+        }
+        if form.get("scope"):
+            jag_claims["scope"] = form["scope"]
+        jag = jwt.encode(
+            jag_claims, self.idp_key, algorithm="ES256", headers={"typ": "oauth-id-jag+jwt"}
+        )
+        return 200, {
+            "access_token": jag,
+            "issued_token_type": self.config.idp_issued_token_type,
+            "token_type": "N_A",
+            "expires_in": 300,
+            **({"padding": "x" * self.config.idp_padding} if self.config.idp_padding else {}),
+        }
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -504,6 +626,8 @@ class _Handler(BaseHTTPRequestHandler):
         if request.path == f"{prefix}/token":
             status, body, headers = app.token_response(request)
             self._send(status, body, headers)
+        elif request.path == "/idp/token" and config.idp:
+            self._send(*app.token_exchange(request.form))
         elif request.path == f"{prefix}/register" and config.registration:
             self._register(request)
         elif request.path == "/mcp":

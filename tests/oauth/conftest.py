@@ -4,6 +4,7 @@ real MCP server protected by it."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -13,6 +14,7 @@ from mcpstream.oauth import (
     AsyncHeadlessRedirectHandler,
     AsyncMcpOAuthSession,
     HeadlessRedirectHandler,
+    McpOAuthClientSettings,
     McpOAuthSession,
 )
 from mcpstream.oauth_store import McpOAuthMemoryTokenStore
@@ -87,6 +89,35 @@ def make_session(http_client: httpx.Client) -> Callable[..., McpOAuthSession]:
         )
 
     return make
+
+
+@dataclass
+class Bench:
+    """A started loopback authorization server, with the test's HTTP client and sessions for
+    a machine client (no redirect handler)."""
+
+    server: AuthServer
+    http: httpx.Client
+    make_session: MakeSession
+
+    def session(self, settings: McpOAuthClientSettings, **options: Any) -> McpOAuthSession:
+        """A session for ``settings`` (an in-memory store unless ``options`` give one)."""
+        options.setdefault("redirect_handler", None)
+        return self.make_session(self.server, settings=settings, **options)
+
+    def call(self, session: McpOAuthSession, method: str = "tools/list") -> httpx.Response:
+        """One JSON-RPC request to the server's ``/mcp`` through ``session`` (:func:`call_mcp`)."""
+        return call_mcp(session, self.http, self.server.mcp_url, method)
+
+
+MakeBench = Callable[..., Bench]
+"""The type of the ``bench`` fixture."""
+
+
+@pytest.fixture
+def bench(auth_server: Start, http_client: httpx.Client, make_session: MakeSession) -> MakeBench:
+    """A factory: ``bench(**AuthServerConfig fields)`` starts a server, as a :class:`Bench`."""
+    return lambda **config: Bench(auth_server(**config), http_client, make_session)
 
 
 def call_mcp(

@@ -4,7 +4,7 @@ its OAuth option, and the transport's server entry built from the URL and creden
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
 
 from ..models import McpOAuthConfig, ResolvedMcpServer
@@ -42,16 +42,9 @@ def oauth_config(option: object) -> McpOAuthConfig | None:
     if isinstance(option, McpOAuthConfig):
         return option
     if isinstance(option, McpOAuthClientSettings):
+        # Every setting the transport's config has, by name (client_name is the client's own).
         return McpOAuthConfig(
-            option.client_id,
-            option.scopes,
-            option.authorization_server_url,
-            client_secret=option.client_secret,
-            token_endpoint_auth_method=option.token_endpoint_auth_method,
-            client_metadata_url=option.client_metadata_url,
-            grant_type=option.grant_type,
-            private_key_pem=option.private_key_pem,
-            signing_algorithm=option.signing_algorithm,
+            **{item.name: getattr(option, item.name) for item in fields(McpOAuthConfig)}
         )
     raise TypeError(
         "oauth must be True, an McpOAuthConfig or McpOAuthClientSettings (the client makes its "

@@ -12,7 +12,12 @@ The pieces, each in its own module:
 - ``registration``: pre-registered client, Client ID Metadata Document, dynamic registration
   (RFC 7591), in that priority.
 - ``authorize``: the authorization code flow with PKCE, ``state`` and ``resource`` (RFC 8707);
-  the client-credentials grant.
+  the client-credentials grant; the JWT bearer grant (RFC 7523) of workload identity and of
+  enterprise-managed authorization.
+- ``assertions``: the assertions the host supplies (a callable, a file re-read at every use,
+  an environment variable) and what a refusal means (no retry, no fallback).
+- ``token_exchange``: the token exchange (RFC 8693) of an ID token for an ID-JAG at the
+  company's identity provider.
 - ``tokens``: the token endpoint (code exchange, refresh with rotation), with
   ``client_secret_basic``, ``client_secret_post``, ``private_key_jwt`` or ``none``.
 - ``scopes``: the scope selection strategy and step-up.
@@ -27,11 +32,11 @@ exception message, a log line or a ``repr``.
 
 Against a hostile server (``policy`` and the drivers in ``_flow`` hold these for every flow):
 
-- URLs: every OAuth URL (metadata, each endpoint, the authorization URL handed to the browser)
-  is ``https://``, or ``http://`` to ``127.0.0.0/8``, ``::1`` or ``localhost`` only; anything
-  else (``file:``, ``javascript:``, UNC paths, ``ms-msdt:``, plain http to another host) is
-  refused before use. In the 2025-03-26 fallback the metadata's ``issuer`` must be at the MCP
-  server's origin.
+- URLs: every OAuth URL (metadata, each endpoint, the identity provider's token endpoint, the
+  authorization URL handed to the browser) is ``https://``, or ``http://`` to ``127.0.0.0/8``,
+  ``::1`` or ``localhost`` only; anything else (``file:``, ``javascript:``, UNC paths,
+  ``ms-msdt:``, plain http to another host) is refused before use. In the 2025-03-26 fallback
+  the metadata's ``issuer`` must be at the MCP server's origin.
 - Time: the HTTP steps of one operation (discovery, a token request, a login's exchanges) share
   one deadline, the operation's ``timeout_s`` (default 10 s for discovery and tokens; a
   session's ``timeout_s``), covering connect, headers and body; the clock restarts after the
@@ -50,6 +55,7 @@ Against a hostile server (``policy`` and the drivers in ``_flow`` hold these for
 from __future__ import annotations
 
 from .._oauth_errors import (
+    McpOAuthAssertionRejectedError,
     McpOAuthAuthorizationError,
     McpOAuthAuthRequiredError,
     McpOAuthConfigurationError,
@@ -104,6 +110,7 @@ __all__ = [
     "HeadlessRedirectHandler",
     "LoopbackRedirectHandler",
     "McpAuthorizationServerMetadata",
+    "McpOAuthAssertionRejectedError",
     "McpOAuthAuthRequiredError",
     "McpOAuthAuthorizationError",
     "McpOAuthClientSettings",

@@ -3,8 +3,9 @@ needs done and receives the outcome; a sync driver (``httpx.Client``) and an asy
 (``httpx.AsyncClient``) run the same generators.
 
 A flow yields an ``httpx.Request`` (and receives the read ``httpx.Response``, or has the
-``httpx.HTTPError`` thrown into it) or an :class:`AuthorizationPrompt` (and receives the callback
-URL the user's browser was sent to).
+``httpx.HTTPError`` thrown into it), an :class:`AuthorizationPrompt` (and receives the callback
+URL the user's browser was sent to) or a :class:`HostCall` (and receives what the host's
+function returned, or has its exception thrown into it).
 
 The drivers hold every limit of an OAuth exchange, so no flow can forget one:
 
@@ -12,7 +13,9 @@ The drivers hold every limit of an OAuth exchange, so no flow can forget one:
   is checked before it is sent or shown;
 - one deadline per operation: the HTTP steps of one flow run share the flow's ``timeout_s``
   (each request carries it) end to end, connect, TLS, headers and body together; the clock
-  starts again after the user's browser step (a person takes the time they need there);
+  starts again after the user's browser step (a person takes the time they need there) and
+  after a :class:`HostCall` (the host's own code, such as an assertion source, is not the
+  server's time);
 - one byte budget per document: a body larger than :data:`MAX_DOCUMENT_BYTES` after
   decompression (``Content-Length`` is checked first) is refused, unread.
 """
@@ -42,6 +45,7 @@ __all__ = [
     "AsyncMcpOAuthRedirectHandler",
     "AuthorizationPrompt",
     "Flow",
+    "HostCall",
     "McpOAuthRedirectHandler",
     "OAuthTransferRefused",
     "build_request",
@@ -76,6 +80,16 @@ class AuthorizationPrompt:
     state: str
 
 
+@dataclass(frozen=True)
+class HostCall:
+    """A call into the host's code (an assertion source): the driver calls ``function`` with
+    no arguments and answers with what it returned. The async driver runs it in a worker
+    thread (it may block: a file, a metadata server) and awaits an awaitable answer (an async
+    function's coroutine); the blocking driver hands an awaitable back as it is."""
+
+    function: Callable[[], Any]
+
+
 @runtime_checkable
 class McpOAuthRedirectHandler(Protocol):
     """Takes the user through the authorization step (a browser and a loopback listener, or a
@@ -105,7 +119,7 @@ class AsyncMcpOAuthRedirectHandler(Protocol):
         ...
 
 
-Step = httpx.Request | AuthorizationPrompt
+Step = httpx.Request | AuthorizationPrompt | HostCall
 Flow = Generator[Step, Any, T]
 
 
@@ -189,7 +203,7 @@ class _Steps(Generic[T]):
         """Send ``value`` to the flow as the outcome of its step."""
         self._resume = functools.partial(self._flow.send, value)
 
-    def fail(self, error: httpx.HTTPError) -> None:
+    def fail(self, error: Exception) -> None:
         """Raise ``error`` in the flow, at its step."""
         self._resume = functools.partial(self._flow.throw, error)
 
@@ -366,6 +380,13 @@ def run_sync(
     connection = httpx.Client(follow_redirects=False) if client is None else nullcontext(client)
     with closing(flow), connection as http:
         for step in steps:
+            if isinstance(step, HostCall):
+                try:
+                    steps.reply(step.function())
+                except Exception as exc:
+                    steps.fail(exc)
+                deadline.restart()
+                continue
             if not isinstance(step, httpx.Request):
                 if redirect_handler is None:  # pragma: no cover - flows check first
                     _no_redirect_handler()
@@ -403,6 +424,14 @@ async def run_async(
                         steps.reply(await _send_async(http, step, deadline, limit))
                     except httpx.HTTPError as exc:
                         steps.fail(exc)
+                    continue
+                if isinstance(step, HostCall):
+                    try:
+                        answer = await asyncio.to_thread(step.function)
+                        steps.reply(await answer if inspect.isawaitable(answer) else answer)
+                    except Exception as exc:
+                        steps.fail(exc)
+                    deadline.restart()
                     continue
                 if redirect_handler is None:  # pragma: no cover - flows check first
                     _no_redirect_handler()

@@ -1,5 +1,7 @@
-"""The two ways to get a first token: the authorization code flow with PKCE (a user logs in
-through a browser) and the client-credentials grant (a machine client)."""
+"""The ways to get a first token: the authorization code flow with PKCE (a user logs in
+through a browser), and for a machine client the client-credentials grant or the JWT bearer
+grant (RFC 7523) with a workload's assertion or the ID-JAG of enterprise-managed
+authorization (:mod:`.assertions`, :mod:`.token_exchange`)."""
 
 from __future__ import annotations
 
@@ -11,15 +13,18 @@ from .._oauth_errors import (
     McpOAuthAuthorizationError,
     McpOAuthDiscoveryError,
     McpOAuthIssuerMismatchError,
+    McpOAuthTokenExchangeError,
 )
 from ..oauth_store import McpOAuthClientRegistration, McpOAuthTokenRecord
 from ._flow import AuthorizationPrompt, Flow, prompt_step
+from .assertions import JWT_BEARER_GRANT, assertion_rejected, read_assertion_flow
 from .discovery import McpOAuthDiscovery, ensure_pkce_s256_supported
 from .dpop import DPoPProver
 from .metadata import McpAuthorizationServerMetadata
 from .pkce import PkcePair, generate_pkce_pair, generate_state, states_match
 from .registration import registration_flow
-from .settings import McpOAuthClientSettings
+from .settings import ASSERTION_GRANTS, GRANT_ENTERPRISE, McpOAuthClientSettings
+from .token_exchange import id_jag_flow
 from .tokens import token_request_flow
 from .urls import safe_url, same_issuer
 
@@ -177,7 +182,7 @@ class _Grant:
 
     def token_flow(
         self,
-        registration: McpOAuthClientRegistration,
+        registration: McpOAuthClientRegistration | None,
         form: dict[str, str],
         requested_scopes: tuple[str, ...] = (),
     ) -> Flow[McpOAuthTokenRecord]:
@@ -263,8 +268,42 @@ def client_credentials_flow(
 ) -> Flow[McpOAuthTokenRecord]:
     """The client-credentials grant with the configured client (``client_secret_basic`` /
     ``client_secret_post`` with a secret, ``private_key_jwt`` with a key; a DPoP proof when
-    ``dpop`` is given)."""
+    ``dpop`` is given); for an assertion grant type (``jwt_bearer``, ``enterprise``), the JWT
+    bearer grant instead (a machine client's other way to its token, see
+    :func:`_assertion_grant_flow`)."""
     grant = _Grant(server_id, server_url, discovery, settings, timeout_s, dpop)
+    if settings.grant_type in ASSERTION_GRANTS:
+        return (yield from _assertion_grant_flow(grant, scopes))
     registration = yield from grant.registration_flow(None)
     form = {"grant_type": "client_credentials"}
     return (yield from grant.token_flow(registration, form, scopes))
+
+
+def _assertion_grant_flow(grant: _Grant, scopes: tuple[str, ...]) -> Flow[McpOAuthTokenRecord]:
+    """One JWT bearer grant request (RFC 7523) with the assertion read now: the workload's own
+    (``jwt_bearer``), or the ID-JAG the identity provider issues for this authorization server
+    and MCP server in exchange for the user's ID token (``enterprise``, RFC 8693). A refusal
+    is an :class:`McpOAuthAssertionRejectedError`: no retry, no other grant. Without a
+    ``client_id`` (workload identity only) the request carries no client authentication."""
+    settings, server_id = grant.settings, grant.server_id
+    metadata = grant.discovery.metadata
+    registration = (yield from grant.registration_flow(None)) if settings.client_id else None
+    if settings.grant_type == GRANT_ENTERPRISE:
+        source, idp = settings.id_token_source(), settings.identity_provider()
+        assert source is not None and idp is not None  # the settings checked both
+        id_token = yield from read_assertion_flow(source, server_id=server_id)
+        assertion = yield from id_jag_flow(idp, id_token, grant, scopes)
+        what = "ID-JAG (the identity provider's grant)"
+    else:
+        source = settings.assertion_source()
+        assert source is not None  # the settings checked it
+        assertion = yield from read_assertion_flow(source, server_id=server_id)
+        what = source.what
+    form = {"grant_type": JWT_BEARER_GRANT, "assertion": assertion}
+    try:
+        return (yield from grant.token_flow(registration, form, scopes))
+    except McpOAuthTokenExchangeError as exc:
+        if exc.status_code is None or exc.status_code == 200:
+            raise  # no answer, or an unusable token: not a refusal of the assertion
+        where = f"authorization server {safe_url(metadata.issuer)}"
+        raise assertion_rejected(exc, what=what, where=where, grant="jwt-bearer") from None

@@ -1,7 +1,7 @@
-"""Token endpoint requests: the authorization code exchange, refresh (with rotation) and the
-client-credentials grant; each sends the ``resource`` parameter (RFC 8707). Every grant's
-request goes through :func:`token_endpoint_step`, which adds the DPoP proof when the login uses
-DPoP (RFC 9449) and retries once with the server's nonce.
+"""Token endpoint requests: the authorization code exchange, refresh (with rotation), the
+client-credentials grant and the JWT bearer grant (RFC 7523); each sends the ``resource``
+parameter (RFC 8707). Every grant's request goes through :func:`token_endpoint_step`, which
+adds the DPoP proof when the login uses DPoP (RFC 9449) and retries once with the server's nonce.
 
 Error messages carry the HTTP status, the OAuth error code and the server's description with
 every secret this request sent cut out of it, never a token.
@@ -100,7 +100,7 @@ def token_request_flow(
     *,
     server_id: str | None,
     metadata: McpAuthorizationServerMetadata,
-    registration: McpOAuthClientRegistration,
+    registration: McpOAuthClientRegistration | None,
     form: dict[str, str],
     timeout_s: float,
     requested_scopes: tuple[str, ...] = (),
@@ -115,7 +115,9 @@ def token_request_flow(
     """POST ``form`` to the token endpoint with the client's authentication; returns the new
     record. A refresh (``previous`` given) keeps the old refresh token when no new one comes
     and the old scopes when the answer names none. With ``dpop`` the request carries a DPoP
-    proof (:func:`token_endpoint_step`) and a ``DPoP`` token is stored with its key."""
+    proof (:func:`token_endpoint_step`) and a ``DPoP`` token is stored with its key. Without a
+    ``registration`` the request carries no client authentication (a JWT bearer grant whose
+    assertion is the credential)."""
     grant = form.get("grant_type", "?")
     body = dict(form)
     if requested_scopes:
@@ -123,33 +125,40 @@ def token_request_flow(
     if resource:
         body["resource"] = resource
     headers: dict[str, str] = {}
-    apply_client_authentication(
-        registration,
-        form=body,
-        headers=headers,
-        metadata=metadata,
-        private_key_pem=private_key_pem,
-        signing_algorithm=signing_algorithm,
-        server_id=server_id,
-    )
+    if registration is not None:
+        apply_client_authentication(
+            registration,
+            form=body,
+            headers=headers,
+            metadata=metadata,
+            private_key_pem=private_key_pem,
+            signing_algorithm=signing_algorithm,
+            server_id=server_id,
+        )
     sent_secrets = [
         form.get("code"),
         form.get("refresh_token"),
         form.get("code_verifier"),
-        registration.client_secret,
+        registration.client_secret if registration is not None else None,
         body.get("client_assertion"),
+        form.get("assertion"),
     ]
     endpoint = safe_url(metadata.token_endpoint)
     issuer = safe_url(metadata.issuer)
 
     def failure(
-        message: str, *, status_code: int | None = None, oauth_error: str | None = None
+        message: str,
+        *,
+        status_code: int | None = None,
+        oauth_error: str | None = None,
+        error_description: str | None = None,
     ) -> McpOAuthTokenExchangeError:
         return McpOAuthTokenExchangeError(
             message,
             server_id=server_id,
             authorization_server_url=issuer,
             oauth_error=oauth_error,
+            error_description=error_description,
             status_code=status_code,
         )
 
@@ -167,13 +176,16 @@ def token_request_flow(
         detail = f"HTTP {response.status_code}"
         if isinstance(error, str) and error:
             detail += f", {_scrub(error, sent_secrets)}"
+        shown_description = None
         if isinstance(description, str) and description:
-            detail += f": {_scrub(description, sent_secrets)}"
+            shown_description = _scrub(description, sent_secrets)
+            detail += f": {shown_description}"
         if dpop is not None and error == USE_DPOP_NONCE:
             detail += "; it asked for a DPoP nonce again after the retry with its nonce"
         raise failure(
             f"token endpoint {endpoint} refused the {grant} request ({detail})",
             oauth_error=error if isinstance(error, str) else None,
+            error_description=shown_description,
             status_code=response.status_code,
         )
     if not isinstance(document, dict):
