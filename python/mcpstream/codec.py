@@ -7,6 +7,12 @@ environment variable ``MCPSTREAM_BACKEND`` to ``native`` or ``python`` to force 
 
 Both backends can be imported side by side (``mcpstream._native``, ``mcpstream._pure``) for tests
 and benchmarks. The contract of every name is written in ``mcpstream/_native.pyi``.
+
+``DEFAULT_MAX_EVENT_BYTES`` (64 MiB) is mcpstream's default byte budget for one SSE event or one
+JSON body, which the transports pass to every decoder they make: a tool result of 16 MiB of
+text is about 20 MB on the wire, twice that when the server repeats it in
+``structuredContent``. A backend's ``SseDecoder()`` made without an argument keeps the
+backend's own default (16 MiB).
 """
 
 from __future__ import annotations
@@ -74,9 +80,11 @@ def _choose_backend() -> tuple[BackendName, ModuleType]:
         return "python", load_backend("python")
 
 
+DEFAULT_MAX_EVENT_BYTES: Final = 64 * 1024 * 1024
+"""The default cap on one SSE event or JSON body of the transports (``max_event_bytes``)."""
+
 if TYPE_CHECKING:
     from ._native import (
-        DEFAULT_MAX_EVENT_BYTES,
         JsonRpcEvent,
         JsonRpcId,
         JsonRpcMessage,
@@ -93,7 +101,6 @@ if TYPE_CHECKING:
     BACKEND: BackendName
 else:
     BACKEND, _backend = _choose_backend()
-    DEFAULT_MAX_EVENT_BYTES: Final = _backend.DEFAULT_MAX_EVENT_BYTES
     JsonRpcEvent = _backend.JsonRpcEvent
     JsonRpcNotification = _backend.JsonRpcNotification
     JsonRpcRequest = _backend.JsonRpcRequest

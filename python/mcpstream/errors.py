@@ -20,6 +20,8 @@ with ``oauth`` settings the OAuth errors below, as the OAuth session raised them
         └── McpHttpTransportError                the Streamable HTTP transport (network errors too)
             ├── McpHttpTransportTimeoutError         also an McpTimeoutError
             ├── McpHttpTransportProtocolError        also an McpProtocolError
+            │   └── McpHttpTransportResponseTooLargeError  a body or SSE event past its byte
+            │                                              budget (``.limit``), after decoding
             ├── McpHttpTransportRemoteError          also an McpRemoteError
             ├── McpHttpTransportAuthRequiredError    also an McpAuthError (HTTP 401)
             └── McpHttpTransportSessionExpiredError  HTTP 404 for a request that carried a session
@@ -92,6 +94,7 @@ __all__ = [
     "McpHttpTransportError",
     "McpHttpTransportProtocolError",
     "McpHttpTransportRemoteError",
+    "McpHttpTransportResponseTooLargeError",
     "McpHttpTransportSessionExpiredError",
     "McpHttpTransportTimeoutError",
     "McpProtocolError",
@@ -185,6 +188,18 @@ class McpHttpTransportProtocolError(
     retryable=False,
 ):
     """The HTTP server answered with something the Streamable HTTP transport cannot accept."""
+
+
+class McpHttpTransportResponseTooLargeError(
+    McpHttpTransportProtocolError, error_code="mcp_http_transport_response_too_large"
+):
+    """The server sent more than the transport accepts for one message: a JSON body or one SSE
+    event past ``max_event_bytes`` once decompressed, or a ``Content-Length`` announcing that
+    much (refused before reading). ``limit`` is the budget, in bytes."""
+
+    def __init__(self, message: str, limit: int) -> None:
+        super().__init__(message)
+        self.limit = limit
 
 
 class McpHttpTransportRemoteError(

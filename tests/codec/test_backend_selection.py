@@ -88,7 +88,7 @@ def test_backend_names_the_backend_whose_classes_codec_exports() -> None:
     module = codec.load_backend(codec.BACKEND)
     assert codec.SseDecoder is module.SseDecoder
     assert codec.parse_jsonrpc_line is module.parse_jsonrpc_line
-    assert codec.DEFAULT_MAX_EVENT_BYTES == 16 * 1024 * 1024
+    assert codec.DEFAULT_MAX_EVENT_BYTES == 64 * 1024 * 1024
 
 
 def test_load_backend_python_returns_the_pure_module() -> None:

@@ -82,6 +82,7 @@ def test_a_thousand_calls_ending_in_assorted_errors_leave_no_connection_or_threa
         "McpHttpTransportError",
         "McpHttpTransportProtocolError",
         "McpHttpTransportRemoteError",
+        "McpHttpTransportResponseTooLargeError",
         "McpHttpTransportTimeoutError",
     }, outcomes
     # Every reader thread was joined before its call returned, and every response closed:

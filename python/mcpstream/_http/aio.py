@@ -1,7 +1,9 @@
 """The asyncio driver: ``AsyncMcpHttpTransport`` runs the core's flows over
 ``httpx.AsyncClient``.
 
-Reads wait under ``asyncio.timeout``; the GET stream runs as a task. OAuth goes through an
+Every request is sent under ``asyncio.timeout`` of what is left of its operation (connect,
+TLS, the whole wait for the head: a trickle of header bytes cannot stretch it, with any
+client), and every read waits under one too; the GET stream runs as a task. OAuth goes through an
 ``AsyncMcpOAuthSession``, awaited, so that renewing credentials never blocks the event loop.
 Every decision is the core's; this module only performs the steps (see
 ``mcpstream._http.core.steps``).
@@ -26,7 +28,7 @@ from ..server_requests import (
     McpServerRequestHandler,
 )
 from . import wire
-from .aio_io import Exchange, read_limited, within
+from .aio_io import Exchange, collect, read_limited, within
 from .auth import AsyncMcpHttpAuth, resolve_async_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
@@ -65,6 +67,10 @@ class AsyncMcpHttpTransport(
     the order of their stream, awaited one by one by the task that decoded them: a call's task
     for those on the call's answer (all delivered before the call returns), the GET stream task
     for the others. A callback that raises is logged and the call goes on.
+
+    The limits are those of ``McpHttpTransport`` (``max_event_bytes``,
+    ``max_queued_notifications``, event ids and ``retry``); deadlines hold end to end with any
+    ``httpx.AsyncClient``.
     """
 
     def _make_client(self) -> httpx.AsyncClient:
@@ -210,16 +216,22 @@ class AsyncMcpHttpTransport(
 
     async def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
         await ex.release()
+        timeout_s = step.request.timeout_s
+        request = with_dpop_proof(self._auth, step.request)
         try:
-            response = await wire.asend(ex.client, with_dpop_proof(self._auth, step.request))
+            async with asyncio.timeout(timeout_s):
+                response = await wire.asend(ex.client, request)
+        except TimeoutError as exc:  # before HTTP_ERRORS, which has OSError, its base
+            return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
-        ex.response, ex.chunks, ex.broken = response, response.aiter_bytes(), False
+        ex.open(response, time.monotonic() + timeout_s)
         return wire.head(response)
 
     async def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Outcome:
-        assert ex.response is not None
-        outcome = await within(step.wait_s, ex.response.aread())
+        assert ex.chunks is not None
+        limit = None if step.limit is None else step.limit + 1
+        outcome = await within(step.wait_s, collect(ex.chunks, limit))
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
@@ -235,8 +247,8 @@ class AsyncMcpHttpTransport(
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
-        assert ex.response is not None
-        data = await read_limited(ex.response, step.limit)
+        assert ex.chunks is not None
+        data = await read_limited(ex.chunks, step.limit, ex.deadline)
         await ex.release()
         return s.Bytes(time.monotonic(), data)
 

@@ -13,7 +13,7 @@ import httpx
 from . import wire
 from .core import steps as s
 
-__all__ = ["Exchange", "read_limited", "within"]
+__all__ = ["Exchange", "collect", "read_limited", "within"]
 
 
 class Exchange:
@@ -26,6 +26,13 @@ class Exchange:
         self.chunks: AsyncIterator[bytes] | None = None
         self.broken = False
         """True once a read was cancelled by its wait, which ends the body iterator too."""
+        self.deadline: float | None = None
+        """The deadline of the request whose response is open (for its error body)."""
+
+    def open(self, response: httpx.Response, deadline: float) -> None:
+        """Take the response of a request whose operation ends at ``deadline``."""
+        self.response, self.chunks = response, wire.abody_chunks(response)
+        self.broken, self.deadline = False, deadline
 
     async def release(self) -> None:
         response, self.response, self.chunks = self.response, None, None
@@ -33,14 +40,26 @@ class Exchange:
             await response.aclose()
 
 
-async def read_limited(response: httpx.Response, limit: int) -> bytes:
-    """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
+async def read_limited(chunks: AsyncIterator[bytes], limit: int, deadline: float | None) -> bytes:
+    """Read at most about ``limit`` bytes of a body's ``chunks`` by ``deadline`` (for error
+    snippets); never raises."""
     snippet = wire.Snippet(limit)
-    with contextlib.suppress(*wire.HTTP_ERRORS):
-        async for chunk in response.aiter_bytes():
-            if snippet.full_with(chunk):
-                break
+    wait_s = None if deadline is None else max(deadline - time.monotonic(), 0.0)
+    with contextlib.suppress(*wire.HTTP_ERRORS):  # the timeout's TimeoutError is an OSError
+        async with asyncio.timeout(wait_s):
+            async for chunk in chunks:
+                if snippet.full_with(chunk):
+                    break
     return snippet.data
+
+
+async def collect(chunks: AsyncIterator[bytes], limit: int | None) -> bytes:
+    """A body's ``chunks`` to its end, or to the first ``limit`` bytes or more."""
+    body = wire.Snippet(limit)
+    async for chunk in chunks:
+        if body.full_with(chunk):
+            break
+    return body.data
 
 
 async def within(wait_s: float | None, read: Awaitable[bytes]) -> bytes | s.Outcome:

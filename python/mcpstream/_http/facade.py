@@ -23,6 +23,7 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestContext
 from .auth import StoredCredentials
 from .core import (
+    DEFAULT_MAX_QUEUED_NOTIFICATIONS,
     INITIALIZED_NOTIFICATION,
     McpHttpProtocol,
     ReconnectPolicy,
@@ -66,6 +67,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         oauth_redirect_handler: RedirectT | None = None,
         connect_timeout_s: float | None = None,
         on_notification: CallbackT | None = None,
+        max_queued_notifications: int | None = DEFAULT_MAX_QUEUED_NOTIFICATIONS,
     ) -> None:
         """See the transport's class."""
         self._protocol = McpHttpProtocol(
@@ -73,6 +75,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             max_event_bytes=max_event_bytes,
             reconnect_policy=reconnect_policy or ReconnectPolicy(),
             connect_timeout_s=connect_timeout_s,
+            max_queued_notifications=max_queued_notifications,
         )
         self.server = server
         self.workspace_root = workspace_root.resolve()
@@ -140,6 +143,12 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         """Take every notification received so far, oldest first (always empty when the
         transport was given ``on_notification``: they went to it)."""
         return self._protocol.drain_notifications()
+
+    @property
+    def dropped_notifications(self) -> int:
+        """How many notifications the full queue dropped (oldest first) so far; see
+        ``max_queued_notifications``."""
+        return self._protocol.dropped_notifications
 
     # -- flows ---------------------------------------------------------------------------------
 

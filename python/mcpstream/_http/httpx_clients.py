@@ -17,6 +17,11 @@ even for an ``http://`` URL that never uses it. The clients made here share one 
 process instead (``shared_ssl_context``, per CA setting of the environment), which loads its CA
 bundle when it first wraps a socket: a session that makes no TLS connection never loads it.
 
+The streams of these clients also obey the deadline of the operation under way on their thread
+or task (``io_deadline``): every connect, TLS handshake, write and read is bounded by what is
+left of it, so that a server trickling its headers a byte at a time cannot stretch a call past
+its timeout (httpcore's own timeouts bound each read, not the whole wait).
+
 httpx has no parameter for the network backend, so the connection pool of the client's default
 transport (``Client._transport._pool``, not used yet) is replaced by one with the backend. Where
 httpx's client is not built that way (another httpx version), it is left as it is.
@@ -31,6 +36,7 @@ import threading
 import time
 import urllib.request
 import weakref
+from contextvars import ContextVar
 from typing import Any, TypeVar
 
 import httpcore
@@ -41,6 +47,7 @@ __all__ = [
     "LargeReadStream",
     "LazySSLContext",
     "direct_transport",
+    "io_deadline",
     "large_read_stream",
     "make_async_client",
     "make_client",
@@ -155,32 +162,53 @@ class _HeldWrites:
         return b"".join(parts)
 
 
-class LargeReadStream(httpcore.NetworkStream):
-    """A network stream whose reads ask for at least ``READ_BYTES``, and whose small writes
-    leave together (``_HeldWrites``).
+_DEADLINE: ContextVar[float | None] = ContextVar("mcpstream_io_deadline", default=None)
 
-    ``read_deadline`` (a ``time.monotonic`` instant, None: none) bounds every read besides the
-    request's read timeout, which httpcore fixes when the body starts: the sync driver reads the
-    first chunks of a body on the calling thread under the wait of each step."""
+
+class io_deadline:  # used as a function: ``with io_deadline(at):``
+    """Bound every I/O of the streams made here, on this thread or task, by the
+    ``time.monotonic`` instant ``at`` (None: no bound) while the block runs."""
+
+    __slots__ = ("_at", "_token")
+
+    def __init__(self, at: float | None) -> None:
+        self._at = at
+
+    def __enter__(self) -> None:
+        self._token = _DEADLINE.set(self._at)
+
+    def __exit__(self, *exc_info: object) -> None:
+        _DEADLINE.reset(self._token)
+
+
+def _bounded(timeout: float | None, expired: type[Exception]) -> float | None:
+    """``timeout`` cut to what is left of the ``io_deadline``; ``expired`` raised once none is."""
+    deadline = _DEADLINE.get()
+    if deadline is None:
+        return timeout
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        raise expired("the deadline of the operation passed")
+    return remaining if timeout is None else min(timeout, remaining)
+
+
+class LargeReadStream(httpcore.NetworkStream):
+    """A network stream whose reads ask for at least ``READ_BYTES``, whose small writes leave
+    together (``_HeldWrites``), and whose every I/O obeys the ``io_deadline``."""
 
     def __init__(self, stream: httpcore.NetworkStream) -> None:
         self._stream = stream
         self._held = _HeldWrites()
-        self.read_deadline: float | None = None
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         if self._held.size:
-            self._stream.write(self._held.take(), timeout)
-        if self.read_deadline is not None:
-            remaining = self.read_deadline - time.monotonic()
-            if remaining <= 0:
-                raise httpcore.ReadTimeout("the wait for the body ran out")
-            timeout = remaining if timeout is None else min(timeout, remaining)
+            self._stream.write(self._held.take(), _bounded(timeout, httpcore.WriteTimeout))
+        timeout = _bounded(timeout, httpcore.ReadTimeout)
         return self._stream.read(max(max_bytes, READ_BYTES), timeout)
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if (data := self._held.hold(buffer)) is not None:
-            self._stream.write(data, timeout)
+            self._stream.write(data, _bounded(timeout, httpcore.WriteTimeout))
 
     def close(self) -> None:
         self._stream.close()
@@ -191,6 +219,7 @@ class LargeReadStream(httpcore.NetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
+        timeout = _bounded(timeout, httpcore.ConnectTimeout)
         return LargeReadStream(self._stream.start_tls(ssl_context, server_hostname, timeout))
 
     def get_extra_info(self, info: str) -> object:
@@ -203,11 +232,14 @@ class _LargeReadBackend(httpcore.NetworkBackend):
     def __init__(self) -> None:
         self._backend = httpcore.SyncBackend()
 
-    # The arguments are httpcore's, passed on as they are.
+    # The arguments are httpcore's, passed on as they are (the timeout bounded: httpcore
+    # passes it by keyword).
     def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
+        kwargs["timeout"] = _bounded(kwargs.get("timeout"), httpcore.ConnectTimeout)
         return LargeReadStream(self._backend.connect_tcp(*args, **kwargs))
 
     def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
+        kwargs["timeout"] = _bounded(kwargs.get("timeout"), httpcore.ConnectTimeout)
         return LargeReadStream(self._backend.connect_unix_socket(*args, **kwargs))
 
     def sleep(self, seconds: float) -> None:

@@ -1,12 +1,14 @@
 """The sync driver: ``McpHttpTransport`` runs the core's flows over ``httpx.Client``.
 
-The first reads of an SSE body happen on the calling thread, each bounded by the wait of its
-step (``LargeReadStream.read_deadline``, with the clients the transport makes), so that a small
-answer starts no thread; the rest of a longer body is read on a reader thread (``ChunkPump``),
-joined before the call returns, so that a wait for bytes has a timeout and a call's deadline
-holds end to end. The GET stream runs on a
-thread of its own (``Listener``). Every decision is the core's; this module only performs the
-steps (see ``mcpstream._http.core.steps``).
+Every request is sent, and its head and error bodies read, under the deadline of its
+operation (``io_deadline``: with the clients the transport makes, every connect, TLS handshake,
+write and read is bounded by it, so a trickle of header bytes cannot stretch a call). The first
+reads of an SSE body happen on the calling thread, each bounded by the wait of its step, so
+that a small answer starts no thread; the rest of a longer body is read on a reader thread
+(``ChunkPump``), joined before the call returns, so that a wait for bytes has a timeout and a
+call's deadline holds end to end. The GET stream runs on a thread of its own (``Listener``).
+Every decision is the core's; this module only performs the steps (see
+``mcpstream._http.core.steps``).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
-from .httpx_clients import LargeReadStream, large_read_stream, make_client
+from .httpx_clients import io_deadline, large_read_stream, make_client
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
 __all__ = ["McpHttpTransport", "NotificationCallback"]
@@ -73,10 +75,24 @@ class McpHttpTransport(
 
     ``connect_timeout_s`` bounds establishing each HTTP connection (TCP and TLS), so that an
     unreachable server fails fast while a call's ``timeout_s`` stays its end-to-end deadline;
-    ``None`` (the default) bounds connecting by the call's deadline alone.
+    ``None`` (the default) bounds connecting by the call's deadline alone. Deadlines hold end to
+    end (connect, TLS, the wait for the head, every read) with the client the transport makes;
+    with a host's ``httpx.Client`` httpx bounds each read of the head by the time left, not the
+    whole wait.
+
+    Limits (see the README's table): ``max_event_bytes`` (64 MiB by default) is the byte budget
+    of one SSE event and of one JSON body, counted after decompression (a larger
+    ``Content-Length`` is refused before reading; ``McpHttpTransportResponseTooLargeError``).
+    ``max_queued_notifications`` (10,000; None: no bound) bounds the queue of
+    ``drain_notifications``: when it is full the oldest notification is dropped, the drops are
+    counted (``dropped_notifications``) and the first one is logged (a warning of the
+    ``mcpstream.transport`` logger). An SSE event id that is not printable ASCII or is longer
+    than 1024 characters is ignored for resumption (``Last-Event-ID``), and the server's
+    ``retry`` is clamped by ``reconnect_policy`` (``min_delay_s`` .. ``max_retry_s``).
 
     ``on_notification`` receives the server's notifications instead of the queue of
-    ``drain_notifications`` (which then stays empty), as soon as each is decoded, in the order
+    ``drain_notifications`` (which then stays empty, and no bound applies), as soon as each is
+    decoded, in the order
     of its stream: notifications on the answer to a call are delivered on the thread that made
     the call, before that call returns; those on the GET stream on the GET stream's thread.
     Callbacks on different threads may therefore run at the same time. A callback that raises
@@ -211,25 +227,30 @@ class McpHttpTransport(
         listener = ex.listener
         trace = listener.trace if listener is not None and listener.owns_client else None
         extensions = {"trace": trace} if trace is not None else None
+        request = with_dpop_proof(self._auth, step.request)
+        deadline = time.monotonic() + request.timeout_s
         try:
-            response = wire.send(ex.client, with_dpop_proof(self._auth, step.request), extensions)
+            with io_deadline(deadline):
+                response = wire.send(ex.client, request, extensions)
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
-        ex.open(response)
+        ex.open(response, deadline)
         return wire.head(response)
 
     def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Bytes | s.Idle | s.Failed:
         assert ex.chunks is not None
         deadline = time.monotonic() + step.wait_s
-        parts: list[bytes] = []
+        body = wire.Snippet(None if step.limit is None else step.limit + 1)
         try:
-            for chunk in ex.chunks:
-                if time.monotonic() >= deadline:
-                    return s.Idle(time.monotonic())
-                parts.append(chunk)
+            with io_deadline(deadline):
+                for chunk in ex.chunks:
+                    if time.monotonic() >= deadline:
+                        return s.Idle(time.monotonic())
+                    if body.full_with(chunk):
+                        break
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
-        return s.Bytes(time.monotonic(), b"".join(parts))
+        return s.Bytes(time.monotonic(), body.data)
 
     def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
         assert ex.response is not None and ex.chunks is not None
@@ -245,11 +266,10 @@ class McpHttpTransport(
             # A read ran out of its wait, which ends the body: the flow's clock ends the stream.
             ex.wake.wait(step.wait_s)
             return s.Idle(time.monotonic())
-        if ex.pump is None and ex.inline_reads < INLINE_READS:
-            stream = large_read_stream(ex.response)
-            if stream is not None:
-                ex.inline_reads += 1
-                return self._read_inline(ex, stream, step.wait_s)
+        inline = ex.pump is None and ex.inline_reads < INLINE_READS
+        if inline and large_read_stream(ex.response) is not None:
+            ex.inline_reads += 1
+            return self._read_inline(ex, step.wait_s)
         if ex.pump is None:
             ex.pump = ChunkPump(ex.response, ex.chunks, name=f"mcpstream-sse-{self.server.id}")
         item = ex.pump.get(step.wait_s)
@@ -265,12 +285,12 @@ class McpHttpTransport(
         return wire.failure(value)
 
     @staticmethod
-    def _read_inline(ex: Exchange, stream: LargeReadStream, wait_s: float) -> s.Outcome:
+    def _read_inline(ex: Exchange, wait_s: float) -> s.Outcome:
         """The next bytes of the body, read on this thread within ``wait_s``."""
         assert ex.chunks is not None
-        stream.read_deadline = time.monotonic() + wait_s
         try:
-            return s.Bytes(time.monotonic(), next(ex.chunks))
+            with io_deadline(time.monotonic() + wait_s):
+                return s.Bytes(time.monotonic(), next(ex.chunks))
         except StopIteration:
             return s.BodyEnd(time.monotonic())
         except httpx.ReadTimeout:
@@ -278,12 +298,11 @@ class McpHttpTransport(
             return s.Idle(time.monotonic())
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
-        finally:
-            stream.read_deadline = None
 
     def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
-        assert ex.response is not None
-        data = read_limited(ex.response, step.limit)
+        assert ex.chunks is not None
+        with io_deadline(ex.deadline):
+            data = read_limited(ex.chunks, step.limit)
         ex.release()
         return s.Bytes(time.monotonic(), data)
 

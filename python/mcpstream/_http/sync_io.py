@@ -144,10 +144,12 @@ class Exchange:
         """Reads of the body made on the flow's thread."""
         self.broken = False
         """True once such a read ran out of its wait, which ends the body."""
+        self.deadline: float | None = None
+        """The deadline of the request whose response is open (for its error body)."""
 
-    def open(self, response: httpx.Response) -> None:
-        self.response, self.chunks = response, response.iter_bytes()
-        self.inline_reads, self.broken = 0, False
+    def open(self, response: httpx.Response, deadline: float | None) -> None:
+        self.response, self.chunks = response, wire.body_chunks(response)
+        self.inline_reads, self.broken, self.deadline = 0, False, deadline
         if self.listener is not None:
             self.listener.track(response)
 
@@ -169,11 +171,12 @@ class Exchange:
         self.release()
 
 
-def read_limited(response: httpx.Response, limit: int) -> bytes:
-    """Read at most about ``limit`` bytes of ``response`` (for error snippets); never raises."""
+def read_limited(chunks: Iterator[bytes], limit: int) -> bytes:
+    """Read at most about ``limit`` bytes of a body's ``chunks`` (for error snippets); never
+    raises."""
     snippet = wire.Snippet(limit)
     with contextlib.suppress(*wire.HTTP_ERRORS):
-        for chunk in response.iter_bytes():
+        for chunk in chunks:
             if snippet.full_with(chunk):
                 break
     return snippet.data

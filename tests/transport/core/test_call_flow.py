@@ -301,7 +301,8 @@ def test_a_failed_reconnection_is_tried_again_and_a_404_then_means_delivered() -
         ]
     )
     with pytest.raises(errors.McpHttpTransportSessionExpiredError, match="resuming") as caught:
-        request(script, protocol(session_id="abc"))
+        # No floor on the delay here: the server's 10 ms as they are.
+        request(script, protocol(session_id="abc", policy=ReconnectPolicy(min_delay_s=0.0)))
     assert caught.value.request_delivered is True
     assert script.sleeps == [0.01, 0.01]
 

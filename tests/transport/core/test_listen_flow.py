@@ -85,7 +85,9 @@ def test_a_failed_background_answer_is_logged_and_the_stream_goes_on(
 
 
 def test_the_server_retry_sets_the_delay_and_fruitless_attempts_give_up() -> None:
-    policy = ReconnectPolicy(max_attempts=2, initial_delay_s=1.0, multiplier=3.0, max_delay_s=5)
+    policy = ReconnectPolicy(
+        max_attempts=2, initial_delay_s=1.0, multiplier=3.0, max_delay_s=5, min_delay_s=0.0
+    )
     answers = [sse_answer(sse(notification("n/1"), id="g1", retry=40))]
     answers += [failure(), sse_answer(Pause(1), Fail()), failure()]
     script = Script(answers)

@@ -29,9 +29,15 @@ from __future__ import annotations
 from .exchange import CallExchange
 from .flows import Stepper, answer_flow, call_flow, delete_flow, listen_flow
 from .listen import ListenStream
-from .protocol import INITIALIZED_NOTIFICATION, McpHttpProtocol, ReconnectPolicy
+from .protocol import (
+    DEFAULT_MAX_QUEUED_NOTIFICATIONS,
+    INITIALIZED_NOTIFICATION,
+    McpHttpProtocol,
+    ReconnectPolicy,
+)
 
 __all__ = [
+    "DEFAULT_MAX_QUEUED_NOTIFICATIONS",
     "INITIALIZED_NOTIFICATION",
     "CallExchange",
     "ListenStream",

@@ -23,6 +23,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..._text import sanitize
+
 __all__ = [
     "HEADER_MISMATCH",
     "LEGACY_VERSIONS",
@@ -273,7 +275,8 @@ def filter_tools(tools: Any) -> tuple[list[Any], dict[str, HeaderPaths]]:
         try:
             paths = tool_header_paths(tool.get("inputSchema"))
         except InvalidToolHeaders as exc:
-            logger.warning("tools/list: leaving out the tool %r: %s", tool.get("name"), exc)
+            name = sanitize(repr(tool.get("name")))
+            logger.warning("tools/list: leaving out the tool %s: %s", name, sanitize(exc))
             continue
         if paths and isinstance(tool.get("name"), str):
             annotated[tool["name"]] = paths

@@ -13,6 +13,7 @@ from ...errors import (
     McpHttpTransportError,
     McpHttpTransportProtocolError,
     McpHttpTransportSessionExpiredError,
+    SseEventTooLargeError,
 )
 from ...jsonrpc import (
     JsonRpcId,
@@ -27,6 +28,7 @@ from .protocol import (
     Resume,
     mark_delivered,
     normalized_content_type,
+    resumable_event_id,
 )
 from .steps import Failed
 
@@ -143,20 +145,34 @@ class CallExchange:
             )
         if message.id != self.expected_id:
             raise self._protocol_error(
-                f"the server answered with the JSON-RPC id {message.id!r} while '{method}' "
-                f"waits for {self.expected_id!r}"
+                f"the server answered with the JSON-RPC id {self.protocol.quote(message.id)} "
+                f"while '{method}' waits for {self.expected_id!r}"
             )
         self.response = message
         return []
 
+    def check_length(self, headers: Mapping[str, str]) -> None:
+        """Refuse, before reading it, a JSON body whose ``Content-Length`` passes the byte
+        budget (``max_event_bytes``)."""
+        limit = self.protocol.max_event_bytes
+        length = headers.get("content-length", "")
+        if limit is not None and length.isdigit() and int(length) > limit:
+            raise self.protocol.too_large_error(
+                f"the JSON answer to '{self.method}' (Content-Length {int(length)})", limit
+            )
+
     def take_json_body(self, body: bytes) -> None:
         """Process an ``application/json`` body (server requests are not accepted there).
+        A body past the byte budget (the driver stops reading a little after it) is refused.
 
         A JSON body answering a notification is discarded unread: the spec has servers answer
         notifications with 202 and no body, but some answer 200 with a placeholder (the MCP
         conformance suite sends ``{"jsonrpc": "2.0", "result": {}}``), and the official SDKs
         ignore it. Nothing in such a body is addressed to the client.
         """
+        limit = self.protocol.max_event_bytes
+        if limit is not None and len(body) > limit:
+            raise self.protocol.too_large_error(f"the JSON answer to '{self.method}'", limit)
         if not self.expects_response:
             return
         if not body.strip():
@@ -197,7 +213,7 @@ class CallExchange:
     def _note_ids(self, decoder: codec.SseDecoder) -> bool:
         """Copy the decoder's last event id and retry; True when the event id moved on."""
         advanced = False
-        event_id = decoder.last_event_id
+        event_id = resumable_event_id(decoder.last_event_id)
         if event_id is not None and event_id != self.last_event_id:
             self.last_event_id = event_id
             advanced = True
@@ -280,15 +296,22 @@ class SseBody:
         return requests
 
     def feed(self, chunk: bytes, now: float) -> list[JsonRpcRequest]:
-        """Take body bytes; return the server requests they completed, to be answered."""
-        self.last_activity = now
+        """Take body bytes; return the server requests they completed, to be answered. Bytes
+        that neither complete nor start an event (comments, blank lines) are no activity: a
+        server sending comments more often than the quiet window does not hold the call."""
         try:
             events = self._decoder.feed_jsonrpc(chunk)
         except CodecError as exc:
             raise self._decode_error(exc) from exc
+        if events or self._decoder.event_in_progress:
+            self.last_activity = now
         return self._take_events(events)
 
     def _decode_error(self, exc: CodecError) -> McpHttpTransportError:
+        if isinstance(exc, SseEventTooLargeError):
+            return self.call.protocol.too_large_error(
+                f"an SSE event of the answer to '{self.call.method}'", exc.limit
+            )
         return self.call.protocol.error(
             f"the event stream of '{self.call.method}' could not be decoded: {exc}",
             McpHttpTransportProtocolError,
@@ -297,8 +320,9 @@ class SseBody:
     def wait_s(self, now: float) -> float | None:
         """How long to wait for more bytes; None when the call is complete (quiet window over).
 
-        Raises the call's timeout error once its deadline has passed without a response, or
-        with an event still half-received after it.
+        Raises the call's timeout error once its deadline has passed without a response. After
+        the response, the deadline ends the call with it (trailing bytes still coming, an
+        event half-received, are left unread).
         """
         call = self.call
         remaining = call.deadline - now
@@ -307,7 +331,7 @@ class SseBody:
                 raise call.timeout_error()
             return remaining
         if remaining <= 0:
-            raise call.timeout_error()
+            return None
         if self._decoder.event_in_progress:
             return remaining
         quiet_until = self.last_activity + QUIET_WINDOW_S

@@ -252,7 +252,8 @@ def _take_post_answer(
     if kind is BodyKind.UNTYPED and (yield from _snippet(call)).strip():
         raise protocol.untyped_body_error(call.method)
     if kind is BodyKind.JSON:
-        read = ReadBody(call.remaining_s(call.now))
+        call.check_length(head.headers)
+        read = ReadBody(call.remaining_s(call.now), protocol.max_event_bytes)
         outcome = yield from _expect(read, Bytes, Idle, Failed)
         call.now = outcome.now
         if isinstance(outcome, Idle):

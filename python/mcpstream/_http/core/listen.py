@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from ... import codec
 from ...jsonrpc import JsonRpcNotification, JsonRpcRequest, build_jsonrpc_request
-from .protocol import McpHttpProtocol, logger, normalized_content_type
+from .protocol import McpHttpProtocol, logger, normalized_content_type, resumable_event_id
 from .steps import HttpRequest
 
 __all__ = ["LISTEN_FILTER", "ListenStream"]
@@ -91,10 +91,10 @@ class ListenStream:
             return False
         if not 200 <= status_code < 300 or content_type != "text/event-stream":
             logger.info(
-                "server %r refused the GET stream (HTTP %s, %r)",
+                "server %r refused the GET stream (HTTP %s, %s)",
                 self.protocol.server.id,
                 status_code,
-                content_type,
+                self.protocol.quote(content_type),
             )
             return False
         self._decoder = codec.SseDecoder(self.protocol.max_event_bytes)
@@ -138,10 +138,11 @@ class ListenStream:
                         "server %r sent a response on its GET stream; ignored",
                         self.protocol.server.id,
                     )
-        if self._decoder.last_event_id is not None:
-            if self._decoder.last_event_id != self.last_event_id:
+        event_id = resumable_event_id(self._decoder.last_event_id)
+        if event_id is not None:
+            if event_id != self.last_event_id:
                 self._delivered = True
-            self.last_event_id = self._decoder.last_event_id
+            self.last_event_id = event_id
         if self._decoder.retry_ms is not None:
             self.retry_ms = self._decoder.retry_ms
         return requests

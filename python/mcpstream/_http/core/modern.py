@@ -337,13 +337,14 @@ def _initialized(protocol: McpHttpProtocol, response: JsonRpcResponse | None) ->
     assert response is not None
     if response.error is not None or not isinstance(response.result, dict):
         raise protocol.error(
-            f"initialize failed: {response.error or response.result!r}",
+            f"initialize failed: {protocol.quote(response.error or response.result)}",
             McpHttpTransportProtocolError,
         )
     version = response.result.get("protocolVersion")
     if not isinstance(version, str) or version not in era.LEGACY_VERSIONS:
         raise protocol.error(
-            f"the server chose protocol version {version!r}, which this client does not speak",
+            f"the server chose protocol version {protocol.quote(version)}, which this client "
+            "does not speak",
             McpHttpTransportProtocolError,
         )
     protocol.set_protocol_version(version)

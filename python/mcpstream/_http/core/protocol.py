@@ -5,6 +5,7 @@ requests. The flows (``flows``) consult it at every step."""
 from __future__ import annotations
 
 import logging
+import threading
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -12,12 +13,14 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from ... import __version__
+from ..._text import sanitize
 from ...errors import (
     CodecError,
     McpHttpTransportAuthRequiredError,
     McpHttpTransportError,
     McpHttpTransportProtocolError,
     McpHttpTransportRemoteError,
+    McpHttpTransportResponseTooLargeError,
     McpHttpTransportSessionExpiredError,
     McpHttpTransportTimeoutError,
 )
@@ -44,11 +47,15 @@ if TYPE_CHECKING:
     from .modern import ModernState
 
 __all__ = [
+    "ACCEPT_ENCODING",
     "ACCEPT_HEADER",
     "AUTH_CHALLENGE_STATUSES",
+    "DEFAULT_MAX_QUEUED_NOTIFICATIONS",
     "DELETE_TIMEOUT_S",
     "ERROR_BODY_READ_LIMIT",
+    "EVENT_ID_MAX_CHARS",
     "INITIALIZED_NOTIFICATION",
+    "MESSAGE_CHAR_LIMIT",
     "QUIET_WINDOW_S",
     "USER_AGENT",
     "BodyKind",
@@ -58,11 +65,15 @@ __all__ = [
     "ServerRequestReply",
     "mark_delivered",
     "normalized_content_type",
+    "resumable_event_id",
 ]
 
 logger = logging.getLogger("mcpstream.transport")
 
 ACCEPT_HEADER = "application/json, text/event-stream"
+ACCEPT_ENCODING = "gzip, deflate"
+"""The content codings asked for: the ones the drivers decode piece by piece within the byte
+budget (``wire.BodyDecoder``); httpx would add ``br``/``zstd`` when their packages are present."""
 USER_AGENT = f"mcpstream/{__version__}"
 QUIET_WINDOW_S = 0.1
 """After the response of an open-ended SSE stream, the stream is read on until it has been quiet
@@ -70,11 +81,31 @@ QUIET_WINDOW_S = 0.1
 ERROR_BODY_READ_LIMIT = 16 * 1024
 """At most this many bytes of an error response are read, for the snippet in the message."""
 DELETE_TIMEOUT_S = 2.0
+"""The deadline of the DELETE that ends the session (at most the call timeout), end to end."""
+DEFAULT_MAX_QUEUED_NOTIFICATIONS = 10_000
+"""The default bound of the queue of ``drain_notifications`` (``max_queued_notifications``)."""
+MESSAGE_CHAR_LIMIT = 2000
+"""Error messages are cut to this many characters (server text in them is cut shorter)."""
+EVENT_ID_MAX_CHARS = 1024
+"""The longest SSE event id kept for ``Last-Event-ID`` (see ``resumable_event_id``)."""
 INITIALIZED_NOTIFICATION = "notifications/initialized"
 _SESSION_ID_CHARS = frozenset(chr(code) for code in range(0x21, 0x7F))
 
 AUTH_CHALLENGE_STATUSES = frozenset({401, 403})
 """The statuses a transport hands to its auth hook before mapping them to errors."""
+_EVENT_ID_CHARS = frozenset(chr(code) for code in range(0x20, 0x7F))
+
+
+def resumable_event_id(event_id: str | None) -> str | None:
+    """``event_id`` if it can be sent back as ``Last-Event-ID``, else None: an id with
+    characters outside printable ASCII (which no HTTP header can carry as they are) or longer
+    than ``EVENT_ID_MAX_CHARS`` is ignored, as if the event had none; a stream of such ids
+    cannot be resumed."""
+    if event_id is None or len(event_id) > EVENT_ID_MAX_CHARS:
+        return None
+    if event_id.isascii() and event_id.isprintable():
+        return event_id
+    return None
 
 
 def mark_delivered(error: McpHttpTransportError) -> McpHttpTransportError:
@@ -95,23 +126,29 @@ def mark_delivered(error: McpHttpTransportError) -> McpHttpTransportError:
 class ReconnectPolicy:
     """How an SSE stream that ended early is resumed (SEP-1699).
 
-    The server's ``retry`` field, when it sent one, is the delay before reconnecting; otherwise
-    the delay starts at ``initial_delay_s`` and is multiplied by ``multiplier`` per attempt, up
-    to ``max_delay_s``. At most ``max_attempts`` reconnections in a row may bring nothing new
-    (no new event id) before the stream is given up.
+    The server's ``retry`` field, when it sent one, is the delay before reconnecting, clamped to
+    ``min_delay_s`` .. ``max_retry_s`` (``retry: 0`` does not reconnect in a loop, a huge one
+    does not overflow); otherwise the delay starts at ``initial_delay_s`` and is multiplied by
+    ``multiplier`` per attempt, up to ``max_delay_s``. At most ``max_attempts`` reconnections in
+    a row may bring nothing new (no new event id) before the stream is given up.
     """
 
     max_attempts: int = 5
     initial_delay_s: float = 0.5
     max_delay_s: float = 8.0
     multiplier: float = 2.0
+    min_delay_s: float = 0.1
+    max_retry_s: float = 60.0
 
     def delay_s(self, *, attempt: int, retry_ms: int | None) -> float:
         """The delay before reconnection number ``attempt`` (1 for the first)."""
         if retry_ms is not None:
-            return retry_ms / 1000.0
-        delay = self.initial_delay_s * self.multiplier ** max(attempt - 1, 0)
-        return float(min(delay, self.max_delay_s))
+            # Clamped as an int first: a retry of a thousand digits is no float.
+            delay = min(max(retry_ms, 0), int(self.max_retry_s * 1000)) / 1000.0
+        else:
+            exponent = min(max(attempt - 1, 0), 64)
+            delay = min(self.initial_delay_s * self.multiplier**exponent, self.max_delay_s)
+        return float(max(delay, self.min_delay_s))
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +202,7 @@ class McpHttpProtocol:
         max_event_bytes: int | None,
         reconnect_policy: ReconnectPolicy,
         connect_timeout_s: float | None = None,
+        max_queued_notifications: int | None = DEFAULT_MAX_QUEUED_NOTIFICATIONS,
     ) -> None:
         if server.transport != "http":
             raise McpHttpTransportError(
@@ -196,15 +234,45 @@ class McpHttpProtocol:
         self.modern: ModernState | None = None
         """Set while the transport speaks (or probes) the stateless era: requests are stamped
         (``modern``), and a 4xx carrying a JSON-RPC error is the request's response."""
-        self._notifications: deque[JsonRpcNotification] = deque()
+        if max_queued_notifications is not None and not max_queued_notifications > 0:
+            raise ValueError("max_queued_notifications must be greater than 0, or None")
+        self._notifications: deque[JsonRpcNotification] = deque(maxlen=max_queued_notifications)
+        self._notifications_lock = threading.Lock()
+        self.dropped_notifications = 0
+        """Queued notifications dropped (the oldest first) because the queue was full."""
 
     # -- messages and errors -------------------------------------------------------------------
 
     def error(
         self, message: str, kind: type[McpHttpTransportError] = McpHttpTransportError
     ) -> McpHttpTransportError:
-        """An error of class ``kind`` whose message names the server (id, redacted URL)."""
-        return kind(f"MCP server '{self.server.id}' at {self.redacted_url}: {message}")
+        """An error of class ``kind`` whose message names the server (id, redacted URL).
+
+        The one place server text reaches a message: control characters are escaped and the
+        message is cut to ``MESSAGE_CHAR_LIMIT`` (callers cut long server values shorter, see
+        ``quote``)."""
+        return kind(self._message(message))
+
+    def _message(self, message: str) -> str:
+        text = f"MCP server '{self.server.id}' at {self.redacted_url}: {message}"
+        return sanitize(text, MESSAGE_CHAR_LIMIT)
+
+    @staticmethod
+    def quote(value: object, limit: int = 200) -> str:
+        """``repr(value)`` as an excerpt of at most about ``limit`` characters, for a message
+        (a 4 MiB id becomes its first characters, marked as cut)."""
+        if isinstance(value, str) and len(value) > limit:
+            value = value[: limit + 1]  # the excess still shows as cut
+        try:
+            text = repr(value)
+        except ValueError:  # an int past ``sys.get_int_max_str_digits``
+            text = f"<{type(value).__name__} too long to show>"
+        return sanitize(text, limit)
+
+    def too_large_error(self, what: str, limit: int) -> McpHttpTransportResponseTooLargeError:
+        """The error for a body or event past the byte budget ``limit``."""
+        message = self._message(f"{what} exceeds the limit of {limit} bytes (max_event_bytes)")
+        return McpHttpTransportResponseTooLargeError(message, limit)
 
     def scrub(self, text: str) -> str:
         """``text`` with the server's full URL replaced by its redacted form and every echo of a
@@ -313,6 +381,7 @@ class McpHttpProtocol:
     def _common_headers(self, *, authorization: str | None) -> dict[str, str]:
         headers = dict(self.server.headers)
         headers["User-Agent"] = USER_AGENT
+        headers["Accept-Encoding"] = ACCEPT_ENCODING
         if authorization is not None:
             # The hook's credentials replace a static Authorization header, however it is spelt.
             for name in [name for name in headers if name.lower() == "authorization"]:
@@ -430,7 +499,7 @@ class McpHttpProtocol:
         if content_type == "text/event-stream":
             return BodyKind.SSE
         raise self.error(
-            f"the answer to '{method}' has the unsupported content type {content_type!r}",
+            f"the answer to '{method}' has the unsupported content type {self.quote(content_type)}",
             McpHttpTransportProtocolError,
         )
 
@@ -448,21 +517,34 @@ class McpHttpProtocol:
     ) -> tuple[JsonRpcNotification, ...]:
         """Take the notifications a stream just carried (emptying ``notifications``): queued
         for ``drain_notifications``, or, when they are pushed, returned to be delivered."""
+        if not notifications:
+            return ()
         taken = tuple(notifications)
         notifications.clear()
         if self.push_notifications:
             return taken
-        self._notifications.extend(taken)
+        queue = self._notifications
+        with self._notifications_lock:
+            before = len(queue)
+            queue.extend(taken)  # a full queue drops its oldest (``maxlen``)
+            dropped = before + len(taken) - len(queue)
+            first_drop = dropped > 0 and self.dropped_notifications == 0
+            self.dropped_notifications += dropped
+        if first_drop:
+            logger.warning(
+                "the notification queue of server %r is full (%d): dropping the oldest ones "
+                "(drain_notifications, or give the transport on_notification)",
+                self.server.id,
+                queue.maxlen,
+            )
         return ()
 
     def drain_notifications(self) -> tuple[JsonRpcNotification, ...]:
         """Take every queued notification, oldest first."""
-        drained: list[JsonRpcNotification] = []
-        while True:
-            try:
-                drained.append(self._notifications.popleft())
-            except IndexError:
-                return tuple(drained)
+        with self._notifications_lock:
+            drained = tuple(self._notifications)
+            self._notifications.clear()
+        return drained
 
     # -- server-initiated requests -------------------------------------------------------------
 

@@ -83,9 +83,11 @@ class Send:
 @dataclass(frozen=True, slots=True)
 class ReadBody:
     """Read the open response's body to its end within ``wait_s``: ``Bytes``, ``Idle`` (the wait
-    ran out) or ``Failed``."""
+    ran out) or ``Failed``. ``limit`` (None: none): stop reading once more than ``limit`` bytes
+    (decompressed) came, and answer with those (the flow refuses them)."""
 
     wait_s: float
+    limit: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
