@@ -1,6 +1,6 @@
-"""Fixtures of the hostile-input tests: a private config dir (the OAuth suite's), and
-``hostile(routes)``, which starts a :class:`~.server.HostileServer` that is stopped after the
-test."""
+"""Fixtures of the hostile-input tests: a private config dir (the OAuth suite's), the
+transports of the transport suite (``make_transport``, sync and async), and ``hostile(routes)``,
+which starts a :class:`~.server.HostileServer` that is stopped after the test."""
 
 from __future__ import annotations
 
@@ -10,10 +10,18 @@ from typing import Any
 import pytest
 
 from tests.oauth.conftest import config_dir
+from tests.transport.conftest import event_loop_thread, make_transport, transport_kind
 
 from .server import HostileServer, Route
 
-__all__ = ["Serve", "config_dir", "hostile"]
+__all__ = [
+    "Serve",
+    "config_dir",
+    "event_loop_thread",
+    "hostile",
+    "make_transport",
+    "transport_kind",
+]
 
 Serve = Callable[..., HostileServer]
 

@@ -15,6 +15,7 @@ import json
 import socket
 import threading
 import time
+import zlib
 from collections.abc import Callable
 from typing import Any
 
@@ -89,6 +90,25 @@ class Connection:
         """A JSON response."""
         self.respond(json.dumps(value).encode(), **kwargs)
 
+    @property
+    def jsonrpc(self) -> dict[str, Any]:
+        """The JSON-RPC message of a POST (``{}`` for another request)."""
+        if not self.body:
+            return {}
+        message: dict[str, Any] = json.loads(self.body)
+        return message
+
+    def stream_head(self, headers: dict[str, str] | None = None) -> bool:
+        """The head of an SSE answer whose body ends when the connection does."""
+        merged = {"Content-Type": "text/event-stream", "Connection": "close"}
+        merged.update(headers or {})
+        return self.send(response_head("200 OK", merged))
+
+    def end(self) -> None:
+        """Close the connection (the end of a body without a length)."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
 
 def response_head(status: str, headers: dict[str, str]) -> bytes:
     """The status line and headers of a response."""
@@ -96,9 +116,44 @@ def response_head(status: str, headers: dict[str, str]) -> bytes:
     return "\r\n".join(lines).encode("latin-1")
 
 
-def gzip_bomb(size: int) -> bytes:
-    """``size`` bytes of spaces, gzip-compressed (a thousand to one)."""
-    return gzip.compress(b" " * size, compresslevel=9)
+def gzip_bomb(size: int, *, prefix: bytes = b"", coding: str = "gzip") -> bytes:
+    """``prefix`` and ``size`` bytes of spaces, compressed (a thousand to one) with ``coding``
+    (``gzip``, or ``deflate``: zlib-wrapped), made a MiB at a time."""
+    if size <= 1 << 20 and not prefix and coding == "gzip":
+        return gzip.compress(b" " * size, compresslevel=9)
+    wbits = zlib.MAX_WBITS | 16 if coding == "gzip" else zlib.MAX_WBITS
+    compressor = zlib.compressobj(9, zlib.DEFLATED, wbits)
+    block = b" " * (1 << 20)
+    parts = [compressor.compress(prefix)]
+    parts.extend(compressor.compress(block) for _ in range(max(size >> 20, 1)))
+    parts.append(compressor.flush())
+    return b"".join(parts)
+
+
+def sse_event(data: Any, *, event_id: str | None = None, retry: int | None = None) -> bytes:
+    """One SSE event carrying ``data`` as JSON (``event_id``, ``retry``: its fields)."""
+    lines = []
+    if retry is not None:
+        lines.append(f"retry: {retry}")
+    if event_id is not None:
+        lines.append(f"id: {event_id}")
+    lines.append(f"data: {json.dumps(data)}")
+    return ("\n".join(lines) + "\n\n").encode()
+
+
+def notification(method: str = "notifications/message", **params: Any) -> dict[str, Any]:
+    """A JSON-RPC notification."""
+    return {"jsonrpc": "2.0", "method": method, "params": params}
+
+
+def result(request_id: Any, value: Any = "ok") -> dict[str, Any]:
+    """A JSON-RPC result."""
+    return {"jsonrpc": "2.0", "id": request_id, "result": value}
+
+
+def chunked(*parts: bytes) -> bytes:
+    """``parts`` as a chunked transfer-encoded body, with its last chunk."""
+    return b"".join(b"%x\r\n%s\r\n" % (len(part), part) for part in parts) + b"0\r\n\r\n"
 
 
 class HostileServer:

@@ -499,7 +499,8 @@ class McpHttpProtocol:
         if content_type == "text/event-stream":
             return BodyKind.SSE
         raise self.error(
-            f"the answer to '{method}' has the unsupported content type {self.quote(content_type)}",
+            f"the answer to '{method}' has the unsupported content type "
+            f"{self.quote(content_type)}",
             McpHttpTransportProtocolError,
         )
 
