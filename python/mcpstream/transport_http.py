@@ -13,8 +13,12 @@ to the session, which renews the credentials and says whether to send the reques
 its OAuth errors (``McpOAuthError``, which name ``mcpstream auth login``) reach the caller as
 they are.
 
-Notifications from the server are queued for ``drain_notifications``, or, with an
-``on_notification`` callback, pushed to it as soon as they are decoded (see each class).
+Notifications from the server are queued for ``drain_notifications`` (at most
+``max_queued_notifications``, 10,000 by default: when the queue is full the oldest is dropped,
+counted in ``dropped_notifications`` and the first drop logged), or, with an
+``on_notification`` callback, pushed to it as soon as they are decoded, with no queue (see each
+class). Every limit (deadlines, the byte budget of a body, the queue, event ids, ``retry``) is
+in the README's "Limits" table and the class docstrings.
 
 Where things are: every protocol decision and the order of the steps live in the I/O-free core
 (``mcpstream._http.core``); ``mcpstream._http.sync`` and ``mcpstream._http.aio`` are the drivers

@@ -52,6 +52,19 @@ def test_a_large_tool_result_arrives_intact(
     assert "\u2028" in text and "\U0001f600" in text
 
 
+@pytest.mark.parametrize("mode", MODES)
+def test_a_16_mib_text_tool_result_passes_with_the_default_limits(
+    make_transport: Any, mcp_server_urls: dict[str, str], mode: str
+) -> None:
+    # About 23 MiB of UTF-8 per copy of the text; the SDK repeats it in structuredContent.
+    transport = make_transport(mcp_server_urls[mode])
+    initialize(transport)
+    size = 16 * 1024 * 1024
+    result = call_tool(transport, "big_text", {"size": size}, timeout_s=120)
+    assert len(tool_text(result)) == size
+    assert result.get("structuredContent", {}).get("result", tool_text(result)) == tool_text(result)
+
+
 def test_progress_notifications_are_queued_in_order_before_the_response(
     make_transport: Any, mcp_server_urls: dict[str, str]
 ) -> None:
