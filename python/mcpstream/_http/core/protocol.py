@@ -498,9 +498,9 @@ class McpHttpProtocol:
             return BodyKind.JSON
         if content_type == "text/event-stream":
             return BodyKind.SSE
+        quoted = self.quote(content_type)
         raise self.error(
-            f"the answer to '{method}' has the unsupported content type "
-            f"{self.quote(content_type)}",
+            f"the answer to '{method}' has the unsupported content type {quoted}",
             McpHttpTransportProtocolError,
         )
 
