@@ -23,6 +23,7 @@ import resource
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -60,6 +61,34 @@ def _serve(hostile: Serve, route: Callable[[Connection], None]) -> tuple[Hostile
 
 def _call(transport: Any, timeout_s: float = 5.0) -> Any:
     return transport.request(method="tools/call", params={"name": "t"}, timeout_s=timeout_s)
+
+
+@dataclass
+class Failure:
+    """What a failing call raised (``error``), how long it took, and the server's log."""
+
+    error: BaseException
+    elapsed_s: float
+    server: HostileServer
+
+
+def _failing_call(
+    hostile: Serve,
+    make_transport: MakeTransport,
+    route: Callable[[Connection], None],
+    expected: type[BaseException],
+    *,
+    timeout_s: float = 5.0,
+    match: str | None = None,
+    **options: Any,
+) -> Failure:
+    """Call a server of one ``route`` (no GET stream); the call must raise ``expected``."""
+    server, url = _serve(hostile, route)
+    transport = make_transport(url, listen=False, **options)
+    started = time.monotonic()
+    with pytest.raises(expected, match=match) as raised:
+        _call(transport, timeout_s=timeout_s)
+    return Failure(raised.value, time.monotonic() - started, server)
 
 
 def _session_route(
@@ -100,6 +129,26 @@ def _open_session(transport: Any) -> None:
     transport.send_notification(method="notifications/initialized", params=None)
 
 
+def _in_session(
+    hostile: Serve, make_transport: MakeTransport, get: Callable[[Connection], None], **options: Any
+) -> Any:
+    """A transport in a session with a server whose GET stream is ``get``."""
+    _, url = _serve(hostile, _session_route(get=get))
+    transport = make_transport(url, **options)
+    _open_session(transport)
+    return transport
+
+
+def _timed(gets: list[float], then: Callable[[Connection], None]) -> Callable[[Connection], None]:
+    """``then``, a GET route, recording in ``gets`` when each GET came."""
+
+    def get(conn: Connection) -> None:
+        gets.append(time.monotonic())
+        then(conn)
+
+    return get
+
+
 def _wait_for(predicate: Callable[[], bool], timeout_s: float) -> None:
     deadline = time.monotonic() + timeout_s
     while not predicate():
@@ -117,12 +166,10 @@ def _trickle_head(conn: Connection) -> None:
 def test_a_call_obeys_its_timeout_when_the_headers_are_trickled(
     hostile: Serve, make_transport: MakeTransport
 ) -> None:
-    _, url = _serve(hostile, _trickle_head)
-    transport = make_transport(url, listen=False)
-    started = time.monotonic()
-    with pytest.raises(McpHttpTransportTimeoutError):
-        _call(transport, timeout_s=1.0)
-    assert time.monotonic() - started < 4.0
+    failure = _failing_call(
+        hostile, make_transport, _trickle_head, McpHttpTransportTimeoutError, timeout_s=1.0
+    )
+    assert failure.elapsed_s < 4.0
 
 
 def test_close_bounds_the_delete_when_its_headers_are_trickled(
@@ -142,13 +189,10 @@ def test_each_get_of_the_stream_obeys_its_deadline_when_the_headers_are_trickled
 ) -> None:
     gets: list[float] = []
 
-    def get(conn: Connection) -> None:
-        gets.append(time.monotonic())
+    def trickle(conn: Connection) -> None:
         conn.trickle(response_head("200 OK", {**PADDED_HEAD}), 0.2)
 
-    _, url = _serve(hostile, _session_route(get=get))
-    transport = make_transport(url, call_timeout_s=1.0)
-    _open_session(transport)
+    transport = _in_session(hostile, make_transport, _timed(gets, trickle), call_timeout_s=1.0)
     _wait_for(lambda: len(gets) >= 2, timeout_s=10.0)
     # The first GET waited 1 s for its head, then the policy's first delay (0.5 s).
     assert gets[1] - gets[0] < 4.0
@@ -214,13 +258,18 @@ def _oversized(kind: str) -> Callable[[Connection], None]:
 def test_a_body_past_the_byte_budget_is_refused_after_decompression_within_bounded_memory(
     hostile: Serve, make_transport: MakeTransport, kind: str
 ) -> None:
-    _, url = _serve(hostile, _oversized(kind))
-    transport = make_transport(url, listen=False, max_event_bytes=1 * MiB)
     peak_before_kib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
-    with pytest.raises(McpHttpTransportResponseTooLargeError) as raised:
-        _call(transport, timeout_s=20.0)
-    assert raised.value.limit == 1 * MiB
-    assert "max_event_bytes" in str(raised.value)
+    error = _failing_call(
+        hostile,
+        make_transport,
+        _oversized(kind),
+        McpHttpTransportResponseTooLargeError,
+        timeout_s=20.0,
+        max_event_bytes=1 * MiB,
+    ).error
+    assert isinstance(error, McpHttpTransportResponseTooLargeError)
+    assert error.limit == 1 * MiB
+    assert "max_event_bytes" in str(error)
     # Decompressed whole, the bomb would take 128 MiB at least (and httpx decompresses each
     # 256 KiB read at once: some 250 MiB); piece by piece, a few MiB.
     growth_mib = (resource.getrusage(resource.RUSAGE_SELF).ru_maxrss - peak_before_kib) / 1024
@@ -230,13 +279,17 @@ def test_a_body_past_the_byte_budget_is_refused_after_decompression_within_bound
 def test_a_2_gib_content_length_is_refused_before_reading_with_the_default_budget(
     hostile: Serve, make_transport: MakeTransport
 ) -> None:
-    _, url = _serve(hostile, _oversized("json-length"))
-    transport = make_transport(url, listen=False)
-    started = time.monotonic()
-    with pytest.raises(McpHttpTransportResponseTooLargeError, match="Content-Length") as raised:
-        _call(transport, timeout_s=10.0)
-    assert raised.value.limit == 64 * MiB
-    assert time.monotonic() - started < 3.0
+    failure = _failing_call(
+        hostile,
+        make_transport,
+        _oversized("json-length"),
+        McpHttpTransportResponseTooLargeError,
+        timeout_s=10.0,
+        match="Content-Length",
+    )
+    assert isinstance(failure.error, McpHttpTransportResponseTooLargeError)
+    assert failure.error.limit == 64 * MiB
+    assert failure.elapsed_s < 3.0
 
 
 # -- 4: a bounded notification queue -------------------------------------------------------------
@@ -283,9 +336,9 @@ def _flooding_get() -> Callable[[Connection], None]:
 def test_a_notification_flood_on_the_get_stream_keeps_the_newest_within_the_bound(
     hostile: Serve, make_transport: MakeTransport
 ) -> None:
-    _, url = _serve(hostile, _session_route(get=_flooding_get()))
-    transport = make_transport(url, max_queued_notifications=QUEUE)
-    _open_session(transport)
+    transport = _in_session(
+        hostile, make_transport, _flooding_get(), max_queued_notifications=QUEUE
+    )
     _wait_for(lambda: transport.dropped_notifications == FLOOD - QUEUE, timeout_s=30.0)
     queued = transport.drain_notifications()
     assert [n.params["n"] for n in queued] == list(range(FLOOD - QUEUE, FLOOD))
@@ -295,9 +348,13 @@ def test_the_callback_route_gets_every_notification_of_a_flood_without_a_queue(
     hostile: Serve, make_transport: MakeTransport
 ) -> None:
     received: list[Any] = []
-    _, url = _serve(hostile, _session_route(get=_flooding_get()))
-    transport = make_transport(url, max_queued_notifications=QUEUE, on_notification=received.append)
-    _open_session(transport)
+    transport = _in_session(
+        hostile,
+        make_transport,
+        _flooding_get(),
+        max_queued_notifications=QUEUE,
+        on_notification=received.append,
+    )
     _wait_for(lambda: len(received) == FLOOD, timeout_s=30.0)
     assert transport.dropped_notifications == 0
     assert transport.drain_notifications() == ()
@@ -309,26 +366,31 @@ def test_the_callback_route_gets_every_notification_of_a_flood_without_a_queue(
 def test_a_4_mib_response_id_becomes_a_short_excerpt_in_the_message(
     hostile: Serve, make_transport: MakeTransport
 ) -> None:
-    _, url = _serve(hostile, lambda conn: conn.json(result("x" * (4 * MiB))))
-    transport = make_transport(url, listen=False)
-    with pytest.raises(McpHttpTransportProtocolError, match="JSON-RPC id 'xxx") as raised:
-        _call(transport)
-    assert len(str(raised.value)) < 1000
-    assert "truncated" in str(raised.value)
+    message = str(
+        _failing_call(
+            hostile,
+            make_transport,
+            lambda conn: conn.json(result("x" * (4 * MiB))),
+            McpHttpTransportProtocolError,
+            match="JSON-RPC id 'xxx",
+        ).error
+    )
+    assert len(message) < 1000
+    assert "truncated" in message
 
 
 def test_control_characters_of_an_error_body_are_escaped_in_the_message(
     hostile: Serve, make_transport: MakeTransport
 ) -> None:
     body = b"\x1b]0;pwned\x07\x1b[31mboom\x1b[0m\r\nX-Injected: 1\x00" + b"!" * 100_000
-    _, url = _serve(
-        hostile,
-        lambda conn: conn.respond(body, status="500 Oops", content_type="text/plain"),
+    message = str(
+        _failing_call(
+            hostile,
+            make_transport,
+            lambda conn: conn.respond(body, status="500 Oops", content_type="text/plain"),
+            McpHttpTransportRemoteError,
+        ).error
     )
-    transport = make_transport(url, listen=False)
-    with pytest.raises(McpHttpTransportRemoteError) as raised:
-        _call(transport)
-    message = str(raised.value)
     assert not any(ord(char) < 0x20 or 0x7F <= ord(char) < 0xA0 for char in message)
     assert "\\x1b[31mboom" in message
     assert len(message) < 2500
@@ -347,11 +409,10 @@ def test_a_non_ascii_event_id_is_not_used_for_resumption(
         conn.send(f"id: \u00e9t\u00e9\ndata: {NOTIFICATION_N}\n\n".encode())
         conn.end()
 
-    server, url = _serve(hostile, post)
-    transport = make_transport(url, listen=False)
-    with pytest.raises(McpHttpTransportProtocolError, match="ended before the response"):
-        _call(transport)
-    assert [method for method, _ in server.requests] == ["POST"]
+    failure = _failing_call(
+        hostile, make_transport, post, McpHttpTransportProtocolError, match="ended before"
+    )
+    assert [method for method, _ in failure.server.requests] == ["POST"]
 
 
 def test_the_get_stream_drops_a_non_ascii_event_id_and_reconnects_without_it(
@@ -368,9 +429,7 @@ def test_the_get_stream_drops_a_non_ascii_event_id_and_reconnects_without_it(
         else:
             conn.respond(b"", status="405 Method Not Allowed", content_type="text/plain")
 
-    _, url = _serve(hostile, _session_route(get=get))
-    transport = make_transport(url)
-    _open_session(transport)
+    transport = _in_session(hostile, make_transport, get)
     _wait_for(lambda: len(seen) >= 2, timeout_s=10.0)
     assert seen[:2] == [None, None]
     assert [n.method for n in transport.drain_notifications()] == ["n"]
@@ -383,16 +442,13 @@ def test_a_retry_past_any_sleep_is_clamped_and_the_get_stream_survives_it(
     monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args.exc_value))
     gets: list[float] = []
 
-    def get(conn: Connection) -> None:
-        gets.append(time.monotonic())
+    def retry_forever(conn: Connection) -> None:
         conn.stream_head()
-        # 10**15 ms: past what a thread can wait for (PY_TIMEOUT_MAX) and any asyncio timer.
+        # 10**15 ms: past what a thread can wait for (PY_TIMEOUT_MAX).
         conn.send(sse_event(notification(), event_id="g1", retry=10**15))
         conn.end()
 
-    _, url = _serve(hostile, _session_route(get=get))
-    transport = make_transport(url)
-    _open_session(transport)
+    transport = _in_session(hostile, make_transport, _timed(gets, retry_forever))
     _wait_for(lambda: bool(transport.drain_notifications()), timeout_s=10.0)
     time.sleep(0.5)  # the stream now sleeps its clamped retry (60 s), alive
     assert died == []
@@ -411,13 +467,11 @@ def test_a_call_stream_with_a_retry_past_its_deadline_times_out_at_once(
         conn.send(sse_event(notification(), event_id="e1", retry=10**15))
         conn.end()
 
-    server, url = _serve(hostile, post)
-    transport = make_transport(url, listen=False)
-    started = time.monotonic()
-    with pytest.raises(McpHttpTransportTimeoutError):
-        _call(transport, timeout_s=2.0)
-    assert time.monotonic() - started < 1.5
-    assert [method for method, _ in server.requests] == ["POST"]
+    failure = _failing_call(
+        hostile, make_transport, post, McpHttpTransportTimeoutError, timeout_s=2.0
+    )
+    assert failure.elapsed_s < 1.5
+    assert [method for method, _ in failure.server.requests] == ["POST"]
 
 
 def _retry_zero(conn: Connection) -> None:
@@ -429,14 +483,17 @@ def _retry_zero(conn: Connection) -> None:
 def test_retry_0_on_a_call_reconnects_at_the_floor_and_gives_up_without_progress(
     hostile: Serve, make_transport: MakeTransport
 ) -> None:
-    server, url = _serve(hostile, _retry_zero)
-    transport = make_transport(url, listen=False)
-    started = time.monotonic()
-    with pytest.raises(McpHttpTransportProtocolError, match="ended before the response"):
-        _call(transport, timeout_s=10.0)
+    failure = _failing_call(
+        hostile,
+        make_transport,
+        _retry_zero,
+        McpHttpTransportProtocolError,
+        timeout_s=10.0,
+        match="ended before the response",
+    )
     # Five fruitless reconnections (the policy's max_attempts), 100 ms apart at least.
-    assert [method for method, _ in server.requests] == ["POST"] + ["GET"] * 5
-    assert time.monotonic() - started >= 0.45
+    assert [method for method, _ in failure.server.requests] == ["POST"] + ["GET"] * 5
+    assert failure.elapsed_s >= 0.45
 
 
 def test_retry_0_on_the_get_stream_reconnects_at_most_at_the_floor(
@@ -444,15 +501,12 @@ def test_retry_0_on_the_get_stream_reconnects_at_most_at_the_floor(
 ) -> None:
     gets: list[float] = []
 
-    def get(conn: Connection) -> None:
-        gets.append(time.monotonic())
+    def retry_at_once(conn: Connection) -> None:
         conn.stream_head()
         conn.send(sse_event(notification(n=len(gets)), event_id=f"g{len(gets)}", retry=0))
         conn.end()
 
-    _, url = _serve(hostile, _session_route(get=get))
-    transport = make_transport(url)
-    _open_session(transport)
+    transport = _in_session(hostile, make_transport, _timed(gets, retry_at_once))
     _wait_for(lambda: len(gets) >= 3, timeout_s=10.0)
     time.sleep(1.0)
     transport.close()

@@ -61,13 +61,13 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         server_request_context: McpServerRequestContext | None = None,
         server_request_handler: HandlerT | None = None,
         max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES,
+        max_queued_notifications: int | None = DEFAULT_MAX_QUEUED_NOTIFICATIONS,
         listen: bool = True,
         reconnect_policy: ReconnectPolicy | None = None,
         oauth_store: McpOAuthTokenStore | None = None,
         oauth_redirect_handler: RedirectT | None = None,
         connect_timeout_s: float | None = None,
         on_notification: CallbackT | None = None,
-        max_queued_notifications: int | None = DEFAULT_MAX_QUEUED_NOTIFICATIONS,
     ) -> None:
         """See the transport's class."""
         self._protocol = McpHttpProtocol(
