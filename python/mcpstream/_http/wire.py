@@ -254,8 +254,21 @@ def _then(pieces: Iterator[bytes], flush: Any) -> Iterator[bytes]:
     yield from flush()
 
 
+def _read_already(response: httpx.Response) -> bytes | None:
+    """The content of a response that was read before it reached the transport (a host's
+    transport may answer with one, as ``httpx.MockTransport`` does), as httpx decoded it."""
+    if not response.is_stream_consumed:
+        return None
+    try:
+        return response.content
+    except httpx.ResponseNotRead:
+        return None
+
+
 def body_chunks(response: httpx.Response) -> Iterator[bytes]:
     """The body of ``response``, decompressed by ``BodyDecoder`` (raw when not compressed)."""
+    if (content := _read_already(response)) is not None:
+        return iter((content,))
     decoder = BodyDecoder.of(response)
     if decoder is None:
         return response.iter_raw()
@@ -270,10 +283,16 @@ def _decoded(raw: Iterator[bytes], decoder: BodyDecoder) -> Iterator[bytes]:
 
 def abody_chunks(response: httpx.Response) -> AsyncIterator[bytes]:
     """``body_chunks`` of an async ``response``."""
+    if (content := _read_already(response)) is not None:
+        return _once(content)
     decoder = BodyDecoder.of(response)
     if decoder is None:
         return response.aiter_raw()
     return _adecoded(response.aiter_raw(), decoder)
+
+
+async def _once(content: bytes) -> AsyncIterator[bytes]:
+    yield content
 
 
 async def _adecoded(raw: AsyncIterator[bytes], decoder: BodyDecoder) -> AsyncIterator[bytes]:
