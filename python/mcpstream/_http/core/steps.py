@@ -56,7 +56,9 @@ T = TypeVar("T")
 
 @dataclass(frozen=True, slots=True)
 class HttpRequest:
-    """One HTTP request: every phase bounded by ``timeout_s``, connecting also by ``connect_s``
+    """One HTTP request. ``timeout_s`` is what is left of its operation: a driver ends the
+    request by then, end to end (connect, TLS, the whole wait for the head, however it is
+    trickled, and the reads of an error body); connecting is also bounded by ``connect_s``
     (None: by ``timeout_s`` alone). A body read with ``ReadChunk(None)`` is not bounded."""
 
     method: str
