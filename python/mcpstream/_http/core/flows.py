@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar, overload
 
+from ..._text import sanitize
 from ...errors import McpAuthError, McpHttpTransportError, McpTransportError
 from ...jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
 from .era import jsonrpc_error
@@ -398,7 +399,7 @@ def listen_flow(stream: ListenStream, *, call_timeout_s: float) -> Flow[None]:
                 return
         except McpAuthError as exc:
             # No credentials for the stream, and none to be had without the user.
-            logger.info("GET stream of server %r stopped: %s", server_id, exc)
+            logger.info("GET stream of server %r stopped: %s", server_id, sanitize(exc, 2000))
             return
         except Exception as exc:
             if stream.stopping:
@@ -485,7 +486,7 @@ def _answer_in_background(
     try:
         yield from _expect(Run(flow), Done)
     except McpTransportError as exc:
-        logger.warning("%s", exc)
+        logger.warning("%s", sanitize(exc, 2000))
 
 
 # -- closing -----------------------------------------------------------------------------------
