@@ -12,8 +12,8 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use crate::json_text::write_str;
 use crate::pymessages::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
 
-/// Nesting deeper than this is refused (it is also how a circular structure ends).
-const MAX_DEPTH: usize = 512;
+// Nesting deeper than MAX_DEPTH is refused (it is also how a circular structure ends).
+use crate::json_scan::MAX_DEPTH;
 
 thread_local! {
     /// The output buffer, reused across calls on a thread.
@@ -33,6 +33,22 @@ fn unsupported(value: &Bound<'_, PyAny>) -> PyErr {
         Ok(name) => PyTypeError::new_err(format!("cannot encode object of type {name} as JSON")),
         Err(e) => e,
     }
+}
+
+/// An iterator over a dict subclass's `items()`. This and [`next_item`] are kept out of line
+/// so that the frames of the recursion through [`Encoder::value`] stay small (see `MAX_DEPTH`).
+#[inline(never)]
+fn dict_items<'py>(dict: &Bound<'py, PyDict>) -> PyResult<Bound<'py, pyo3::types::PyIterator>> {
+    dict.call_method0(pyo3::intern!(dict.py(), "items"))?
+        .try_iter()
+}
+
+/// The next (key, value) pair of [`dict_items`], `None` at the end.
+#[inline(never)]
+fn next_item<'py>(
+    items: &mut Bound<'py, pyo3::types::PyIterator>,
+) -> PyResult<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
+    items.next().map(|item| item?.extract()).transpose()
 }
 
 struct Encoder {
@@ -108,6 +124,7 @@ impl Encoder {
         Ok(())
     }
 
+    #[inline(never)]
     fn key(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
         if let Ok(s) = key.cast::<PyString>() {
             return self.string(s);
@@ -174,10 +191,8 @@ impl Encoder {
             }
         } else {
             // json goes through `items()` for dict subclasses
-            let items = dict.call_method0(pyo3::intern!(dict.py(), "items"))?;
-            for item in items.try_iter()? {
-                let item = item?;
-                let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
+            let mut items = dict_items(dict)?;
+            while let Some((k, v)) = next_item(&mut items)? {
                 pair(self, &k, &v)?;
             }
         }
@@ -201,29 +216,43 @@ impl Encoder {
         Ok(())
     }
 
-    fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
-        let py = value.py();
+    /// A str, None, bool, int or float (subclasses included); `None` for any other value.
+    /// Kept out of line so that the frames of the recursion through [`Encoder::value`] stay
+    /// small (see `MAX_DEPTH`).
+    #[inline(never)]
+    fn scalar(&mut self, value: &Bound<'_, PyAny>) -> Option<PyResult<()>> {
         if let Ok(s) = value.cast::<PyString>() {
-            return self.string(s);
+            return Some(self.string(s));
         }
         if value.is_none() {
             self.out.extend_from_slice(b"null");
-            return Ok(());
+            return Some(Ok(()));
         }
         if value.is_instance_of::<PyBool>() {
-            let t = value.is_truthy()?;
+            let t = match value.is_truthy() {
+                Ok(t) => t,
+                Err(e) => return Some(Err(e)),
+            };
             self.out
                 .extend_from_slice(if t { b"true" } else { b"false" });
-            return Ok(());
+            return Some(Ok(()));
         }
         if value.is_instance_of::<PyInt>() {
-            return self.int(value);
+            return Some(self.int(value));
         }
         if value.is_instance_of::<PyFloat>() {
-            return self.float(value);
+            return Some(self.float(value));
         }
+        None
+    }
+
+    fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
+        if let Some(done) = self.scalar(value) {
+            return done;
+        }
+        let py = value.py();
         let depth = depth + 1;
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || !crate::stack::enough_left() {
             return Err(too_deep());
         }
         if let Ok(list) = value.cast::<PyList>() {

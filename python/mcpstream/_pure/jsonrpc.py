@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import re
 from collections.abc import Callable, Iterator
+from itertools import accumulate
 from typing import Any, Final, NoReturn, TypeAlias, final
 
 from ..errors import JsonRpcProtocolError
@@ -192,6 +194,14 @@ _BAD_ERROR: Final = '"error" must be an object with an integer "code" and a stri
 _MISSING: Final[Any] = object()
 _JSON_WHITESPACE: Final = " \t\r\n"
 
+MAX_DEPTH: Final = 128
+"""Containers nested deeper than this are refused, by the parser (``invalid JSON: nesting
+deeper than 128 levels at line L column C``, at the bracket that opens level 129) and by the
+encoder (``cannot encode: circular reference or nesting too deep``); the top-level value is
+level 1. The native backend has the same limit (``json_scan::MAX_DEPTH``). Checked before the
+stdlib ``json`` runs, whose C code recurses once per level, so that it never goes deeper."""
+_DEPTH_EXCEEDED: Final = f"nesting deeper than {MAX_DEPTH} levels"
+
 
 class _NonFiniteConstant(Exception):
     """Raised from the JSON scanner for ``NaN``, ``Infinity`` and ``-Infinity``."""
@@ -259,6 +269,44 @@ def _loads(text: str) -> Any:
         # int() refuses more than 4300 digits.
         raise _invalid_json(f"integer too long{_where(text, _long_integer)}") from None
     return value
+
+
+# A JSON string, in the unrolled form of "(?:[^"\\]|\\.)*" (several times faster), or the rest
+# of the text from an unclosed quote: it matches at every quote, so no quote is scanned twice
+# (text that is not JSON cannot make it quadratic).
+_STRING_BODY: Final = r'"[^"\\]*(?:\\.?[^"\\]*)*(?:"|\Z)'
+_STRING: Final = re.compile(_STRING_BODY, re.DOTALL)
+_NOT_A_BRACKET: Final = re.compile(r"[^\[\]{}]+")
+_STRING_OR_BRACKET: Final = re.compile(_STRING_BODY + r"|[\[\]{}]", re.DOTALL)
+_LEVEL_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _check_nesting(text: str) -> None:
+    """Raise ``invalid JSON: nesting deeper than ...`` when ``text``'s brackets outside strings
+    nest deeper than ``MAX_DEPTH``.
+
+    Exact for JSON text (whose strings are all closed), which is all that matters: for other
+    text, both backends say "invalid JSON" whichever problem they name. Cheap unless the text
+    holds more than ``MAX_DEPTH`` opening brackets: two counts, then C-speed regular expressions
+    and ``accumulate``; only text that is too deep pays for a Python loop (to name where).
+    """
+    if len(text) <= MAX_DEPTH or text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text))
+    if max(accumulate(map(_LEVEL_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH:
+        return
+    level = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token == "[" or token == "{":
+            level += 1
+            if level > MAX_DEPTH:
+                at = match.start()
+                line = text.count("\n", 0, at) + 1
+                column = at - text.rfind("\n", 0, at)
+                raise _invalid_json(f"{_DEPTH_EXCEEDED} at line {line} column {column}")
+        elif token == "]" or token == "}":
+            level -= 1
 
 
 def _where(text: str, pattern: re.Pattern[str]) -> str:
@@ -347,6 +395,12 @@ def _message(obj: Any) -> JsonRpcMessage:
 
 def parse_jsonrpc_text(text: str) -> tuple[JsonRpcMessage, ...]:
     """``parse_jsonrpc_line`` for a str known to be valid Unicode (decoded from UTF-8)."""
+    _check_nesting(text)
+    return _parse_checked(text)
+
+
+def _parse_checked(text: str) -> tuple[JsonRpcMessage, ...]:
+    """``parse_jsonrpc_text`` for text whose nesting was checked."""
     try:
         value, end = _scan_once(text, 0)
     except Exception:
@@ -380,18 +434,19 @@ def jsonrpc_events(
     for event, data, event_id, _retry in raw_events:
         if event and event != "message":
             continue
-        # The common case inline: one JSON object that spans all of the data.
         try:
-            value, end = scan(data, 0)
-        except Exception:
-            end = -1
-        try:
+            _check_nesting(data)
+            # The common case inline: one JSON object that spans all of the data.
+            try:
+                value, end = scan(data, 0)
+            except Exception:
+                end = -1
             if end == len(data) and type(value) is dict:
                 messages: tuple[JsonRpcMessage, ...] = (_message(value),)
             elif not data.strip(_JSON_WHITESPACE):
                 continue
             else:
-                messages = parse_jsonrpc_text(data)
+                messages = _parse_checked(data)
             error = None
         except JsonRpcProtocolError as exc:
             messages = ()
@@ -467,28 +522,66 @@ _encoder = json.JSONEncoder(
 _encode = _encoder.encode
 
 
-def _first_bad_key_type(value: object) -> str | None:
-    """The type name of the first dict key json refuses, in the order json encodes.
+_MESSAGE_TYPES: Final = (JsonRpcRequest, JsonRpcNotification, JsonRpcResponse)
+_CONTAINER_TYPES: Final = (list, tuple, dict)
+_NO_KEY: Final[Any] = object()
 
-    json checks each key just before encoding its value, depth first, so the walk does too.
-    """
-    stack: list[tuple[Iterator[Any], bool]] = [(iter((value,)), False)]
+
+def _is_container(value: object) -> bool:
+    """Whether ``value`` is encoded as a JSON array or object (a level of nesting)."""
+    return isinstance(value, _CONTAINER_TYPES) or type(value) in _MESSAGE_TYPES
+
+
+def _children(container: Any) -> Iterator[tuple[Any, Any]]:
+    """(key, value) of each member of a container, in json's order (``_NO_KEY`` in arrays)."""
+    if isinstance(container, dict):
+        # json goes through ``items()`` for dict subclasses
+        return iter(dict.items(container) if type(container) is dict else container.items())
+    if isinstance(container, (list, tuple)):
+        return ((_NO_KEY, item) for item in container)
+    return iter(_as_jsonrpc_object(container).items())
+
+
+def _nested_too_deep(payload: object) -> bool:
+    """Whether containers nest deeper than ``MAX_DEPTH`` in ``payload``: one level at a time,
+    without recursion (a circular structure is infinitely deep)."""
+    level = [payload] if _is_container(payload) else []
+    for _ in range(MAX_DEPTH):
+        level = [item for container in level for _, item in _children(container)]
+        level = [item for item in level if _is_container(item)]
+        if not level:
+            return False
+    return True
+
+
+def _first_error(payload: object) -> Exception | None:
+    """The error of the first item json's order meets that cannot be encoded, as the contract
+    words it, or None. The order is depth first, each dict key just before its value; a
+    container at level ``MAX_DEPTH + 1`` is an error too. Without recursion; slow, so only for
+    payloads known to fail."""
+    stack: list[Iterator[tuple[Any, Any]]] = [iter(((_NO_KEY, payload),))]
     while stack:
-        items, in_dict = stack[-1]
-        entry = next(items, _MISSING)
+        entry = next(stack[-1], _MISSING)
         if entry is _MISSING:
             stack.pop()
             continue
-        if in_dict:
-            key, entry = entry
+        key, item = entry
+        if key is not _NO_KEY:
+            if isinstance(key, float) and not math.isfinite(key):
+                return ValueError(_NON_FINITE)
             if not isinstance(key, _KEY_TYPES):
-                return type(key).__name__
-        if isinstance(entry, dict):
-            stack.append((iter(entry.items()), True))
-        elif isinstance(entry, (list, tuple)):
-            stack.append((iter(entry), False))
-        elif type(entry) in (JsonRpcRequest, JsonRpcNotification, JsonRpcResponse):
-            stack.append((iter((_as_jsonrpc_object(entry),)), False))
+                return TypeError(f"cannot encode object of type {type(key).__name__} as JSON")
+        if isinstance(item, (str, int)) or item is None:
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return ValueError(_NON_FINITE)
+            continue
+        if not _is_container(item):
+            return TypeError(f"cannot encode object of type {type(item).__name__} as JSON")
+        if len(stack) > MAX_DEPTH:
+            return ValueError(_TOO_DEEP)
+        stack.append(_children(item))
     return None
 
 
@@ -500,19 +593,21 @@ def encode_jsonrpc_message(payload: Any) -> str:
     ``JsonRpcResponse`` objects are encoded as their JSON-RPC 2.0 objects. Errors are those of
     the contract (``_native.pyi``).
     """
+    if _nested_too_deep(payload):
+        # json's C encoder recurses once per level: it must not go deeper than MAX_DEPTH
+        error = _first_error(payload)
+        assert error is not None  # the walk meets the container at level MAX_DEPTH + 1
+        raise error
     try:
         return _encode(payload)
     except _Unencodable as exc:
         raise TypeError(f"cannot encode object of type {exc} as JSON") from None
-    except TypeError:
-        # The only other TypeError json raises is for a dict key of a type it refuses.
-        name = _first_bad_key_type(payload)
-        if name is None:
-            raise
-        raise TypeError(f"cannot encode object of type {name} as JSON") from None
-    except RecursionError:
-        raise ValueError(_TOO_DEEP) from None
-    except ValueError as exc:
-        if str(exc).startswith("Circular reference"):
+    except (TypeError, ValueError, RecursionError) as exc:
+        # A dict key json refuses, a non-finite float, a circular structure (found by json
+        # before it is MAX_DEPTH deep), or a stack too small for MAX_DEPTH levels.
+        error = _first_error(payload)
+        if error is not None:
+            raise error from None
+        if isinstance(exc, RecursionError):
             raise ValueError(_TOO_DEEP) from None
-        raise ValueError(_NON_FINITE) from None
+        raise
