@@ -12,11 +12,11 @@ use std::fmt;
 /// level, so this bounds their stack: chosen (with the pure backend, which refuses the same
 /// depth) so that a thread with a 64 KiB stack never overflows, in debug builds too; see
 /// `tests/codec/test_nesting_limit.py` for the measurements.
-pub const MAX_DEPTH: usize = 128;
+pub const MAX_DEPTH: usize = 100;
 
 /// The problem named when a container would be level `MAX_DEPTH + 1` (at its bracket).
-pub const DEPTH_EXCEEDED: &str = "nesting deeper than 128 levels";
-const _: () = assert!(MAX_DEPTH == 128, "DEPTH_EXCEEDED names the limit");
+pub const DEPTH_EXCEEDED: &str = "nesting deeper than 100 levels";
+const _: () = assert!(MAX_DEPTH == 100, "DEPTH_EXCEEDED names the limit");
 
 /// The problem named when the thread's stack is too small for the next level, before
 /// `MAX_DEPTH` (see `crate::stack`).

@@ -35,22 +35,6 @@ fn unsupported(value: &Bound<'_, PyAny>) -> PyErr {
     }
 }
 
-/// An iterator over a dict subclass's `items()`. This and [`next_item`] are kept out of line
-/// so that the frames of the recursion through [`Encoder::value`] stay small (see `MAX_DEPTH`).
-#[inline(never)]
-fn dict_items<'py>(dict: &Bound<'py, PyDict>) -> PyResult<Bound<'py, pyo3::types::PyIterator>> {
-    dict.call_method0(pyo3::intern!(dict.py(), "items"))?
-        .try_iter()
-}
-
-/// The next (key, value) pair of [`dict_items`], `None` at the end.
-#[inline(never)]
-fn next_item<'py>(
-    items: &mut Bound<'py, pyo3::types::PyIterator>,
-) -> PyResult<Option<(Bound<'py, PyAny>, Bound<'py, PyAny>)>> {
-    items.next().map(|item| item?.extract()).transpose()
-}
-
 struct Encoder {
     out: Vec<u8>,
     /// A string held a lone surrogate, written in its "surrogatepass" UTF-8 form.
@@ -170,34 +154,68 @@ impl Encoder {
         Ok(())
     }
 
+    // Inlined into `value`: one frame per level of nesting rather than two.
+    #[inline(always)]
     fn dict(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<()> {
         if dict.is_empty() {
             self.out.extend_from_slice(b"{}");
             return Ok(());
         }
         self.out.push(b'{');
-        let mut first = true;
-        let mut pair = |enc: &mut Self, k: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>| {
-            if !std::mem::take(&mut first) {
-                enc.out.push(b',');
-            }
-            enc.key(k)?;
-            enc.out.push(b':');
-            enc.value(v, depth)
-        };
         if dict.is_exact_instance_of::<PyDict>() {
-            for (k, v) in dict.iter() {
-                pair(self, &k, &v)?;
+            // PyDict_Next rather than PyO3's iterator, whose state made this frame (one per
+            // level of nesting) half as large again; the key and value are owned while in use,
+            // so Python code that the encoder runs cannot free them under it.
+            let py = dict.py();
+            let (mut pos, mut index) = (0, 0);
+            let mut k: *mut ffi::PyObject = std::ptr::null_mut();
+            let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+            // SAFETY: `dict` is a live dict; PyDict_Next bounds-checks `pos` against the dict's
+            // current table, and sets `k` and `v` to borrowed references when it returns 1.
+            while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
+                // SAFETY: borrowed references just returned by PyDict_Next, made owned here.
+                let (key, value) = unsafe {
+                    (
+                        Bound::from_borrowed_ptr(py, k),
+                        Bound::from_borrowed_ptr(py, v),
+                    )
+                };
+                self.member(index, &key, &value, depth)?;
+                index += 1;
             }
         } else {
-            // json goes through `items()` for dict subclasses
-            let mut items = dict_items(dict)?;
-            while let Some((k, v)) = next_item(&mut items)? {
-                pair(self, &k, &v)?;
-            }
+            self.dict_subclass(dict, depth)?;
         }
         self.out.push(b'}');
         Ok(())
+    }
+
+    /// The members of a dict subclass, through its `items()` as json does. Out of line, so
+    /// that its locals do not weigh on the frames of the usual recursion (see `MAX_DEPTH`).
+    #[inline(never)]
+    fn dict_subclass(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<()> {
+        let items = dict.call_method0(pyo3::intern!(dict.py(), "items"))?;
+        for (index, item) in items.try_iter()?.enumerate() {
+            let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
+            self.member(index, &k, &v, depth)?;
+        }
+        Ok(())
+    }
+
+    /// One `key:value` of an object, after a comma unless it is the first (`index` 0).
+    fn member(
+        &mut self,
+        index: usize,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+        depth: usize,
+    ) -> PyResult<()> {
+        if index > 0 {
+            self.out.push(b',');
+        }
+        self.key(key)?;
+        self.out.push(b':');
+        self.value(value, depth)
     }
 
     fn sequence<'a, 'py: 'a>(
@@ -250,7 +268,6 @@ impl Encoder {
         if let Some(done) = self.scalar(value) {
             return done;
         }
-        let py = value.py();
         let depth = depth + 1;
         if depth > MAX_DEPTH || !crate::stack::enough_left() {
             return Err(too_deep());
@@ -264,6 +281,14 @@ impl Encoder {
         if let Ok(dict) = value.cast::<PyDict>() {
             return self.dict(dict, depth);
         }
+        self.jsonrpc_object(value, depth)
+    }
+
+    /// A `JsonRpcRequest`, `JsonRpcNotification` or `JsonRpcResponse` at level `depth`, or
+    /// the "cannot encode" error. Out of line, as [`Encoder::scalar`] is.
+    #[inline(never)]
+    fn jsonrpc_object(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
+        let py = value.py();
         if let Ok(request) = value.cast::<JsonRpcRequest>() {
             let r = request.get();
             let members = [("id", &r.id), ("method", &r.method)];

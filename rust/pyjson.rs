@@ -475,7 +475,10 @@ mod tests {
             let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
             assert!(parse(py, &deep(MAX_DEPTH)).is_ok());
             let err = parse(py, &deep(MAX_DEPTH + 1)).unwrap_err();
-            assert!(err.starts_with("nesting deeper than 128 levels at line 1 column 129"), "{err}");
+            assert!(
+                err.starts_with("nesting deeper than 100 levels at line 1 column 101"),
+                "{err}"
+            );
         });
     }
 

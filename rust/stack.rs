@@ -33,17 +33,19 @@ fn low_water_mark() -> usize {
         static MARK: Cell<Option<usize>> = const { Cell::new(None) };
     }
     MARK.with(|mark| {
-        if let Some(known) = mark.get() {
-            return known;
-        }
-        let known = stack_low().map_or(0, |low| low.saturating_add(RESERVE));
-        mark.set(Some(known));
-        known
+        mark.get().unwrap_or_else(|| {
+            let known = stack_low().map_or(0, |low| low.saturating_add(RESERVE));
+            mark.set(Some(known));
+            known
+        })
     })
 }
 
-/// The lowest address of the calling thread's stack, from `pthread_getattr_np`.
+/// The lowest address of the calling thread's stack, from `pthread_getattr_np`. Cold and out
+/// of line: its locals must not weigh on the frames of the recursion that asks.
 #[cfg(target_os = "linux")]
+#[cold]
+#[inline(never)]
 fn stack_low() -> Option<usize> {
     // SAFETY: `attr` is initialized by pthread_getattr_np before it is read, and destroyed
     // once; the calls only read the calling thread's own descriptor (or /proc for the main

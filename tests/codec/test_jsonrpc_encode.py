@@ -245,8 +245,8 @@ def test_circular_or_too_deep_values_raise_value_error(
     assert encoding_error(backend, build(), ValueError) == TOO_DEEP
 
 
-def test_nesting_up_to_128_levels_is_encoded_and_deeper_is_refused(backend: ModuleType) -> None:
+def test_nesting_up_to_100_levels_is_encoded_and_deeper_is_refused(backend: ModuleType) -> None:
     # nested(n) is n + 1 lists deep
-    assert backend.encode_jsonrpc_message(nested(127)) == "[" * 128 + "]" * 128
-    assert encoding_error(backend, nested(128), ValueError) == TOO_DEEP
-    assert encoding_error(backend, {"a": [nested(126)]}, ValueError) == TOO_DEEP
+    assert backend.encode_jsonrpc_message(nested(99)) == "[" * 100 + "]" * 100
+    assert encoding_error(backend, nested(100), ValueError) == TOO_DEEP
+    assert encoding_error(backend, {"a": [nested(98)]}, ValueError) == TOO_DEEP

@@ -194,9 +194,9 @@ _BAD_ERROR: Final = '"error" must be an object with an integer "code" and a stri
 _MISSING: Final[Any] = object()
 _JSON_WHITESPACE: Final = " \t\r\n"
 
-MAX_DEPTH: Final = 128
+MAX_DEPTH: Final = 100
 """Containers nested deeper than this are refused, by the parser (``invalid JSON: nesting
-deeper than 128 levels at line L column C``, at the bracket that opens level 129) and by the
+deeper than 100 levels at line L column C``, at the bracket that opens level 101) and by the
 encoder (``cannot encode: circular reference or nesting too deep``); the top-level value is
 level 1. The native backend has the same limit (``json_scan::MAX_DEPTH``). Checked before the
 stdlib ``json`` runs, whose C code recurses once per level, so that it never goes deeper."""
