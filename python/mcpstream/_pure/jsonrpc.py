@@ -12,6 +12,7 @@ import codecs
 import json
 import math
 import re
+import sys
 from collections.abc import Callable, Iterator
 from itertools import accumulate
 from typing import Any, Final, NoReturn, TypeAlias, final
@@ -554,6 +555,20 @@ def _nested_too_deep(payload: object) -> bool:
     return True
 
 
+def _int_error(value: int) -> Exception | None:
+    """The ``ValueError`` json meets writing ``value``: more digits than ``int()`` may write
+    (``sys.get_int_max_str_digits``), or None."""
+    limit = sys.get_int_max_str_digits()
+    # at most bits * log10(2) + 1 digits
+    if not limit or value.bit_length() * 0.30103 < limit - 1:
+        return None
+    try:
+        int.__repr__(value)
+    except ValueError as exc:
+        return exc
+    return None
+
+
 def _first_error(payload: object) -> Exception | None:
     """The error of the first item json's order meets that cannot be encoded, as the contract
     words it, or None. The order is depth first, each dict key just before its value; a
@@ -569,9 +584,16 @@ def _first_error(payload: object) -> Exception | None:
         if key is not _NO_KEY:
             if isinstance(key, float) and not math.isfinite(key):
                 return ValueError(_NON_FINITE)
+            if isinstance(key, int) and _int_error(key) is not None:
+                return _int_error(key)
             if not isinstance(key, _KEY_TYPES):
                 return TypeError(f"cannot encode object of type {type(key).__name__} as JSON")
-        if isinstance(item, (str, int)) or item is None:
+        if isinstance(item, str) or item is None or isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            error = _int_error(item)
+            if error is not None:
+                return error
             continue
         if isinstance(item, float):
             if not math.isfinite(item):
