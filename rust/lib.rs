@@ -39,7 +39,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_EVENT_BYTES", sse::DEFAULT_MAX_EVENT_BYTES)?;
     // Not part of the contract: tells the tests whether the frames are a debug build's, which
     // `stack` may stop short of `json_scan::MAX_DEPTH` in a small thread stack.
-    m.add("_debug_build", cfg!(debug_assertions))?;
+    m.setattr("_debug_build", cfg!(debug_assertions))?; // not in __all__, unlike `add`
     m.add_class::<pyutf8::Utf8Decoder>()?;
     m.add_class::<pysse::SseEvent>()?;
     m.add_class::<pysse::JsonRpcEvent>()?;

@@ -55,6 +55,7 @@ CASES = textwrap.dedent(
         return "[" * n + "]" * n
 
     def inputs(depth):
+        inner = arrays(depth - 2) or "0"  # one level less, inside the batch array
         objects = '{"a":' * (depth - 1) + "0" + "}" * (depth - 1)
         response = '{"jsonrpc":"2.0","id":1,"result":' + arrays(depth - 1) + "}"
         lists, dicts = [], {}
@@ -64,7 +65,7 @@ CASES = textwrap.dedent(
             "parse-arrays": ("parse", response),
             "parse-objects": ("parse", '{"jsonrpc":"2.0","method":"m","params":' + objects + "}"),
             "parse-bytes": ("parse", response.encode()),
-            "parse-batch": ("parse", "[" + response.replace(arrays(depth - 1), arrays(depth - 2) or "0") + "]"),
+            "parse-batch": ("parse", "[" + response.replace(arrays(depth - 1), inner) + "]"),
             "feed-jsonrpc": ("feed", b"data: " + response.encode() + b"\n\n"),
             "encode-lists": ("encode", lists),
             "encode-dicts": ("encode", dicts),
@@ -133,7 +134,10 @@ def expected_error(case: str, depth: int) -> tuple[str, str] | None:
         return None
     if case.startswith("encode"):
         return ("ValueError", TOO_DEEP_TO_ENCODE)
-    return ("JsonRpcProtocolError", f"invalid JSON: nesting deeper than {MAX_DEPTH} levels at line 1")
+    return (
+        "JsonRpcProtocolError",
+        f"invalid JSON: nesting deeper than {MAX_DEPTH} levels at line 1",
+    )
 
 
 @pytest.mark.both_backends

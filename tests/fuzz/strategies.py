@@ -8,17 +8,28 @@ rule; random bytes cover what no grammar thinks of.
 
 from __future__ import annotations
 
+import itertools
 import json
 from typing import Any
 
 from hypothesis import strategies as st
-
 from mcpstream._pure.jsonrpc import MAX_DEPTH
 
 # -- JSON ---------------------------------------------------------------------------------------
 
 _EDGE_NUMBERS = st.sampled_from(
-    ["0", "-0", "1e400", "-1e400", "1E-400", "0.1", "1.0e+2", "9" * 30, "-" + "9" * 4301, "1" * 4300]
+    [
+        "0",
+        "-0",
+        "1e400",
+        "-1e400",
+        "1E-400",
+        "0.1",
+        "1.0e+2",
+        "9" * 30,
+        "-" + "9" * 4301,
+        "1" * 4300,
+    ]
 )
 _EDGE_STRINGS = st.sampled_from(
     ['"\\ud800"', '"\\udc00\\ud800"', '"\\u0000"', '"\\/"', '"\\uD83D\\uDE00"', '"\u00e9\u2713"']
@@ -36,13 +47,17 @@ def json_values(max_leaves: int = 12) -> st.SearchStrategy[Any]:
     )
     return st.recursive(
         scalars,
-        lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4),
+        lambda inner: (
+            st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=4), inner, max_size=4)
+        ),
         max_leaves=max_leaves,
     )
 
 
 def _ids() -> st.SearchStrategy[Any]:
-    return st.integers(-(2**70), 2**70) | st.text(max_size=6) | st.none() | st.booleans() | st.floats()
+    return (
+        st.integers(-(2**70), 2**70) | st.text(max_size=6) | st.none() | st.booleans() | st.floats()
+    )
 
 
 @st.composite
@@ -56,8 +71,11 @@ def jsonrpc_objects(draw: st.DrawFn) -> dict[str, Any]:
         ("method", st.text(max_size=8) | st.integers()),
         ("params", json_values(6) | st.none()),
         ("result", json_values(6)),
-        ("error", st.fixed_dictionaries({"code": st.integers(), "message": st.text(max_size=6)})
-         | json_values(4)),
+        (
+            "error",
+            st.fixed_dictionaries({"code": st.integers(), "message": st.text(max_size=6)})
+            | json_values(4),
+        ),
     ):
         if draw(st.booleans()):
             message[name] = draw(values)
@@ -91,9 +109,25 @@ def mutated(draw: st.DrawFn, data: bytes) -> bytes:
         if op == "flip" and at < len(out):
             out[at] = draw(st.integers(0, 255))
         elif op == "insert":
-            out[at:at] = draw(st.binary(min_size=1, max_size=4) | st.sampled_from(
-                [b"[", b"{", b"]", b"}", b'"', b"\\", b",", b":", b"\n", b"\r", b"\x00", b"\xff"]
-            ))
+            out[at:at] = draw(
+                st.binary(min_size=1, max_size=4)
+                | st.sampled_from(
+                    [
+                        b"[",
+                        b"{",
+                        b"]",
+                        b"}",
+                        b'"',
+                        b"\\",
+                        b",",
+                        b":",
+                        b"\n",
+                        b"\r",
+                        b"\x00",
+                        b"\xff",
+                    ]
+                )
+            )
         elif op == "delete":
             del out[at : at + draw(st.integers(1, 4))]
         elif op == "repeat":
@@ -126,11 +160,24 @@ def json_texts() -> st.SearchStrategy[bytes]:
 
 # -- SSE ----------------------------------------------------------------------------------------
 
-_FIELDS = st.sampled_from([b"data", b"data", b"data", b"event", b"id", b"retry", b"", b"x", b"Data"])
+_FIELDS = st.sampled_from(
+    [b"data", b"data", b"data", b"event", b"id", b"retry", b"", b"x", b"Data"]
+)
 _TERMINATORS = st.sampled_from([b"\n", b"\r\n", b"\r"])
 _RETRIES = st.sampled_from(
-    [b"0", b"1500", b"007", str(2**63 - 1).encode(), str(2**63).encode(), b"9" * 40, b"1" * 400,
-     b"-1", b"1.5", b" 5", b"\xef\xbc\x91"]
+    [
+        b"0",
+        b"1500",
+        b"007",
+        str(2**63 - 1).encode(),
+        str(2**63).encode(),
+        b"9" * 40,
+        b"1" * 400,
+        b"-1",
+        b"1.5",
+        b" 5",
+        b"\xef\xbc\x91",
+    ]
 )
 
 
@@ -177,7 +224,7 @@ def chunked(draw: st.DrawFn, data: bytes) -> list[bytes]:
         return [b""] * draw(st.integers(0, 2))
     cuts = sorted(draw(st.lists(st.integers(0, len(data)), max_size=6)))
     points = [0, *cuts, len(data)]
-    return [data[a:b] for a, b in zip(points, points[1:], strict=False)]
+    return [data[a:b] for a, b in itertools.pairwise(points)]
 
 
 # -- Python payloads for the encoder ------------------------------------------------------------

@@ -43,7 +43,9 @@ def sse_outcome(backend: ModuleType, chunks: list[bytes], cap: int | None, jsonr
     error, and its state at the end."""
     decoder = backend.SseDecoder(cap)
     feed, finish = (
-        (decoder.feed_jsonrpc, decoder.finish_jsonrpc) if jsonrpc else (decoder.feed, decoder.finish)
+        (decoder.feed_jsonrpc, decoder.finish_jsonrpc)
+        if jsonrpc
+        else (decoder.feed, decoder.finish)
     )
     calls: list[Outcome] = []
     for call, chunk in [*((feed, c) for c in chunks), (finish, None)]:
@@ -85,7 +87,11 @@ def events_only(outcome: Any) -> Any:
     jsonrpc=st.booleans(),
 )
 def test_sse_decoders_agree_on_any_stream_and_chunking(
-    pure: ModuleType, native: ModuleType, data: st.DataObject, stream: bytes, cap: int | None,
+    pure: ModuleType,
+    native: ModuleType,
+    data: st.DataObject,
+    stream: bytes,
+    cap: int | None,
     jsonrpc: bool,
 ) -> None:
     chunks = data.draw(chunked(stream))
@@ -126,7 +132,8 @@ def json_compatible(value: Any) -> bool:
         return all(json_compatible(v) for v in value)
     if isinstance(value, dict):
         return all(
-            isinstance(k, (str, int, bool, type(None))) or (isinstance(k, float) and math.isfinite(k))
+            isinstance(k, (str, int, bool, type(None)))
+            or (isinstance(k, float) and math.isfinite(k))
             for k in value
         ) and all(json_compatible(v) for v in value.values())
     return value is None or isinstance(value, (str, int))
@@ -134,9 +141,7 @@ def json_compatible(value: Any) -> bool:
 
 @fuzz_settings
 @given(payload=payloads())
-def test_encoders_agree_on_any_payload(
-    pure: ModuleType, native: ModuleType, payload: Any
-) -> None:
+def test_encoders_agree_on_any_payload(pure: ModuleType, native: ModuleType, payload: Any) -> None:
     outcome = encode_outcome(pure, payload)
     assert encode_outcome(native, for_backend(payload, native)) == outcome
     if outcome[0] == "ok":

@@ -19,7 +19,6 @@ from mcpstream._http.core import ReconnectPolicy, call_flow
 from mcpstream._http.core import steps as s
 from mcpstream.errors import McpTransportError
 from mcpstream.jsonrpc import JsonRpcResponse
-
 from transport.core.script import Answer, Fail, Pause, Script, protocol
 
 from .budget import fuzz_settings
@@ -93,7 +92,9 @@ def answers(draw: st.DrawFn) -> Answer:
     content_type = draw(_CONTENT_TYPES)
     headers = {"content-type": content_type} if content_type else {}
     for name in draw(st.lists(_HEADER_NAMES, max_size=2)):
-        headers[name] = draw(st.text(max_size=8) | st.sampled_from(["5", "-1", "99999999999999999999"]))
+        headers[name] = draw(
+            st.text(max_size=8) | st.sampled_from(["5", "-1", "99999999999999999999"])
+        )
     return Answer(status, headers, draw(bodies(content_type)))
 
 
