@@ -62,7 +62,8 @@ fn walk(scan: &mut Scanner<'_, '_>) -> Result<usize, SyntaxError> {
 }
 
 fn long_digit_run(data: &[u8]) -> bool {
-    data.split(|b| !b.is_ascii_digit()).any(|run| run.len() >= 300)
+    data.split(|b| !b.is_ascii_digit())
+        .any(|run| run.len() >= 300)
 }
 
 fuzz_target!(|data: &[u8]| {
@@ -81,6 +82,10 @@ fuzz_target!(|data: &[u8]| {
         && !matches!(&ours, Err(e) if e.to_string().starts_with("nesting"));
     if comparable {
         let theirs = serde_json::from_slice::<serde_json::Value>(data);
-        assert_eq!(ours.is_ok(), theirs.is_ok(), "ours {ours:?}, serde_json {theirs:?}");
+        assert_eq!(
+            ours.is_ok(),
+            theirs.is_ok(),
+            "ours {ours:?}, serde_json {theirs:?}"
+        );
     }
 });

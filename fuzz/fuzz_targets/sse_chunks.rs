@@ -10,7 +10,12 @@ use mcpstream::sse::{OwnedEvent, SseCore};
 #[path = "../common/chunks.rs"]
 mod chunks;
 
-type Outcome = (Vec<OwnedEvent>, Option<StreamError>, Option<String>, Option<u64>);
+type Outcome = (
+    Vec<OwnedEvent>,
+    Option<StreamError>,
+    Option<String>,
+    Option<u64>,
+);
 
 fn decode(cap: Option<usize>, chunks: &[&[u8]]) -> Outcome {
     let mut core = SseCore::new(cap);

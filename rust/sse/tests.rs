@@ -337,6 +337,12 @@ fn data_lines_taken_in_a_run_count_without_their_terminators() {
     let stream = b"data\ndata: blt\":\ndata: blt\":{}}\n\n";
     let expected = (vec![data("\nblt\":\nblt\":{}}")], None);
     assert_eq!(run_all_cuts(Some(29), stream), expected);
-    assert_eq!(run(Some(29), &[b"d", b"ata\ndata: blt\":\nda", b"ta: blt\":{}}\n\n"]), expected);
+    assert_eq!(
+        run(
+            Some(29),
+            &[b"d", b"ata\ndata: blt\":\nda", b"ta: blt\":{}}\n\n"]
+        ),
+        expected
+    );
     assert_fails(Some(28), stream, EventTooLarge { limit: 28 });
 }
