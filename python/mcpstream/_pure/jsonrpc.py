@@ -14,7 +14,7 @@ import math
 import re
 import sys
 from collections.abc import Callable, Iterator
-from itertools import accumulate
+from itertools import accumulate, repeat
 from typing import Any, Final, NoReturn, TypeAlias, final
 
 from ..errors import JsonRpcProtocolError
@@ -272,13 +272,13 @@ def _loads(text: str) -> Any:
     return value
 
 
-# A JSON string, in the unrolled form of "(?:[^"\\]|\\.)*" (several times faster), or the rest
-# of the text from an unclosed quote: it matches at every quote, so no quote is scanned twice
-# (text that is not JSON cannot make it quadratic).
-_STRING_BODY: Final = r'"[^"\\]*(?:\\.?[^"\\]*)*(?:"|\Z)'
-_STRING: Final = re.compile(_STRING_BODY, re.DOTALL)
-_NOT_A_BRACKET: Final = re.compile(r"[^\[\]{}]+")
-_STRING_OR_BRACKET: Final = re.compile(_STRING_BODY + r"|[\[\]{}]", re.DOTALL)
+# For the nesting check: escape pairs go (only strings hold them), then every ASCII character
+# but brackets and quotes, then the strings (between the quotes left: every other piece of a
+# split), leaving the brackets that are structure. Each step is one C-speed pass.
+_ESCAPE: Final = re.compile(r"\\.", re.DOTALL)
+_ALL_BUT_BRACKETS_AND_QUOTES: Final = {c: None for c in range(128) if chr(c) not in '[]{}"'}
+# The same strings, matched in place (with their escapes), or a bracket: to find where.
+_STRING_OR_BRACKET: Final = re.compile(r'"(?:[^"\\]|\\.?)*(?:"|\Z)|[\[\]{}]', re.DOTALL)
 _LEVEL_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
@@ -293,8 +293,11 @@ def _check_nesting(text: str) -> None:
     """
     if len(text) <= MAX_DEPTH or text.count("[") + text.count("{") <= MAX_DEPTH:
         return
-    brackets = _NOT_A_BRACKET.sub("", _STRING.sub("", text))
-    if max(accumulate(map(_LEVEL_STEP.__getitem__, brackets)), default=0) <= MAX_DEPTH:
+    quotes_and_brackets = _ESCAPE.sub("", text).translate(_ALL_BUT_BRACKETS_AND_QUOTES)
+    brackets = "".join(quotes_and_brackets.split('"')[::2])
+    # (text that is not JSON may leave other characters outside strings: they count 0)
+    steps = map(_LEVEL_STEP.get, brackets, repeat(0))
+    if max(accumulate(steps), default=0) <= MAX_DEPTH:
         return
     level = 0
     for match in _STRING_OR_BRACKET.finditer(text):
@@ -543,16 +546,31 @@ def _children(container: Any) -> Iterator[tuple[Any, Any]]:
     return iter(_as_jsonrpc_object(container).items())
 
 
-def _nested_too_deep(payload: object) -> bool:
-    """Whether containers nest deeper than ``MAX_DEPTH`` in ``payload``: one level at a time,
-    without recursion (a circular structure is infinitely deep)."""
-    level = [payload] if _is_container(payload) else []
-    for _ in range(MAX_DEPTH):
-        level = [item for container in level for _, item in _children(container)]
-        level = [item for item in level if _is_container(item)]
-        if not level:
-            return False
-    return True
+_SCALAR_TYPES: Final = (str, int, float, bool, type(None))
+
+
+def _deeper_than(value: Any, room: int) -> bool:
+    """Whether ``value`` is a container holding containers nested more than ``room`` levels
+    below it (a circular structure is infinitely deep). Recursive, in Python only: since 3.11
+    its calls take no C stack. The exact types, by far the usual ones, take the fast paths."""
+    kind = type(value)
+    if kind is dict:
+        items: Any = dict.values(value)
+    elif kind is list or kind is tuple:
+        items = value
+    elif kind in _SCALAR_TYPES or not _is_container(value):
+        return False
+    else:
+        items = [item for _, item in _children(value)]
+    if not room:
+        return True
+    room -= 1
+    # a loop, not any() over a generator: any() would resume the generator from C, a C frame
+    # per level again
+    for item in items:  # noqa: SIM110
+        if type(item) not in _SCALAR_TYPES and _deeper_than(item, room):
+            return True
+    return False
 
 
 def _int_error(value: int) -> Exception | None:
@@ -615,11 +633,15 @@ def encode_jsonrpc_message(payload: Any) -> str:
     ``JsonRpcResponse`` objects are encoded as their JSON-RPC 2.0 objects. Errors are those of
     the contract (``_native.pyi``).
     """
-    if _nested_too_deep(payload):
-        # json's C encoder recurses once per level: it must not go deeper than MAX_DEPTH
+    # json's C encoder recurses once per level: it must not go deeper than MAX_DEPTH
+    try:
+        too_deep = _deeper_than(payload, MAX_DEPTH - 1)
+    except RecursionError:  # called with little room left: let the walk decide
+        too_deep = True
+    if too_deep:
         error = _first_error(payload)
-        assert error is not None  # the walk meets the container at level MAX_DEPTH + 1
-        raise error
+        if error is not None:
+            raise error
     try:
         return _encode(payload)
     except _Unencodable as exc:
