@@ -9,9 +9,10 @@ use std::fmt;
 
 /// Containers nested deeper than this are refused: as invalid JSON by the parser, as "nesting
 /// too deep" by the encoder (`pyencode`). The top-level value is level 1. Both recurse once per
-/// level, so this bounds their stack: chosen (with the pure backend, which refuses the same
-/// depth) so that a thread with a 64 KiB stack never overflows, in debug builds too; see
-/// `tests/codec/test_nesting_limit.py` for the measurements.
+/// level, so this bounds their stack: an optimized build at this depth fits a 64 KiB thread
+/// stack with a margin of more than half as many levels again (`crate::stack` refuses a level
+/// before a smaller stack, or a debug build's larger frames, would overflow). The pure backend
+/// refuses the same depth. Measurements: `tests/codec/test_nesting_limit.py`.
 pub const MAX_DEPTH: usize = 100;
 
 /// The problem named when a container would be level `MAX_DEPTH + 1` (at its bracket).

@@ -3,7 +3,7 @@
 //!
 //! `json_scan::MAX_DEPTH` bounds their recursion, and is chosen so that an optimized build stays
 //! well inside a 64 KiB thread stack at that depth. This is the safety net for a thread whose
-//! stack is smaller still, or a debug build (whose frames are ten times larger): rather than
+//! stack is smaller still, or a debug build (whose frames are 3 to 6 times larger): rather than
 //! overflow the stack (a segfault that kills the interpreter), they report their "too deep"
 //! error at a shallower level. On a usual stack (the 8 MiB of a main thread, the default for
 //! threads) the net never triggers and `MAX_DEPTH` alone decides.
