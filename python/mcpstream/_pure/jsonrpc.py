@@ -288,7 +288,7 @@ def _check_nesting(text: str) -> None:
 
     Exact for JSON text (whose strings are all closed), which is all that matters: for other
     text, both backends say "invalid JSON" whichever problem they name. Cheap unless the text
-    holds more than ``MAX_DEPTH`` opening brackets: two counts, then C-speed regular expressions
+    holds more than ``MAX_DEPTH`` opening brackets: two counts, then the C-speed passes above
     and ``accumulate``; only text that is too deep pays for a Python loop (to name where).
     """
     if len(text) <= MAX_DEPTH or text.count("[") + text.count("{") <= MAX_DEPTH:
