@@ -7,8 +7,21 @@
 
 use std::fmt;
 
-/// Containers nested deeper than this are refused as invalid JSON.
-pub const MAX_DEPTH: usize = 200;
+/// Containers nested deeper than this are refused: as invalid JSON by the parser, as "nesting
+/// too deep" by the encoder (`pyencode`). The top-level value is level 1. Both recurse once per
+/// level, so this bounds their stack: an optimized build at this depth fits a 64 KiB thread
+/// stack with a margin of more than half as many levels again (`crate::stack` refuses a level
+/// before a smaller stack, or a debug build's larger frames, would overflow). The pure backend
+/// refuses the same depth. Measurements: `tests/codec/test_nesting_limit.py`.
+pub const MAX_DEPTH: usize = 100;
+
+/// The problem named when a container would be level `MAX_DEPTH + 1` (at its bracket).
+pub const DEPTH_EXCEEDED: &str = "nesting deeper than 100 levels";
+const _: () = assert!(MAX_DEPTH == 100, "DEPTH_EXCEEDED names the limit");
+
+/// The problem named when the thread's stack is too small for the next level, before
+/// `MAX_DEPTH` (see `crate::stack`).
+pub const STACK_EXHAUSTED: &str = "nesting too deep for this thread's stack";
 
 /// Text that is not JSON: what is wrong, and where. A boxed str (two words), so that results
 /// come back in registers.
@@ -537,9 +550,14 @@ impl<'s, 'j> Scanner<'s, 'j> {
         Ok((&data[start..i], float))
     }
 
+    /// Refuses a container at level `depth` (its bracket being the next byte): past
+    /// `MAX_DEPTH`, or when the thread's stack has no room for it.
     pub fn check_depth(&self, depth: usize) -> Result<(), SyntaxError> {
         if depth > MAX_DEPTH {
-            return Err(self.fail("recursion limit exceeded", self.pos));
+            return Err(self.fail(DEPTH_EXCEEDED, self.pos));
+        }
+        if !crate::stack::enough_left() {
+            return Err(self.fail(STACK_EXHAUSTED, self.pos));
         }
         Ok(())
     }

@@ -3,7 +3,8 @@
 //!
 //! Core, free of Python: `utf8` (strict incremental decoding), `sse` (lines, fields, events,
 //! the size cap), `json_scan` (JSON tokens), `json_text` (JSON string literals), `jsonrpc` (the
-//! message rules), `errors`, and `prefault` (large buffers faulted in ahead, on Linux).
+//! message rules), `errors`, `prefault` (large buffers faulted in ahead, on Linux) and `stack`
+//! (the stack left to the recursive parser and encoder).
 //!
 //! The thin PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values from JSON), `pyjsonrpc`
 //! (messages from JSON), `pymessages` (the message classes), `pyrecord` (the value classes'
@@ -16,6 +17,7 @@ pub mod json_text;
 pub mod jsonrpc;
 mod prefault;
 pub mod sse;
+pub mod stack;
 pub mod utf8;
 
 mod pyencode;
@@ -35,6 +37,9 @@ use pyo3::prelude::*;
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_EVENT_BYTES", sse::DEFAULT_MAX_EVENT_BYTES)?;
+    // Not part of the contract: tells the tests whether the frames are a debug build's, which
+    // `stack` may stop short of `json_scan::MAX_DEPTH` in a small thread stack.
+    m.setattr("_debug_build", cfg!(debug_assertions))?; // not in __all__, unlike `add`
     m.add_class::<pyutf8::Utf8Decoder>()?;
     m.add_class::<pysse::SseEvent>()?;
     m.add_class::<pysse::JsonRpcEvent>()?;

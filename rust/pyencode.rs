@@ -12,8 +12,8 @@ use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString, PyT
 use crate::json_text::write_str;
 use crate::pymessages::{JsonRpcNotification, JsonRpcRequest, JsonRpcResponse};
 
-/// Nesting deeper than this is refused (it is also how a circular structure ends).
-const MAX_DEPTH: usize = 512;
+// Nesting deeper than MAX_DEPTH is refused (it is also how a circular structure ends).
+use crate::json_scan::MAX_DEPTH;
 
 thread_local! {
     /// The output buffer, reused across calls on a thread.
@@ -108,6 +108,7 @@ impl Encoder {
         Ok(())
     }
 
+    #[inline(never)]
     fn key(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
         if let Ok(s) = key.cast::<PyString>() {
             return self.string(s);
@@ -153,36 +154,68 @@ impl Encoder {
         Ok(())
     }
 
+    // Inlined into `value`: one frame per level of nesting rather than two.
+    #[inline(always)]
     fn dict(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<()> {
         if dict.is_empty() {
             self.out.extend_from_slice(b"{}");
             return Ok(());
         }
         self.out.push(b'{');
-        let mut first = true;
-        let mut pair = |enc: &mut Self, k: &Bound<'_, PyAny>, v: &Bound<'_, PyAny>| {
-            if !std::mem::take(&mut first) {
-                enc.out.push(b',');
-            }
-            enc.key(k)?;
-            enc.out.push(b':');
-            enc.value(v, depth)
-        };
         if dict.is_exact_instance_of::<PyDict>() {
-            for (k, v) in dict.iter() {
-                pair(self, &k, &v)?;
+            // PyDict_Next rather than PyO3's iterator, whose state made this frame (one per
+            // level of nesting) half as large again; the key and value are owned while in use,
+            // so Python code that the encoder runs cannot free them under it.
+            let py = dict.py();
+            let (mut pos, mut index) = (0, 0);
+            let mut k: *mut ffi::PyObject = std::ptr::null_mut();
+            let mut v: *mut ffi::PyObject = std::ptr::null_mut();
+            // SAFETY: `dict` is a live dict; PyDict_Next bounds-checks `pos` against the dict's
+            // current table, and sets `k` and `v` to borrowed references when it returns 1.
+            while unsafe { ffi::PyDict_Next(dict.as_ptr(), &mut pos, &mut k, &mut v) } != 0 {
+                // SAFETY: borrowed references just returned by PyDict_Next, made owned here.
+                let (key, value) = unsafe {
+                    (
+                        Bound::from_borrowed_ptr(py, k),
+                        Bound::from_borrowed_ptr(py, v),
+                    )
+                };
+                self.member(index, &key, &value, depth)?;
+                index += 1;
             }
         } else {
-            // json goes through `items()` for dict subclasses
-            let items = dict.call_method0(pyo3::intern!(dict.py(), "items"))?;
-            for item in items.try_iter()? {
-                let item = item?;
-                let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item.extract()?;
-                pair(self, &k, &v)?;
-            }
+            self.dict_subclass(dict, depth)?;
         }
         self.out.push(b'}');
         Ok(())
+    }
+
+    /// The members of a dict subclass, through its `items()` as json does. Out of line, so
+    /// that its locals do not weigh on the frames of the usual recursion (see `MAX_DEPTH`).
+    #[inline(never)]
+    fn dict_subclass(&mut self, dict: &Bound<'_, PyDict>, depth: usize) -> PyResult<()> {
+        let items = dict.call_method0(pyo3::intern!(dict.py(), "items"))?;
+        for (index, item) in items.try_iter()?.enumerate() {
+            let (k, v): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
+            self.member(index, &k, &v, depth)?;
+        }
+        Ok(())
+    }
+
+    /// One `key:value` of an object, after a comma unless it is the first (`index` 0).
+    fn member(
+        &mut self,
+        index: usize,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+        depth: usize,
+    ) -> PyResult<()> {
+        if index > 0 {
+            self.out.push(b',');
+        }
+        self.key(key)?;
+        self.out.push(b':');
+        self.value(value, depth)
     }
 
     fn sequence<'a, 'py: 'a>(
@@ -201,29 +234,42 @@ impl Encoder {
         Ok(())
     }
 
-    fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
-        let py = value.py();
+    /// A str, None, bool, int or float (subclasses included); `None` for any other value.
+    /// Kept out of line so that the frames of the recursion through [`Encoder::value`] stay
+    /// small (see `MAX_DEPTH`).
+    #[inline(never)]
+    fn scalar(&mut self, value: &Bound<'_, PyAny>) -> Option<PyResult<()>> {
         if let Ok(s) = value.cast::<PyString>() {
-            return self.string(s);
+            return Some(self.string(s));
         }
         if value.is_none() {
             self.out.extend_from_slice(b"null");
-            return Ok(());
+            return Some(Ok(()));
         }
         if value.is_instance_of::<PyBool>() {
-            let t = value.is_truthy()?;
+            let t = match value.is_truthy() {
+                Ok(t) => t,
+                Err(e) => return Some(Err(e)),
+            };
             self.out
                 .extend_from_slice(if t { b"true" } else { b"false" });
-            return Ok(());
+            return Some(Ok(()));
         }
         if value.is_instance_of::<PyInt>() {
-            return self.int(value);
+            return Some(self.int(value));
         }
         if value.is_instance_of::<PyFloat>() {
-            return self.float(value);
+            return Some(self.float(value));
+        }
+        None
+    }
+
+    fn value(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
+        if let Some(done) = self.scalar(value) {
+            return done;
         }
         let depth = depth + 1;
-        if depth > MAX_DEPTH {
+        if depth > MAX_DEPTH || !crate::stack::enough_left() {
             return Err(too_deep());
         }
         if let Ok(list) = value.cast::<PyList>() {
@@ -235,6 +281,14 @@ impl Encoder {
         if let Ok(dict) = value.cast::<PyDict>() {
             return self.dict(dict, depth);
         }
+        self.jsonrpc_object(value, depth)
+    }
+
+    /// A `JsonRpcRequest`, `JsonRpcNotification` or `JsonRpcResponse` at level `depth`, or
+    /// the "cannot encode" error. Out of line, as [`Encoder::scalar`] is.
+    #[inline(never)]
+    fn jsonrpc_object(&mut self, value: &Bound<'_, PyAny>, depth: usize) -> PyResult<()> {
+        let py = value.py();
         if let Ok(request) = value.cast::<JsonRpcRequest>() {
             let r = request.get();
             let members = [("id", &r.id), ("method", &r.method)];

@@ -204,7 +204,9 @@ impl<'j> Doc<'_, 'j> {
         Ok(self.scan.next_item()?)
     }
 
-    /// The `str` of the string read last; through the key cache when `cached`.
+    /// The `str` of the string read last; through the key cache when `cached`. Out of line so
+    /// that the frames of the recursion through [`Doc::value`] stay small (see `MAX_DEPTH`).
+    #[inline(never)]
     pub(crate) fn py_str<'py>(
         &mut self,
         py: Python<'py>,
@@ -287,12 +289,21 @@ impl<'j> Doc<'_, 'j> {
     /// counts the containers around it.
     pub(crate) fn value<'py>(&mut self, py: Python<'py>, first: u8, depth: usize) -> Parsed<'py> {
         match first {
+            b'{' => self.object(py, depth + 1),
+            b'[' => self.array(py, depth + 1),
+            _ => self.scalar(py, first),
+        }
+    }
+
+    /// A value that is not a container. Kept out of line so that the frames of the recursion
+    /// through [`Doc::value`] stay small (see `MAX_DEPTH`).
+    #[inline(never)]
+    fn scalar<'py>(&mut self, py: Python<'py>, first: u8) -> Parsed<'py> {
+        match first {
             b'"' => {
                 self.scan.string()?;
                 Ok(self.py_str(py, false)?.into_any())
             }
-            b'{' => self.object(py, depth + 1),
-            b'[' => self.array(py, depth + 1),
             b't' => {
                 self.scan.literal(b"true")?;
                 Ok(PyBool::new(py, true).to_owned().into_any())
@@ -318,7 +329,6 @@ impl<'j> Doc<'_, 'j> {
         depth: usize,
     ) -> Result<(), ParseFail> {
         match first {
-            b'"' => Ok(self.scan.string()?),
             b'{' => {
                 self.scan.check_depth(depth + 1)?;
                 let mut more = self.first_key()?;
@@ -338,6 +348,15 @@ impl<'j> Doc<'_, 'j> {
                 }
                 Ok(())
             }
+            _ => self.skip_scalar(py, first),
+        }
+    }
+
+    /// [`Doc::skip`] for a value that is not a container, out of line as [`Doc::scalar`] is.
+    #[inline(never)]
+    fn skip_scalar(&mut self, py: Python<'_>, first: u8) -> Result<(), ParseFail> {
+        match first {
+            b'"' => Ok(self.scan.string()?),
             b't' => Ok(self.scan.literal(b"true")?),
             b'f' => Ok(self.scan.literal(b"false")?),
             b'n' => Ok(self.scan.literal(b"null")?),
@@ -456,7 +475,10 @@ mod tests {
             let deep = |n: usize| "[".repeat(n) + &"]".repeat(n);
             assert!(parse(py, &deep(MAX_DEPTH)).is_ok());
             let err = parse(py, &deep(MAX_DEPTH + 1)).unwrap_err();
-            assert!(err.starts_with("recursion limit exceeded"), "{err}");
+            assert!(
+                err.starts_with("nesting deeper than 100 levels at line 1 column 101"),
+                "{err}"
+            );
         });
     }
 

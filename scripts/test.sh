@@ -34,6 +34,10 @@ echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest tests -q
 echo "== pytest (pure-Python backend: transport, client, command, OAuth)"
 MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/client tests/cli tests/oauth -q
+# The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
+# its codec half compares both backends and ran above, its transport half runs once per backend.
+echo "== fuzz, bounded (transport core, pure-Python backend)"
+MCPSTREAM_BACKEND=python python -m pytest tests/fuzz/test_transport_fuzz.py -q
 
 # The wheels a host installs (scripts/wheels.sh): manylinux_2_17 wheels for every supported
 # CPython and the sdist, built into dist/ and checked with auditwheel; the oldest and newest

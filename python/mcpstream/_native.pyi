@@ -283,9 +283,13 @@ def parse_jsonrpc_line(text: str | bytes) -> tuple[JsonRpcMessage, ...]:
     """Parse one JSON text (a message or a batch array) into typed messages.
 
     Bytes must be UTF-8. Leading and trailing JSON whitespace is allowed. ``NaN`` and
-    ``Infinity`` are not JSON and are refused. Known difference: the native backend refuses
-    nesting deeper than 200 arrays/objects as invalid JSON; the pure one goes to Python's
-    recursion limit. Returns a tuple. Raises ``JsonRpcProtocolError`` with one of these
+    ``Infinity`` are not JSON and are refused. Arrays and objects nested deeper than 100 levels
+    (the top-level value is level 1) are refused as ``"invalid JSON: nesting deeper than 100
+    levels at line L column C"``, naming the bracket that opens level 101; in a thread whose
+    stack has no room for that many levels (less than 64 KiB, or a debug build of the native
+    backend), the native backend refuses a shallower level as ``"invalid JSON: nesting too deep
+    for this thread's stack at line L column C"`` rather than overflow the stack. Returns a
+    tuple. Raises ``JsonRpcProtocolError`` with one of these
     messages (in a batch, prefixed by ``"batch item {index}: "``):
 
     * ``"invalid JSON: ..."`` (the rest names the problem and its position; its wording may
@@ -332,6 +336,7 @@ def encode_jsonrpc_message(payload: Any) -> str:
     with ``"cannot encode: circular reference or nesting too deep"`` for a circular structure.
     The first bad item in json's order (depth first, a dict key before its value) names the
     error. A str holding a lone surrogate is copied into the output, as ``json.dumps`` does.
-    Known difference: the native backend gives that error past 512 levels of nesting, the pure
-    one at Python's recursion limit.
+    A list, tuple, dict or message nested deeper than 100 levels (the payload is level 1) gives
+    that error too, in both backends (and, in the native one, a shallower level in a thread whose
+    stack has no room for 100: see ``parse_jsonrpc_line``).
     """

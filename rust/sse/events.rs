@@ -281,7 +281,7 @@ impl EventAssembler {
         let out = &mut self.data_buf;
         let mut w = out.len();
         out.resize(w + run.len() + BLOCK, 0);
-        let mut line = 0;
+        let (mut line, mut lines) = (0, 0);
         for t in memchr::memchr2_iter(b'\n', b'\r', run) {
             if run[t] != b'\n' || !run[line..t].starts_with(b"data: ") {
                 break;
@@ -294,10 +294,12 @@ impl EventAssembler {
             }
             w += 1 + len;
             line = t + 1;
+            lines += 1;
         }
         out.truncate(w);
         if line > 0 {
-            self.accumulated += line;
+            // the event's size leaves the terminators out (one LF a line)
+            self.accumulated += line - lines;
             self.seen_line = true;
             self.data_ahead
                 .grown(&self.data_buf, self.data_buf.capacity());

@@ -328,3 +328,21 @@ fn many_data_lines_take_the_fast_path_and_its_exits() {
     assert!(events.is_empty());
     assert_eq!(error, Some(StreamError::EventTooLarge { limit: 20 }));
 }
+
+#[test]
+fn data_lines_taken_in_a_run_count_without_their_terminators() {
+    // "data" carried over a cut, then a run of `data: ` lines: the event is exactly at the cap
+    // (4 + 11 + 14 bytes, terminators left out), however the stream is cut (found by fuzzing:
+    // the run counted each line's LF).
+    let stream = b"data\ndata: blt\":\ndata: blt\":{}}\n\n";
+    let expected = (vec![data("\nblt\":\nblt\":{}}")], None);
+    assert_eq!(run_all_cuts(Some(29), stream), expected);
+    assert_eq!(
+        run(
+            Some(29),
+            &[b"d", b"ata\ndata: blt\":\nda", b"ta: blt\":{}}\n\n"]
+        ),
+        expected
+    );
+    assert_fails(Some(28), stream, EventTooLarge { limit: 28 });
+}

@@ -245,5 +245,22 @@ def test_circular_or_too_deep_values_raise_value_error(
     assert encoding_error(backend, build(), ValueError) == TOO_DEEP
 
 
-def test_nesting_within_500_levels_is_encoded(backend: ModuleType) -> None:
-    assert backend.encode_jsonrpc_message(nested(500)) == "[" * 501 + "]" * 501
+def test_nesting_up_to_100_levels_is_encoded_and_deeper_is_refused(backend: ModuleType) -> None:
+    # nested(n) is n + 1 lists deep
+    assert backend.encode_jsonrpc_message(nested(99)) == "[" * 100 + "]" * 100
+    assert encoding_error(backend, nested(100), ValueError) == TOO_DEEP
+    assert encoding_error(backend, {"a": [nested(98)]}, ValueError) == TOO_DEEP
+
+
+def test_an_int_past_the_digit_limit_is_json_s_value_error_in_json_s_order(
+    backend: ModuleType,
+) -> None:
+    # Found by fuzzing: the pure backend named the unencodable object after it (and before, a
+    # NaN error) where json and the native backend raise int()'s ValueError first.
+    with pytest.raises(ValueError, match="Exceeds the limit"):
+        backend.encode_jsonrpc_message([10**5000, object()])
+    with pytest.raises(ValueError, match="Exceeds the limit"):
+        backend.encode_jsonrpc_message({10**5000: object()})
+    assert encoding_error(backend, [object(), 10**5000], TypeError) == (
+        "cannot encode object of type object as JSON"
+    )

@@ -70,6 +70,14 @@ def test_an_id_containing_nul_is_ignored(backend: ModuleType) -> None:
     assert events_of(backend, stream) == [(None, "x", "good", None), (None, "y", None, None)]
 
 
+def test_a_non_ascii_id_is_kept_as_text(backend: ModuleType) -> None:
+    # What the transport may send back in Last-Event-ID is its decision, not the decoder's.
+    stream = "id: caf\u00e9-\u2713-\U0001f600\ndata: x\n\n".encode()
+    decoder = backend.SseDecoder()
+    assert [e.id for e in decoder.feed(stream)] == ["caf\u00e9-\u2713-\U0001f600"]
+    assert decoder.last_event_id == "caf\u00e9-\u2713-\U0001f600"
+
+
 def test_an_empty_id_field_gives_an_empty_id(backend: ModuleType) -> None:
     assert events_of(backend, b"id\ndata: a\n\nid:\ndata: b\n\n") == [
         (None, "a", "", None),
@@ -99,6 +107,9 @@ def test_a_retry_of_ascii_digits_up_to_2_63_minus_1_is_taken(
         "",
         str(MAX + 1),
         "1" * 5000,
+        str(2**64),
+        "9" * 20,
+        "0" * 5000 + "1" * 20,
         "²",
         "\uff11\uff12",  # fullwidth digits
         "٣",  # Arabic-Indic digit three

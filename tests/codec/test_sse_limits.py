@@ -309,3 +309,16 @@ def test_a_decoder_that_failed_at_finish_has_no_event_in_progress(
     else:
         pytest.fail("the stream should have failed")
     assert decoder.event_in_progress is False
+
+
+def test_an_event_at_the_cap_passes_however_its_data_lines_are_cut(backend: ModuleType) -> None:
+    # Found by fuzzing: the native decoder counted each LF of a run of data lines taken after
+    # a line carried over a cut, and refused this event (29 bytes of lines) in three chunks.
+    chunks = [b"d", b'ata\ndata: blt":\nda', b'ta: blt":{}}\n\n']
+    outcome = run_stream(backend, chunks, 29)
+    assert (outcome.events, outcome.error) == ([(None, '\nblt":\nblt":{}}', None, None)], None)
+    assert decode_every_way(backend, b"".join(chunks), 29) == outcome
+    assert run_stream(backend, chunks, 28).error == (
+        SseEventTooLargeError,
+        "SSE event exceeds the limit of 28 bytes (max_event_bytes)",
+    )

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import codecs
 import json
+import math
 import re
+import sys
 from collections.abc import Callable, Iterator
+from itertools import accumulate, repeat
 from typing import Any, Final, NoReturn, TypeAlias, final
 
 from ..errors import JsonRpcProtocolError
@@ -192,6 +195,14 @@ _BAD_ERROR: Final = '"error" must be an object with an integer "code" and a stri
 _MISSING: Final[Any] = object()
 _JSON_WHITESPACE: Final = " \t\r\n"
 
+MAX_DEPTH: Final = 100
+"""Containers nested deeper than this are refused, by the parser (``invalid JSON: nesting
+deeper than 100 levels at line L column C``, at the bracket that opens level 101) and by the
+encoder (``cannot encode: circular reference or nesting too deep``); the top-level value is
+level 1. The native backend has the same limit (``json_scan::MAX_DEPTH``). Checked before the
+stdlib ``json`` runs, whose C code recurses once per level, so that it never goes deeper."""
+_DEPTH_EXCEEDED: Final = f"nesting deeper than {MAX_DEPTH} levels"
+
 
 class _NonFiniteConstant(Exception):
     """Raised from the JSON scanner for ``NaN``, ``Infinity`` and ``-Infinity``."""
@@ -259,6 +270,47 @@ def _loads(text: str) -> Any:
         # int() refuses more than 4300 digits.
         raise _invalid_json(f"integer too long{_where(text, _long_integer)}") from None
     return value
+
+
+# For the nesting check: escape pairs go (only strings hold them), then every ASCII character
+# but brackets and quotes, then the strings (between the quotes left: every other piece of a
+# split), leaving the brackets that are structure. Each step is one C-speed pass.
+_ESCAPE: Final = re.compile(r"\\.", re.DOTALL)
+_ALL_BUT_BRACKETS_AND_QUOTES: Final = {c: None for c in range(128) if chr(c) not in '[]{}"'}
+# The same strings, matched in place (with their escapes), or a bracket: to find where.
+_STRING_OR_BRACKET: Final = re.compile(r'"(?:[^"\\]|\\.?)*(?:"|\Z)|[\[\]{}]', re.DOTALL)
+_LEVEL_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
+
+
+def _check_nesting(text: str) -> None:
+    """Raise ``invalid JSON: nesting deeper than ...`` when ``text``'s brackets outside strings
+    nest deeper than ``MAX_DEPTH``.
+
+    Exact for JSON text (whose strings are all closed), which is all that matters: for other
+    text, both backends say "invalid JSON" whichever problem they name. Cheap unless the text
+    holds more than ``MAX_DEPTH`` opening brackets: two counts, then the C-speed passes above
+    and ``accumulate``; only text that is too deep pays for a Python loop (to name where).
+    """
+    if len(text) <= MAX_DEPTH or text.count("[") + text.count("{") <= MAX_DEPTH:
+        return
+    quotes_and_brackets = _ESCAPE.sub("", text).translate(_ALL_BUT_BRACKETS_AND_QUOTES)
+    brackets = "".join(quotes_and_brackets.split('"')[::2])
+    # (text that is not JSON may leave other characters outside strings: they count 0)
+    steps = map(_LEVEL_STEP.get, brackets, repeat(0))
+    if max(accumulate(steps), default=0) <= MAX_DEPTH:
+        return
+    level = 0
+    for match in _STRING_OR_BRACKET.finditer(text):
+        token = match.group()
+        if token == "[" or token == "{":
+            level += 1
+            if level > MAX_DEPTH:
+                at = match.start()
+                line = text.count("\n", 0, at) + 1
+                column = at - text.rfind("\n", 0, at)
+                raise _invalid_json(f"{_DEPTH_EXCEEDED} at line {line} column {column}")
+        elif token == "]" or token == "}":
+            level -= 1
 
 
 def _where(text: str, pattern: re.Pattern[str]) -> str:
@@ -347,6 +399,12 @@ def _message(obj: Any) -> JsonRpcMessage:
 
 def parse_jsonrpc_text(text: str) -> tuple[JsonRpcMessage, ...]:
     """``parse_jsonrpc_line`` for a str known to be valid Unicode (decoded from UTF-8)."""
+    _check_nesting(text)
+    return _parse_checked(text)
+
+
+def _parse_checked(text: str) -> tuple[JsonRpcMessage, ...]:
+    """``parse_jsonrpc_text`` for text whose nesting was checked."""
     try:
         value, end = _scan_once(text, 0)
     except Exception:
@@ -380,18 +438,19 @@ def jsonrpc_events(
     for event, data, event_id, _retry in raw_events:
         if event and event != "message":
             continue
-        # The common case inline: one JSON object that spans all of the data.
         try:
-            value, end = scan(data, 0)
-        except Exception:
-            end = -1
-        try:
+            _check_nesting(data)
+            # The common case inline: one JSON object that spans all of the data.
+            try:
+                value, end = scan(data, 0)
+            except Exception:
+                end = -1
             if end == len(data) and type(value) is dict:
                 messages: tuple[JsonRpcMessage, ...] = (_message(value),)
             elif not data.strip(_JSON_WHITESPACE):
                 continue
             else:
-                messages = parse_jsonrpc_text(data)
+                messages = _parse_checked(data)
             error = None
         except JsonRpcProtocolError as exc:
             messages = ()
@@ -467,28 +526,102 @@ _encoder = json.JSONEncoder(
 _encode = _encoder.encode
 
 
-def _first_bad_key_type(value: object) -> str | None:
-    """The type name of the first dict key json refuses, in the order json encodes.
+_MESSAGE_TYPES: Final = (JsonRpcRequest, JsonRpcNotification, JsonRpcResponse)
+_CONTAINER_TYPES: Final = (list, tuple, dict)
+_NO_KEY: Final[Any] = object()
 
-    json checks each key just before encoding its value, depth first, so the walk does too.
-    """
-    stack: list[tuple[Iterator[Any], bool]] = [(iter((value,)), False)]
+
+def _is_container(value: object) -> bool:
+    """Whether ``value`` is encoded as a JSON array or object (a level of nesting)."""
+    return isinstance(value, _CONTAINER_TYPES) or type(value) in _MESSAGE_TYPES
+
+
+def _children(container: Any) -> Iterator[tuple[Any, Any]]:
+    """(key, value) of each member of a container, in json's order (``_NO_KEY`` in arrays)."""
+    if isinstance(container, dict):
+        # json goes through ``items()`` for dict subclasses
+        return iter(dict.items(container) if type(container) is dict else container.items())
+    if isinstance(container, (list, tuple)):
+        return ((_NO_KEY, item) for item in container)
+    return iter(_as_jsonrpc_object(container).items())
+
+
+_SCALAR_TYPES: Final = (str, int, float, bool, type(None))
+
+
+def _deeper_than(value: Any, room: int) -> bool:
+    """Whether ``value`` is a container holding containers nested more than ``room`` levels
+    below it (a circular structure is infinitely deep). Recursive, in Python only: since 3.11
+    its calls take no C stack. The exact types, by far the usual ones, take the fast paths."""
+    kind = type(value)
+    if kind is dict:
+        items: Any = dict.values(value)
+    elif kind is list or kind is tuple:
+        items = value
+    elif kind in _SCALAR_TYPES or not _is_container(value):
+        return False
+    else:
+        items = [item for _, item in _children(value)]
+    if not room:
+        return True
+    room -= 1
+    # a loop, not any() over a generator: any() would resume the generator from C, a C frame
+    # per level again
+    for item in items:  # noqa: SIM110
+        if type(item) not in _SCALAR_TYPES and _deeper_than(item, room):
+            return True
+    return False
+
+
+def _int_error(value: int) -> Exception | None:
+    """The ``ValueError`` json meets writing ``value``: more digits than ``int()`` may write
+    (``sys.get_int_max_str_digits``), or None."""
+    limit = sys.get_int_max_str_digits()
+    # at most bits * log10(2) + 1 digits
+    if not limit or value.bit_length() * 0.30103 < limit - 1:
+        return None
+    try:
+        int.__repr__(value)
+    except ValueError as exc:
+        return exc
+    return None
+
+
+def _first_error(payload: object) -> Exception | None:
+    """The error of the first item json's order meets that cannot be encoded, as the contract
+    words it, or None. The order is depth first, each dict key just before its value; a
+    container at level ``MAX_DEPTH + 1`` is an error too. Without recursion; slow, so only for
+    payloads known to fail."""
+    stack: list[Iterator[tuple[Any, Any]]] = [iter(((_NO_KEY, payload),))]
     while stack:
-        items, in_dict = stack[-1]
-        entry = next(items, _MISSING)
+        entry = next(stack[-1], _MISSING)
         if entry is _MISSING:
             stack.pop()
             continue
-        if in_dict:
-            key, entry = entry
+        key, item = entry
+        if key is not _NO_KEY:
+            if isinstance(key, float) and not math.isfinite(key):
+                return ValueError(_NON_FINITE)
+            if isinstance(key, int) and _int_error(key) is not None:
+                return _int_error(key)
             if not isinstance(key, _KEY_TYPES):
-                return type(key).__name__
-        if isinstance(entry, dict):
-            stack.append((iter(entry.items()), True))
-        elif isinstance(entry, (list, tuple)):
-            stack.append((iter(entry), False))
-        elif type(entry) in (JsonRpcRequest, JsonRpcNotification, JsonRpcResponse):
-            stack.append((iter((_as_jsonrpc_object(entry),)), False))
+                return TypeError(f"cannot encode object of type {type(key).__name__} as JSON")
+        if isinstance(item, str) or item is None or isinstance(item, bool):
+            continue
+        if isinstance(item, int):
+            error = _int_error(item)
+            if error is not None:
+                return error
+            continue
+        if isinstance(item, float):
+            if not math.isfinite(item):
+                return ValueError(_NON_FINITE)
+            continue
+        if not _is_container(item):
+            return TypeError(f"cannot encode object of type {type(item).__name__} as JSON")
+        if len(stack) > MAX_DEPTH:
+            return ValueError(_TOO_DEEP)
+        stack.append(_children(item))
     return None
 
 
@@ -500,19 +633,25 @@ def encode_jsonrpc_message(payload: Any) -> str:
     ``JsonRpcResponse`` objects are encoded as their JSON-RPC 2.0 objects. Errors are those of
     the contract (``_native.pyi``).
     """
+    # json's C encoder recurses once per level: it must not go deeper than MAX_DEPTH
+    try:
+        too_deep = _deeper_than(payload, MAX_DEPTH - 1)
+    except RecursionError:  # called with little room left: let the walk decide
+        too_deep = True
+    if too_deep:
+        error = _first_error(payload)
+        if error is not None:
+            raise error
     try:
         return _encode(payload)
     except _Unencodable as exc:
         raise TypeError(f"cannot encode object of type {exc} as JSON") from None
-    except TypeError:
-        # The only other TypeError json raises is for a dict key of a type it refuses.
-        name = _first_bad_key_type(payload)
-        if name is None:
-            raise
-        raise TypeError(f"cannot encode object of type {name} as JSON") from None
-    except RecursionError:
-        raise ValueError(_TOO_DEEP) from None
-    except ValueError as exc:
-        if str(exc).startswith("Circular reference"):
+    except (TypeError, ValueError, RecursionError) as exc:
+        # A dict key json refuses, a non-finite float, a circular structure (found by json
+        # before it is MAX_DEPTH deep), or a stack too small for MAX_DEPTH levels.
+        error = _first_error(payload)
+        if error is not None:
+            raise error from None
+        if isinstance(exc, RecursionError):
             raise ValueError(_TOO_DEEP) from None
-        raise ValueError(_NON_FINITE) from None
+        raise
