@@ -226,7 +226,9 @@ def _session_times(benchmarks: list[dict[str, Any]]) -> dict[tuple[str, str], fl
     return times
 
 
-def _ratio(times: dict[tuple[str, str], float], key: tuple[str, str], base: tuple[str, str]) -> str:
+def _time_ratio(
+    times: dict[tuple[str, str], float], key: tuple[str, str], base: tuple[str, str]
+) -> str:
     if key not in times or base not in times:
         return "-"
     return f"{times[key] / times[base]:.2f}x"
@@ -250,18 +252,18 @@ def session_table(benchmarks: list[dict[str, Any]]) -> str:
         values = " | ".join("-" if cell is None else _rate(cell * scale) for cell in cells)
         sync, aio = (workload, "sync_native"), (workload, "async_native")
         if workload == "concurrent":
-            floor = _ratio(times, (workload, "httpx"), (workload, "httpx_async"))
-            ratios = f"{_ratio(times, sync, aio)} faster async (bare httpx: {floor})"
+            floor = _time_ratio(times, (workload, "httpx"), (workload, "httpx_async"))
+            ratios = f"{_time_ratio(times, sync, aio)} faster async (bare httpx: {floor})"
             target = ">= 5x faster async"
         elif workload == "open":
             ref = (workload, "reference")
-            ratios = f"{_ratio(times, sync, ref)}, {_ratio(times, aio, ref)} of reference"
+            ratios = f"{_time_ratio(times, sync, ref)}, {_time_ratio(times, aio, ref)} of reference"
             target = "<= 0.25x reference"
         else:
             ref, sdk = (workload, "reference"), (workload, "sdk")
             ratios = (
-                f"{_ratio(times, sync, ref)}, {_ratio(times, aio, ref)} of reference; "
-                f"{_ratio(times, sync, sdk)}, {_ratio(times, aio, sdk)} of SDK"
+                f"{_time_ratio(times, sync, ref)}, {_time_ratio(times, aio, ref)} of reference; "
+                f"{_time_ratio(times, sync, sdk)}, {_time_ratio(times, aio, sdk)} of SDK"
             )
             target = "<= 0.6x reference, <= 0.3x SDK"
         rows.append(f"| {label} | {unit} | {values} | {ratios} | {target} |")

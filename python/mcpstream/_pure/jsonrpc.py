@@ -13,6 +13,7 @@ import json
 import math
 import re
 import sys
+import threading
 from collections.abc import Callable, Iterator
 from itertools import accumulate, repeat
 from typing import Any, Final, NoReturn, TypeAlias, final
@@ -200,7 +201,9 @@ MAX_DEPTH: Final = 100
 deeper than 100 levels at line L column C``, at the bracket that opens level 101) and by the
 encoder (``cannot encode: circular reference or nesting too deep``); the top-level value is
 level 1. The native backend has the same limit (``json_scan::MAX_DEPTH``). Checked before the
-stdlib ``json`` runs, whose C code recurses once per level, so that it never goes deeper."""
+stdlib ``json`` runs, whose C code recurses once per level, so that it never goes deeper in a
+small thread stack; long texts on a roomy main thread are checked on the parsed value instead
+(``_check_nesting``)."""
 _DEPTH_EXCEEDED: Final = f"nesting deeper than {MAX_DEPTH} levels"
 
 
@@ -265,7 +268,10 @@ def _loads(text: str) -> Any:
     except _NonFiniteConstant as exc:
         raise _invalid_json(f"{exc} is not a JSON value{_where(text, _non_finite)}") from None
     except RecursionError:
-        raise _invalid_json("nesting too deep") from None
+        # Only on a roomy stack (see _check_nesting): the text is far too deep; word it as
+        # the check does.
+        _check_nesting_now(text)
+        raise _invalid_json(_DEPTH_EXCEEDED) from None
     except ValueError:
         # int() refuses more than 4300 digits.
         raise _invalid_json(f"integer too long{_where(text, _long_integer)}") from None
@@ -282,7 +288,53 @@ _STRING_OR_BRACKET: Final = re.compile(r'"(?:[^"\\]|\\.?)*(?:"|\Z)|[\[\]{}]', re
 _LEVEL_STEP: Final = {"[": 1, "{": 1, "]": -1, "}": -1}
 
 
-def _check_nesting(text: str) -> None:
+def _roomy_main_stack() -> bool:
+    """Whether the main thread's stack is large enough for ``json``'s C parser at any depth it
+    accepts (it gives up with ``RecursionError`` at some thousands of levels, of a few hundred
+    bytes of stack each): a soft ``RLIMIT_STACK`` of 8 MiB or more, or none."""
+    try:
+        import resource
+    except ImportError:  # not POSIX: the main thread's stack size is not known here
+        return False
+    soft, _hard = resource.getrlimit(resource.RLIMIT_STACK)
+    return bool(soft == resource.RLIM_INFINITY or soft >= 8 << 20)
+
+
+_MAIN_THREAD_ID: Final = threading.main_thread().ident
+_ROOMY_MAIN_STACK: Final = _roomy_main_stack()
+_PARSE_FIRST_CHARS: Final = 16384
+"""Texts at least this long, on the main thread with a roomy stack, are parsed before their
+nesting is checked, on the parsed value (``_deeper_than``): that walk costs a step per
+container, while counting brackets costs a pass over every character (as much as parsing a
+large text result). Shorter texts and other threads (whose stacks may be small enough for
+``json`` to overflow them) are checked before parsing."""
+
+
+def _check_nesting(text: str) -> bool:
+    """Check ``text``'s nesting before it is parsed (raising as ``_check_nesting_now``), or
+    return True when the check is left for after parsing: then the caller must pass the parsed
+    value to ``_check_parsed_nesting``."""
+    if len(text) <= MAX_DEPTH:
+        return False
+    if (
+        len(text) >= _PARSE_FIRST_CHARS
+        and _ROOMY_MAIN_STACK
+        and threading.get_ident() == _MAIN_THREAD_ID
+    ):
+        return True
+    _check_nesting_now(text)
+    return False
+
+
+def _check_parsed_nesting(value: Any, text: str) -> None:
+    """The nesting check of a value parsed from ``text`` (see ``_check_nesting``)."""
+    # (the top-level value is level 1: a container MAX_DEPTH levels below it is one too many)
+    if _deeper_than(value, MAX_DEPTH):
+        _check_nesting_now(text)
+        raise _invalid_json(_DEPTH_EXCEEDED)  # not reached for JSON text
+
+
+def _check_nesting_now(text: str) -> None:
     """Raise ``invalid JSON: nesting deeper than ...`` when ``text``'s brackets outside strings
     nest deeper than ``MAX_DEPTH``.
 
@@ -399,12 +451,12 @@ def _message(obj: Any) -> JsonRpcMessage:
 
 def parse_jsonrpc_text(text: str) -> tuple[JsonRpcMessage, ...]:
     """``parse_jsonrpc_line`` for a str known to be valid Unicode (decoded from UTF-8)."""
-    _check_nesting(text)
-    return _parse_checked(text)
+    return _parse_checked(text, _check_nesting(text))
 
 
-def _parse_checked(text: str) -> tuple[JsonRpcMessage, ...]:
-    """``parse_jsonrpc_text`` for text whose nesting was checked."""
+def _parse_checked(text: str, check_after: bool) -> tuple[JsonRpcMessage, ...]:
+    """``parse_jsonrpc_text`` for text whose nesting was checked, or is to be checked once it
+    is parsed (``check_after``)."""
     try:
         value, end = _scan_once(text, 0)
     except Exception:
@@ -412,6 +464,8 @@ def _parse_checked(text: str) -> tuple[JsonRpcMessage, ...]:
     else:
         if end != len(text):
             value = _loads(text)
+    if check_after:
+        _check_parsed_nesting(value, text)
     if type(value) is dict:
         return (_message(value),)
     if type(value) is not list:
@@ -439,18 +493,20 @@ def jsonrpc_events(
         if event and event != "message":
             continue
         try:
-            _check_nesting(data)
+            check_after = _check_nesting(data)
             # The common case inline: one JSON object that spans all of the data.
             try:
                 value, end = scan(data, 0)
             except Exception:
                 end = -1
             if end == len(data) and type(value) is dict:
+                if check_after:
+                    _check_parsed_nesting(value, data)
                 messages: tuple[JsonRpcMessage, ...] = (_message(value),)
             elif not data.strip(_JSON_WHITESPACE):
                 continue
             else:
-                messages = _parse_checked(data)
+                messages = _parse_checked(data, check_after)
             error = None
         except JsonRpcProtocolError as exc:
             messages = ()
