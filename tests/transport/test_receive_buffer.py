@@ -22,7 +22,7 @@ from mcpstream.transport_http_async import AsyncMcpHttpTransport
 
 from .fault_server import Conn, FaultServer, Request, notification, result, sse
 
-_BODY = b"event: message\ndata: " + b"x" * 5000 + b"\n\n"
+_BODY = b"event: message\ndata: " + b"x" * 40_000 + b"\n\n"
 _CHUNKED = (
     b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ntransfer-encoding: chunked\r\n\r\n"
     + b"%x\r\n" % len(_BODY)
@@ -56,10 +56,20 @@ def _events(wire: bytes, cuts: list[int], *, pass_through: bool) -> list[object]
     return events
 
 
+@pytest.mark.parametrize("hold_bytes", [1, receive_buffer.HOLD_BYTES])
 @pytest.mark.parametrize("wire", [_CHUNKED, _LENGTH], ids=["chunked", "length"])
-def test_h11_reads_the_same_events_through_either_buffer(wire: bytes) -> None:
+def test_h11_reads_the_same_events_through_either_buffer(
+    wire: bytes, hold_bytes: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(receive_buffer, "HOLD_BYTES", hold_bytes)
     rng = random.Random(9)
-    cut_sets = [[], [1], [len(wire) - 1], list(range(1, len(wire), 997))]
+    cut_sets = [
+        [],
+        [1],
+        [len(wire) - 1],
+        list(range(1, len(wire), 997)),
+        list(range(1, len(wire), 20_011)),
+    ]
     cut_sets += [sorted(rng.sample(range(1, len(wire)), k)) for k in (2, 5, 40) for _ in range(5)]
     for cuts in cut_sets:
         expected = _events(wire, cuts, pass_through=False)

@@ -37,23 +37,31 @@ _FIELDS = ("_data", "_next_line_search", "_multiple_lines_search")
 """The state of h11's buffer (0.16), taken over as it is by ``install``."""
 
 
+HOLD_BYTES = 16 * 1024
+"""Received pieces at least this large are held uncopied; smaller ones (the head and body of a
+small answer, usually in one read) go into h11's ``bytearray`` at once, as without this buffer,
+so that a small answer pays nothing but a few checks."""
+
+
 class PassThroughBuffer(ReceiveBuffer):
-    """h11's ``ReceiveBuffer`` that holds a received ``bytes`` object uncopied (``_whole``)
-    while its ``bytearray`` is empty, and gives it back whole as body data."""
+    """h11's ``ReceiveBuffer`` that holds a large received ``bytes`` object uncopied
+    (``_whole``) while its ``bytearray`` is empty, and gives it back whole as body data. The
+    overrides call h11's functions directly (not through ``super()``: they run for every event
+    of every answer)."""
 
     _whole: bytes
 
     def _settle(self) -> None:
         """Move the held object into h11's ``bytearray`` (before any other use of it)."""
-        if self._whole:
-            self._data += self._whole
-            self._whole = b""
+        self._data += self._whole
+        self._whole = b""
 
     def __iadd__(self, byteslike: bytes | bytearray) -> PassThroughBuffer:
-        if not self._whole and not self._data and type(byteslike) is bytes:
+        if self._whole:
+            self._settle()
+        elif len(byteslike) >= HOLD_BYTES and not self._data and type(byteslike) is bytes:
             self._whole = byteslike
             return self
-        self._settle()
         self._data += byteslike
         return self
 
@@ -64,7 +72,8 @@ class PassThroughBuffer(ReceiveBuffer):
         return bool(self._whole) or bool(self._data)
 
     def __bytes__(self) -> bytes:
-        self._settle()
+        if self._whole:
+            self._settle()
         return bytes(self._data)
 
     # h11 declares a bytearray, but its readers put the result into a ``Data`` event, whose
@@ -73,30 +82,43 @@ class PassThroughBuffer(ReceiveBuffer):
         """At most ``count`` bytes: the held object itself when it fits (as ``_extract``
         would, the line searches start over)."""
         whole = self._whole
-        if whole and count >= len(whole):
-            self._whole = b""
-            self._next_line_search = self._multiple_lines_search = 0
-            return whole
-        self._settle()
-        result: bytearray | None = super().maybe_extract_at_most(count)
+        if whole:
+            if count >= len(whole):
+                self._whole = b""
+                self._next_line_search = self._multiple_lines_search = 0
+                return whole
+            self._settle()
+        result: bytearray | None = _h11_at_most(self, count)
         return result
 
     def maybe_extract_next_line(self) -> bytearray | None:
         """h11's, on the settled buffer."""
-        self._settle()
-        result: bytearray | None = super().maybe_extract_next_line()
-        return result
+        if self._whole:
+            self._settle()
+        line: bytearray | None = _h11_next_line(self)
+        return line
 
     def maybe_extract_lines(self) -> list[bytearray] | None:
         """h11's, on the settled buffer."""
-        self._settle()
-        result: list[bytearray] | None = super().maybe_extract_lines()
-        return result
+        if self._whole:
+            self._settle()
+        lines: list[bytearray] | None = _h11_lines(self)
+        return lines
 
     def is_next_line_obviously_invalid_request_line(self) -> bool:
         """h11's, on the settled buffer."""
-        self._settle()
-        return bool(super().is_next_line_obviously_invalid_request_line())
+        if self._whole:
+            self._settle()
+        return bool(_h11_invalid_request_line(self))
+
+
+# h11's own functions (None with another h11, where nothing is installed).
+_h11_at_most: Any = getattr(ReceiveBuffer, "maybe_extract_at_most", None)
+_h11_next_line: Any = getattr(ReceiveBuffer, "maybe_extract_next_line", None)
+_h11_lines: Any = getattr(ReceiveBuffer, "maybe_extract_lines", None)
+_h11_invalid_request_line: Any = getattr(
+    ReceiveBuffer, "is_next_line_obviously_invalid_request_line", None
+)
 
 
 def _h11_connection(response: httpx.Response) -> Any:
@@ -111,7 +133,7 @@ def _h11_connection(response: httpx.Response) -> Any:
 def install(response: httpx.Response) -> None:
     """Give the HTTP/1.1 connection under ``response`` a ``PassThroughBuffer`` holding what
     its buffer holds (nothing is read or copied; a connection that has one keeps it)."""
-    if not _AVAILABLE:
+    if not _AVAILABLE or _h11_invalid_request_line is None:
         return
     state = _h11_connection(response)
     current = getattr(state, "_receive_buffer", None)
