@@ -5,14 +5,19 @@ from __future__ import annotations
 
 import asyncio
 import socket
+import ssl
 import threading
+import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcpstream._http.httpx_clients import (
     COALESCE_BYTES,
+    LARGE_READ_BYTES,
     READ_BYTES,
     LargeReadStream,
+    _asyncio_transport,
     _AsyncLargeReadStream,
     make_async_client,
     make_client,
@@ -106,6 +111,55 @@ def test_a_large_body_arrives_whole_in_pieces_larger_than_64_kib_async(
     chunks = asyncio.run(fetch())
     assert b"".join(chunks) == BODY
     assert max(len(chunk) for chunk in chunks) > 64 * 1024
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_after_a_full_read_the_next_asks_for_more(large_body_url: str, kind: str) -> None:
+    """A read that got all it asked for is followed by one asking ``LARGE_READ_BYTES`` (received
+    at once under asyncio too, over plain TCP); a short read goes back to ``READ_BYTES``."""
+
+    async def fetch_async() -> list[bytes]:
+        async with make_async_client() as client, client.stream("GET", large_body_url) as response:
+            return [chunk async for chunk in response.aiter_raw()]
+
+    if kind == "sync":
+        with make_client() as client, client.stream("GET", large_body_url) as response:
+            chunks = list(response.iter_raw())
+    else:
+        chunks = asyncio.run(fetch_async())
+    assert b"".join(chunks) == BODY
+    assert max(len(chunk) for chunk in chunks) > READ_BYTES
+
+    inner = _RecordingStream()
+    stream = LargeReadStream(inner)  # type: ignore[arg-type]
+    inner.read = lambda max_bytes, timeout=None: inner.asked.append(max_bytes) or bytes(max_bytes)  # type: ignore[method-assign]
+    stream.read(1)
+    stream.read(1)
+    inner.read = lambda max_bytes, timeout=None: inner.asked.append(max_bytes) or b"x"  # type: ignore[method-assign]
+    stream.read(1)
+    stream.read(1)
+    assert inner.asked == [READ_BYTES, LARGE_READ_BYTES, LARGE_READ_BYTES, READ_BYTES]
+
+
+def test_the_asyncio_receive_size_is_set_back_before_tls() -> None:
+    """anyio's TLS layer reads 64 KiB at a time, copying the rest of a larger piece."""
+    sizes: list[int] = []
+
+    class _Transport:
+        max_size = LARGE_READ_BYTES
+
+    class _Inner:
+        def __init__(self) -> None:
+            self._stream = types.SimpleNamespace(_transport=_Transport())
+
+        async def start_tls(self, *args: object) -> object:
+            sizes.append(self._stream._transport.max_size)
+            return self
+
+    inner: Any = _Inner()
+    stream = _AsyncLargeReadStream(inner, _asyncio_transport(inner))
+    asyncio.run(stream.start_tls(ssl.create_default_context()))
+    assert sizes == [256 * 1024]
 
 
 def test_the_clients_follow_no_redirects() -> None:

@@ -8,7 +8,11 @@ anyio (a cancel scope for the read timeout, the socket transport resumed and pau
 asyncio's socket transport receives up to 256 KiB at once, which anyio then hands out in 64 KiB
 pieces, copying the remainder each time. For a large SSE event these rounds cost about as much
 as decoding it. The clients made here have a network backend that asks for at least
-``READ_BYTES`` on every read: a quarter of the rounds, and under asyncio none of the copies.
+``READ_BYTES`` (256 KiB) on every read, and for ``LARGE_READ_BYTES`` (1 MiB) right after a read
+that got all it asked for (more is waiting: a large body), where under asyncio the socket
+transport of a plain TCP connection is let receive that much at once: a sixteenth of the rounds
+for a large body, and none of anyio's copies. Small answers keep the smaller reads (each read
+allocates what it asks for before the socket says how much it holds).
 Everything else is httpx's default client (TLS, limits, HTTP/1.1, proxies from the environment,
 which go through httpx's own proxy transports).
 
@@ -43,6 +47,7 @@ import httpcore
 import httpx
 
 __all__ = [
+    "LARGE_READ_BYTES",
     "READ_BYTES",
     "LargeReadStream",
     "LazySSLContext",
@@ -55,7 +60,20 @@ __all__ = [
 ]
 
 READ_BYTES = 256 * 1024
-"""Bytes asked for by every read: what asyncio's socket transport receives at most at once."""
+"""Bytes asked for by every read at least."""
+
+LARGE_READ_BYTES = 1024 * 1024
+"""Bytes asked for by a read after one that got all it asked for."""
+
+
+def _next_ask(asked: int, data: bytes) -> int:
+    """What the read after one that asked for ``asked`` and got ``data`` asks for."""
+    return LARGE_READ_BYTES if len(data) >= asked else READ_BYTES
+
+
+_ASYNCIO_RECEIVE_BYTES = 256 * 1024
+"""What asyncio's socket transport receives at most at once by default (``max_size``), kept
+under TLS: anyio's TLS layer reads 64 KiB at a time, copying the rest of a larger piece."""
 
 _LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
 """The limits of httpx's default client (``httpx._config.DEFAULT_LIMITS``)."""
@@ -199,12 +217,16 @@ class LargeReadStream(httpcore.NetworkStream):
     def __init__(self, stream: httpcore.NetworkStream) -> None:
         self._stream = stream
         self._held = _HeldWrites()
+        self._ask = READ_BYTES
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         if self._held.size:
             self._stream.write(self._held.take(), _bounded(timeout, httpcore.WriteTimeout))
         timeout = _bounded(timeout, httpcore.ReadTimeout)
-        return self._stream.read(max(max_bytes, READ_BYTES), timeout)
+        asked = max(max_bytes, self._ask)
+        data = self._stream.read(asked, timeout)
+        self._ask = _next_ask(asked, data)
+        return data
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if (data := self._held.hold(buffer)) is not None:
@@ -246,18 +268,34 @@ class _LargeReadBackend(httpcore.NetworkBackend):
         self._backend.sleep(seconds)
 
 
-class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
-    """An async network stream whose reads ask for at least ``READ_BYTES`` (small writes are
-    held as by ``LargeReadStream``)."""
+def _asyncio_transport(stream: httpcore.AsyncNetworkStream) -> Any:
+    """The asyncio socket transport under httpcore's anyio ``stream`` when it has the receive
+    size (``max_size``, which asyncio reads on every receive) to set, else None: httpcore and
+    anyio have no setting for it, and a stream built another way is left as it is."""
+    transport: Any = getattr(getattr(stream, "_stream", None), "_transport", None)
+    return transport if isinstance(getattr(transport, "max_size", None), int) else None
 
-    def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
+
+class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
+    """An async network stream whose reads ask for at least ``READ_BYTES`` (more after a full
+    read, received at once over plain TCP; small writes are held as by ``LargeReadStream``)."""
+
+    def __init__(self, stream: httpcore.AsyncNetworkStream, transport: Any = None) -> None:
         self._stream = stream
         self._held = _HeldWrites()
+        self._ask = READ_BYTES
+        self._transport = transport
+        """The asyncio transport whose receive size follows the reads (None: left alone)."""
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         if self._held.size:
             await self._stream.write(self._held.take(), timeout)
-        return await self._stream.read(max(max_bytes, READ_BYTES), timeout)
+        asked = max(max_bytes, self._ask)
+        if self._transport is not None:
+            self._transport.max_size = asked
+        data = await self._stream.read(asked, timeout)
+        self._ask = _next_ask(asked, data)
+        return data
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if (data := self._held.hold(buffer)) is not None:
@@ -272,6 +310,9 @@ class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.AsyncNetworkStream:
+        if self._transport is not None:
+            self._transport.max_size = _ASYNCIO_RECEIVE_BYTES
+            self._transport = None
         stream = await self._stream.start_tls(ssl_context, server_hostname, timeout)
         return _AsyncLargeReadStream(stream)
 
@@ -287,7 +328,8 @@ class _AsyncLargeReadBackend(httpcore.AsyncNetworkBackend):
 
     # The arguments are httpcore's, passed on as they are.
     async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
-        return _AsyncLargeReadStream(await self._backend.connect_tcp(*args, **kwargs))
+        stream = await self._backend.connect_tcp(*args, **kwargs)
+        return _AsyncLargeReadStream(stream, _asyncio_transport(stream))
 
     async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
         return _AsyncLargeReadStream(await self._backend.connect_unix_socket(*args, **kwargs))

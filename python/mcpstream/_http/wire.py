@@ -13,6 +13,7 @@ from typing import Any
 
 import httpx
 
+from . import receive_buffer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 from .httpx_clients import direct_transport
 
@@ -103,6 +104,7 @@ def _sent(
     client: httpx.Client | httpx.AsyncClient, response: httpx.Response, request: httpx.Request
 ) -> httpx.Response:
     response.request = request
+    receive_buffer.install(response)
     if "set-cookie" in response.headers:
         # What ``client.send`` does; the next requests then go through it, with the cookies.
         client.cookies.extract_cookies(response)
