@@ -458,12 +458,17 @@ def _parse_checked(text: str, check_after: bool) -> tuple[JsonRpcMessage, ...]:
     """``parse_jsonrpc_text`` for text whose nesting was checked, or is to be checked once it
     is parsed (``check_after``)."""
     try:
-        value, end = _scan_once(text, 0)
-    except Exception:
-        value = _loads(text)  # the careful path raises the right error (or skips whitespace)
-    else:
-        if end != len(text):
-            value = _loads(text)
+        try:
+            value, end = _scan_once(text, 0)
+        except Exception:
+            value = _loads(text)  # the careful path raises the right error (or skips whitespace)
+        else:
+            if end != len(text):
+                value = _loads(text)
+    except JsonRpcProtocolError:
+        if check_after:  # text too deep is refused for that first, as when checked before
+            _check_nesting_now(text)
+        raise
     if check_after:
         _check_parsed_nesting(value, text)
     if type(value) is dict:
