@@ -29,11 +29,11 @@ fi
 
 # The codec suites test both backends side by side, and the conformance suite runs its client
 # under each backend itself. The transport, client, command and OAuth suites use the backend
-# mcpstream.codec picked at import, so they run once per backend.
+# mcpstream.codec picked at import (as do the hostile-server suites), so they run once per backend.
 echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest tests -q
-echo "== pytest (pure-Python backend: transport, client, command, OAuth)"
-MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/client tests/cli tests/oauth -q
+echo "== pytest (pure-Python backend: transport, hostile servers, client, command, OAuth)"
+MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/hostile tests/client tests/cli tests/oauth -q
 # The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
 # its codec half compares both backends and ran above, its transport half runs once per backend.
 echo "== fuzz, bounded (transport core, pure-Python backend)"
