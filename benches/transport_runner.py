@@ -62,6 +62,9 @@ MAX_EVENT_BYTES = 64 * 1024 * 1024
 """The SSE event cap given to every client: above the large result's event (16 MiB of text and
 its envelope), which both clients' defaults refuse (mcpstream caps events at 16 MiB, the SDK at
 1 MiB)."""
+MAX_QUEUED_NOTIFICATIONS = 100_000
+"""mcpstream's notification queue bound for the benchmark: above the flood's 20,000, which the
+default (10,000, oldest dropped) would cut; the SDK client hands every one to its handler."""
 PROTOCOL_VERSION = "2025-11-25"
 INITIALIZE_PARAMS = {
     "protocolVersion": PROTOCOL_VERSION,
@@ -159,6 +162,7 @@ class SyncClient:
                 server=server,
                 workspace_root=Path(tempfile.gettempdir()),
                 max_event_bytes=MAX_EVENT_BYTES,
+                max_queued_notifications=MAX_QUEUED_NOTIFICATIONS,
             )
         initialized = self.transport.request(
             method="initialize", params=INITIALIZE_PARAMS, timeout_s=CALL_TIMEOUT_S
@@ -214,6 +218,7 @@ class AsyncClient:
             server=ResolvedMcpServer(id="bench", url=url),
             workspace_root=Path(tempfile.gettempdir()),
             max_event_bytes=MAX_EVENT_BYTES,
+            max_queued_notifications=MAX_QUEUED_NOTIFICATIONS,
         )
 
     async def open(self) -> None:
