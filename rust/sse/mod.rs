@@ -23,6 +23,11 @@ pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 /// `SseCore::carry_extend`); shorter ones grow as a `Vec` does.
 const ONE_GROWTH_FROM: usize = 1 << 20;
 
+/// ... and at most this large one (a longer line grows on from there as a `Vec` does): glibc
+/// serves requests under 32 MiB from its heap once it has freed one that large, so the next
+/// event's buffer is recycled with its pages resident instead of mapped and faulted in anew.
+const ONE_GROWTH_MAX: usize = (32 << 20) - (64 << 10);
+
 /// The SSE decoder state machine (see `SseDecoder` in `_native.pyi` for the rules).
 #[derive(Debug)]
 pub struct SseCore {
@@ -158,7 +163,10 @@ impl SseCore {
                 // cap is checked before every append), faulted in before the copy. Only the
                 // pages in use and a few megabytes ahead become resident. (Without a cap,
                 // doubling stays: `realloc` can move a large buffer's pages without copying.)
-                let room = limit.saturating_sub(self.events.accumulated).max(needed);
+                let room = limit
+                    .saturating_sub(self.events.accumulated)
+                    .min(ONE_GROWTH_MAX)
+                    .max(needed);
                 let (mut grown, ahead) = Ahead::fresh(room, needed);
                 grown.extend_from_slice(&self.carry);
                 self.carry = grown;
