@@ -156,13 +156,16 @@ impl SseCore {
     fn carry_extend(&mut self, bytes: &[u8]) {
         let needed = self.carry.len().saturating_add(bytes.len());
         if let Some(limit) = self.limit {
-            if needed > self.carry.capacity() && needed >= ONE_GROWTH_FROM {
+            if needed > self.carry.capacity()
+                && (ONE_GROWTH_FROM..=ONE_GROWTH_MAX).contains(&needed)
+            {
                 // A long line (one large event's data): rather than doubling, where `realloc`
                 // copies the line so far into pages that then fault in one at a time, move it
                 // once into a buffer as large as the cap lets this line grow (never more: the
-                // cap is checked before every append), faulted in before the copy. Only the
-                // pages in use and a few megabytes ahead become resident. (Without a cap,
-                // doubling stays: `realloc` can move a large buffer's pages without copying.)
+                // cap is checked before every append; at most ONE_GROWTH_MAX, past which the
+                // Vec doubles again), faulted in before the copy. Only the pages in use and a
+                // few megabytes ahead become resident. (Without a cap, doubling stays:
+                // `realloc` can move a large buffer's pages without copying.)
                 let room = limit
                     .saturating_sub(self.events.accumulated)
                     .min(ONE_GROWTH_MAX)

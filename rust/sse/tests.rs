@@ -383,3 +383,27 @@ fn long_line_buffer_stays_within_the_cap() {
         }
     }
 }
+
+#[test]
+fn line_past_the_one_step_size_grows_geometrically() {
+    // past ONE_GROWTH_MAX the buffer must not be re-made at the exact size for every chunk
+    // (a copy of the whole line per chunk)
+    let len = ONE_GROWTH_MAX + 8 * ONE_GROWTH_FROM;
+    let mut core = SseCore::new(Some(4 * len));
+    let mut out = Vec::new();
+    core.feed(b"data: ", &mut out).unwrap();
+    let piece = vec![b'x'; 256 * 1024];
+    let (mut fed, mut moves, mut capacity) = (0, 0, 0);
+    while fed < len {
+        core.feed(&piece, &mut out).unwrap();
+        fed += piece.len();
+        if core.carry.capacity() != capacity {
+            capacity = core.carry.capacity();
+            moves += 1;
+        }
+    }
+    assert!(moves <= 12, "{moves} buffer moves");
+    core.feed(b"\n\n", &mut out).unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].data.len(), fed);
+}
