@@ -39,6 +39,20 @@ pub(crate) struct Ahead {
 }
 
 impl Ahead {
+    /// A new empty buffer of `capacity` bytes, its first `len + MIN_LEN` bytes (at most all of
+    /// it) already faulted in, so that copying `len` bytes into it takes no page faults, and its
+    /// tracker.
+    pub(crate) fn fresh(capacity: usize, len: usize) -> (Vec<u8>, Self) {
+        let buf = Vec::with_capacity(capacity);
+        let done = len.saturating_add(MIN_LEN).min(capacity);
+        populate(buf.as_ptr(), done);
+        let ahead = Self {
+            base: buf.as_ptr() as usize,
+            done,
+        };
+        (buf, ahead)
+    }
+
     /// Call after appending to `buf`.
     #[inline]
     pub(crate) fn grown(&mut self, buf: &[u8], capacity: usize) {

@@ -19,6 +19,15 @@ use lines::{find_terminator, rfind_terminator, Bom, BomStep};
 /// 16 MiB: the default cap on the size of one SSE event.
 pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
 
+/// A carried line growing past this many bytes gets its final buffer in one step (see
+/// `SseCore::carry_extend`); shorter ones grow as a `Vec` does.
+const ONE_GROWTH_FROM: usize = 1 << 20;
+
+/// ... and at most this large one (a longer line grows on from there as a `Vec` does): glibc
+/// serves requests under 32 MiB from its heap once it has freed one that large, so the next
+/// event's buffer is recycled with its pages resident instead of mapped and faulted in anew.
+const ONE_GROWTH_MAX: usize = (32 << 20) - (64 << 10);
+
 /// The SSE decoder state machine (see `SseDecoder` in `_native.pyi` for the rules).
 #[derive(Debug)]
 pub struct SseCore {
@@ -142,8 +151,31 @@ impl SseCore {
         t + 1
     }
 
-    /// Appends to the carried line (a large buffer is pre-faulted ahead of its end).
+    /// Appends to the carried line (a large buffer is pre-faulted ahead of its end). The caller
+    /// has checked the line against the size cap.
     fn carry_extend(&mut self, bytes: &[u8]) {
+        let needed = self.carry.len().saturating_add(bytes.len());
+        if let Some(limit) = self.limit {
+            if needed > self.carry.capacity()
+                && (ONE_GROWTH_FROM..=ONE_GROWTH_MAX).contains(&needed)
+            {
+                // A long line (one large event's data): rather than doubling, where `realloc`
+                // copies the line so far into pages that then fault in one at a time, move it
+                // once into a buffer as large as the cap lets this line grow (never more: the
+                // cap is checked before every append; at most ONE_GROWTH_MAX, past which the
+                // Vec doubles again), faulted in before the copy. Only the pages in use and a
+                // few megabytes ahead become resident. (Without a cap, doubling stays:
+                // `realloc` can move a large buffer's pages without copying.)
+                let room = limit
+                    .saturating_sub(self.events.accumulated)
+                    .min(ONE_GROWTH_MAX)
+                    .max(needed);
+                let (mut grown, ahead) = Ahead::fresh(room, needed);
+                grown.extend_from_slice(&self.carry);
+                self.carry = grown;
+                self.carry_ahead = ahead;
+            }
+        }
         self.carry.extend_from_slice(bytes);
         self.carry_ahead.grown(&self.carry, self.carry.capacity());
     }
@@ -224,7 +256,7 @@ impl SseCore {
             };
             let t = pos + i;
             self.check_cap(self.carry.len().saturating_add(i))?;
-            self.carry.extend_from_slice(&chunk[pos..t]);
+            self.carry_extend(&chunk[pos..t]);
             self.carried_line(chunk, false, sink)?;
             pos = self.skip_terminator(chunk, t);
         }
@@ -259,7 +291,7 @@ impl SseCore {
 
         if pos < chunk.len() {
             self.check_cap(chunk.len() - pos)?;
-            self.carry.extend_from_slice(&chunk[pos..]);
+            self.carry_extend(&chunk[pos..]);
             self.carry_start = base + pos as u64;
             self.check_carry_tail();
         }

@@ -346,3 +346,64 @@ fn data_lines_taken_in_a_run_count_without_their_terminators() {
     );
     assert_fails(Some(28), stream, EventTooLarge { limit: 28 });
 }
+
+#[test]
+fn long_line_buffer_stays_within_the_cap() {
+    // lines past ONE_GROWTH_FROM get their buffer in one step: sized by the room the cap
+    // leaves (never above it), the cap itself counted exactly as for short lines
+    let value = "x".repeat(3 * ONE_GROWTH_FROM);
+    let head = "id: 7\n";
+    let line = format!("data: {value}");
+    let limit = head.len() - 1 + line.len();
+    let stream = format!("{head}{line}\n\n");
+    for piece in [1000, 256 * 1024, ONE_GROWTH_FROM + 1, stream.len()] {
+        for (cap, ok) in [(Some(limit), true), (Some(limit - 1), false), (None, true)] {
+            let mut core = SseCore::new(cap);
+            let mut out = Vec::new();
+            let mut result = Ok(());
+            for chunk in stream.as_bytes().chunks(piece) {
+                result = core.feed(chunk, &mut out);
+                if let Some(cap) = cap {
+                    assert!(core.carry.capacity() <= cap, "{piece} {cap}");
+                }
+                if result.is_err() {
+                    break;
+                }
+            }
+            if ok {
+                result.unwrap();
+                core.finish(&mut out).unwrap();
+                assert_eq!(out.len(), 1);
+                assert_eq!(out[0].data, value);
+            } else {
+                let cap = cap.unwrap();
+                assert_eq!(result, Err(EventTooLarge { limit: cap }), "{piece}");
+                assert!(out.is_empty());
+            }
+        }
+    }
+}
+
+#[test]
+fn line_past_the_one_step_size_grows_geometrically() {
+    // past ONE_GROWTH_MAX the buffer must not be re-made at the exact size for every chunk
+    // (a copy of the whole line per chunk)
+    let len = ONE_GROWTH_MAX + 8 * ONE_GROWTH_FROM;
+    let mut core = SseCore::new(Some(4 * len));
+    let mut out = Vec::new();
+    core.feed(b"data: ", &mut out).unwrap();
+    let piece = vec![b'x'; 256 * 1024];
+    let (mut fed, mut moves, mut capacity) = (0, 0, 0);
+    while fed < len {
+        core.feed(&piece, &mut out).unwrap();
+        fed += piece.len();
+        if core.carry.capacity() != capacity {
+            capacity = core.carry.capacity();
+            moves += 1;
+        }
+    }
+    assert!(moves <= 12, "{moves} buffer moves");
+    core.feed(b"\n\n", &mut out).unwrap();
+    assert_eq!(out.len(), 1);
+    assert_eq!(out[0].data.len(), fed);
+}
