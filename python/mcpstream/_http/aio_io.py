@@ -47,19 +47,22 @@ async def read_limited(chunks: AsyncIterator[bytes], limit: int, deadline: float
     wait_s = None if deadline is None else max(deadline - time.monotonic(), 0.0)
     with contextlib.suppress(*wire.HTTP_ERRORS):  # the timeout's TimeoutError is an OSError
         async with asyncio.timeout(wait_s):
-            async for chunk in chunks:
-                if snippet.full_with(chunk):
-                    break
-    return snippet.data
+            await _fill(snippet, chunks)
+    return snippet.data  # what arrived, also when the read failed or ran out of time
 
 
 async def collect(chunks: AsyncIterator[bytes], limit: int | None) -> bytes:
     """A body's ``chunks`` to its end, or to the first ``limit`` bytes or more."""
     body = wire.Snippet(limit)
+    await _fill(body, chunks)
+    return body.data
+
+
+async def _fill(body: wire.Snippet, chunks: AsyncIterator[bytes]) -> None:
+    """Add ``chunks`` to ``body`` until they end or it is full."""
     async for chunk in chunks:
         if body.full_with(chunk):
             break
-    return body.data
 
 
 async def within(wait_s: float | None, read: Awaitable[bytes]) -> bytes | s.Outcome:
