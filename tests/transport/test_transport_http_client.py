@@ -11,6 +11,7 @@ import types
 from pathlib import Path
 from typing import Any
 
+import httpcore
 import pytest
 from mcpstream._http.httpx_clients import (
     COALESCE_BYTES,
@@ -113,10 +114,77 @@ def test_a_large_body_arrives_whole_in_pieces_larger_than_64_kib_async(
     assert max(len(chunk) for chunk in chunks) > 64 * 1024
 
 
+class _ReadLog:
+    """Each read of a real network stream: what it asked for, what asyncio's transport was set
+    to receive at once (None: no transport), and how much it got."""
+
+    def __init__(self) -> None:
+        self.reads: list[tuple[int, int | None, int]] = []
+
+    def wrap_sync(self, stream: Any) -> Any:
+        log = self
+
+        class _Logged:
+            def __getattr__(self, name: str) -> Any:
+                return getattr(stream, name)
+
+            def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+                data: bytes = stream.read(max_bytes, timeout)
+                log.reads.append((max_bytes, None, len(data)))
+                return data
+
+        return _Logged()
+
+    def wrap_async(self, stream: Any) -> Any:
+        log = self
+
+        class _Logged:
+            _stream = stream._stream  # where ``_asyncio_transport`` looks
+
+            def __getattr__(self, name: str) -> Any:
+                return getattr(stream, name)
+
+            async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+                transport = _asyncio_transport(stream)
+                receive = None if transport is None else transport.max_size
+                data: bytes = await stream.read(max_bytes, timeout)
+                log.reads.append((max_bytes, receive, len(data)))
+                return data
+
+        return _Logged()
+
+    def assert_each_read_follows_the_one_before(self, asyncio_receives: bool) -> None:
+        """After a full read the next asks for ``LARGE_READ_BYTES``, after a short one for
+        ``READ_BYTES`` (the first for ``READ_BYTES``); under asyncio, each read's ask is what the
+        transport receives at once."""
+        assert len(self.reads) >= 2
+        expected = READ_BYTES
+        for asked, receive, got in self.reads:
+            assert asked == expected
+            assert receive == (asked if asyncio_receives else None)
+            expected = LARGE_READ_BYTES if got >= asked else READ_BYTES
+
+
 @pytest.mark.parametrize("kind", ["sync", "async"])
-def test_after_a_full_read_the_next_asks_for_more(large_body_url: str, kind: str) -> None:
-    """A read that got all it asked for is followed by one asking ``LARGE_READ_BYTES`` (received
-    at once under asyncio too, over plain TCP); a short read goes back to ``READ_BYTES``."""
+def test_after_a_full_read_the_next_asks_for_more(
+    large_body_url: str, kind: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Over a real connection, whatever the timing: a read that got all it asked for is
+    followed by one asking ``LARGE_READ_BYTES`` (received at once under asyncio too, over plain
+    TCP); a short read goes back to ``READ_BYTES``. How many reads are full depends on how fast
+    the kernel hands the body over, so the rule is checked read by read (and by itself below)."""
+    log = _ReadLog()
+    sync_connect = httpcore.SyncBackend.connect_tcp
+    async_connect = httpcore.AnyIOBackend.connect_tcp
+
+    def logged_connect(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return log.wrap_sync(sync_connect(self, *args, **kwargs))
+
+    async def logged_async_connect(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return log.wrap_async(await async_connect(self, *args, **kwargs))
+
+    monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", logged_connect)
+    monkeypatch.setattr(httpcore.AnyIOBackend, "connect_tcp", logged_async_connect)
 
     async def fetch_async() -> list[bytes]:
         async with make_async_client() as client, client.stream("GET", large_body_url) as response:
@@ -128,8 +196,10 @@ def test_after_a_full_read_the_next_asks_for_more(large_body_url: str, kind: str
     else:
         chunks = asyncio.run(fetch_async())
     assert b"".join(chunks) == BODY
-    assert max(len(chunk) for chunk in chunks) > READ_BYTES
+    log.assert_each_read_follows_the_one_before(asyncio_receives=kind == "async")
 
+
+def test_the_read_sizes_follow_full_and_short_reads() -> None:
     inner = _RecordingStream()
     stream = LargeReadStream(inner)  # type: ignore[arg-type]
     inner.read = lambda max_bytes, timeout=None: inner.asked.append(max_bytes) or bytes(max_bytes)  # type: ignore[method-assign]
