@@ -55,6 +55,9 @@ class BearerGate:
         """Revoke the token of the next this-many GETs and answer them 401 (an expired token)."""
         self.always_unauthorized: set[str] = set()
         """JSON-RPC methods answered 401 whatever token they carry."""
+        self.next_nonce_on_success: str | None = None
+        """Hand this DPoP nonce out on the next answer that passes the gate (a 200), and ask
+        for it from then on, as a server rotating its nonces does (RFC 9449 section 8.2)."""
 
     def revoke(self, authorization: str | None) -> None:
         """Make the access token in ``authorization`` invalid, as if it had expired."""
@@ -89,6 +92,13 @@ class BearerGate:
         async def recording_send(message: Message) -> None:
             if message["type"] == "http.response.start":
                 record.status = message["status"]
+                if (nonce := self.next_nonce_on_success) is not None:
+                    self.next_nonce_on_success = None
+                    self.auth.config.dpop_rs_nonce = nonce
+                    message = {
+                        **message,
+                        "headers": [*message["headers"], (b"dpop-nonce", nonce.encode())],
+                    }
             await send(message)
 
         await self.app(scope, receive, recording_send)

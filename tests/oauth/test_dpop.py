@@ -408,6 +408,47 @@ def test_the_sync_transport_proves_every_post_get_and_delete(
     assert len(token_requests(auth, "authorization_code")) == 2  # the nonce retry
 
 
+def test_a_nonce_handed_out_on_a_success_is_used_at_once_by_both_transports(
+    protected_mcp: Protected, tmp_path: Path
+) -> None:
+    """The server rotates its nonce on a 200: the next request carries the new nonce and is
+    not refused first (without it each rotation would cost a 401 and a replay)."""
+    _, mcp = protected_mcp(dpop=True, dpop_rs_nonce="rs-1")
+    store = McpOAuthMemoryTokenStore()
+    transport = make_sync(mcp.url, tmp_path, store)
+    try:
+        initialize(transport)
+        wait_until(lambda: transport.listening)
+        mcp.gate.next_nonce_on_success = "rs-2"
+        assert tool_text(call_tool(transport, "poke")) == "poked"
+        assert tool_text(call_tool(transport, "poke")) == "poked"
+    finally:
+        transport.close()
+    assert mcp.gate.statuses("POST", "tools/call") == [200, 200]
+    proven = [
+        (r.rpc_method, decode_proof(r.dpop)[1].get("nonce")) for r in mcp.gate.records if r.dpop
+    ]
+    first_call = proven.index(("tools/call", "rs-1"))  # its 200 handed out rs-2
+    assert {nonce for _, nonce in proven[first_call + 1 :]} == {"rs-2"}
+    assert [method for method, _ in proven[first_call + 1 :]].count("tools/call") == 1
+
+    async def body() -> None:
+        handler = ScriptedHandler({"ping": {}})
+        async with oauth_transport(
+            mcp.url, tmp_path, store=store, server_request_handler=handler
+        ) as transport:
+            await ainitialize(transport)
+            deadline = asyncio.get_running_loop().time() + 5
+            while not transport.listening and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.01)
+            mcp.gate.next_nonce_on_success = "rs-3"
+            assert await acall_tool(transport, "poke") == "poked"
+            assert await acall_tool(transport, "poke") == "poked"
+
+    asyncio.run(asyncio.wait_for(body(), 60))
+    assert mcp.gate.statuses("POST", "tools/call")[2:] == [200, 200]
+
+
 def test_the_sync_transport_gives_up_on_a_second_resource_nonce(
     protected_mcp: Protected, tmp_path: Path
 ) -> None:

@@ -29,7 +29,7 @@ from ..server_requests import (
 )
 from . import wire
 from .aio_io import Exchange, collect, read_limited, within
-from .auth import AsyncMcpHttpAuth, resolve_async_auth, with_dpop_proof
+from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
@@ -226,7 +226,9 @@ class AsyncMcpHttpTransport(
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
         ex.open(response, time.monotonic() + timeout_s)
-        return wire.head(response)
+        head = wire.head(response)
+        learn_dpop_nonce(self._auth, request, head.headers)
+        return head
 
     async def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Outcome:
         assert ex.chunks is not None

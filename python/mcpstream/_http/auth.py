@@ -14,7 +14,9 @@ them. The transports decide only when to ask and what to send.
 
 DPoP (RFC 9449): a proof is bound to one HTTP request (its method and URL), so the drivers pass
 every request they send through :func:`with_dpop_proof`, which asks the hook for the proof of a
-request whose ``Authorization`` is a ``DPoP`` one (the POST, the GET stream, the DELETE).
+request whose ``Authorization`` is a ``DPoP`` one (the POST, the GET stream, the DELETE), and
+hand the head of each answer to such a request to :func:`learn_dpop_nonce` (the server's next
+nonce may come on any answer).
 """
 
 from __future__ import annotations
@@ -43,6 +45,7 @@ __all__ = [
     "McpHttpAuth",
     "McpHttpRequestAuth",
     "StoredCredentials",
+    "learn_dpop_nonce",
     "resolve_async_auth",
     "resolve_auth",
     "with_dpop_proof",
@@ -179,3 +182,13 @@ def with_dpop_proof(auth: object, request: HttpRequest) -> HttpRequest:
     if proof is None:
         return request
     return replace(request, headers={**request.headers, DPOP_HEADER: proof})
+
+
+def learn_dpop_nonce(auth: object, request: HttpRequest, headers: Mapping[str, str]) -> None:
+    """Hand the head of the answer to ``request`` to the hook ``auth`` (``dpop_answer``) when
+    ``request`` carried a DPoP proof, so that a ``DPoP-Nonce`` given on a success is used by
+    the next proof; else nothing."""
+    if DPOP_HEADER in request.headers:
+        learn = getattr(auth, "dpop_answer", None)
+        if learn is not None:
+            learn(request.url, headers)

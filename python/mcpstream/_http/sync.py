@@ -25,7 +25,7 @@ from ..oauth import McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
-from .auth import McpHttpAuth, resolve_auth, with_dpop_proof
+from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
@@ -235,7 +235,9 @@ class McpHttpTransport(
         except wire.HTTP_ERRORS as exc:
             return wire.failure(exc)
         ex.open(response, deadline)
-        return wire.head(response)
+        head = wire.head(response)
+        learn_dpop_nonce(self._auth, request, head.headers)
+        return head
 
     def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Bytes | s.Idle | s.Failed:
         assert ex.chunks is not None

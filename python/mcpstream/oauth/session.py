@@ -736,6 +736,12 @@ class _SessionBase(Generic[ClientT, HandlerT]):
         server's latest nonce. ``None`` for a Bearer value (no proof to send)."""
         return self._core.dpop_proof(method, url, authorization)
 
+    def dpop_answer(self, url: str, headers: Mapping[str, str]) -> None:
+        """Keep the ``DPoP-Nonce`` of the MCP server's answer to a request that carried a
+        proof: a server may hand out its next nonce on any answer, a 200 included (RFC 9449
+        section 8.2), and the next proof then carries it instead of being refused first."""
+        self._core.rs_nonces.learn(url, headers)
+
     def logout(self) -> bool:
         """Forget this server's stored credentials; ``True`` when there were some."""
         return self._core.store.delete(self._core.server_id)
