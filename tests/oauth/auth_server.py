@@ -152,6 +152,7 @@ class AuthServer:
         self.config = config
         self.requests: list[Recorded] = []
         self.codes: dict[str, tuple[Grant, str, str]] = {}  # code -> grant, challenge, redirect
+        self.code_jkt: dict[str, str] = {}  # code -> the dpop_jkt it was asked for with
         self.access_tokens: dict[str, Grant] = {}
         self.refresh_tokens: dict[str, Grant] = {}
         self.used_refresh_tokens: set[str] = set()
@@ -383,6 +384,9 @@ class AuthServer:
             if nonce is not None:
                 return 400, {"error": "use_dpop_nonce"}, {"DPoP-Nonce": nonce}
             jkt = claims["jkt"]
+        code_jkt = self.code_jkt.pop(request.form.get("code", ""), None)
+        if code_jkt is not None and code_jkt != jkt:  # RFC 9449 section 10.1
+            return 400, {"error": "invalid_dpop_proof", "error_description": "not dpop_jkt"}, {}
         bound = self.dpop_bound.get(request.form.get("refresh_token", ""))
         if bound is not None and bound != jkt:
             return 400, {"error": "invalid_grant", "error_description": "DPoP key mismatch"}, {}
@@ -616,6 +620,8 @@ class _Handler(BaseHTTPRequestHandler):
             resource=query.get("resource"),
         )
         self.app.codes[code] = (grant, query["code_challenge"], query["redirect_uri"])
+        if query.get("dpop_jkt"):
+            self.app.code_jkt[code] = query["dpop_jkt"]
         target = query["redirect_uri"] + "?" + urlencode(self.app.callback_params(query, code))
         self._send(302, headers={"Location": target})
 

@@ -216,6 +216,8 @@ def test_a_login_binds_the_token_to_a_new_key_with_one_nonce_retry(
     assert record.token_type == "DPoP" and record.dpop_key
     key = DPoPKey.from_pem(record.dpop_key)
     assert auth.dpop_bound[record.access_token] == key.thumbprint
+    (authorize,) = auth.find("/authorize")  # the code was bound to the key (RFC 9449 10)
+    assert authorize.query["dpop_jkt"] == key.thumbprint
     first, second = token_requests(auth, "authorization_code")  # one retry, with the nonce
     claims = [decode_proof(r.headers["dpop"])[1] for r in (first, second)]
     assert "nonce" not in claims[0] and claims[1]["nonce"] == "as-nonce-1"

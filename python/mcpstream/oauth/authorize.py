@@ -68,9 +68,13 @@ def build_authorization_request(
     resource: str,
     scopes: tuple[str, ...],
     server_id: str | None = None,
+    dpop_jkt: str | None = None,
 ) -> McpOAuthPendingAuthorization:
     """The authorization URL: ``response_type=code``, PKCE S256, a fresh ``state``, the
-    ``resource`` and, when there are any, the ``scope``. Refuses servers without S256."""
+    ``resource`` and, when there are any, the ``scope``; with ``dpop_jkt`` (the thumbprint of
+    the DPoP key the code will be redeemed with) the code is bound to that key, so that a code
+    stolen from the redirect cannot be redeemed with another key (RFC 9449 section 10).
+    Refuses servers without S256."""
     ensure_pkce_s256_supported(metadata, server_id=server_id)
     if not metadata.authorization_endpoint:
         raise McpOAuthDiscoveryError(
@@ -91,6 +95,8 @@ def build_authorization_request(
     }
     if scopes:
         params["scope"] = " ".join(scopes)
+    if dpop_jkt:
+        params["dpop_jkt"] = dpop_jkt
     endpoint = metadata.authorization_endpoint
     separator = "&" if urlsplit(endpoint).query else "?"
     return McpOAuthPendingAuthorization(
@@ -229,6 +235,7 @@ def authorization_code_flow(
         resource=discovery.resource,
         scopes=scopes,
         server_id=server_id,
+        dpop_jkt=None if dpop is None else dpop.key.thumbprint,
     )
     _log.debug(
         "OAuth: authorization request to %s (scopes: %s)",
