@@ -5,8 +5,10 @@ stand-in browser that follows the authorization redirect to the real loopback li
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable
+from pathlib import Path
 
 import httpx
 import pytest
@@ -14,8 +16,9 @@ from mcpstream.cli import main
 from mcpstream.oauth import redirect
 from mcpstream.oauth_store import load_oauth_token_record
 
-from .auth_server import AuthServer
+from .auth_server import JWT_BEARER, AuthServer
 from .protected_mcp import ProtectedMcpServer
+from .test_assertions import WORKLOAD_KEY, workload_jwt
 
 
 @pytest.fixture
@@ -176,3 +179,79 @@ def test_login_with_no_dpop_keeps_bearer_tokens_where_the_server_offers_dpop(
     record = load_oauth_token_record(server.mcp_url)
     assert record is not None and record.token_type == "Bearer" and record.dpop_key is None
     assert "dpop" not in server.find("/token")[-1].headers
+
+
+def test_a_workload_identity_login_reads_the_workloads_jwt_from_a_file_or_the_environment(
+    auth_server: Callable[..., AuthServer],
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = auth_server(workload_key=WORKLOAD_KEY.public_key())
+    path = tmp_path / "workload.jwt"
+    path.write_text(workload_jwt(server.issuer) + "\n")
+    argv = ["auth", "login", server.mcp_url, "--grant", "jwt_bearer"]
+    assert main([*argv, "--assertion-file", str(path)]) == 0
+    monkeypatch.setenv("WORKLOAD_JWT", workload_jwt(server.issuer))
+    assert main([*argv, "--assertion-env", "WORKLOAD_JWT", "--server-id", "env"]) == 0
+    sent = [r.form["assertion"] for r in server.find("/token")]
+    assert sent == [path.read_text().strip(), os.environ["WORKLOAD_JWT"]]
+    for server_id in (server.mcp_url, "env"):
+        record = load_oauth_token_record(server_id)
+        assert record is not None and record.grant_type == JWT_BEARER
+    out = capsys.readouterr()
+    assert not any(assertion in out.out + out.err for assertion in sent)
+    assert not server.find("/authorize")
+
+
+def test_an_enterprise_login_exchanges_the_id_token_at_the_identity_provider(
+    auth_server: Callable[..., AuthServer],
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    server = auth_server(
+        idp=True,
+        token_auth_methods=["client_secret_basic"],
+        pre_registered={"jag-client": "jag-secret"},
+    )
+    id_token = server.id_token()
+    monkeypatch.setenv("ID_TOKEN", id_token)
+    monkeypatch.setenv("JAG_SECRET", "jag-secret")
+    monkeypatch.setenv("IDP_SECRET", "idp-secret")
+    argv = ["auth", "login", server.mcp_url, "--grant", "enterprise", "--id-token-env", "ID_TOKEN"]
+    argv += ["--client-id", "jag-client", "--client-secret-env", "JAG_SECRET"]
+    argv += ["--idp-token-endpoint", f"{server.url}/idp/token", "--idp-client-id", "idp-client"]
+    assert main([*argv, "--idp-client-secret-env", "IDP_SECRET"]) == 0
+    (exchange,) = server.find("/idp/token")
+    assert exchange.form["subject_token"] == id_token
+    assert exchange.form["client_secret"] == "idp-secret"
+    record = load_oauth_token_record(server.mcp_url)
+    assert record is not None and record.grant_type == JWT_BEARER
+    out = capsys.readouterr()
+    assert id_token not in out.out + out.err and "Logged in" in out.out
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["--grant", "jwt_bearer"], "needs the workload's assertion"),
+        (["--grant", "enterprise", "--id-token-env", "ID_TOKEN"], "idp_token_endpoint"),
+        (["--assertion-file", "jwt"], "only apply with grant_type='jwt_bearer'"),
+        (["--client-credentials", "--grant", "jwt_bearer"], "contradicts --grant jwt_bearer"),
+        (["--grant", "jwt_bearer", "--assertion-env", "UNSET_VARIABLE_X"], None),
+        (["--idp-client-secret-env", "UNSET_VARIABLE_X"], "UNSET_VARIABLE_X is not set"),
+    ],
+)
+def test_assertion_options_that_cannot_work_are_one_line_errors_before_any_request(
+    auth_server: Callable[..., AuthServer],
+    capsys: pytest.CaptureFixture[str],
+    options: list[str],
+    message: str | None,
+) -> None:
+    server = auth_server()
+    assert main(["auth", "login", server.mcp_url, *options]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("mcpstream: error: ") and err.count("\n") == 1
+    if message is not None:
+        assert message in err
+    assert not server.find("/token")

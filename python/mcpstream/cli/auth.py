@@ -18,6 +18,7 @@ from ..oauth import (
     default_server_id,
     login,
 )
+from ..oauth.settings import GRANT_AUTHORIZATION_CODE, GRANT_CLIENT_CREDENTIALS, GRANTS
 from ..oauth.urls import safe_url
 from ..oauth_store import McpOAuthTokenRecord, default_oauth_token_store
 from ._common import add_command
@@ -59,7 +60,34 @@ def register(subparsers: Any) -> None:
     login_parser.add_argument(
         "--client-credentials",
         action="store_true",
-        help="machine client: use the client-credentials grant (no browser)",
+        help="machine client: use the client-credentials grant (no browser; --grant "
+        "client_credentials)",
+    )
+    login_parser.add_argument(
+        "--grant",
+        choices=list(GRANTS),
+        help="the grant: authorization_code (a browser login, the default), client_credentials, "
+        "jwt_bearer (workload identity: --assertion-file/--assertion-env) or enterprise "
+        "(an ID token exchanged at the identity provider: --id-token-file/--id-token-env, "
+        "--idp-token-endpoint, --idp-client-id)",
+    )
+    assertion = login_parser.add_argument_group("assertion grants (jwt_bearer, enterprise)")
+    assertion.add_argument("--assertion-file", metavar="PATH", help="the workload's JWT file")
+    assertion.add_argument(
+        "--assertion-env", metavar="VAR", help="the environment variable holding the workload's JWT"
+    )
+    assertion.add_argument("--id-token-file", metavar="PATH", help="the user's ID token file")
+    assertion.add_argument(
+        "--id-token-env", metavar="VAR", help="the environment variable holding the ID token"
+    )
+    assertion.add_argument(
+        "--idp-token-endpoint", metavar="URL", help="the identity provider's token endpoint"
+    )
+    assertion.add_argument("--idp-client-id", help="this client's id at the identity provider")
+    assertion.add_argument(
+        "--idp-client-secret-env",
+        metavar="VAR",
+        help="read the identity provider client's secret from this environment variable",
     )
     login_parser.add_argument(
         "--private-key-file", help="PEM private key for private_key_jwt client authentication"
@@ -89,14 +117,27 @@ def register(subparsers: Any) -> None:
     logout_parser.add_argument("--all", action="store_true", help="forget every server")
 
 
+def _env_secret(variable: str | None) -> str | None:
+    """The value of the environment ``variable`` (None when no variable is named); an error
+    when it is named but not set."""
+    if not variable:
+        return None
+    value = os.environ.get(variable)
+    if not value:
+        raise McpOAuthConfigurationError(f"environment variable {variable} is not set")
+    return value
+
+
+def _grant(args: argparse.Namespace) -> str:
+    if args.client_credentials and args.grant not in (None, GRANT_CLIENT_CREDENTIALS):
+        raise McpOAuthConfigurationError(f"--client-credentials contradicts --grant {args.grant}")
+    if args.client_credentials:
+        return GRANT_CLIENT_CREDENTIALS
+    return str(args.grant or GRANT_AUTHORIZATION_CODE)
+
+
 def _settings(args: argparse.Namespace) -> McpOAuthClientSettings:
-    secret = None
-    if args.client_secret_env:
-        secret = os.environ.get(args.client_secret_env)
-        if not secret:
-            raise McpOAuthConfigurationError(
-                f"environment variable {args.client_secret_env} is not set"
-            )
+    secret = _env_secret(args.client_secret_env)
     private_key = None
     if args.private_key_file:
         try:
@@ -114,9 +155,18 @@ def _settings(args: argparse.Namespace) -> McpOAuthClientSettings:
             authorization_server_url=args.authorization_server,
             token_endpoint_auth_method=args.token_endpoint_auth_method,
             client_metadata_url=args.client_metadata_url,
-            grant_type="client_credentials" if args.client_credentials else "authorization_code",
+            grant_type=_grant(args),
             private_key_pem=private_key,
             dpop=args.dpop,
+            # The assertion and the ID token are read where the settings say, at every use,
+            # so that a rotated file or variable is picked up (and no value is copied here).
+            assertion_file=args.assertion_file,
+            assertion_env=args.assertion_env,
+            id_token_file=args.id_token_file,
+            id_token_env=args.id_token_env,
+            idp_token_endpoint=args.idp_token_endpoint,
+            idp_client_id=args.idp_client_id,
+            idp_client_secret=_env_secret(args.idp_client_secret_env),
         )
     except ValueError as exc:
         raise McpOAuthConfigurationError(str(exc)) from None

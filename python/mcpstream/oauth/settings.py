@@ -13,6 +13,7 @@ from .token_exchange import IdentityProvider
 
 __all__ = [
     "ASSERTION_GRANTS",
+    "GRANTS",
     "GRANT_AUTHORIZATION_CODE",
     "GRANT_CLIENT_CREDENTIALS",
     "GRANT_ENTERPRISE",
@@ -26,7 +27,8 @@ GRANT_JWT_BEARER = "jwt_bearer"
 GRANT_ENTERPRISE = "enterprise"
 ASSERTION_GRANTS = frozenset({GRANT_JWT_BEARER, GRANT_ENTERPRISE})
 """The grants that present an assertion with the JWT bearer grant (RFC 7523)."""
-_GRANTS = (GRANT_AUTHORIZATION_CODE, GRANT_CLIENT_CREDENTIALS, *sorted(ASSERTION_GRANTS))
+GRANTS = (GRANT_AUTHORIZATION_CODE, GRANT_CLIENT_CREDENTIALS, *sorted(ASSERTION_GRANTS))
+"""Every ``grant_type`` the settings take."""
 _ASSERTION_KEYWORDS = ("assertion", "assertion_file", "assertion_env")
 _ID_TOKEN_KEYWORDS = ("id_token", "id_token_file", "id_token_env")
 _IDP_KEYWORDS = ("idp_token_endpoint", "idp_client_id", "idp_client_secret")
@@ -104,9 +106,9 @@ class McpOAuthClientSettings:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "scopes", tuple(self.scopes))
-        if self.grant_type not in _GRANTS:
+        if self.grant_type not in GRANTS:
             raise ValueError(
-                f"unsupported grant_type {self.grant_type!r} (one of {', '.join(_GRANTS)})"
+                f"unsupported grant_type {self.grant_type!r} (one of {', '.join(GRANTS)})"
             )
         self._check_assertion_grant()
         if self.application_type not in (None, "native", "web"):
