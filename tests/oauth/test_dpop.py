@@ -13,6 +13,7 @@ import json
 import logging
 import pickle
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -378,6 +379,32 @@ def check_proofs(records: list[GateRecord], url: str) -> None:
     assert {r.http_method for r in authenticated} == {"POST", "GET", "DELETE"}
 
 
+def poke_async(
+    url: str,
+    tmp_path: Path,
+    store: McpOAuthMemoryTokenStore,
+    change: Callable[[], object],
+    calls: int = 1,
+) -> None:
+    """With the async transport: initialize, wait (5 s at most) until the GET stream is open,
+    ``change`` the servers, then call the tool ``poke`` ``calls`` times."""
+
+    async def body() -> None:
+        handler = ScriptedHandler({"ping": {}})
+        async with oauth_transport(
+            url, tmp_path, store=store, server_request_handler=handler
+        ) as transport:
+            await ainitialize(transport)
+            deadline = asyncio.get_running_loop().time() + 5
+            while not transport.listening and asyncio.get_running_loop().time() < deadline:
+                await asyncio.sleep(0.01)
+            change()
+            for _ in range(calls):
+                assert await acall_tool(transport, "poke") == "poked"
+
+    asyncio.run(asyncio.wait_for(body(), 60))
+
+
 def make_sync(url: str, tmp_path: Path, store: McpOAuthMemoryTokenStore) -> McpHttpTransport:
     server = ResolvedMcpServer(id="srv", url=url, oauth=McpOAuthConfig(), call_timeout_s=10)
     return McpHttpTransport(
@@ -434,20 +461,9 @@ def test_a_nonce_handed_out_on_a_success_is_used_at_once_by_both_transports(
     assert {nonce for _, nonce in proven[first_call + 1 :]} == {"rs-2"}
     assert [method for method, _ in proven[first_call + 1 :]].count("tools/call") == 1
 
-    async def body() -> None:
-        handler = ScriptedHandler({"ping": {}})
-        async with oauth_transport(
-            mcp.url, tmp_path, store=store, server_request_handler=handler
-        ) as transport:
-            await ainitialize(transport)
-            deadline = asyncio.get_running_loop().time() + 5
-            while not transport.listening and asyncio.get_running_loop().time() < deadline:
-                await asyncio.sleep(0.01)
-            mcp.gate.next_nonce_on_success = "rs-3"
-            assert await acall_tool(transport, "poke") == "poked"
-            assert await acall_tool(transport, "poke") == "poked"
-
-    asyncio.run(asyncio.wait_for(body(), 60))
+    poke_async(
+        mcp.url, tmp_path, store, lambda: setattr(mcp.gate, "next_nonce_on_success", "rs-3"), 2
+    )
     assert mcp.gate.statuses("POST", "tools/call")[2:] == [200, 200]
 
 
@@ -470,19 +486,7 @@ def test_the_async_transport_proves_every_post_get_and_delete(
     auth, mcp = protected_mcp(dpop=True, dpop_as_nonce="as-1", dpop_rs_nonce="rs-1")
     store = McpOAuthMemoryTokenStore()
 
-    async def body() -> None:
-        handler = ScriptedHandler({"ping": {}})
-        async with oauth_transport(
-            mcp.url, tmp_path, store=store, server_request_handler=handler
-        ) as transport:
-            await ainitialize(transport)
-            deadline = asyncio.get_running_loop().time() + 5
-            while not transport.listening and asyncio.get_running_loop().time() < deadline:
-                await asyncio.sleep(0.01)
-            auth.config.dpop_rs_nonce = "rs-2"
-            assert await acall_tool(transport, "poke") == "poked"
-
-    asyncio.run(asyncio.wait_for(body(), 60))
+    poke_async(mcp.url, tmp_path, store, lambda: setattr(auth.config, "dpop_rs_nonce", "rs-2"))
     record = store.load("srv")
     assert record is not None and record.token_type == "DPoP"
     check_proofs(mcp.gate.records, mcp.url)

@@ -27,84 +27,99 @@ from ._output import plain
 __all__ = ["register"]
 
 
+def _from_env(what: str) -> dict[str, Any]:
+    """The settings of an option naming the environment variable that holds ``what`` (a
+    secret is never given on the command line, where other users' ``ps`` would show it)."""
+    return {"metavar": "VAR", "help": f"read {what} from this environment variable"}
+
+
+_LOGIN_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("--server-id", {"help": "store the credentials under this id (default: the server's URL)"}),
+    ("--scope", {"action": "append", "default": [], "help": "a scope to request (repeatable)"}),
+    ("--client-id", {"help": "a pre-registered client id"}),
+    ("--client-secret-env", _from_env("the pre-registered client's secret")),
+    ("--client-metadata-url", {"help": "this client's Client ID Metadata Document URL"}),
+    (
+        "--authorization-server",
+        {"help": "use this authorization server instead of discovering it"},
+    ),
+    (
+        "--token-endpoint-auth-method",
+        {"choices": ["client_secret_basic", "client_secret_post", "private_key_jwt", "none"]},
+    ),
+    (
+        "--client-credentials",
+        {
+            "action": "store_true",
+            "help": "machine client: use the client-credentials grant (no browser; "
+            "--grant client_credentials)",
+        },
+    ),
+    (
+        "--grant",
+        {
+            "choices": list(GRANTS),
+            "help": "authorization_code (a browser login, the default), client_credentials, "
+            "jwt_bearer (workload identity) or enterprise (an ID token exchanged at the "
+            "identity provider): see the assertion grants' options",
+        },
+    ),
+    (
+        "--private-key-file",
+        {"help": "PEM private key for private_key_jwt client authentication"},
+    ),
+    (
+        "--dpop",
+        {
+            "action": argparse.BooleanOptionalAction,
+            "default": None,
+            "help": "DPoP-bound tokens (RFC 9449): --dpop always, --no-dpop never "
+            "(default: when the server asks for them)",
+        },
+    ),
+    ("--no-browser", {"action": "store_true", "help": "print the login URL instead of opening it"}),
+    (
+        "--timeout",
+        {"type": float, "default": 300.0, "help": "seconds to wait for the browser login"},
+    ),
+)
+
+_ASSERTION_OPTIONS: tuple[tuple[str, dict[str, Any]], ...] = (
+    ("--assertion-file", {"metavar": "PATH", "help": "jwt_bearer: the workload's JWT file"}),
+    ("--assertion-env", _from_env("the workload's JWT (jwt_bearer)")),
+    ("--id-token-file", {"metavar": "PATH", "help": "enterprise: the user's ID token file"}),
+    ("--id-token-env", _from_env("the user's ID token (enterprise)")),
+    ("--idp-token-endpoint", {"metavar": "URL", "help": "the identity provider's token endpoint"}),
+    ("--idp-client-id", {"help": "this client's id at the identity provider"}),
+    ("--idp-client-secret-env", _from_env("the identity provider client's secret")),
+)
+"""The options of the assertion grants (``--grant jwt_bearer`` and ``--grant enterprise``),
+read where they point at every use, so that a rotated file or variable is picked up."""
+
+_PASSED_AS_GIVEN = (
+    "assertion_file",
+    "assertion_env",
+    "id_token_file",
+    "id_token_env",
+    "idp_token_endpoint",
+    "idp_client_id",
+)
+"""The assertion grants' options that are settings of the same name."""
+
+
 def register(subparsers: Any) -> None:
     """Add the ``auth`` command group."""
     auth = subparsers.add_parser("auth", help="log in to OAuth-protected MCP servers")
     commands = auth.add_subparsers(dest="auth_command", metavar="SUBCOMMAND", required=True)
 
-    summary = "log in to a server (browser + loopback redirect, or client credentials)"
+    summary = "log in to a server (browser + loopback redirect, or a machine grant)"
     login_parser = add_command(commands, "login", run_login, summary, guard=False)
     login_parser.add_argument("server_url", help="the MCP endpoint URL")
-    login_parser.add_argument(
-        "--server-id", help="store the credentials under this id (default: the server's URL)"
-    )
-    login_parser.add_argument(
-        "--scope", action="append", default=[], help="a scope to request (repeatable)"
-    )
-    login_parser.add_argument("--client-id", help="a pre-registered client id")
-    login_parser.add_argument(
-        "--client-secret-env",
-        metavar="VAR",
-        help="read the pre-registered client's secret from this environment variable",
-    )
-    login_parser.add_argument(
-        "--client-metadata-url", help="this client's Client ID Metadata Document URL"
-    )
-    login_parser.add_argument(
-        "--authorization-server", help="use this authorization server instead of discovering it"
-    )
-    login_parser.add_argument(
-        "--token-endpoint-auth-method",
-        choices=["client_secret_basic", "client_secret_post", "private_key_jwt", "none"],
-    )
-    login_parser.add_argument(
-        "--client-credentials",
-        action="store_true",
-        help="machine client: use the client-credentials grant (no browser; --grant "
-        "client_credentials)",
-    )
-    login_parser.add_argument(
-        "--grant",
-        choices=list(GRANTS),
-        help="the grant: authorization_code (a browser login, the default), client_credentials, "
-        "jwt_bearer (workload identity: --assertion-file/--assertion-env) or enterprise "
-        "(an ID token exchanged at the identity provider: --id-token-file/--id-token-env, "
-        "--idp-token-endpoint, --idp-client-id)",
-    )
+    for flag, options in _LOGIN_OPTIONS:
+        login_parser.add_argument(flag, **options)
     assertion = login_parser.add_argument_group("assertion grants (jwt_bearer, enterprise)")
-    assertion.add_argument("--assertion-file", metavar="PATH", help="the workload's JWT file")
-    assertion.add_argument(
-        "--assertion-env", metavar="VAR", help="the environment variable holding the workload's JWT"
-    )
-    assertion.add_argument("--id-token-file", metavar="PATH", help="the user's ID token file")
-    assertion.add_argument(
-        "--id-token-env", metavar="VAR", help="the environment variable holding the ID token"
-    )
-    assertion.add_argument(
-        "--idp-token-endpoint", metavar="URL", help="the identity provider's token endpoint"
-    )
-    assertion.add_argument("--idp-client-id", help="this client's id at the identity provider")
-    assertion.add_argument(
-        "--idp-client-secret-env",
-        metavar="VAR",
-        help="read the identity provider client's secret from this environment variable",
-    )
-    login_parser.add_argument(
-        "--private-key-file", help="PEM private key for private_key_jwt client authentication"
-    )
-    login_parser.add_argument(
-        "--dpop",
-        action=argparse.BooleanOptionalAction,
-        default=None,
-        help="DPoP-bound tokens (RFC 9449): --dpop always, --no-dpop never "
-        "(default: when the server asks for them)",
-    )
-    login_parser.add_argument(
-        "--no-browser", action="store_true", help="print the login URL instead of opening it"
-    )
-    login_parser.add_argument(
-        "--timeout", type=float, default=300.0, help="seconds to wait for the browser login"
-    )
+    for flag, options in _ASSERTION_OPTIONS:
+        assertion.add_argument(flag, **options)
 
     status_parser = add_command(
         commands, "status", run_status, "show stored OAuth credentials", guard=False
@@ -158,15 +173,10 @@ def _settings(args: argparse.Namespace) -> McpOAuthClientSettings:
             grant_type=_grant(args),
             private_key_pem=private_key,
             dpop=args.dpop,
+            idp_client_secret=_env_secret(args.idp_client_secret_env),
             # The assertion and the ID token are read where the settings say, at every use,
             # so that a rotated file or variable is picked up (and no value is copied here).
-            assertion_file=args.assertion_file,
-            assertion_env=args.assertion_env,
-            id_token_file=args.id_token_file,
-            id_token_env=args.id_token_env,
-            idp_token_endpoint=args.idp_token_endpoint,
-            idp_client_id=args.idp_client_id,
-            idp_client_secret=_env_secret(args.idp_client_secret_env),
+            **{name: getattr(args, name) for name in _PASSED_AS_GIVEN},
         )
     except ValueError as exc:
         raise McpOAuthConfigurationError(str(exc)) from None
