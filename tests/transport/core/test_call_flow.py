@@ -285,6 +285,15 @@ def test_a_stream_without_event_ids_cannot_be_resumed() -> None:
     assert script.sleeps == []
 
 
+def test_an_empty_event_id_resets_the_id_and_the_stream_cannot_be_resumed() -> None:
+    """The SSE rule: after ``id:`` with no value there is no last event id to send back."""
+    stream = sse(notification("n/1"), id="e1") + sse(notification("n/2"), id="")
+    script = Script([sse_answer(stream)])
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="ended before the response"):
+        request(script)
+    assert script.sleeps == [] and len(script.sent) == 1
+
+
 def test_a_resumption_that_would_pass_the_deadline_is_a_timeout() -> None:
     script = Script([sse_answer(sse(notification("n/1"), id="e1", retry=5000))])
     with pytest.raises(errors.McpHttpTransportTimeoutError):

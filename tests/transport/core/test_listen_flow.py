@@ -138,3 +138,14 @@ def test_a_stopped_stream_ends_at_its_next_step() -> None:
     script.run(listen_flow(stream, call_timeout_s=30))
     assert [n.method for n in core.drain_notifications()] == ["n/1"]
     assert script.sleeps == [] and not stream.connected
+
+
+def test_after_an_empty_event_id_the_reconnection_sends_no_last_event_id() -> None:
+    stream = sse(notification("n/1"), id="g1") + sse(notification("n/2"), id="")
+    script = Script(
+        [sse_answer(stream), sse_answer(sse(notification("n/3"), id="g3")), Answer(405)]
+    )
+    stream_state = listen(script, protocol(push=True))
+    assert "Last-Event-ID" not in script.sent[1].headers
+    assert script.sent[2].headers["Last-Event-ID"] == "g3"
+    assert stream_state.last_event_id == "g3"

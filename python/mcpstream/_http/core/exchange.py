@@ -26,9 +26,9 @@ from .protocol import (
     QUIET_WINDOW_S,
     McpHttpProtocol,
     Resume,
+    carried_event_id,
     mark_delivered,
     normalized_content_type,
-    resumable_event_id,
 )
 from .steps import Failed
 
@@ -212,11 +212,9 @@ class CallExchange:
 
     def _note_ids(self, decoder: codec.SseDecoder) -> bool:
         """Copy the decoder's last event id and retry; True when the event id moved on."""
-        advanced = False
-        event_id = resumable_event_id(decoder.last_event_id)
-        if event_id is not None and event_id != self.last_event_id:
-            self.last_event_id = event_id
-            advanced = True
+        event_id = carried_event_id(self.last_event_id, decoder.last_event_id)
+        advanced = event_id is not None and event_id != self.last_event_id
+        self.last_event_id = event_id
         if decoder.retry_ms is not None:
             self.retry_ms = decoder.retry_ms
         return advanced

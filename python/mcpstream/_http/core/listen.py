@@ -8,7 +8,7 @@ from collections.abc import Mapping
 
 from ... import codec
 from ...jsonrpc import JsonRpcNotification, JsonRpcRequest, build_jsonrpc_request
-from .protocol import McpHttpProtocol, logger, normalized_content_type, resumable_event_id
+from .protocol import McpHttpProtocol, carried_event_id, logger, normalized_content_type
 from .steps import HttpRequest
 
 __all__ = ["LISTEN_FILTER", "ListenStream"]
@@ -138,11 +138,10 @@ class ListenStream:
                         "server %r sent a response on its GET stream; ignored",
                         self.protocol.server.id,
                     )
-        event_id = resumable_event_id(self._decoder.last_event_id)
-        if event_id is not None:
-            if event_id != self.last_event_id:
-                self._delivered = True
-            self.last_event_id = event_id
+        event_id = carried_event_id(self.last_event_id, self._decoder.last_event_id)
+        if event_id is not None and event_id != self.last_event_id:
+            self._delivered = True
+        self.last_event_id = event_id
         if self._decoder.retry_ms is not None:
             self.retry_ms = self._decoder.retry_ms
         return requests

@@ -63,6 +63,7 @@ __all__ = [
     "ReconnectPolicy",
     "Resume",
     "ServerRequestReply",
+    "carried_event_id",
     "mark_delivered",
     "normalized_content_type",
     "resumable_event_id",
@@ -100,12 +101,22 @@ def resumable_event_id(event_id: str | None) -> str | None:
     """``event_id`` if it can be sent back as ``Last-Event-ID``, else None: an id with
     characters outside printable ASCII (which no HTTP header can carry as they are) or longer
     than ``EVENT_ID_MAX_CHARS`` is ignored, as if the event had none; a stream of such ids
-    cannot be resumed."""
-    if event_id is None or len(event_id) > EVENT_ID_MAX_CHARS:
+    cannot be resumed. The empty id is nothing to resume from either."""
+    if not event_id or len(event_id) > EVENT_ID_MAX_CHARS:
         return None
     if event_id.isascii() and event_id.isprintable():
         return event_id
     return None
+
+
+def carried_event_id(current: str | None, received: str | None) -> str | None:
+    """The id a stream resumes from once its decoder's last event id is ``received``: that id
+    when it can be sent back, ``current`` when none came or it cannot be (it is ignored); None
+    after an empty ``id`` field, with which the server reset it (the SSE rule: no
+    ``Last-Event-ID`` is sent then)."""
+    if received == "":
+        return None
+    return resumable_event_id(received) or current
 
 
 def mark_delivered(error: McpHttpTransportError) -> McpHttpTransportError:
