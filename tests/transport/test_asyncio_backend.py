@@ -215,6 +215,31 @@ def test_the_end_of_the_stream_reads_as_no_bytes_after_what_came_before() -> Non
     assert asyncio.run(run()) == [RESPONSE, b"", b""]
 
 
+def test_a_server_that_half_closes_still_receives_what_follows() -> None:
+    """Over plain TCP the end of the server's half leaves the client's half open (as anyio's
+    streams and sockets do): the rest of a request still goes out."""
+    received: list[bytes] = []
+
+    async def answer_and_half_close(
+        reader: asyncio.StreamReader, writer: asyncio.StreamWriter
+    ) -> None:
+        writer.write(RESPONSE)
+        writer.write_eof()
+        received.append(await reader.read())
+
+    async def run() -> None:
+        async with Server(answer_and_half_close) as server:
+            stream = await _connect(server)
+            assert await stream.read(65536, timeout=5.0) == RESPONSE
+            assert await stream.read(65536, timeout=5.0) == b""
+            await stream.write(bytes(COALESCE_TEST_BYTES), timeout=5.0)
+            await stream.aclose()
+            await asyncio.wait_for(server.closed.wait(), 5.0)
+
+    asyncio.run(run())
+    assert received == [bytes(COALESCE_TEST_BYTES)]
+
+
 def test_an_idle_connection_is_readable_once_the_server_closes_it() -> None:
     async def close_later(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         await reader.readexactly(1)  # and the connection closed

@@ -81,6 +81,8 @@ class _Protocol(asyncio.Protocol):
         """Bytes of ``chunks[0]`` already read."""
         self.size = 0
         """Bytes received and not read yet."""
+        self.tls = False
+        """Whether the transport is asyncio's TLS one (after ``start_tls``)."""
         self.eof = False
         self.lost = False
         self.error: BaseException | None = None
@@ -104,7 +106,10 @@ class _Protocol(asyncio.Protocol):
     def eof_received(self) -> bool:
         self.eof = True
         _wake(self.read_waiter)
-        return False  # the transport closes itself: httpcore writes nothing after the end
+        # Over plain TCP the sending half stays open (as with anyio's streams and sockets): the
+        # rest of a request may still go to a server that half-closed before answering. Under
+        # TLS asyncio closes the connection whatever the answer (and warns about a True one).
+        return not self.tls
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.eof = self.lost = True
@@ -236,7 +241,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         if transport is None:  # asyncio's annotation allows it; it never returns None
             raise httpcore.ConnectError("the TLS handshake gave no transport")
         assert isinstance(transport, asyncio.Transport)
-        protocol.transport = transport
+        protocol.transport, protocol.tls = transport, True
         return AsyncioStream(protocol, transport)
 
     def get_extra_info(self, info: str) -> Any:

@@ -2,17 +2,19 @@
 
 httpcore reads a response body 64 KiB at a time (``READ_NUM_BYTES`` of its HTTP/1.1
 connection), and every read is a round of Python work before the bytes reach the SSE decoder:
-h11's state machine and buffer copies, httpx's stream layers, and then either the hand-off from
-the sync transport's reader thread to the calling thread, or, under asyncio, a round through
-anyio (a cancel scope for the read timeout, the socket transport resumed and paused, a wait).
-asyncio's socket transport receives up to 256 KiB at once, which anyio then hands out in 64 KiB
-pieces, copying the remainder each time. For a large SSE event these rounds cost about as much
-as decoding it. The clients made here have a network backend that asks for at least
+h11's state machine and buffer copies, httpx's stream layers, and the hand-off from the sync
+transport's reader thread to the calling thread. For a large SSE event these rounds cost about
+as much as decoding it. The clients made here have network streams that ask for at least
 ``READ_BYTES`` (256 KiB) on every read, and for ``LARGE_READ_BYTES`` (1 MiB) right after a read
-that got all it asked for (more is waiting: a large body), where under asyncio the socket
-transport of a plain TCP connection is let receive that much at once: a sixteenth of the rounds
-for a large body, and none of anyio's copies. Small answers keep the smaller reads (each read
-allocates what it asks for before the socket says how much it holds).
+that got all it asked for (more is waiting: a large body): a sixteenth of the rounds for a large
+body. Small answers keep the smaller reads (each read allocates what it asks for before the
+socket says how much it holds). The small writes of a request leave in one send
+(``large_reads``).
+
+Under asyncio, the async clients connect through a backend on asyncio itself
+(``asyncio_backend``) rather than httpcore's anyio one, whose every read and write runs under a
+cancel scope with checkpoints (extra rounds of the event loop): a good part of a small call's
+time. Elsewhere (trio) they keep httpcore's anyio backend, with streams reading in large pieces.
 Everything else is httpx's default client (TLS, limits, HTTP/1.1, proxies from the environment,
 which go through httpx's own proxy transports).
 
@@ -21,10 +23,12 @@ even for an ``http://`` URL that never uses it. The clients made here share one 
 process instead (``shared_ssl_context``, per CA setting of the environment), which loads its CA
 bundle when it first wraps a socket: a session that makes no TLS connection never loads it.
 
-The streams of these clients also obey the deadline of the operation under way on their thread
-or task (``io_deadline``): every connect, TLS handshake, write and read is bounded by what is
+The streams of the sync clients also obey the deadline of the operation under way on their
+thread (``io_deadline``): every connect, TLS handshake, write and read is bounded by what is
 left of it, so that a server trickling its headers a byte at a time cannot stretch a call past
-its timeout (httpcore's own timeouts bound each read, not the whole wait).
+its timeout (httpcore's own timeouts bound each read, not the whole wait). The async transport
+needs no such bound from its streams: it runs every request, and every read of a body, under
+``asyncio.timeout`` of what is left of the operation (``aio``, ``aio_io``).
 
 httpx has no parameter for the network backend, so the connection pool of the client's default
 transport (``Client._transport._pool``, not used yet) is replaced by one with the backend. Where
