@@ -12,7 +12,7 @@ import socket
 import ssl
 import struct
 import types
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from pathlib import Path
 from typing import Any
 
@@ -326,44 +326,41 @@ def test_socket_options_are_set_on_the_connection() -> None:
     assert asyncio.run(run()) == 1
 
 
+async def _cancelled_while_waiting(work: Coroutine[Any, Any, object]) -> None:
+    """Run ``work`` as a task, and cancel it once it waits (for an answer that never comes)."""
+    task = asyncio.create_task(work)
+    await asyncio.sleep(0.1)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+
+
 def test_a_task_cancelled_while_reading_leaves_no_connection_open() -> None:
     """httpcore closes the stream of a request whose task is cancelled (``aclose``): the
     server sees the connection end."""
 
     async def run() -> None:
         async with Server(_silent) as server, make_async_client() as client:
-            task = asyncio.create_task(client.get(f"http://127.0.0.1:{server.port}/"))
-            await asyncio.sleep(0.1)
-            task.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await task
+            await _cancelled_while_waiting(client.get(f"http://127.0.0.1:{server.port}/"))
             await asyncio.wait_for(server.closed.wait(), 5.0)
 
     asyncio.run(run())
 
 
-def test_a_task_cancelled_during_the_tls_handshake_leaves_no_connection_open() -> None:
+@pytest.mark.parametrize("end", ["timeout", "cancelled"])
+def test_a_tls_handshake_without_an_answer_leaves_no_connection_open(end: str) -> None:
+    """Whether it times out (httpcore's ``ConnectTimeout``) or its task is cancelled."""
+
     async def run() -> None:
         async with Server(_silent) as server:
             stream = await _connect(server)
-            handshake = asyncio.create_task(
-                stream.start_tls(ssl.create_default_context(), "localhost", timeout=None)
-            )
-            await asyncio.sleep(0.1)
-            handshake.cancel()
-            with pytest.raises(asyncio.CancelledError):
-                await handshake
-            await asyncio.wait_for(server.closed.wait(), 5.0)
-
-    asyncio.run(run())
-
-
-def test_a_tls_handshake_without_an_answer_times_out_and_closes_the_connection() -> None:
-    async def run() -> None:
-        async with Server(_silent) as server:
-            stream = await _connect(server)
-            with pytest.raises(httpcore.ConnectTimeout):
-                await stream.start_tls(ssl.create_default_context(), "localhost", timeout=0.1)
+            timeout = 0.1 if end == "timeout" else None
+            handshake = stream.start_tls(ssl.create_default_context(), "localhost", timeout)
+            if end == "timeout":
+                with pytest.raises(httpcore.ConnectTimeout):
+                    await handshake
+            else:
+                await _cancelled_while_waiting(handshake)
             await asyncio.wait_for(server.closed.wait(), 5.0)
 
     asyncio.run(run())

@@ -257,14 +257,9 @@ class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
     async def aclose(self) -> None:
         await self._stream.aclose()
 
-    async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        stream = await self._stream.start_tls(ssl_context, server_hostname, timeout)
-        return _AsyncLargeReadStream(stream)
+    # The arguments are httpcore's (``ssl_context``, ``server_hostname``, ``timeout``).
+    async def start_tls(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        return _AsyncLargeReadStream(await self._stream.start_tls(*args, **kwargs))
 
     def get_extra_info(self, info: str) -> object:
         return self._stream.get_extra_info(info)
