@@ -131,10 +131,13 @@ def test_the_small_writes_of_a_request_leave_in_one_send() -> None:
         async with Server(_respond) as server:
             stream = await _connect(server)
             transport = stream._transport
+
+            def write(data: bytes) -> None:
+                sent.append(data)
+                transport.write(data)
+
             stream._transport = types.SimpleNamespace(  # type: ignore[assignment]
-                write=lambda data: sent.append(data) or transport.write(data),
-                is_closing=transport.is_closing,
-                abort=transport.abort,
+                write=write, is_closing=transport.is_closing, abort=transport.abort
             )
             await stream.write(b"GET / HTTP/1.1\r\n")
             await stream.write(b"host: x\r\n\r\n")
