@@ -32,7 +32,7 @@ import collections
 import socket
 import ssl
 from collections.abc import Iterable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, cast
 
 import httpcore
 
@@ -92,8 +92,7 @@ class _Protocol(asyncio.Protocol):
         self.drain_waiter: asyncio.Future[bool] | None = None
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        assert isinstance(transport, asyncio.Transport)
-        self.transport = transport
+        self.transport = cast(asyncio.Transport, transport)  # a stream's (other loops' too)
 
     def data_received(self, data: bytes) -> None:
         self.chunks.append(data)
@@ -240,9 +239,8 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             _raise_connect_error(exc)
         if transport is None:  # asyncio's annotation allows it; it never returns None
             raise httpcore.ConnectError("the TLS handshake gave no transport")
-        assert isinstance(transport, asyncio.Transport)
         protocol.transport, protocol.tls = transport, True
-        return AsyncioStream(protocol, transport)
+        return AsyncioStream(protocol, protocol.transport)
 
     def get_extra_info(self, info: str) -> Any:
         if info == "is_readable":
