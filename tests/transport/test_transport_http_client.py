@@ -5,20 +5,18 @@ from __future__ import annotations
 
 import asyncio
 import socket
-import ssl
 import threading
-import types
 from pathlib import Path
 from typing import Any
 
 import httpcore
 import pytest
+from mcpstream._http.asyncio_backend import AsyncioStream
 from mcpstream._http.httpx_clients import (
     COALESCE_BYTES,
     LARGE_READ_BYTES,
     READ_BYTES,
     LargeReadStream,
-    _asyncio_transport,
     _AsyncLargeReadStream,
     make_async_client,
     make_client,
@@ -135,23 +133,18 @@ class _ReadLog:
 
         return _Logged()
 
-    def wrap_async(self, stream: Any) -> Any:
-        log = self
+    def log_async(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        """Log every read of the asyncio backend's streams."""
+        log, read = self, AsyncioStream.read
 
-        class _Logged:
-            _stream = stream._stream  # where ``_asyncio_transport`` looks
+        async def logged_read(stream: Any, max_bytes: int, timeout: float | None = None) -> bytes:
+            asked = max(max_bytes, stream._ask)  # what the stream asks of its buffer
+            data: bytes = await read(stream, max_bytes, timeout)
+            receive = None if stream._sized is None else stream._sized.max_size
+            log.reads.append((asked, receive, len(data)))
+            return data
 
-            def __getattr__(self, name: str) -> Any:
-                return getattr(stream, name)
-
-            async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-                transport = _asyncio_transport(stream)
-                receive = None if transport is None else transport.max_size
-                data: bytes = await stream.read(max_bytes, timeout)
-                log.reads.append((max_bytes, receive, len(data)))
-                return data
-
-        return _Logged()
+        monkeypatch.setattr(AsyncioStream, "read", logged_read)
 
     def assert_each_read_follows_the_one_before(self, asyncio_receives: bool) -> None:
         """After a full read the next asks for ``LARGE_READ_BYTES``, after a short one for
@@ -175,16 +168,12 @@ def test_after_a_full_read_the_next_asks_for_more(
     the kernel hands the body over, so the rule is checked read by read (and by itself below)."""
     log = _ReadLog()
     sync_connect = httpcore.SyncBackend.connect_tcp
-    async_connect = httpcore.AnyIOBackend.connect_tcp
 
     def logged_connect(self: Any, *args: Any, **kwargs: Any) -> Any:
         return log.wrap_sync(sync_connect(self, *args, **kwargs))
 
-    async def logged_async_connect(self: Any, *args: Any, **kwargs: Any) -> Any:
-        return log.wrap_async(await async_connect(self, *args, **kwargs))
-
     monkeypatch.setattr(httpcore.SyncBackend, "connect_tcp", logged_connect)
-    monkeypatch.setattr(httpcore.AnyIOBackend, "connect_tcp", logged_async_connect)
+    log.log_async(monkeypatch)
 
     async def fetch_async() -> list[bytes]:
         async with make_async_client() as client, client.stream("GET", large_body_url) as response:
@@ -209,27 +198,6 @@ def test_the_read_sizes_follow_full_and_short_reads() -> None:
     stream.read(1)
     stream.read(1)
     assert inner.asked == [READ_BYTES, LARGE_READ_BYTES, LARGE_READ_BYTES, READ_BYTES]
-
-
-def test_the_asyncio_receive_size_is_set_back_before_tls() -> None:
-    """anyio's TLS layer reads 64 KiB at a time, copying the rest of a larger piece."""
-    sizes: list[int] = []
-
-    class _Transport:
-        max_size = LARGE_READ_BYTES
-
-    class _Inner:
-        def __init__(self) -> None:
-            self._stream = types.SimpleNamespace(_transport=_Transport())
-
-        async def start_tls(self, *args: object) -> object:
-            sizes.append(self._stream._transport.max_size)
-            return self
-
-    inner: Any = _Inner()
-    stream = _AsyncLargeReadStream(inner, _asyncio_transport(inner))
-    asyncio.run(stream.start_tls(ssl.create_default_context()))
-    assert sizes == [256 * 1024]
 
 
 def test_the_clients_follow_no_redirects() -> None:

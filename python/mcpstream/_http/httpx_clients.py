@@ -2,17 +2,19 @@
 
 httpcore reads a response body 64 KiB at a time (``READ_NUM_BYTES`` of its HTTP/1.1
 connection), and every read is a round of Python work before the bytes reach the SSE decoder:
-h11's state machine and buffer copies, httpx's stream layers, and then either the hand-off from
-the sync transport's reader thread to the calling thread, or, under asyncio, a round through
-anyio (a cancel scope for the read timeout, the socket transport resumed and paused, a wait).
-asyncio's socket transport receives up to 256 KiB at once, which anyio then hands out in 64 KiB
-pieces, copying the remainder each time. For a large SSE event these rounds cost about as much
-as decoding it. The clients made here have a network backend that asks for at least
+h11's state machine and buffer copies, httpx's stream layers, and the hand-off from the sync
+transport's reader thread to the calling thread. For a large SSE event these rounds cost about
+as much as decoding it. The clients made here have network streams that ask for at least
 ``READ_BYTES`` (256 KiB) on every read, and for ``LARGE_READ_BYTES`` (1 MiB) right after a read
-that got all it asked for (more is waiting: a large body), where under asyncio the socket
-transport of a plain TCP connection is let receive that much at once: a sixteenth of the rounds
-for a large body, and none of anyio's copies. Small answers keep the smaller reads (each read
-allocates what it asks for before the socket says how much it holds).
+that got all it asked for (more is waiting: a large body): a sixteenth of the rounds for a large
+body. Small answers keep the smaller reads (each read allocates what it asks for before the
+socket says how much it holds). The small writes of a request leave in one send
+(``large_reads``).
+
+Under asyncio, the async clients connect through a backend on asyncio itself
+(``asyncio_backend``) rather than httpcore's anyio one, whose every read and write runs under a
+cancel scope with checkpoints (extra rounds of the event loop): a good part of a small call's
+time. Elsewhere (trio) they keep httpcore's anyio backend, with streams reading in large pieces.
 Everything else is httpx's default client (TLS, limits, HTTP/1.1, proxies from the environment,
 which go through httpx's own proxy transports).
 
@@ -21,10 +23,12 @@ even for an ``http://`` URL that never uses it. The clients made here share one 
 process instead (``shared_ssl_context``, per CA setting of the environment), which loads its CA
 bundle when it first wraps a socket: a session that makes no TLS connection never loads it.
 
-The streams of these clients also obey the deadline of the operation under way on their thread
-or task (``io_deadline``): every connect, TLS handshake, write and read is bounded by what is
+The streams of the sync clients also obey the deadline of the operation under way on their
+thread (``io_deadline``): every connect, TLS handshake, write and read is bounded by what is
 left of it, so that a server trickling its headers a byte at a time cannot stretch a call past
-its timeout (httpcore's own timeouts bound each read, not the whole wait).
+its timeout (httpcore's own timeouts bound each read, not the whole wait). The async transport
+needs no such bound from its streams: it runs every request, and every read of a body, under
+``asyncio.timeout`` of what is left of the operation (``aio``, ``aio_io``).
 
 httpx has no parameter for the network backend, so the connection pool of the client's default
 transport (``Client._transport._pool``, not used yet) is replaced by one with the backend. Where
@@ -45,8 +49,13 @@ from typing import Any, TypeVar
 
 import httpcore
 import httpx
+import sniffio
+
+from .asyncio_backend import AsyncioBackend
+from .large_reads import COALESCE_BYTES, LARGE_READ_BYTES, READ_BYTES, HeldWrites, next_ask
 
 __all__ = [
+    "COALESCE_BYTES",
     "LARGE_READ_BYTES",
     "READ_BYTES",
     "LargeReadStream",
@@ -58,22 +67,6 @@ __all__ = [
     "make_client",
     "shared_ssl_context",
 ]
-
-READ_BYTES = 256 * 1024
-"""Bytes asked for by every read at least."""
-
-LARGE_READ_BYTES = 1024 * 1024
-"""Bytes asked for by a read after one that got all it asked for."""
-
-
-def _next_ask(asked: int, data: bytes) -> int:
-    """What the read after one that asked for ``asked`` and got ``data`` asks for."""
-    return LARGE_READ_BYTES if len(data) >= asked else READ_BYTES
-
-
-_ASYNCIO_RECEIVE_BYTES = 256 * 1024
-"""What asyncio's socket transport receives at most at once by default (``max_size``), kept
-under TLS: anyio's TLS layer reads 64 KiB at a time, copying the rest of a larger piece."""
 
 _LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
 """The limits of httpx's default client (``httpx._config.DEFAULT_LIMITS``)."""
@@ -151,35 +144,6 @@ def shared_ssl_context() -> LazySSLContext:
     return context
 
 
-COALESCE_BYTES = 64 * 1024
-"""Writes smaller than this are held until the next read (or a write that makes them larger)."""
-
-
-class _HeldWrites:
-    """The small writes of a request, held so that they leave in one ``send``: httpcore writes
-    a request's head and its body separately, and each write on a loopback or LAN socket is a
-    system call and a wake-up of the server (the second of which finds half a request). They
-    are written before the next read, which waits for the answer to them."""
-
-    def __init__(self) -> None:
-        self.parts: list[bytes] = []
-        self.size = 0
-
-    def hold(self, buffer: bytes) -> bytes | None:
-        """Keep ``buffer``, or return what to write now (everything held, with it)."""
-        if self.size + len(buffer) < COALESCE_BYTES:
-            self.parts.append(buffer)
-            self.size += len(buffer)
-            return None
-        return self.take(buffer)
-
-    def take(self, last: bytes = b"") -> bytes:
-        """Everything held (and ``last``), emptied out."""
-        parts, self.parts, self.size = self.parts, [], 0
-        parts.append(last)
-        return b"".join(parts)
-
-
 _DEADLINE: ContextVar[float | None] = ContextVar("mcpstream_io_deadline", default=None)
 
 
@@ -212,11 +176,11 @@ def _bounded(timeout: float | None, expired: type[Exception]) -> float | None:
 
 class LargeReadStream(httpcore.NetworkStream):
     """A network stream whose reads ask for at least ``READ_BYTES``, whose small writes leave
-    together (``_HeldWrites``), and whose every I/O obeys the ``io_deadline``."""
+    together (``HeldWrites``), and whose every I/O obeys the ``io_deadline``."""
 
     def __init__(self, stream: httpcore.NetworkStream) -> None:
         self._stream = stream
-        self._held = _HeldWrites()
+        self._held = HeldWrites()
         self._ask = READ_BYTES
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
@@ -225,7 +189,7 @@ class LargeReadStream(httpcore.NetworkStream):
         timeout = _bounded(timeout, httpcore.ReadTimeout)
         asked = max(max_bytes, self._ask)
         data = self._stream.read(asked, timeout)
-        self._ask = _next_ask(asked, data)
+        self._ask = next_ask(asked, data)
         return data
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
@@ -268,33 +232,22 @@ class _LargeReadBackend(httpcore.NetworkBackend):
         self._backend.sleep(seconds)
 
 
-def _asyncio_transport(stream: httpcore.AsyncNetworkStream) -> Any:
-    """The asyncio socket transport under httpcore's anyio ``stream`` when it has the receive
-    size (``max_size``, which asyncio reads on every receive) to set, else None: httpcore and
-    anyio have no setting for it, and a stream built another way is left as it is."""
-    transport: Any = getattr(getattr(stream, "_stream", None), "_transport", None)
-    return transport if isinstance(getattr(transport, "max_size", None), int) else None
-
-
 class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
-    """An async network stream whose reads ask for at least ``READ_BYTES`` (more after a full
-    read, received at once over plain TCP; small writes are held as by ``LargeReadStream``)."""
+    """An async network stream of httpcore's anyio backend whose reads ask for at least
+    ``READ_BYTES`` (more after a full read) and whose small writes are held as by
+    ``LargeReadStream``."""
 
-    def __init__(self, stream: httpcore.AsyncNetworkStream, transport: Any = None) -> None:
+    def __init__(self, stream: httpcore.AsyncNetworkStream) -> None:
         self._stream = stream
-        self._held = _HeldWrites()
+        self._held = HeldWrites()
         self._ask = READ_BYTES
-        self._transport = transport
-        """The asyncio transport whose receive size follows the reads (None: left alone)."""
 
     async def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         if self._held.size:
             await self._stream.write(self._held.take(), timeout)
         asked = max(max_bytes, self._ask)
-        if self._transport is not None:
-            self._transport.max_size = asked
         data = await self._stream.read(asked, timeout)
-        self._ask = _next_ask(asked, data)
+        self._ask = next_ask(asked, data)
         return data
 
     async def write(self, buffer: bytes, timeout: float | None = None) -> None:
@@ -304,34 +257,32 @@ class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
     async def aclose(self) -> None:
         await self._stream.aclose()
 
-    async def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.AsyncNetworkStream:
-        if self._transport is not None:
-            self._transport.max_size = _ASYNCIO_RECEIVE_BYTES
-            self._transport = None
-        stream = await self._stream.start_tls(ssl_context, server_hostname, timeout)
-        return _AsyncLargeReadStream(stream)
+    # The arguments are httpcore's (``ssl_context``, ``server_hostname``, ``timeout``).
+    async def start_tls(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        return _AsyncLargeReadStream(await self._stream.start_tls(*args, **kwargs))
 
     def get_extra_info(self, info: str) -> object:
         return self._stream.get_extra_info(info)
 
 
 class _AsyncLargeReadBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's anyio backend, with streams that read in large pieces."""
+    """The asyncio backend (``AsyncioBackend``) under asyncio; elsewhere (trio) httpcore's anyio
+    backend, with streams that read in large pieces. Which one is decided on each connect, as
+    httpcore's own backend does (a client may be made outside any event loop)."""
 
     def __init__(self) -> None:
+        self._asyncio = AsyncioBackend()
         self._backend = httpcore.AnyIOBackend()
 
     # The arguments are httpcore's, passed on as they are.
     async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
-        stream = await self._backend.connect_tcp(*args, **kwargs)
-        return _AsyncLargeReadStream(stream, _asyncio_transport(stream))
+        if sniffio.current_async_library() == "asyncio":
+            return await self._asyncio.connect_tcp(*args, **kwargs)
+        return _AsyncLargeReadStream(await self._backend.connect_tcp(*args, **kwargs))
 
     async def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
+        if sniffio.current_async_library() == "asyncio":
+            return await self._asyncio.connect_unix_socket(*args, **kwargs)
         return _AsyncLargeReadStream(await self._backend.connect_unix_socket(*args, **kwargs))
 
     async def sleep(self, seconds: float) -> None:
