@@ -84,6 +84,8 @@ pub struct Scanner<'s, 'j> {
     pos: usize,
     text: StrSpan,
     scratch: &'s mut Vec<u8>,
+    /// The stack's floor for [`Scanner::check_depth`] (a scan runs on the thread it starts on).
+    floor: crate::stack::Floor,
 }
 
 /// A word that, together with the length, determines up to eight bytes (overlapping loads
@@ -207,6 +209,7 @@ impl<'s, 'j> Scanner<'s, 'j> {
             pos: 0,
             text: StrSpan::default(),
             scratch,
+            floor: crate::stack::Floor::here(),
         }
     }
 
@@ -556,7 +559,7 @@ impl<'s, 'j> Scanner<'s, 'j> {
         if depth > MAX_DEPTH {
             return Err(self.fail(DEPTH_EXCEEDED, self.pos));
         }
-        if !crate::stack::enough_left() {
+        if !self.floor.enough_left() {
             return Err(self.fail(STACK_EXHAUSTED, self.pos));
         }
         Ok(())
