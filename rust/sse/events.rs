@@ -262,7 +262,24 @@ impl EventAssembler {
     /// copy instead of the general per-line dispatch. The caller has checked the run as UTF-8;
     /// the size cap cannot be hit inside the run (checked here once for the whole run, else
     /// nothing is taken).
+    #[inline]
     pub(super) fn data_run(
+        &mut self,
+        chunk: &[u8],
+        pos: usize,
+        end: usize,
+        limit: Option<usize>,
+    ) -> usize {
+        // asked before the call: most lines of most events are not in such a run
+        if self.data != Data::Owned {
+            return pos;
+        }
+        self.owned_data_run(chunk, pos, end, limit)
+    }
+
+    /// [`EventAssembler::data_run`] once the data is in `data_buf`.
+    #[inline(never)]
+    fn owned_data_run(
         &mut self,
         chunk: &[u8],
         pos: usize,
@@ -275,8 +292,7 @@ impl EventAssembler {
         let run = &chunk[pos..=end];
         // (an event whose data ended at the previous chunk's end sees its blank line here:
         // nothing to take, and no room to make)
-        if self.data != Data::Owned
-            || !run.starts_with(b"data: ")
+        if !run.starts_with(b"data: ")
             || limit.is_some_and(|limit| self.accumulated.saturating_add(run.len()) > limit)
         {
             return pos;
