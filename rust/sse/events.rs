@@ -190,7 +190,15 @@ impl EventAssembler {
             self.push_data(chunk, line, value_start);
             return;
         }
-        let (name, value_start) = match find_byte(b':', bytes) {
+        // the usual other fields are told by their start, without searching for the colon
+        let colon = if bytes.starts_with(b"id:") {
+            Some(2)
+        } else if bytes.starts_with(b"event:") {
+            Some(5)
+        } else {
+            find_byte(b':', bytes)
+        };
+        let (name, value_start) = match colon {
             Some(colon) if bytes.get(colon + 1) == Some(&b' ') => (&bytes[..colon], colon + 2),
             Some(colon) => (&bytes[..colon], colon + 1),
             None => (bytes, bytes.len()),
