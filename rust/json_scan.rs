@@ -192,27 +192,6 @@ fn specials16(block: &[u8; 16]) -> (u32, u32) {
     }
 }
 
-/// The JSON whitespace bytes of `block` (space, LF, tab, CR), as a bit mask (bit `k` for byte
-/// `k`).
-#[cfg(target_arch = "x86_64")]
-#[inline(always)]
-fn whitespace16(block: &[u8; 16]) -> u32 {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
-    // SAFETY: SSE2 is in the x86-64 baseline, so these instructions exist on every CPU this
-    // code runs on; the unaligned load reads exactly the 16 bytes of `block`.
-    unsafe {
-        let v = _mm_loadu_si128(block.as_ptr().cast());
-        let is = |b: u8| _mm_cmpeq_epi8(v, _mm_set1_epi8(b as i8));
-        let ws = _mm_or_si128(
-            _mm_or_si128(is(b' '), is(b'\n')),
-            _mm_or_si128(is(b'\t'), is(b'\r')),
-        );
-        _mm_movemask_epi8(ws) as u32
-    }
-}
-
 fn hex_value(b: u8) -> Option<u32> {
     match b {
         b'0'..=b'9' => Some(u32::from(b - b'0')),
@@ -293,7 +272,7 @@ impl<'s, 'j> Scanner<'s, 'j> {
         // zero-byte tests), the last few in words
         #[cfg(target_arch = "x86_64")]
         while let Some(block) = data.get(i..).and_then(|rest| rest.first_chunk::<16>()) {
-            let other = !whitespace16(block) & 0xFFFF;
+            let other = !crate::simd::any_of16(block, *b" \n\t\r") & 0xFFFF;
             if other != 0 {
                 self.pos = i + other.trailing_zeros() as usize;
                 return;

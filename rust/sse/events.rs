@@ -263,6 +263,14 @@ impl EventAssembler {
             .grown(&self.data_buf, self.data_buf.capacity());
     }
 
+    /// The event's data is already in `data_buf`: the state in which
+    /// [`EventAssembler::data_run`] can take lines (asked inline by the caller, before an
+    /// out-of-line call that most lines of most events would make for nothing).
+    #[inline]
+    pub(super) fn data_owned(&self) -> bool {
+        self.data == Data::Owned
+    }
+
     /// The fast path for events whose data spans many lines (pretty-printed JSON split over
     /// `data:` lines): takes the complete lines of `chunk[pos..=end]` for as long as each is
     /// `data: ...` ended by LF and the event's data is already in `data_buf`, and returns where
@@ -270,24 +278,8 @@ impl EventAssembler {
     /// copy instead of the general per-line dispatch. The caller has checked the run as UTF-8;
     /// the size cap cannot be hit inside the run (checked here once for the whole run, else
     /// nothing is taken).
-    #[inline]
-    pub(super) fn data_run(
-        &mut self,
-        chunk: &[u8],
-        pos: usize,
-        end: usize,
-        limit: Option<usize>,
-    ) -> usize {
-        // asked before the call: most lines of most events are not in such a run
-        if self.data != Data::Owned {
-            return pos;
-        }
-        self.owned_data_run(chunk, pos, end, limit)
-    }
-
-    /// [`EventAssembler::data_run`] once the data is in `data_buf`.
     #[inline(never)]
-    fn owned_data_run(
+    pub(super) fn data_run(
         &mut self,
         chunk: &[u8],
         pos: usize,
@@ -300,7 +292,8 @@ impl EventAssembler {
         let run = &chunk[pos..=end];
         // (an event whose data ended at the previous chunk's end sees its blank line here:
         // nothing to take, and no room to make)
-        if !run.starts_with(b"data: ")
+        if self.data != Data::Owned
+            || !run.starts_with(b"data: ")
             || limit.is_some_and(|limit| self.accumulated.saturating_add(run.len()) > limit)
         {
             return pos;

@@ -63,17 +63,7 @@ impl Bom {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn terminators16(block: &[u8; 16]) -> u32 {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
-    // SAFETY: SSE2 is in the x86-64 baseline, so these instructions exist on every CPU this
-    // code runs on; the unaligned load reads exactly the 16 bytes of `block`.
-    unsafe {
-        let v = _mm_loadu_si128(block.as_ptr().cast());
-        let lf = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
-        let cr = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\r' as i8));
-        _mm_movemask_epi8(_mm_or_si128(lf, cr)) as u32
-    }
+    crate::simd::any_of16(block, *b"\n\r")
 }
 
 /// The index of the first CR or LF in `bytes`: 16 bytes at a time with SSE2 (x86-64) over the

@@ -270,7 +270,7 @@ impl SseCore {
             // find which one fails first) when the whole run is not UTF-8.
             let all_valid = check(&chunk[pos..end]) == Check::Valid;
             while pos <= end {
-                if all_valid {
+                if all_valid && self.events.data_owned() {
                     pos = self.events.data_run(chunk, pos, end, self.limit);
                     if pos > end {
                         break;
