@@ -3,8 +3,8 @@
 //!
 //! Core, free of Python: `utf8` (strict incremental decoding), `sse` (lines, fields, events,
 //! the size cap), `json_scan` (JSON tokens), `json_text` (JSON string literals), `jsonrpc` (the
-//! message rules), `errors`, `prefault` (large buffers faulted in ahead, on Linux) and `stack`
-//! (the stack left to the recursive parser and encoder).
+//! message rules), `errors`, `prefault` (large buffers faulted in ahead, on Linux), `simd`
+//! (SSE2 byte masks) and `stack` (the stack left to the recursive parser and encoder).
 //!
 //! The thin PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values from JSON), `pyjsonrpc`
 //! (messages from JSON), `pymessages` (the message classes), `pyrecord` (the value classes'
@@ -16,6 +16,7 @@ pub mod json_scan;
 pub mod json_text;
 pub mod jsonrpc;
 mod prefault;
+mod simd;
 pub mod sse;
 pub mod stack;
 pub mod utf8;

@@ -81,9 +81,33 @@ pub(crate) fn str_from_utf8<'py>(
 /// the callers pass); other bytes give wrong characters, and slots left over get U+0000.
 #[inline]
 fn decode<T>(bytes: &[u8], out: &mut [T], unit: impl Fn(u32) -> T) {
-    let at = |k: usize| u32::from(bytes.get(k).copied().unwrap_or(0x80) & 0x3F);
     let mut i = 0;
+    let mut done = 0;
+    // while four bytes are left, a code point's bytes are read without a bounds check each
     for slot in out.iter_mut() {
+        let Some(&[lead, b1, b2, b3]) = bytes.get(i..).and_then(|rest| rest.first_chunk::<4>())
+        else {
+            break;
+        };
+        let [b1, b2, b3] = [b1, b2, b3].map(|b| u32::from(b & 0x3F));
+        let code = if lead < 0x80 {
+            i += 1;
+            u32::from(lead)
+        } else if lead < 0xE0 {
+            i += 2;
+            u32::from(lead & 0x1F) << 6 | b1
+        } else if lead < 0xF0 {
+            i += 3;
+            u32::from(lead & 0x0F) << 12 | b1 << 6 | b2
+        } else {
+            i += 4;
+            u32::from(lead & 0x07) << 18 | b1 << 12 | b2 << 6 | b3
+        };
+        *slot = unit(code);
+        done += 1;
+    }
+    let at = |k: usize| u32::from(bytes.get(k).copied().unwrap_or(0x80) & 0x3F);
+    for slot in out.iter_mut().skip(done) {
         let Some(&lead) = bytes.get(i) else {
             *slot = unit(0);
             continue;

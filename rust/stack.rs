@@ -18,9 +18,29 @@ const RESERVE: usize = 8 * 1024;
 /// where the stack's bounds are unknown.
 #[inline]
 pub fn enough_left() -> bool {
-    let marker = 0u8;
-    let here = std::ptr::addr_of!(marker) as usize;
-    here > low_water_mark()
+    Floor::here().enough_left()
+}
+
+/// The calling thread's lowest usable stack address, asked for once: a parse checks every
+/// level against it without a thread-local lookup each (one per container was a measurable
+/// part of parsing many small objects). Only meaningful on the thread that asked.
+#[derive(Debug, Clone, Copy)]
+pub struct Floor(usize);
+
+impl Floor {
+    /// The floor of the calling thread.
+    #[inline]
+    pub fn here() -> Self {
+        Self(low_water_mark())
+    }
+
+    /// [`enough_left`] against this floor; call it on the thread the floor is from.
+    #[inline]
+    pub fn enough_left(self) -> bool {
+        let marker = 0u8;
+        let here = std::ptr::addr_of!(marker) as usize;
+        here > self.0
+    }
 }
 
 /// The lowest stack address a level may use: the stack's lowest address plus [`RESERVE`]

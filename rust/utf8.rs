@@ -36,6 +36,22 @@ pub fn check(bytes: &[u8]) -> Check {
     }
 }
 
+/// The length of `bytes` without a code point cut off at its end (one whose lead byte is among
+/// the last three and starts a longer sequence than follows it), so that checking a chunk's
+/// tail takes one pass of the fast validator instead of a second, position-finding one. Only
+/// lead and continuation bytes are looked at: bytes that are not UTF-8 are left to [`check`].
+pub fn complete_len(bytes: &[u8]) -> usize {
+    let n = bytes.len();
+    for back in 1..=n.min(3) {
+        match bytes[n - back] {
+            0x80..=0xBF => {}
+            lead @ 0xC0.. if sequence_len(lead) > back => return n - back,
+            _ => return n,
+        }
+    }
+    n
+}
+
 /// The length of the code point a lead byte starts (1 for ASCII and for bytes that start none).
 fn sequence_len(lead: u8) -> usize {
     match lead {
@@ -197,6 +213,21 @@ mod tests {
             let err = decode_all(&[&bytes[..i], &bytes[i..]]).unwrap_err();
             assert_eq!(err, StreamError::InvalidUtf8 { offset: 7 }, "cut at {i}");
         }
+    }
+
+    #[test]
+    fn complete_len_leaves_out_a_cut_code_point() {
+        let text = "a\u{e9}\u{65e5}\u{1f600}".as_bytes();
+        for end in 0..=text.len() {
+            let cut = &text[..end];
+            let complete = complete_len(cut);
+            assert!(std::str::from_utf8(&cut[..complete]).is_ok(), "{end}");
+            assert!(end - complete < 4, "{end}");
+            // what is left out is exactly the cut-off code point
+            assert_eq!(check(cut) == Check::Valid, complete == end, "{end}");
+        }
+        assert_eq!(complete_len(b"ab\x80\x80\x80\x80"), 6);
+        assert_eq!(complete_len(b"ab\xFF"), 3);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 
 use std::ops::Range;
 
+use super::lines::Terminators;
 use crate::prefault::Ahead;
 
 /// One dispatched event, borrowed from the decoder for the length of a [`EventSink::dispatch`]
@@ -189,7 +190,15 @@ impl EventAssembler {
             self.push_data(chunk, line, value_start);
             return;
         }
-        let (name, value_start) = match find_byte(b':', bytes) {
+        // the usual other fields are told by their start, without searching for the colon
+        let colon = if bytes.starts_with(b"id:") {
+            Some(2)
+        } else if bytes.starts_with(b"event:") {
+            Some(5)
+        } else {
+            find_byte(b':', bytes)
+        };
+        let (name, value_start) = match colon {
             Some(colon) if bytes.get(colon + 1) == Some(&b' ') => (&bytes[..colon], colon + 2),
             Some(colon) => (&bytes[..colon], colon + 1),
             None => (bytes, bytes.len()),
@@ -254,12 +263,22 @@ impl EventAssembler {
             .grown(&self.data_buf, self.data_buf.capacity());
     }
 
+    /// The event's data is already in `data_buf`: the state in which
+    /// [`EventAssembler::data_run`] can take lines (asked inline by the caller, before an
+    /// out-of-line call that most lines of most events would make for nothing).
+    #[inline]
+    pub(super) fn data_owned(&self) -> bool {
+        self.data == Data::Owned
+    }
+
     /// The fast path for events whose data spans many lines (pretty-printed JSON split over
     /// `data:` lines): takes the complete lines of `chunk[pos..=end]` for as long as each is
     /// `data: ...` ended by LF and the event's data is already in `data_buf`, and returns where
-    /// it stopped. Each line costs a terminator search and one copy instead of the general
-    /// per-line dispatch. The caller has checked the run as UTF-8; the size cap cannot be hit
-    /// inside the run (checked here once for the whole run, else nothing is taken).
+    /// it stopped. Each line costs a few instructions of a block-wise terminator scan and one
+    /// copy instead of the general per-line dispatch. The caller has checked the run as UTF-8;
+    /// the size cap cannot be hit inside the run (checked here once for the whole run, else
+    /// nothing is taken).
+    #[inline(never)]
     pub(super) fn data_run(
         &mut self,
         chunk: &[u8],
@@ -271,32 +290,53 @@ impl EventAssembler {
         /// the buffer), not through a `memcpy` call sized at run time.
         const BLOCK: usize = 32;
         let run = &chunk[pos..=end];
+        // (an event whose data ended at the previous chunk's end sees its blank line here:
+        // nothing to take, and no room to make)
         if self.data != Data::Owned
+            || !run.starts_with(b"data: ")
             || limit.is_some_and(|limit| self.accumulated.saturating_add(run.len()) > limit)
         {
             return pos;
         }
-        // every line gives at most its own length minus five bytes ("data: " for "\n"), so the
-        // run plus one block of slack holds everything written below
+        // Every line gives at most its own length minus five bytes ("data: " for "\n"), so the
+        // run plus one block of slack holds everything written below. The bytes go into the
+        // spare capacity rather than over a zero-filled `resize`: filling the room first cost
+        // as much again as the copies.
         let out = &mut self.data_buf;
-        let mut w = out.len();
-        out.resize(w + run.len() + BLOCK, 0);
+        let start = out.len();
+        out.reserve(run.len() + BLOCK);
+        let dst = out.as_mut_ptr();
+        let mut w = start;
         let (mut line, mut lines) = (0, 0);
-        for t in memchr::memchr2_iter(b'\n', b'\r', run) {
+        for t in Terminators::new(run) {
             if run[t] != b'\n' || !run[line..t].starts_with(b"data: ") {
                 break;
             }
             let (from, len) = (line + 6, t - line - 6);
-            out[w] = b'\n';
-            match run.get(from..from + BLOCK) {
-                Some(block) if len <= BLOCK => out[w + 1..w + 1 + BLOCK].copy_from_slice(block),
-                _ => out[w + 1..w + 1 + len].copy_from_slice(&run[from..t]),
+            let value = &run[from..t];
+            let block = run.get(from..from + BLOCK).filter(|_| len <= BLOCK);
+            // SAFETY: writes stay inside the capacity reserved above. Before this line, `w -
+            // start` is the length of the lines taken so far less five bytes each, so at most
+            // `line`; this line writes 1 + len <= run.len() - line bytes (its LF and value),
+            // or 1 + BLOCK bytes with line < run.len(): both end by start + run.len() + BLOCK.
+            // The sources are `value` and `block`, slices of `run` (the caller's chunk, not
+            // the buffer written to).
+            unsafe {
+                *dst.add(w) = b'\n';
+                match block {
+                    Some(block) => {
+                        std::ptr::copy_nonoverlapping(block.as_ptr(), dst.add(w + 1), BLOCK)
+                    }
+                    None => std::ptr::copy_nonoverlapping(value.as_ptr(), dst.add(w + 1), len),
+                }
             }
             w += 1 + len;
             line = t + 1;
             lines += 1;
         }
-        out.truncate(w);
+        // SAFETY: `start..w` was written above (every line's LF and value, in order), within
+        // the capacity; bytes a block wrote past `w` are slack, outside the length.
+        unsafe { out.set_len(w) };
         if line > 0 {
             // the event's size leaves the terminators out (one LF a line)
             self.accumulated += line - lines;

@@ -63,17 +63,7 @@ impl Bom {
 #[cfg(target_arch = "x86_64")]
 #[inline(always)]
 fn terminators16(block: &[u8; 16]) -> u32 {
-    use std::arch::x86_64::{
-        _mm_cmpeq_epi8, _mm_loadu_si128, _mm_movemask_epi8, _mm_or_si128, _mm_set1_epi8,
-    };
-    // SAFETY: SSE2 is in the x86-64 baseline, so these instructions exist on every CPU this
-    // code runs on; the unaligned load reads exactly the 16 bytes of `block`.
-    unsafe {
-        let v = _mm_loadu_si128(block.as_ptr().cast());
-        let lf = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\n' as i8));
-        let cr = _mm_cmpeq_epi8(v, _mm_set1_epi8(b'\r' as i8));
-        _mm_movemask_epi8(_mm_or_si128(lf, cr)) as u32
-    }
+    crate::simd::any_of16(block, *b"\n\r")
 }
 
 /// The index of the first CR or LF in `bytes`: 16 bytes at a time with SSE2 (x86-64) over the
@@ -115,6 +105,58 @@ pub(super) fn find_terminator(bytes: &[u8]) -> Option<usize> {
 
 fn is_terminator(b: u8) -> bool {
     b == b'\n' || b == b'\r'
+}
+
+/// The CR and LF bytes of `bytes[at..at + 16]` (fewer at the end), as a bit mask.
+#[inline(always)]
+fn block_terminators(bytes: &[u8], at: usize) -> u32 {
+    #[cfg(target_arch = "x86_64")]
+    if let Some(block) = bytes.get(at..).and_then(|rest| rest.first_chunk::<16>()) {
+        return terminators16(block);
+    }
+    let tail = bytes.get(at..).unwrap_or_default();
+    tail.iter()
+        .take(16)
+        .enumerate()
+        .fold(0, |mask, (k, &b)| mask | u32::from(is_terminator(b)) << k)
+}
+
+/// The indices of the CR and LF bytes of a slice, in order, found 16 bytes at a time: a run of
+/// short lines costs a few instructions a line instead of a search call each.
+pub(super) struct Terminators<'a> {
+    bytes: &'a [u8],
+    /// Start of the block that `mask` covers.
+    base: usize,
+    /// The terminators of that block not returned yet (bit `k` for byte `base + k`).
+    mask: u32,
+}
+
+impl<'a> Terminators<'a> {
+    pub(super) fn new(bytes: &'a [u8]) -> Self {
+        Self {
+            bytes,
+            base: 0,
+            mask: block_terminators(bytes, 0),
+        }
+    }
+}
+
+impl Iterator for Terminators<'_> {
+    type Item = usize;
+
+    #[inline]
+    fn next(&mut self) -> Option<usize> {
+        while self.mask == 0 {
+            self.base += 16;
+            if self.base >= self.bytes.len() {
+                return None;
+            }
+            self.mask = block_terminators(self.bytes, self.base);
+        }
+        let k = self.mask.trailing_zeros() as usize;
+        self.mask &= self.mask - 1;
+        Some(self.base + k)
+    }
 }
 
 /// The index of the last CR or LF in `bytes` (a tiny chunk's few bytes one by one, without a
@@ -191,5 +233,23 @@ mod tests {
             }
         }
         assert_eq!(find_terminator(b"abc"), None);
+    }
+
+    #[test]
+    fn every_terminator_in_order() {
+        for len in 0..70 {
+            for seed in 0..7usize {
+                let text: Vec<u8> = (0..len)
+                    .map(|k| match (k * 7 + seed * 13) % (seed + 3) {
+                        0 => b'\n',
+                        1 if seed % 2 == 0 => b'\r',
+                        _ => b'x',
+                    })
+                    .collect();
+                let want: Vec<usize> = (0..len).filter(|&k| is_terminator(text[k])).collect();
+                let got: Vec<usize> = Terminators::new(&text).collect();
+                assert_eq!(got, want, "{len} {seed}");
+            }
+        }
     }
 }

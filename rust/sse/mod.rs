@@ -12,7 +12,7 @@ pub use events::{EventSink, EventView, OwnedEvent};
 
 use crate::errors::StreamError;
 use crate::prefault::Ahead;
-use crate::utf8::{check, Check};
+use crate::utf8::{check, complete_len, Check};
 use events::{EventAssembler, Line, RETAIN_BYTES};
 use lines::{find_terminator, rfind_terminator, Bom, BomStep};
 
@@ -185,8 +185,11 @@ impl SseCore {
         if self.carry_bad.is_some() {
             return;
         }
-        match check(&self.carry[self.carry_checked..]) {
-            Check::Valid => self.carry_checked = self.carry.len(),
+        // a code point cut off at the chunk's end is left for the next look
+        let tail = &self.carry[self.carry_checked..];
+        let complete = complete_len(tail);
+        match check(&tail[..complete]) {
+            Check::Valid => self.carry_checked += complete,
             Check::Truncated { valid_up_to } => self.carry_checked += valid_up_to,
             Check::Invalid { valid_up_to } => {
                 self.carry_bad = Some(self.carry_start + (self.carry_checked + valid_up_to) as u64);
@@ -267,7 +270,7 @@ impl SseCore {
             // find which one fails first) when the whole run is not UTF-8.
             let all_valid = check(&chunk[pos..end]) == Check::Valid;
             while pos <= end {
-                if all_valid {
+                if all_valid && self.events.data_owned() {
                     pos = self.events.data_run(chunk, pos, end, self.limit);
                     if pos > end {
                         break;
