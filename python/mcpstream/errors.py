@@ -286,9 +286,11 @@ class McpSkillIntegrityError(McpSkillError):
     check that failed: ``"size"`` (the byte length differs from the entry's ``size``),
     ``"digest"`` (the SHA-256 differs from the entry's ``digest``), ``"frontmatter"`` (the
     ``SKILL.md`` YAML frontmatter is missing, malformed, or differs from the entry's; ``field``
-    names the first field that differs, when one does), or ``"unlisted"`` (the file is not in
-    the entry's ``resources``: it was not even read). The message names them and never quotes
-    the content.
+    names the first field that differs, when one does), ``"unlisted"`` (the file is not in
+    the entry's ``resources``: it was not even read), or ``"limits"`` (the entry lists more
+    files or bytes than a skill may have, ``MAX_SKILL_FILES`` and ``MAX_SKILL_BYTES`` of
+    ``mcpstream.client.skills``: no file of it is read). The message names them and never
+    quotes the content.
     """
 
     def __init__(

@@ -17,6 +17,8 @@ from mcpstream.client.content import ResourceContents
 from mcpstream.client.skills import (
     MAX_FRONTMATTER_BYTES,
     MAX_FRONTMATTER_DEPTH,
+    MAX_SKILL_BYTES,
+    MAX_SKILL_FILES,
     Skill,
     check_listed,
     find_skill,
@@ -172,6 +174,26 @@ def test_an_unlisted_file_is_rejected_and_a_generated_skill_allows_any() -> None
         check_listed(entry(), other)
     check_listed(entry(resources="dynamic"), other)
     verify_file(entry(resources="dynamic"), other, b"anything")
+
+
+def test_a_skill_over_the_limits_is_not_read_at_all() -> None:
+    listed = entry().raw["resources"]
+    padding = [
+        {"uri": f"skill://pdf-processing/f{k}", "digest": sha256(b""), "size": 0}
+        for k in range(MAX_SKILL_FILES - len(listed))
+    ]
+    at_the_limit = entry(resources=[*listed, *padding])
+    verify_file(at_the_limit, URI, SKILL_MD)
+    one_more = {"uri": "skill://pdf-processing/extra", "digest": sha256(b""), "size": 0}
+    too_many = entry(resources=[*listed, *padding, one_more])
+    assert rejected(too_many, URI, SKILL_MD).check == "limits"
+    room = MAX_SKILL_BYTES - len(SKILL_MD) - len(FORMS_MD)
+    big = {"uri": "skill://pdf-processing/big.bin", "digest": sha256(b""), "size": room}
+    verify_file(entry(resources=[*listed, big]), FORMS, FORMS_MD)
+    too_big = entry(resources=[*listed, {**big, "size": room + 1}])
+    assert rejected(too_big, FORMS, FORMS_MD).check == "limits"
+    with pytest.raises(McpSkillIntegrityError, match="16777216 bytes a skill may have"):
+        check_listed(too_big, FORMS)
 
 
 @pytest.mark.parametrize(

@@ -7,7 +7,10 @@ addressed by the URI of its ``SKILL.md``. Its entry lists every file with the SH
 and byte ``size`` of its content, and carries ``SKILL.md``'s YAML frontmatter as a JSON object.
 A file read is checked (:func:`verify_file`) against its entry: its byte length, its digest and,
 for the skill's own ``SKILL.md``, its frontmatter field by field; a file the entry does not list
-is not read at all. Any failure is an ``McpSkillIntegrityError`` and the content is dropped.
+is not read at all, and neither is any file of a skill that lists more than
+:data:`MAX_SKILL_FILES` files or :data:`MAX_SKILL_BYTES` bytes in all (the limits SEP-2640 sets
+servers; a host reading a whole skill reads at most that much). Any failure is an
+``McpSkillIntegrityError`` and the content is dropped.
 
 The frontmatter is parsed by PyYAML's safe loader (no Python objects, no code) with three
 restrictions of this module: no aliases (an anchor reused ten times ten times over is the
@@ -39,6 +42,8 @@ __all__ = [
     "DYNAMIC",
     "MAX_FRONTMATTER_BYTES",
     "MAX_FRONTMATTER_DEPTH",
+    "MAX_SKILL_BYTES",
+    "MAX_SKILL_FILES",
     "SKILLS_EXTENSION",
     "SKILL_FILE",
     "Skill",
@@ -58,6 +63,10 @@ DYNAMIC = "dynamic"
 """The ``resources`` of a generated skill: no file list, so no digest or size to check."""
 MAX_FRONTMATTER_BYTES = 256 * 1024
 MAX_FRONTMATTER_DEPTH = 32
+MAX_SKILL_FILES = 512
+"""The most files a skill's entry may list (``SKILL.md`` included), as SEP-2640 limits servers."""
+MAX_SKILL_BYTES = 16 * 1024 * 1024
+"""The most bytes a skill's files may hold together, as SEP-2640 limits servers."""
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
 _TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
 _BOOL_TAG = "tag:yaml.org,2002:bool"
@@ -196,10 +205,19 @@ def find_skill(skills: Iterable[Skill], name: str) -> Skill:
 
 
 def check_listed(skill: Skill, uri: str) -> None:
-    """``McpSkillIntegrityError`` (check ``"unlisted"``) unless ``skill``'s entry lists the
-    file ``uri`` (any file of a generated skill is allowed): the client does not even read an
-    unlisted file, which would be a change to the skill."""
-    if skill.files is not None and skill.file(uri) is None:
+    """``McpSkillIntegrityError`` unless ``skill`` may be read at ``uri``: check ``"limits"``
+    when its entry lists more than ``MAX_SKILL_FILES`` files or ``MAX_SKILL_BYTES`` bytes,
+    ``"unlisted"`` when it does not list the file ``uri`` (any file of a generated skill is
+    allowed): the client does not even read such a file (an unlisted one would be a change to
+    the skill)."""
+    if skill.files is None:
+        return
+    total = sum(item.size for item in skill.files)
+    if len(skill.files) > MAX_SKILL_FILES or total > MAX_SKILL_BYTES:
+        what = f"belongs to a skill of {len(skill.files)} files and {total} bytes, more than "
+        what += f"the {MAX_SKILL_FILES} files and {MAX_SKILL_BYTES} bytes a skill may have"
+        raise _failure(skill, uri, "limits", what)
+    if skill.file(uri) is None:
         raise _failure(skill, uri, "unlisted", "is not listed in the skill's resources")
 
 
