@@ -1,4 +1,4 @@
-"""Run the benchmarks and print the README's tables: ``python benches/report.py``.
+"""Run the benchmarks and print the tables of docs/benchmarks.md: ``python benches/report.py``.
 
 Every implementation is measured in the same pytest-benchmark run, so every ratio compares
 implementations measured side by side on the same machine at the same time. Throughput is bytes
