@@ -1,4 +1,4 @@
-"""Run the benchmarks and print the README's tables: ``python benches/report.py``.
+"""Run the benchmarks and print the tables of docs/benchmarks.md: ``python benches/report.py``.
 
 Every implementation is measured in the same pytest-benchmark run, so every ratio compares
 implementations measured side by side on the same machine at the same time. Throughput is bytes
@@ -6,12 +6,15 @@ implementations measured side by side on the same machine at the same time. Thro
 again, ``--suite codec`` or ``--suite transport`` to run (and print) only the codec or only the
 transport benchmarks, and ``--repeat N`` to run the suite N times and report, for each
 benchmark, the median over the runs of its median time (``--save DIR`` keeps each run's JSON).
+``--markdown docs/benchmarks.md`` also writes each table into its block of the benchmarks page
+(between ``<!-- report:NAME -->`` and ``<!-- /report:NAME -->``), leaving the prose as it is.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import re
 import statistics
 import subprocess
 import sys
@@ -288,6 +291,25 @@ def median_of_runs(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return combined
 
 
+def write_markdown(path: Path, tables: dict[str, str]) -> None:
+    """Write each of ``tables`` (by block name) into its block of the markdown page at ``path``:
+    the lines between ``<!-- report:NAME -->`` and ``<!-- /report:NAME -->`` are replaced. A
+    table without its block in the page is an error (nothing is written then)."""
+    text = path.read_text(encoding="utf-8")
+    for name, table in tables.items():
+        block = re.compile(
+            rf"^(<!-- report:{re.escape(name)} -->\n).*?^(<!-- /report:{re.escape(name)} -->)$",
+            re.DOTALL | re.MULTILINE,
+        )
+        # A blank line on each side: Markdown ends an HTML comment's block only at one.
+        text, found = block.subn(
+            lambda match, table=table: f"{match[1]}\n{table}\n\n{match[2]}", text
+        )
+        if found != 1:
+            raise SystemExit(f"{path}: expected one <!-- report:{name} --> block, found {found}")
+    path.write_text(text, encoding="utf-8")
+
+
 def main() -> None:
     """Run (or load) the benchmarks and print the tables."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -302,6 +324,11 @@ def main() -> None:
         "--repeat", type=int, default=1, help="run the suite this many times; report the median"
     )
     parser.add_argument("--save", type=Path, help="a directory to keep each run's JSON in")
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        help="a page (docs/benchmarks.md) whose report blocks get the tables",
+    )
     args = parser.parse_args()
     runs: list[list[dict[str, Any]]] = []
     if args.json is None:
@@ -315,16 +342,17 @@ def main() -> None:
     else:
         runs = [json.loads(path.read_text())["benchmarks"] for path in args.json]
     benchmarks = median_of_runs(runs)
-    tables = []
+    tables: dict[str, str] = {}
     if args.suite in ("all", "codec"):
-        tables += [
-            throughput_table(benchmarks),
-            parse_table(benchmarks),
-            linearity_table(benchmarks),
-        ]
+        tables["codec"] = throughput_table(benchmarks)
+        tables["parse"] = parse_table(benchmarks)
+        tables["linearity"] = linearity_table(benchmarks)
     if args.suite in ("all", "transport"):
-        tables += [transport_table(benchmarks), session_table(benchmarks)]
-    print("\n\n".join(tables))
+        tables["transport"] = transport_table(benchmarks)
+        tables["sessions"] = session_table(benchmarks)
+    print("\n\n".join(tables.values()))
+    if args.markdown is not None:
+        write_markdown(args.markdown, tables)
 
 
 if __name__ == "__main__":

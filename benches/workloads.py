@@ -1,7 +1,7 @@
 """SSE workloads for the codec benchmarks, all built in this checkout.
 
 The MCP-shaped workloads are ``mcpstream.benchmark.workloads``' four at full size (what
-``mcpstream bench`` measures too), keyed by the names the README's tables report; the
+``mcpstream bench`` measures too), keyed by the names the benchmarks page's tables report; the
 linearity workload is one large event produced chunk by chunk.
 """
 

@@ -12,11 +12,16 @@ export PYO3_PYTHON="$PWD/.venv/bin/python"
 
 echo "== style and types"
 cargo fmt --check
-ruff check python tests benches
-ruff format --check python tests benches
+ruff check python tests benches scripts
+ruff format --check python tests benches scripts
 mypy
 # The native module's stub must match what the built extension really exposes.
 python -m mypy.stubtest mcpstream._native --allowlist tests/stubtest-allowlist.txt
+
+# The documentation site, with --strict (a broken link or reference fails it) and every public
+# name checked to be in the API reference; its tools are the pinned `docs` extra.
+echo "== docs"
+bash scripts/docs.sh
 
 echo "== rust"
 cargo clippy --all-targets --quiet -- -D warnings

@@ -9,10 +9,8 @@ for hosts are in ``mcpstream.transport_http``; the errors in ``mcpstream.errors`
 
 from __future__ import annotations
 
-__version__ = "0.1.0"
-
-# The version is set before these imports: the transports read it for their User-Agent.
 from . import client
+from ._version import __version__
 from .client import *  # noqa: F403 (the names of client.__all__, added to ours below)
 from .errors import McpError
 

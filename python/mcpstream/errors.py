@@ -1,6 +1,6 @@
 """Every exception mcpstream raises, in one tree.
 
-The codec (``mcpstream.codec``, both backends) raises only these::
+The codec (``mcpstream.codec``, both backends) raises only these:
 
     ValueError
     └── CodecError                    bad bytes or text reached the hot path
@@ -9,7 +9,7 @@ The codec (``mcpstream.codec``, both backends) raises only these::
         └── JsonRpcProtocolError      text is not valid JSON, or not a valid JSON-RPC 2.0 message
 
 The transports (``mcpstream.transport_http``, sync and async) raise only these, and for a server
-with ``oauth`` settings the OAuth errors below, as the OAuth session raised them::
+with ``oauth`` settings the OAuth errors below, as the OAuth session raised them:
 
     Exception
     └── McpTransportError                        any failure to exchange messages with a server
@@ -29,7 +29,7 @@ with ``oauth`` settings the OAuth errors below, as the OAuth session raised them
 
 OAuth (``mcpstream.oauth``, ``mcpstream.oauth_store``; defined in ``mcpstream._oauth_errors``)
 raises these, all under ``McpAuthError`` and carrying ``server_id`` and
-``authorization_server_url``::
+``authorization_server_url``:
 
     McpAuthError
     └── McpOAuthError
@@ -56,13 +56,13 @@ raises these, all under ``McpAuthError`` and carrying ``server_id`` and
 
 The clients (``mcpstream.Client``, ``mcpstream.AsyncClient``) raise the transport errors above
 (an unusable answer to ``initialize``, such as a protocol version mcpstream does not speak, is an
-``McpProtocolError``), the OAuth errors below, and, for a request the server answered with a
-JSON-RPC error, this one::
+``McpProtocolError``), the OAuth errors above, and, for a request the server answered with a
+JSON-RPC error, this one:
 
     Exception
     └── McpError                                 a JSON-RPC error (``code``, ``message``, ``data``)
 
-and, for the skills extension (``list_skills``, ``get_skill``, ``read_skill``), these::
+and, for the skills extension (``list_skills``, ``get_skill``, ``read_skill``), these:
 
     Exception
     └── McpSkillError                            a skill that cannot be found or used

@@ -18,7 +18,7 @@ Notifications from the server are queued for ``drain_notifications`` (at most
 counted in ``dropped_notifications`` and the first drop logged), or, with an
 ``on_notification`` callback, pushed to it as soon as they are decoded, with no queue (see each
 class). Every limit (deadlines, the byte budget of a body, the queue, event ids, ``retry``) is
-in the README's "Limits" table and the class docstrings.
+in the "Limits and errors" page of the documentation and the class docstrings.
 
 Where things are: every protocol decision and the order of the steps live in the I/O-free core
 (``mcpstream._http.core``); ``mcpstream._http.sync`` and ``mcpstream._http.aio`` are the drivers
@@ -38,13 +38,20 @@ from .errors import McpHttpTransportRemoteError as McpHttpTransportRemoteError
 from .errors import McpHttpTransportSessionExpiredError as McpHttpTransportSessionExpiredError
 from .errors import McpHttpTransportTimeoutError as McpHttpTransportTimeoutError
 
+# A literal list, so that type checkers and the API reference's generator read it. The errors are
+# those the reference transport's module exports (the rest are in mcpstream.errors).
 __all__ = [
     "AsyncMcpHttpTransport",
     "AsyncNotificationCallback",
     "McpHttpTransport",
+    "McpHttpTransportAuthRequiredError",
+    "McpHttpTransportError",
+    "McpHttpTransportProtocolError",
+    "McpHttpTransportRemoteError",
+    "McpHttpTransportSessionExpiredError",
+    "McpHttpTransportTimeoutError",
     "Negotiated",
     "Negotiation",
     "NotificationCallback",
     "ReconnectPolicy",
-    *(name for name in dir() if name.startswith("McpHttpTransport") and name.endswith("Error")),
 ]

@@ -80,9 +80,10 @@ class McpHttpTransport(
     with a host's ``httpx.Client`` httpx bounds each read of the head by the time left, not the
     whole wait.
 
-    Limits (see the README's table): ``max_event_bytes`` (64 MiB by default) is the byte budget
-    of one SSE event and of one JSON body, counted after decompression (a larger
-    ``Content-Length`` is refused before reading; ``McpHttpTransportResponseTooLargeError``).
+    Limits (the documentation's "Limits and errors" page has them all): ``max_event_bytes``
+    (64 MiB by default) is the byte budget of one SSE event and of one JSON body, counted after
+    decompression (a larger ``Content-Length`` is refused before reading;
+    ``McpHttpTransportResponseTooLargeError``).
     ``max_queued_notifications`` (10,000; None: no bound) bounds the queue of
     ``drain_notifications``: when it is full the oldest notification is dropped, the drops are
     counted (``dropped_notifications``) and the first one is logged (a warning of the

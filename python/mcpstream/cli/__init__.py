@@ -12,7 +12,7 @@ import argparse
 import sys
 from collections.abc import Callable, Sequence
 
-from .. import __version__
+from .._version import __version__
 from ..errors import McpAuthError, McpTransportError
 from . import auth, bench, call, demo, skills, tools
 

@@ -10,7 +10,7 @@ from typing import Any
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from .. import __version__
+from .._version import __version__
 from ..benchmark import (
     Implementation,
     Measurement,

@@ -8,7 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypedDict, TypeVar
 
-from .. import __version__
+from .._version import __version__
 from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
 from ._core import SessionCore, SessionState

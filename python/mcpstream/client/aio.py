@@ -28,7 +28,7 @@ RedirectHandler = AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler
 class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectHandler]):
     """An asyncio client for one MCP server over Streamable HTTP.
 
-    ::
+    For example:
 
         async with AsyncClient("http://127.0.0.1:8000/mcp") as client:
             result = await client.call_tool("add", {"a": 1, "b": 2})

@@ -27,7 +27,7 @@ T = TypeVar("T")
 class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]):
     """A blocking client for one MCP server over Streamable HTTP.
 
-    ::
+    For example:
 
         with Client("http://127.0.0.1:8000/mcp") as client:
             tools = client.list_tools()

@@ -4,6 +4,7 @@ process, for ``mcpstream demo`` and for tests. Needs the ``demo`` extra:
 
 from __future__ import annotations
 
-from .server import DEMO_TEXT_UNIT, DemoServer, DemoServerUnavailableError, build_demo_server
+from ._payload import DEMO_TEXT_UNIT
+from .server import DemoServer, DemoServerUnavailableError, build_demo_server
 
 __all__ = ["DEMO_TEXT_UNIT", "DemoServer", "DemoServerUnavailableError", "build_demo_server"]

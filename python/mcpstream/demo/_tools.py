@@ -11,7 +11,7 @@ from mcp.server.mcpserver import Context, MCPServer
 from mcp_types import ListToolsResult, PaginatedRequestParams, SamplingMessage, TextContent
 from pydantic import BaseModel
 
-from .server import DEMO_TEXT_UNIT
+from ._payload import DEMO_TEXT_UNIT
 
 __all__ = ["add_demo_features", "paginate_tools"]
 

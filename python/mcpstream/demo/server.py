@@ -18,10 +18,8 @@ if TYPE_CHECKING:
     import uvicorn
     from mcp.server.mcpserver import MCPServer
 
-__all__ = ["DEMO_TEXT_UNIT", "DemoServer", "DemoServerUnavailableError", "build_demo_server"]
+__all__ = ["DemoServer", "DemoServerUnavailableError", "build_demo_server"]
 
-DEMO_TEXT_UNIT = "mcpstream streams \u2713 caf\u00e9 \u65e5\u672c \U0001f680 \u2028 fast. "
-"""The text the ``big_text`` tool repeats: multi-byte characters and a U+2028 included."""
 _START_TIMEOUT_S = 10.0
 _GRACE_S = 0.5
 

@@ -36,8 +36,8 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 
 import httpx
 
-from .. import __version__
 from .._oauth_errors import McpOAuthAuthorizationError
+from .._version import __version__
 from .policy import InsecureOAuthUrlError, check_oauth_url
 
 __all__ = [

@@ -1,7 +1,7 @@
 """The transport's OAuth hook: one :class:`McpOAuthSession` (or :class:`AsyncMcpOAuthSession`)
 per server, one request-scoped object per JSON-RPC message sent.
 
-A transport does, for each HTTP request it sends::
+A transport does, for each HTTP request it sends:
 
     auth = session.request_auth(method="tools/list")          # replay_allowed: not tools/call
     while True:

@@ -14,11 +14,11 @@ from mcpstream import errors
 from mcpstream._http.core import era
 from mcpstream._http.core.modern import (
     Channel,
-    ModernState,
     Negotiation,
     modern_request_flow,
     negotiate_flow,
 )
+from mcpstream._http.core.protocol import ModernState
 from mcpstream.jsonrpc import JsonRpcRequest
 
 from .script import Answer, Script, json_answer, protocol

@@ -11,7 +11,8 @@ tasks) run its flows and do the I/O they ask for.
 * ``flows``: the order of the steps: a call, the answer to a server request, the GET stream, the
   DELETE; and ``Stepper``, which a driver runs a flow with.
 * ``protocol``: ``McpHttpProtocol``, one per transport: headers, session, requests, status
-  mapping, error messages, the notification queue, answers to server requests.
+  mapping, error messages, the notification queue, answers to server requests; and
+  ``ModernState``, what it knows while it speaks the stateless era.
 * ``exchange``: ``CallExchange`` (one call: response matching, deadline, resumption) and
   ``SseBody`` (one SSE body: decoding, the quiet window).
 * ``listen``: ``ListenStream``, the GET stream's state and reconnection rule (in the stateless
@@ -22,6 +23,11 @@ tasks) run its flows and do the I/O they ask for.
 * ``modern``: its flows over ``call_flow``: ``negotiate_flow`` (``server/discover``, or the
   ``initialize`` fallback) and ``modern_request_flow`` (stamping, retries, ``input_required``
   rounds, the list cache).
+
+The modules form layers, and each imports only from those below it (``tests/test_import_cycles.py``
+checks it, imports for typing included): ``steps`` and ``era`` (they import no other module of
+the core), then ``protocol`` (the state of one transport, ``ModernState`` included), then
+``exchange`` and ``listen``, then ``flows``, then ``modern``.
 """
 
 from __future__ import annotations

@@ -211,7 +211,8 @@ def _post(call: CallExchange, body: bytes, extra: Mapping[str, str]) -> Flow[Res
                 head, method=call.method, timeout_s=call.timeout_s
             ) from head.error
         kind = protocol.classify_post_answer(
-            call,
+            method=call.method,
+            expects_response=call.expects_response,
             status_code=head.status_code,
             headers=head.headers,
             challengeable=protocol.has_auth,

@@ -17,7 +17,7 @@ and a modern request from its first POST to its complete result.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ...errors import McpHttpTransportError, McpHttpTransportProtocolError
@@ -29,13 +29,12 @@ from ...jsonrpc import (
 )
 from . import era
 from .flows import call_flow
-from .protocol import McpHttpProtocol
+from .protocol import McpHttpProtocol, ModernState
 from .steps import Done, Flow, Handle, Handled, Sleep
 
 __all__ = [
     "LIST_METHODS",
     "Channel",
-    "ModernState",
     "Negotiated",
     "Negotiation",
     "modern_request_flow",
@@ -46,34 +45,6 @@ LIST_METHODS = frozenset(
     {"tools/list", "resources/list", "resources/templates/list", "prompts/list"}
 )
 """The methods whose results the cache keeps (by their ``ttlMs`` and ``cacheScope``)."""
-
-
-@dataclass(slots=True)
-class ModernState:
-    """What a modern transport knows: the version it speaks, what it says of itself in every
-    request's ``_meta``, the ``x-mcp-header`` paths of the tools it listed, the server's
-    ``server/discover`` answer and the list cache."""
-
-    version: str
-    capabilities: dict[str, Any]
-    client_info: dict[str, Any]
-    max_rounds: int = 8
-    tool_paths: dict[str, era.HeaderPaths] = field(default_factory=dict)
-    discovered: dict[str, Any] | None = None
-    cache: dict[tuple[str, str, str], tuple[float, Any]] = field(default_factory=dict)
-
-    def stamp(self, method: str, params: Any) -> tuple[dict[str, Any], dict[str, str]]:
-        """The params of a request with ``_meta``, and the headers mirroring them."""
-        stamped = era.stamp_meta(
-            params,
-            version=self.version,
-            capabilities=self.capabilities,
-            client_info=self.client_info,
-        )
-        headers = era.request_headers(
-            method, stamped, version=self.version, tool_paths=self.tool_paths
-        )
-        return stamped, headers
 
 
 @dataclass(frozen=True, slots=True)

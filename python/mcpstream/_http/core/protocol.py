@@ -8,12 +8,12 @@ import logging
 import threading
 from collections import deque
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from ... import __version__
 from ..._text import sanitize
+from ..._version import __version__
 from ...errors import (
     CodecError,
     McpHttpTransportAuthRequiredError,
@@ -40,11 +40,8 @@ from ...server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
+from . import era
 from .steps import Failed, FailureKind, HttpRequest
-
-if TYPE_CHECKING:
-    from .exchange import CallExchange
-    from .modern import ModernState
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -60,6 +57,7 @@ __all__ = [
     "USER_AGENT",
     "BodyKind",
     "McpHttpProtocol",
+    "ModernState",
     "ReconnectPolicy",
     "Resume",
     "ServerRequestReply",
@@ -201,6 +199,34 @@ def normalized_content_type(value: str | None) -> str:
     if not value:
         return ""
     return value.split(";", 1)[0].strip().lower()
+
+
+@dataclass(slots=True)
+class ModernState:
+    """What a modern transport knows: the version it speaks, what it says of itself in every
+    request's ``_meta``, the ``x-mcp-header`` paths of the tools it listed, the server's
+    ``server/discover`` answer and the list cache."""
+
+    version: str
+    capabilities: dict[str, Any]
+    client_info: dict[str, Any]
+    max_rounds: int = 8
+    tool_paths: dict[str, era.HeaderPaths] = field(default_factory=dict)
+    discovered: dict[str, Any] | None = None
+    cache: dict[tuple[str, str, str], tuple[float, Any]] = field(default_factory=dict)
+
+    def stamp(self, method: str, params: Any) -> tuple[dict[str, Any], dict[str, str]]:
+        """The params of a request with ``_meta``, and the headers mirroring them."""
+        stamped = era.stamp_meta(
+            params,
+            version=self.version,
+            capabilities=self.capabilities,
+            client_info=self.client_info,
+        )
+        headers = era.request_headers(
+            method, stamped, version=self.version, tool_paths=self.tool_paths
+        )
+        return stamped, headers
 
 
 class McpHttpProtocol:
@@ -472,15 +498,16 @@ class McpHttpProtocol:
 
     def classify_post_answer(
         self,
-        call: CallExchange,
         *,
+        method: str,
+        expects_response: bool,
         status_code: int,
         headers: Mapping[str, str],
         challengeable: bool,
     ) -> BodyKind:
-        """What to do with the answer to the POST of ``call`` (captures the session id).
+        """What to do with the answer to the POST of a call of ``method`` (captures the session
+        id). ``expects_response``: the call is a request, not a notification or a response;
         ``challengeable``: an auth hook is set, so 401 and 403 go to it first."""
-        method = call.method
         if challengeable and status_code in AUTH_CHALLENGE_STATUSES:
             return BodyKind.CHALLENGE
         if not 200 <= status_code < 300:
@@ -490,7 +517,7 @@ class McpHttpProtocol:
             method=method,
             status_code=status_code,
             content_type=normalized_content_type(headers.get("content-type")),
-            expects_response=call.expects_response,
+            expects_response=expects_response,
         )
 
     def body_kind(
