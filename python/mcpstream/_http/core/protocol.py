@@ -40,6 +40,7 @@ from ...server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
+from ..bodies import ACCEPT_ENCODING  # the codings the drivers decode within the budget
 from .steps import Failed, FailureKind, HttpRequest
 
 if TYPE_CHECKING:
@@ -72,9 +73,6 @@ __all__ = [
 logger = logging.getLogger("mcpstream.transport")
 
 ACCEPT_HEADER = "application/json, text/event-stream"
-ACCEPT_ENCODING = "gzip, deflate"
-"""The content codings asked for: the ones the drivers decode piece by piece within the byte
-budget (``wire.BodyDecoder``); httpx would add ``br``/``zstd`` when their packages are present."""
 USER_AGENT = f"mcpstream/{__version__}"
 QUIET_WINDOW_S = 0.1
 """After the response of an open-ended SSE stream, the stream is read on until it has been quiet
