@@ -51,7 +51,8 @@ Against a hostile server (``policy`` and the drivers in ``_flow`` hold these for
   seconds up to ten years means "no lifetime given"; an access token that is not printable
   ASCII is refused. Server text in messages is sanitized (``mcpstream._text``: control
   characters escaped, 200 characters by default, 300 for an error description) and secrets
-  scrubbed in their raw, URL-encoded, escaped and base64 forms (``mcpstream.redaction``).
+  scrubbed wherever they stand inside a value, raw, %- or form-encoded, JSON- or Python-escaped,
+  base64 or base64url (alone or in a ``client_id:secret`` pair) (``mcpstream.redaction``).
 """
 
 from __future__ import annotations
