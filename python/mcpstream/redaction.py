@@ -61,7 +61,8 @@ def secret_forms(secret: str) -> set[str]:
     """The forms ``secret`` may be echoed in: as is, stripped, URL-encoded (``%2F`` and ``+``
     forms), Python-escaped (``repr`` of str and bytes, as in ``b'token\\r\\n'``), and base64
     (standard and URL-safe, with and without padding; and the ``user:secret`` pair's base64 is
-    caught through its tail, which is the secret's base64 when aligned)."""
+    caught through its tail, which is the secret's base64 when aligned). These are the forms of
+    the secret alone; :func:`scrub_secrets` also finds it inside larger encoded values."""
     forms = {secret, secret.strip()}
     for text in tuple(forms):
         forms.update({quote(text, safe=""), quote_plus(text, safe=""), quote(text)})
