@@ -36,6 +36,7 @@ class Connection:
 
     def read_request(self) -> bool:
         data = b""
+        self.headers = {}  # a kept-alive connection's next request has its own
         self.sock.settimeout(5.0)
         while b"\r\n\r\n" not in data:
             chunk = self.sock.recv(65536)

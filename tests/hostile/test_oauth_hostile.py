@@ -5,9 +5,13 @@ only documented errors from server input (5)."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
+import os
 import shlex
 import socket
+import subprocess
+import sys
 import time
 import webbrowser
 from collections.abc import Callable
@@ -255,6 +259,120 @@ def test_an_oauth_document_is_held_to_its_byte_budget(
     server = hostile({PRM_PATH: route})
     with pytest.raises(McpOAuthDiscoveryError, match="limit of an OAuth document"):
         _discover(server, mode)
+
+
+MiB = 1 << 20
+BOMB_MIB = 256
+"""The inflated size of the bombs below (some 260 KB on the wire)."""
+
+
+@functools.cache
+def _oauth_bomb() -> bytes:
+    return gzip_bomb(BOMB_MIB * MiB)
+
+
+def _oauth_servers(hostile: Serve, bombed: str) -> HostileServer:
+    """An MCP server, its protected resource metadata, an authorization server (metadata,
+    registration, token endpoint) and an identity provider's token endpoint, all on one hostile
+    server, whose ``bombed`` path answers with a gzip bomb: a 200 of ``BOMB_MIB`` MiB once
+    inflated (JSON spaces), with an honest ``Content-Length`` of its compressed size."""
+    holder: list[HostileServer] = []
+
+    def url() -> str:
+        return holder[0].url
+
+    def mcp(connection: Connection) -> None:
+        challenge = f'Bearer resource_metadata="{url()}{PRM_PATH}"'
+        connection.json(
+            {"error": "invalid_token"},
+            status="401 Unauthorized",
+            headers={"WWW-Authenticate": challenge},
+        )
+
+    def prm(connection: Connection) -> None:
+        connection.json({"resource": f"{url()}/mcp", "authorization_servers": [url()]})
+
+    def metadata(connection: Connection) -> None:
+        connection.json(
+            {
+                "issuer": url(),
+                "authorization_endpoint": f"{url()}/authorize",
+                "token_endpoint": f"{url()}/token",
+                "registration_endpoint": f"{url()}/register",
+                "code_challenge_methods_supported": ["S256"],
+                "grant_types_supported": [
+                    "authorization_code",
+                    "client_credentials",
+                    "urn:ietf:params:oauth:grant-type:jwt-bearer",
+                ],
+            }
+        )
+
+    def bomb(connection: Connection) -> None:
+        connection.respond(_oauth_bomb(), headers={"Content-Encoding": "gzip"})
+
+    routes: dict[str, Callable[[Connection], None]] = {
+        "/mcp": mcp,
+        PRM_PATH: prm,
+        AS_PATH: metadata,
+    }
+    routes[bombed] = bomb
+    server = hostile(routes)
+    holder.append(server)
+    return server
+
+
+def _probe(operation: str, mode: str, server: HostileServer) -> dict[str, Any]:
+    """``tests.hostile.oauth_probe`` run in a process of its own (see there)."""
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)}
+    done = subprocess.run(
+        [sys.executable, "-m", "tests.hostile.oauth_probe", operation, mode, server.url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+        cwd=os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))),
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr[-4000:]
+    result: dict[str, Any] = json.loads(done.stdout.strip().splitlines()[-1])
+    return result
+
+
+_BOMBED_PATHS = [
+    ("prm", PRM_PATH, "McpOAuthDiscoveryError"),
+    ("as-metadata", AS_PATH, "McpOAuthDiscoveryError"),
+    ("registration", "/register", "McpOAuthRegistrationError"),
+    ("token", "/token", "McpOAuthTokenExchangeError"),
+    ("refresh", "/token", "McpOAuthTokenExchangeError"),
+    ("idp", "/idp/token", "McpOAuthTokenExchangeError"),
+    ("transport-prm", PRM_PATH, "McpOAuthDiscoveryError"),
+]
+"""(operation of ``oauth_probe``, the path it finds a bomb on, the error it raises), each run
+with a blocking and an async client; and ``mcpstream auth login`` (blocking only)."""
+
+
+@pytest.mark.parametrize(
+    ("operation", "bombed", "error", "mode"),
+    [
+        *[(*case, mode) for case in _BOMBED_PATHS for mode in ("sync", "async")],
+        ("login-prm", PRM_PATH, "McpOAuthDiscoveryError", "sync"),
+    ],
+)
+def test_a_gzip_bomb_on_any_oauth_path_is_refused_within_bounded_memory(
+    hostile: Serve, operation: str, bombed: str, error: str, mode: str
+) -> None:
+    """Every path an OAuth document is read on (discovery at login and in a transport,
+    registration, the token endpoint, a refresh, the identity provider's token exchange) reads
+    it decompressed piece by piece and stops at the budget: the bomb is refused with the
+    path's documented error, and the process grows by a few MiB, not by the bomb (inflated by
+    whole network reads, as httpx does, it grew by 130 to 250 MiB)."""
+    server = _oauth_servers(hostile, bombed)
+    outcome = _probe(operation, mode, server)
+    assert outcome["error"] == error, outcome
+    assert "limit of an OAuth document" in outcome["message"], outcome
+    assert outcome["growth_bytes"] < 32 * MiB, outcome
+    assert ("GET" if bombed.startswith("/.well-known") else "POST", bombed) in server.requests
 
 
 # -- class 5: only documented errors from server input -------------------------------------------

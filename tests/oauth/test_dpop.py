@@ -441,7 +441,13 @@ def test_a_nonce_handed_out_on_a_success_is_used_at_once_by_both_transports(
     protected_mcp: Protected, tmp_path: Path
 ) -> None:
     """The server rotates its nonce on a 200: the next request carries the new nonce and is
-    not refused first (without it each rotation would cost a 401 and a replay)."""
+    not refused first (without it each rotation would cost a 401 and a replay).
+
+    "Next" is the next request made after the answer was read: the second ``tools/call`` and
+    the DELETE, sent by the thread that read the 200. The answer to the server's ``ping``
+    (which ``poke`` sends on the GET stream, another connection, read by another thread) may
+    be made while that 200 is still unread, so it may carry the old nonce: such a request is
+    refused once and sent again with the new one, never accepted with the old one."""
     _, mcp = protected_mcp(dpop=True, dpop_rs_nonce="rs-1")
     store = McpOAuthMemoryTokenStore()
     transport = make_sync(mcp.url, tmp_path, store)
@@ -455,11 +461,21 @@ def test_a_nonce_handed_out_on_a_success_is_used_at_once_by_both_transports(
         transport.close()
     assert mcp.gate.statuses("POST", "tools/call") == [200, 200]
     proven = [
-        (r.rpc_method, decode_proof(r.dpop)[1].get("nonce")) for r in mcp.gate.records if r.dpop
+        (r.http_method, r.rpc_method, decode_proof(r.dpop)[1].get("nonce"), r.status)
+        for r in mcp.gate.records
+        if r.dpop
     ]
-    first_call = proven.index(("tools/call", "rs-1"))  # its 200 handed out rs-2
-    assert {nonce for _, nonce in proven[first_call + 1 :]} == {"rs-2"}
-    assert [method for method, _ in proven[first_call + 1 :]].count("tools/call") == 1
+    first_call = proven.index(("POST", "tools/call", "rs-1", 200))  # its 200 handed out rs-2
+    after = proven[first_call + 1 :]
+    assert [(m, n) for _, m, n, _ in after if m == "tools/call"] == [("tools/call", "rs-2")]
+    assert [n for m, _, n, _ in after if m == "DELETE"] == ["rs-2"]
+    # A request in flight on another connection may carry rs-1: refused, then sent with rs-2.
+    for index, (http_method, rpc_method, nonce, status) in enumerate(after):
+        if nonce == "rs-2":
+            continue
+        assert (nonce, status) == ("rs-1", 401)
+        replays = [r for r in after[index + 1 :] if r[:2] == (http_method, rpc_method)]
+        assert replays and replays[0][2] == "rs-2" and 200 <= (replays[0][3] or 0) < 300
 
     poke_async(
         mcp.url, tmp_path, store, lambda: setattr(mcp.gate, "next_nonce_on_success", "rs-3"), 2

@@ -44,12 +44,15 @@ Against a hostile server (``policy`` and the drivers in ``_flow`` hold these for
   every connection to its deadline; the login probe (``probe_www_authenticate``) too.
 - Size: each OAuth document is read up to ``McpOAuthClientSettings.max_document_bytes``
   (default 1 MiB, ``_flow.MAX_DOCUMENT_BYTES``) after decompression, ``Content-Length`` checked
-  first. The token store file is refused over 16 MiB (``MAX_STORE_FILE_BYTES``).
+  first, on every path (discovery, registration, token, refresh, the identity provider): gzip
+  and deflate are undone 256 KiB at a time, so a bomb is refused within a piece of the budget.
+  The token store file is refused over 16 MiB (``MAX_STORE_FILE_BYTES``).
 - Values: deep JSON is an invalid document; an ``expires_in`` that is not a finite number of
   seconds up to ten years means "no lifetime given"; an access token that is not printable
   ASCII is refused. Server text in messages is sanitized (``mcpstream._text``: control
   characters escaped, 200 characters by default, 300 for an error description) and secrets
-  scrubbed in their raw, URL-encoded, escaped and base64 forms (``mcpstream.redaction``).
+  scrubbed wherever they stand inside a value, raw, %- or form-encoded, JSON- or Python-escaped,
+  base64 or base64url (alone or in a ``client_id:secret`` pair) (``mcpstream.redaction``).
 """
 
 from __future__ import annotations

@@ -17,7 +17,12 @@ The drivers hold every limit of an OAuth exchange, so no flow can forget one:
   after a :class:`HostCall` (the host's own code, such as an assertion source, is not the
   server's time);
 - one byte budget per document: a body larger than :data:`MAX_DOCUMENT_BYTES` after
-  decompression (``Content-Length`` is checked first) is refused, unread.
+  decompression (``Content-Length`` is checked first) is refused, unread. Every document, on
+  every path (discovery, registration, the token endpoint, the identity provider's), is read
+  by :func:`_read_document`: through the transports' decompressor (``_http.bodies``, which
+  undoes gzip or deflate ``PIECE_BYTES`` at a time), counted after decompression, and stopped
+  within a piece of the budget whatever the ratio of a bomb. Only the codings it undoes are
+  asked for.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 
 import httpx
 
+from .._http.bodies import ACCEPT_ENCODING, abody_chunks, body_chunks
 from .._oauth_errors import McpOAuthAuthorizationError
 from .._version import __version__
 from .policy import InsecureOAuthUrlError, check_oauth_url
@@ -133,7 +139,11 @@ def build_request(
     json_body: Any = None,
 ) -> httpx.Request:
     """A request carrying its own timeout, so any client honours it."""
-    merged = {"Accept": "application/json", "User-Agent": USER_AGENT}
+    merged = {
+        "Accept": "application/json",
+        "Accept-Encoding": ACCEPT_ENCODING,
+        "User-Agent": USER_AGENT,
+    }
     merged.update(headers or {})
     return httpx.Request(
         method,
@@ -257,25 +267,62 @@ def _check_size(response: httpx.Response, limit: int) -> None:
         )
 
 
-def _add_chunk(chunks: list[bytes], chunk: bytes, size: int, limit: int) -> int:
-    size += len(chunk)
-    if size > limit:
-        raise OAuthTransferRefused(
-            f"the OAuth response is larger than the {limit}-byte limit of an OAuth document"
-        )
-    chunks.append(chunk)
-    return size
-
-
 _DROPPED_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
+"""Headers of the wire form of a body, dropped from the decoded response the flows read."""
 
 
-def _read_response(response: httpx.Response, chunks: list[bytes]) -> httpx.Response:
-    """The response as the flows read it: its body decoded, read and held."""
-    headers = [(k, v) for k, v in response.headers.multi_items() if k not in _DROPPED_HEADERS]
-    return httpx.Response(
-        response.status_code, headers=headers, content=b"".join(chunks), request=response.request
-    )
+class _Document:
+    """The body of one OAuth response as it is read: ``Content-Length`` checked first, then
+    each decompressed piece counted against the budget, the read refused at the first piece
+    past it. The one reading rule of both drivers (they differ only in how they iterate)."""
+
+    def __init__(self, response: httpx.Response, limit: int) -> None:
+        _check_size(response, limit)
+        self._limit = limit
+        self._chunks: list[bytes] = []
+        self._size = 0
+
+    def add(self, chunk: bytes) -> None:
+        """Take the next decompressed piece (raises :class:`OAuthTransferRefused` past the
+        budget)."""
+        self._size += len(chunk)
+        if self._size > self._limit:
+            raise OAuthTransferRefused(
+                f"the OAuth response is larger than the {self._limit}-byte limit of an OAuth "
+                "document"
+            )
+        self._chunks.append(chunk)
+
+    def response(self, response: httpx.Response) -> httpx.Response:
+        """``response`` as the flows read it: its body decoded, read and held."""
+        headers = [(k, v) for k, v in response.headers.multi_items() if k not in _DROPPED_HEADERS]
+        return httpx.Response(
+            response.status_code,
+            headers=headers,
+            content=b"".join(self._chunks),
+            request=response.request,
+        )
+
+
+def _read_document(
+    response: httpx.Response, limit: int, deadline: _Deadline | None = None
+) -> httpx.Response:
+    """Read the body of the streamed ``response`` (a blocking client's) as a document of at
+    most ``limit`` bytes after decompression (``deadline``: checked after each piece)."""
+    document = _Document(response, limit)
+    for chunk in body_chunks(response):
+        document.add(chunk)
+        if deadline is not None:
+            deadline.remaining()
+    return document.response(response)
+
+
+async def _aread_document(response: httpx.Response, limit: int) -> httpx.Response:
+    """:func:`_read_document` of an async client's ``response``."""
+    document = _Document(response, limit)
+    async for chunk in abody_chunks(response):
+        document.add(chunk)
+    return document.response(response)
 
 
 class _SocketWatchdog:
@@ -317,12 +364,7 @@ def _send_sync(
         with _SocketWatchdog(request, deadline.start(request)):
             response = http.send(request, stream=True, follow_redirects=False)
             try:
-                _check_size(response, limit)
-                chunks: list[bytes] = []
-                size = 0
-                for chunk in response.iter_bytes():
-                    size = _add_chunk(chunks, chunk, size, limit)
-                    deadline.remaining()
+                document = _read_document(response, limit, deadline)
                 # A body the watchdog cut short ends like one the server finished.
                 deadline.remaining()
             finally:
@@ -330,7 +372,7 @@ def _send_sync(
     except httpx.TransportError:
         deadline.remaining()  # a read the watchdog ended is reported as the deadline
         raise
-    return _read_response(response, chunks)
+    return document
 
 
 async def _send_async(
@@ -341,18 +383,14 @@ async def _send_async(
         async with asyncio.timeout(deadline.start(request)):
             response = await http.send(request, stream=True, follow_redirects=False)
             try:
-                _check_size(response, limit)
-                chunks: list[bytes] = []
-                size = 0
-                async for chunk in response.aiter_bytes():
-                    size = _add_chunk(chunks, chunk, size, limit)
+                document = await _aread_document(response, limit)
             finally:
                 await response.aclose()
     except TimeoutError:
         raise OAuthTransferRefused(
             "the OAuth operation ran past its deadline", request=request
         ) from None
-    return _read_response(response, chunks)
+    return document
 
 
 def _checked_prompt(prompt: AuthorizationPrompt) -> AuthorizationPrompt:

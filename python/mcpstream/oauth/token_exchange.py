@@ -112,6 +112,8 @@ def id_jag_flow(
         document = {}
     if response.status_code != 200:
         error = document.get("error")
+        if isinstance(error, str):  # it becomes the error's oauth_error, and its message
+            error = sanitize(" ".join(scrub_secrets(error, sent).split()), _DESCRIPTION_LIMIT)
         description = document.get("error_description")
         refusal = failure(
             "refused",

@@ -173,9 +173,11 @@ def token_request_flow(
     if response.status_code != 200:
         error = document.get("error") if isinstance(document, dict) else None
         description = document.get("error_description") if isinstance(document, dict) else None
+        if isinstance(error, str):
+            error = _scrub(error, sent_secrets)  # it becomes the error's oauth_error too
         detail = f"HTTP {response.status_code}"
         if isinstance(error, str) and error:
-            detail += f", {_scrub(error, sent_secrets)}"
+            detail += f", {error}"
         shown_description = None
         if isinstance(description, str) and description:
             shown_description = _scrub(description, sent_secrets)

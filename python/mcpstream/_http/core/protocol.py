@@ -40,6 +40,7 @@ from ...server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
+from ..codings import ACCEPT_ENCODING
 from . import era
 from .steps import Failed, FailureKind, HttpRequest
 
@@ -70,10 +71,10 @@ __all__ = [
 logger = logging.getLogger("mcpstream.transport")
 
 ACCEPT_HEADER = "application/json, text/event-stream"
-ACCEPT_ENCODING = "gzip, deflate"
-"""The content codings asked for: the ones the drivers decode piece by piece within the byte
-budget (``wire.BodyDecoder``); httpx would add ``br``/``zstd`` when their packages are present."""
 USER_AGENT = f"mcpstream/{__version__}"
+_REMEMBERED_CREDENTIALS = 8
+"""How many of the hook's latest ``Authorization`` values and credentials ``scrub`` knows (a
+refresh or a step-up replaces the token; the old one may still be echoed for a while)."""
 QUIET_WINDOW_S = 0.1
 """After the response of an open-ended SSE stream, the stream is read on until it has been quiet
 (no bytes, no event half-received) for this long, so that trailing notifications are not lost."""
@@ -257,6 +258,8 @@ class McpHttpProtocol:
         self.connect_timeout_s = connect_timeout_s
         self.session_id: str | None = None
         self.protocol_version: str | None = None
+        self._credentials: tuple[str, ...] = ()
+        """The latest ``Authorization`` values of the hook, and their credentials (scrubbed)."""
         self.has_auth = False
         """Set by a driver with an auth hook: requests ask it for credentials, and 401/403
         answers go to it first."""
@@ -313,10 +316,20 @@ class McpHttpProtocol:
 
     def scrub(self, text: str) -> str:
         """``text`` with the server's full URL replaced by its redacted form and every echo of a
-        static header value (an API key, a token: httpx quotes an invalid one whole) redacted."""
+        static header value (an API key, a token: httpx quotes an invalid one whole) or of the
+        credentials the authorization hook gave lately (an OAuth access token) redacted."""
         if self.url in text:
             text = text.replace(self.url, self.redacted_url)
-        return scrub_secrets(text, self.server.headers.values())
+        return scrub_secrets(text, (*self.server.headers.values(), *self._credentials))
+
+    def _remember_credentials(self, authorization: str) -> None:
+        """Keep the hook's ``Authorization`` value (and its credentials without the scheme)
+        among the last few, for :meth:`scrub`: a server may echo the request's headers."""
+        if authorization in self._credentials:
+            return
+        token = authorization.partition(" ")[2].strip()
+        # One tuple replaced whole: the reader threads read it while a request sets it.
+        self._credentials = (*self._credentials, authorization, token)[-_REMEMBERED_CREDENTIALS:]
 
     def timeout_error(self, method: str, timeout_s: float) -> McpHttpTransportError:
         """The error for a call that ran out of time."""
@@ -420,6 +433,7 @@ class McpHttpProtocol:
         headers["User-Agent"] = USER_AGENT
         headers["Accept-Encoding"] = ACCEPT_ENCODING
         if authorization is not None:
+            self._remember_credentials(authorization)
             # The hook's credentials replace a static Authorization header, however it is spelt.
             for name in [name for name in headers if name.lower() == "authorization"]:
                 del headers[name]
