@@ -31,6 +31,7 @@ from .core import steps as s
 from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
 from .httpx_clients import io_deadline, large_read_stream, make_client
+from .stack import stack_of
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
 __all__ = ["McpHttpTransport", "NotificationCallback"]
@@ -59,9 +60,12 @@ class McpHttpTransport(
 
     ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
     ``call_timeout_s``). ``workspace_root``: the host's workspace. ``client``: an
-    ``httpx.Client`` to use (the transport closes only a client it created itself; with a
-    host's client, ``close`` waits for a GET stream the server has not answered yet, 10 s at
-    most, while a transport that made its client ends that GET at once).
+    ``httpx.Client`` or an ``httpx2.Client`` to use (the transport closes only a client it
+    created itself; with a host's client, ``close`` waits for a GET stream the server has not
+    answered yet, 10 s at most, while a transport that made its client ends that GET at once).
+    ``http_stack``: the line of httpx of the client the transport makes when given none,
+    ``"httpx"`` (the default) or ``"httpx2"`` (needs ``mcpstream[httpx2]``); a host's client
+    brings its own (see ``http_stack``, the property).
     ``server_request_handler`` answers server-initiated requests such as ``elicitation/create``,
     with ``server_request_context`` passed to it (a context naming this server is made when none
     is given). Beyond the reference: ``max_event_bytes`` caps one SSE event (``None``: no cap),
@@ -102,7 +106,7 @@ class McpHttpTransport(
     """
 
     def _make_client(self) -> httpx.Client:
-        return make_client()
+        return make_client(self._stack)
 
     def _resolve_auth(
         self, store: McpOAuthTokenStore | None, redirect_handler: McpOAuthRedirectHandler | None
@@ -186,7 +190,7 @@ class McpHttpTransport(
             listener = self._listener = Listener(
                 self._run,
                 ListenStream(self._protocol),
-                client=make_client() if self._owns_client else self._client,
+                client=make_client(self._stack) if self._owns_client else self._client,
                 owns_client=self._owns_client,
                 call_timeout_s=self.server.call_timeout_s,
             )
@@ -232,7 +236,7 @@ class McpHttpTransport(
         try:
             with io_deadline(deadline):
                 response = wire.send(ex.client, request, extensions)
-        except wire.HTTP_ERRORS as exc:
+        except wire.http_errors() as exc:
             return wire.failure(exc)
         ex.open(response, deadline)
         head = wire.head(response)
@@ -250,7 +254,7 @@ class McpHttpTransport(
                         return s.Idle(time.monotonic())
                     if body.full_with(chunk):
                         break
-        except wire.HTTP_ERRORS as exc:
+        except wire.http_errors() as exc:
             return wire.failure(exc)
         return s.Bytes(time.monotonic(), body.data)
 
@@ -262,7 +266,7 @@ class McpHttpTransport(
                 return s.Bytes(time.monotonic(), next(ex.chunks))
             except StopIteration:
                 return s.BodyEnd(time.monotonic())
-            except wire.HTTP_ERRORS as exc:
+            except wire.http_errors() as exc:
                 return wire.failure(exc)
         if ex.broken:
             # A read ran out of its wait, which ends the body: the flow's clock ends the stream.
@@ -295,10 +299,10 @@ class McpHttpTransport(
                 return s.Bytes(time.monotonic(), next(ex.chunks))
         except StopIteration:
             return s.BodyEnd(time.monotonic())
-        except httpx.ReadTimeout:
+        except stack_of(ex.client).httpx.ReadTimeout:
             ex.broken = True
             return s.Idle(time.monotonic())
-        except wire.HTTP_ERRORS as exc:
+        except wire.http_errors() as exc:
             return wire.failure(exc)
 
     def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
