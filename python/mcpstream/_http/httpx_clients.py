@@ -221,7 +221,7 @@ class _LargeReadBackend(httpcore.NetworkBackend):
     """The sync backend of ``core`` (httpcore or httpcore2), with streams that read in large
     pieces."""
 
-    def __init__(self, core: Any) -> None:
+    def __init__(self, core: Any = httpcore) -> None:
         self._core = core
         self._backend = core.SyncBackend()
 
@@ -278,7 +278,7 @@ class _AsyncLargeReadBackend(httpcore.AsyncNetworkBackend):
     one is decided on each connect, as httpcore's own backend does (a client may be made
     outside any event loop)."""
 
-    def __init__(self, core: Any) -> None:
+    def __init__(self, core: Any = httpcore) -> None:
         self._asyncio = AsyncioBackend(core)
         self._backend = core.AnyIOBackend()
 

@@ -33,6 +33,9 @@ __all__ = [
     "HOOK_VERSIONS",
     "HttpStack",
     "StackName",
+    "as_httpx_error",
+    "as_httpx_request",
+    "errors_named",
     "failure_groups",
     "http_errors",
     "loaded_stacks",
@@ -178,3 +181,37 @@ def failure_groups(exc: BaseException) -> tuple[bool, bool, bool]:
                 isinstance(exc, module.TransportError),
             )
     return (False, False, False)
+
+
+def errors_named(*names: str) -> tuple[type[BaseException], ...]:
+    """The exception classes called ``names`` (``"HTTPError"``, ``"ConnectError"``...) of
+    every stack in use: ``except errors_named("HTTPError"):`` catches httpx's and httpx2's."""
+    return tuple(getattr(stack.httpx, name) for stack in _STACKS.values() for name in names)
+
+
+def as_httpx_request(stack: HttpStack, request: httpx.Request) -> Any:
+    """``request`` (an ``httpx.Request`` with its body read, as the OAuth flows build them) as
+    a request of ``stack``: itself on httpx, a twin sharing its extensions on httpx2."""
+    if isinstance(request, stack.httpx.Request):
+        return request
+    return stack.httpx.Request(
+        request.method,
+        str(request.url),
+        headers=request.headers.multi_items(),
+        content=request.content,
+        extensions=request.extensions,
+    )
+
+
+def as_httpx_error(exc: BaseException, request: httpx.Request) -> httpx.HTTPError:
+    """``exc``, an ``HTTPError`` of any stack, as httpx's class of the same name (its
+    ``TransportError`` for one httpx does not have), with ``exc`` as its cause: the OAuth flows
+    speak httpx whichever client runs them."""
+    if isinstance(exc, httpx.HTTPError):
+        return exc
+    twin_type = getattr(httpx, type(exc).__name__, None)
+    if not (isinstance(twin_type, type) and issubclass(twin_type, httpx.RequestError)):
+        twin_type = httpx.TransportError
+    twin = twin_type(str(exc), request=request)
+    twin.__cause__ = exc
+    return twin
