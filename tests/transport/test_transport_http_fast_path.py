@@ -62,6 +62,7 @@ def _sse_answers(*, before: int = 0, pause_s: float = 0.0) -> Any:
     return handler
 
 
+@pytest.mark.own_client
 def test_an_http_session_never_loads_a_ca_bundle(
     make_transport: Any, fault_server: FaultServer, fresh_contexts: dict[Any, LazySSLContext]
 ) -> None:
@@ -130,6 +131,7 @@ def test_a_longer_answer_is_read_on_by_a_reader_thread(
     assert len(pumps) == 1
 
 
+@pytest.mark.own_client
 def test_a_stalled_small_answer_still_ends_at_the_deadline(
     make_transport: Any, fault_server: FaultServer, pumps: list[object]
 ) -> None:

@@ -37,6 +37,7 @@ httpx's client is not built that way (another httpx version), it is left as it i
 
 from __future__ import annotations
 
+import functools
 import os
 import ssl
 import sys
@@ -46,6 +47,7 @@ import urllib.request
 import weakref
 from collections.abc import Callable
 from contextvars import ContextVar
+from types import FrameType
 from typing import Any
 
 import httpcore
@@ -60,8 +62,10 @@ __all__ = [
     "COALESCE_BYTES",
     "LARGE_READ_BYTES",
     "READ_BYTES",
+    "DeadlineStream",
     "LargeReadStream",
     "LazySSLContext",
+    "deadline_trace",
     "direct_transport",
     "io_deadline",
     "large_read_stream",
@@ -215,6 +219,79 @@ class LargeReadStream(httpcore.NetworkStream):
 
     def get_extra_info(self, info: str) -> object:
         return self._stream.get_extra_info(info)
+
+
+class DeadlineStream(httpcore.NetworkStream):
+    """The network stream of a connection of a host's sync client, as it is (its reads and
+    writes unchanged), except that every I/O obeys the ``io_deadline``: installed by the
+    ``trace`` of ``deadline_trace`` so that a server trickling its head a byte at a time cannot
+    stretch a call past its timeout on a host's client either. Without a deadline (the host's
+    own requests on the connection) it only passes every call on."""
+
+    def __init__(self, stream: httpcore.NetworkStream, core: Any) -> None:
+        self._stream = stream
+        self._core = core
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _bounded(timeout, self._core.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _bounded(timeout, self._core.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        timeout = _bounded(timeout, self._core.ConnectTimeout)
+        stream = self._stream.start_tls(ssl_context, server_hostname, timeout)
+        return DeadlineStream(stream, self._core)
+
+    def get_extra_info(self, info: str) -> object:
+        return self._stream.get_extra_info(info)
+
+
+_TRACE_FRAMES = 5
+"""How far up from the ``trace`` callback the HTTP/1.1 connection's ``handle_request`` is
+looked for (the callback, ``Trace.trace``, ``Trace.__enter__``, then it)."""
+
+
+@functools.cache
+def deadline_trace(stack: HttpStack) -> Callable[[str, dict[str, Any]], None] | None:
+    """The ``trace`` request extension that puts a ``DeadlineStream`` under the HTTP/1.1
+    connection carrying a request of a host's sync client on ``stack`` (once per connection,
+    when it starts sending the request's head), or None where the stack's core or h11 is not
+    a version this was written for (each read of the head is then bounded by the read timeout,
+    not the whole wait).
+
+    httpcore gives the callback no handle on the connection: it is the ``self`` of the frame
+    of ``HTTP11Connection.handle_request`` that announces ``send_request_headers``, checked to
+    be exactly the core's class and to hold a network stream."""
+    if not stack.hooks_fit:
+        return None
+    core = stack.httpcore
+    connection_type = core.HTTP11Connection
+
+    def trace(event: str, info: dict[str, Any]) -> None:
+        if event != "http11.send_request_headers.started":
+            return
+        frame: FrameType | None = sys._getframe(1)
+        for _ in range(_TRACE_FRAMES):
+            if frame is None:
+                return
+            connection: Any = frame.f_locals.get("self")
+            if type(connection) is connection_type:
+                stream = getattr(connection, "_network_stream", None)
+                if stream is not None and type(stream) is not DeadlineStream:
+                    connection._network_stream = DeadlineStream(stream, core)
+                return
+            frame = frame.f_back
+
+    return trace
 
 
 class _LargeReadBackend(httpcore.NetworkBackend):

@@ -30,7 +30,7 @@ from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
-from .httpx_clients import io_deadline, large_read_stream, make_client
+from .httpx_clients import deadline_trace, io_deadline, large_read_stream, make_client
 from .stack import stack_of
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
@@ -80,9 +80,12 @@ class McpHttpTransport(
     ``connect_timeout_s`` bounds establishing each HTTP connection (TCP and TLS), so that an
     unreachable server fails fast while a call's ``timeout_s`` stays its end-to-end deadline;
     ``None`` (the default) bounds connecting by the call's deadline alone. Deadlines hold end to
-    end (connect, TLS, the wait for the head, every read) with the client the transport makes;
-    with a host's ``httpx.Client`` httpx bounds each read of the head by the time left, not the
-    whole wait.
+    end (connect, TLS, the wait for the head, every read) with the client the transport makes,
+    and with a host's ``httpx.Client`` or ``httpx2.Client`` on its default transport (the
+    HTTP/1.1 connection carrying a call is given a stream bounded by the call's deadline:
+    ``deadline_trace``); with a host's client on another transport, or on versions of
+    httpcore/httpcore2 and h11 that hook was not written for, each read of the head is bounded
+    by the time left, not the whole wait.
 
     Limits (see the README's table): ``max_event_bytes`` (64 MiB by default) is the byte budget
     of one SSE event and of one JSON body, counted after decompression (a larger
@@ -229,7 +232,11 @@ class McpHttpTransport(
     def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
         ex.release()
         listener = ex.listener
-        trace = listener.trace if listener is not None and listener.owns_client else None
+        trace: Callable[[str, dict[str, Any]], None] | None
+        if self._owns_client:
+            trace = listener.trace if listener is not None else None
+        else:  # a host's client: its connection obeys the deadline too, where it can
+            trace = deadline_trace(self._stack)
         extensions = {"trace": trace} if trace is not None else None
         request = with_dpop_proof(self._auth, step.request)
         deadline = time.monotonic() + request.timeout_s
