@@ -77,10 +77,10 @@ __all__ = [
     "DeadlineStream",
     "LargeReadStream",
     "LazySSLContext",
+    "deadline_bound",
     "deadline_trace",
     "direct_transport",
     "io_deadline",
-    "large_read_stream",
     "make_async_client",
     "make_client",
     "shared_ssl_context",
@@ -408,10 +408,12 @@ def direct_transport(client: httpx.Client | httpx.AsyncClient) -> Any:
     return _DIRECT.get(client)
 
 
-def large_read_stream(response: httpx.Response) -> LargeReadStream | None:
-    """The network stream under ``response`` when it is one of the clients made here."""
+def deadline_bound(response: httpx.Response) -> bool:
+    """Whether every read of the body of ``response`` obeys the ``io_deadline``: its network
+    stream is one of the clients made here, or a host's connection given a ``DeadlineStream``
+    (``deadline_trace``)."""
     stream = response.extensions.get("network_stream")
-    return stream if isinstance(stream, LargeReadStream) else None
+    return isinstance(stream, LargeReadStream | DeadlineStream)
 
 
 _STACK_CONTEXTS: dict[tuple[str, str | None, str | None], ssl.SSLContext] = {}
