@@ -12,9 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import certifi
+import httpx2
 import pytest
 from mcpstream._http import httpx_clients, sync
 from mcpstream._http.httpx_clients import LazySSLContext, shared_ssl_context
+from mcpstream._http.stack import stack_of
 from mcpstream.errors import McpHttpTransportTimeoutError
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
@@ -61,6 +63,7 @@ def _sse_answers(*, before: int = 0, pause_s: float = 0.0) -> Any:
     return handler
 
 
+@pytest.mark.own_client
 def test_an_http_session_never_loads_a_ca_bundle(
     make_transport: Any, fault_server: FaultServer, fresh_contexts: dict[Any, LazySSLContext]
 ) -> None:
@@ -103,11 +106,16 @@ def test_the_ca_setting_of_the_environment_is_honoured(
     assert by_file.cert_store_stats()["x509_ca"] > 0
 
 
+@pytest.mark.parametrize("host", [False, True], ids=["own", "host-httpx2"])
 def test_a_small_sse_answer_is_read_without_a_thread(
-    fault_server: FaultServer, tmp_path: Path, pumps: list[object]
+    fault_server: FaultServer, tmp_path: Path, pumps: list[object], host: bool
 ) -> None:
+    """Also over a host's client: its connection's ``DeadlineStream`` bounds the reads."""
     server = ResolvedMcpServer(id="small", url=fault_server.route(_sse_answers(before=1)))
-    with McpHttpTransport(server=server, workspace_root=tmp_path, listen=False) as transport:
+    http = httpx2.Client() if host else None
+    with McpHttpTransport(
+        server=server, workspace_root=tmp_path, listen=False, client=http
+    ) as transport:
         transport.request(method="initialize", params={}, timeout_s=5)
         threads = threading.active_count()
         for _ in range(3):
@@ -115,6 +123,8 @@ def test_a_small_sse_answer_is_read_without_a_thread(
         assert threading.active_count() == threads
         assert len(transport.drain_notifications()) == 4
     assert pumps == []
+    if http is not None:
+        http.close()
 
 
 def test_a_longer_answer_is_read_on_by_a_reader_thread(
@@ -190,7 +200,7 @@ def test_the_request_headers_replace_the_client_defaults_of_the_same_name() -> N
     headers = {"Accept": "text/event-stream", "User-Agent": "mcpstream/test"}
     with make_client() as client:
         request = HttpRequest("GET", "http://127.0.0.1:9/mcp", headers, timeout_s=5.0)
-        direct = wire._direct_request(client, request, None)
+        direct = wire._direct_request(client, stack_of(client), request, None)
         built = wire.build_request(client, request)
     assert direct is not None
     names = [name.lower() for name, _ in direct.headers.raw]

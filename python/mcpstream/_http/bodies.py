@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 
 from .codings import ACCEPT_ENCODING
+from .stack import loaded_stacks
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -106,7 +107,7 @@ def _read_already(response: httpx.Response) -> bytes | None:
         return None
     try:
         return response.content
-    except httpx.ResponseNotRead:
+    except tuple(stack.httpx.ResponseNotRead for stack in loaded_stacks()):
         return None
 
 

@@ -3,9 +3,11 @@ needs done and receives the outcome; a sync driver (``httpx.Client``) and an asy
 (``httpx.AsyncClient``) run the same generators.
 
 A flow yields an ``httpx.Request`` (and receives the read ``httpx.Response``, or has the
-``httpx.HTTPError`` thrown into it), an :class:`AuthorizationPrompt` (and receives the callback
-URL the user's browser was sent to) or a :class:`HostCall` (and receives what the host's
-function returned, or has its exception thrown into it).
+``httpx.HTTPError`` thrown into it; with an ``httpx2`` client the drivers send its httpx2 twin
+and hand back httpx's response and error classes, so that the flows speak httpx alone), an
+:class:`AuthorizationPrompt` (and receives the callback URL the user's browser was sent to)
+or a :class:`HostCall` (and receives what the host's function returned, or has its exception
+thrown into it).
 
 The drivers hold every limit of an OAuth exchange, so no flow can forget one:
 
@@ -42,6 +44,7 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 import httpx
 
 from .._http.bodies import ACCEPT_ENCODING, abody_chunks, body_chunks
+from .._http.stack import as_httpx_error, as_httpx_request, errors_named, stack_of
 from .._oauth_errors import McpOAuthAuthorizationError
 from .._version import __version__
 from .policy import InsecureOAuthUrlError, check_oauth_url
@@ -293,19 +296,23 @@ class _Document:
             )
         self._chunks.append(chunk)
 
-    def response(self, response: httpx.Response) -> httpx.Response:
-        """``response`` as the flows read it: its body decoded, read and held."""
+    def response(self, response: httpx.Response, request: httpx.Request) -> httpx.Response:
+        """``response`` as the flows read it: its body decoded, read and held, as an
+        ``httpx.Response`` to ``request`` (the flow's, whichever stack's client sent it)."""
         headers = [(k, v) for k, v in response.headers.multi_items() if k not in _DROPPED_HEADERS]
         return httpx.Response(
             response.status_code,
             headers=headers,
             content=b"".join(self._chunks),
-            request=response.request,
+            request=request,
         )
 
 
 def _read_document(
-    response: httpx.Response, limit: int, deadline: _Deadline | None = None
+    response: httpx.Response,
+    request: httpx.Request,
+    limit: int,
+    deadline: _Deadline | None = None,
 ) -> httpx.Response:
     """Read the body of the streamed ``response`` (a blocking client's) as a document of at
     most ``limit`` bytes after decompression (``deadline``: checked after each piece)."""
@@ -314,15 +321,17 @@ def _read_document(
         document.add(chunk)
         if deadline is not None:
             deadline.remaining()
-    return document.response(response)
+    return document.response(response, request)
 
 
-async def _aread_document(response: httpx.Response, limit: int) -> httpx.Response:
+async def _aread_document(
+    response: httpx.Response, request: httpx.Request, limit: int
+) -> httpx.Response:
     """:func:`_read_document` of an async client's ``response``."""
     document = _Document(response, limit)
     async for chunk in abody_chunks(response):
         document.add(chunk)
-    return document.response(response)
+    return document.response(response, request)
 
 
 class _SocketWatchdog:
@@ -362,14 +371,15 @@ def _send_sync(
     _check_request(request)
     try:
         with _SocketWatchdog(request, deadline.start(request)):
-            response = http.send(request, stream=True, follow_redirects=False)
+            sent = as_httpx_request(stack_of(http), request)
+            response = http.send(sent, stream=True, follow_redirects=False)
             try:
-                document = _read_document(response, limit, deadline)
+                document = _read_document(response, request, limit, deadline)
                 # A body the watchdog cut short ends like one the server finished.
                 deadline.remaining()
             finally:
                 response.close()
-    except httpx.TransportError:
+    except errors_named("TransportError"):
         deadline.remaining()  # a read the watchdog ended is reported as the deadline
         raise
     return document
@@ -381,9 +391,10 @@ async def _send_async(
     _check_request(request)
     try:
         async with asyncio.timeout(deadline.start(request)):
-            response = await http.send(request, stream=True, follow_redirects=False)
+            sent = as_httpx_request(stack_of(http), request)
+            response = await http.send(sent, stream=True, follow_redirects=False)
             try:
-                document = await _aread_document(response, limit)
+                document = await _aread_document(response, request, limit)
             finally:
                 await response.aclose()
     except TimeoutError:
@@ -433,8 +444,8 @@ def run_sync(
                 continue
             try:
                 steps.reply(_send_sync(http, step, deadline, limit))
-            except httpx.HTTPError as exc:
-                steps.fail(exc)
+            except errors_named("HTTPError") as exc:
+                steps.fail(as_httpx_error(exc, step))
     return steps.result
 
 
@@ -460,8 +471,8 @@ async def run_async(
                 if isinstance(step, httpx.Request):
                     try:
                         steps.reply(await _send_async(http, step, deadline, limit))
-                    except httpx.HTTPError as exc:
-                        steps.fail(exc)
+                    except errors_named("HTTPError") as exc:
+                        steps.fail(as_httpx_error(exc, step))
                     continue
                 if isinstance(step, HostCall):
                     try:
