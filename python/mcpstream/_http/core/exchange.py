@@ -59,6 +59,11 @@ class CallExchange:
         """The time of the latest outcome of the call's flow (the driver's clock)."""
         self.notifications: list[JsonRpcNotification] = []
         """Notifications decoded and not yet routed (``McpHttpProtocol.route_notifications``)."""
+        self.checkpoint: Any = None
+        """The host's callback for the resumption tokens of the call's stream (see
+        ``steps.Checkpoint``), None without one."""
+        self.unreported_event_id: str | None = None
+        """The event id the stream reached and ``checkpoint`` was not told yet."""
         self._idle_reconnects = 0
 
     @property
@@ -215,6 +220,8 @@ class CallExchange:
         event_id = carried_event_id(self.last_event_id, decoder.last_event_id)
         advanced = event_id is not None and event_id != self.last_event_id
         self.last_event_id = event_id
+        if advanced and self.checkpoint is not None:
+            self.unreported_event_id = event_id
         if decoder.retry_ms is not None:
             self.retry_ms = decoder.retry_ms
         return advanced

@@ -35,6 +35,7 @@ from .steps import (
     Authorized,
     BodyEnd,
     Bytes,
+    Checkpoint,
     Deliver,
     Done,
     Failed,
@@ -57,7 +58,7 @@ from .steps import (
     StreamAnswered,
 )
 
-__all__ = ["Stepper", "answer_flow", "call_flow", "delete_flow", "listen_flow"]
+__all__ = ["Stepper", "answer_flow", "call_flow", "delete_flow", "listen_flow", "resume_flow"]
 
 A = TypeVar("A", bound=Outcome)
 B = TypeVar("B", bound=Outcome)
@@ -135,17 +136,49 @@ def call_flow(
     timeout_s: float,
     now: float,
     headers: Mapping[str, str] | None = None,
+    checkpoint: Any = None,
 ) -> Flow[JsonRpcResponse | None]:
     """POST ``body`` (a request waiting for the response ``expected_id``, or a notification
     with None) and return the response (None for a notification) within ``timeout_s``.
-    ``headers``: the ones that mirror the body (a modern request's, see ``era``)."""
+    ``headers``: the ones that mirror the body (a modern request's, see ``era``).
+    ``checkpoint``: a callback for the event ids of the call's stream (``steps.Checkpoint``)."""
     if protocol.closed:
         raise protocol.closed_error()
     call = CallExchange(
         protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
     )
+    call.checkpoint = checkpoint
+    return (yield from _run_call(call, _post(call, body, headers or {})))
+
+
+def resume_flow(
+    protocol: McpHttpProtocol,
+    *,
+    last_event_id: str,
+    method: str,
+    expected_id: JsonRpcId,
+    timeout_s: float,
+    now: float,
+    checkpoint: Any = None,
+) -> Flow[JsonRpcResponse | None]:
+    """Go on with a request sent earlier (by this client or a previous one) whose stream
+    reached ``last_event_id``: resume it with GET and ``Last-Event-ID`` at once, as a broken
+    stream is, and return its response within ``timeout_s``."""
+    if protocol.closed:
+        raise protocol.closed_error()
+    call = CallExchange(
+        protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
+    )
+    call.checkpoint = checkpoint
+    call.last_event_id = last_event_id
+    return (yield from _run_call(call, _resume(call, Resume(0.0, last_event_id))))
+
+
+def _run_call(call: CallExchange, first: Flow[Resume | None]) -> Flow[JsonRpcResponse | None]:
+    """Run the first leg of ``call`` (its POST, or a resumption), then its resumptions."""
+    protocol = call.protocol
     try:
-        resume = yield from _post(call, body, headers or {})
+        resume = yield from first
         while resume is not None:
             resume = yield from _resume(call, resume)
     except Exception:
@@ -300,6 +333,10 @@ def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
             )
             answered = yield from _expect(step, Done)
             call.now = answered.now
+        if call.unreported_event_id is not None:
+            event_id, call.unreported_event_id = call.unreported_event_id, None
+            reported = yield from _expect(Checkpoint(event_id, call.checkpoint), Done)
+            call.now = reported.now
         if done:
             return resume
 

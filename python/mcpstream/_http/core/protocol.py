@@ -59,6 +59,7 @@ __all__ = [
     "QUIET_WINDOW_S",
     "USER_AGENT",
     "BodyKind",
+    "ForwardedAnswer",
     "McpHttpProtocol",
     "ReconnectPolicy",
     "Resume",
@@ -194,6 +195,17 @@ class ServerRequestReply:
 
     body: bytes
     failure: McpHttpTransportError | None
+
+
+@dataclass(frozen=True, slots=True)
+class ForwardedAnswer:
+    """What a handler returns when the answer to a server request was decided elsewhere (the
+    SDK's session, under ``mcpstream.sdk``): ``payload`` is its JSON-RPC ``result`` or
+    ``error`` member (``{"result": ...}`` or ``{"error": {...}}``), POSTed as it is with the
+    request's id. Either is a complete answer: the call that was waiting goes on (an error the
+    session chose to send is not a failure of the call)."""
+
+    payload: Mapping[str, Any]
 
 
 def normalized_content_type(value: str | None) -> str:
@@ -436,9 +448,19 @@ class McpHttpProtocol:
     def status_error(
         self, *, status_code: int, body: bytes, method: str, had_session_id: bool
     ) -> McpHttpTransportError | None:
-        """The error for a non-2xx answer to ``method`` (None for 2xx)."""
+        """The error for a non-2xx answer to ``method`` (None for 2xx); its ``status_code`` is
+        set."""
         if 200 <= status_code < 300:
             return None
+        error = self._status_error(
+            status_code=status_code, body=body, method=method, had_session_id=had_session_id
+        )
+        error.status_code = status_code
+        return error
+
+    def _status_error(
+        self, *, status_code: int, body: bytes, method: str, had_session_id: bool
+    ) -> McpHttpTransportError:
         snippet = body_snippet(self.scrub(body.decode("utf-8", errors="replace")))
         suffix = f": {snippet}" if snippet else ""
         if status_code == 401:
@@ -572,6 +594,8 @@ class McpHttpProtocol:
         """The answer to ``request``, from what the handler returned (``outcome``) or raised
         (``error``); ``handled=False`` when no handler is set."""
         request_id = request.id
+        if isinstance(outcome, ForwardedAnswer) and error is None:
+            return self._forwarded(request_id, outcome)
         if not handled or isinstance(error, McpUnsupportedServerRequestError):
             reason = "no handler for server requests is set" if not handled else "unsupported"
             failure = self.error(
@@ -612,6 +636,24 @@ class McpHttpProtocol:
         )
         failure.__cause__ = error
         return self._reply(payload, failure)
+
+    def _forwarded(self, request_id: Any, answer: ForwardedAnswer) -> ServerRequestReply:
+        payload: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
+        if "error" in answer.payload:
+            payload["error"] = answer.payload["error"]
+        else:
+            payload["result"] = answer.payload.get("result")
+        try:
+            return ServerRequestReply(self.encode(payload), None)
+        except (TypeError, ValueError):
+            return self._reply(
+                build_jsonrpc_error_response(
+                    request_id=request_id,
+                    code=JSONRPC_INTERNAL_ERROR,
+                    message="Internal error in the MCP client while handling the request.",
+                ),
+                self.error("the answer to a server request could not be encoded"),
+            )
 
     def _reply(self, payload: dict[str, Any], failure: McpHttpTransportError) -> ServerRequestReply:
         try:
