@@ -6,6 +6,7 @@ from collections.abc import AsyncGenerator
 from contextlib import asynccontextmanager
 
 import anyio
+import httpx
 import httpx2
 from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
@@ -25,7 +26,7 @@ __all__ = ["streamable_http_client"]
 async def streamable_http_client(
     url: str,
     *,
-    http_client: httpx2.AsyncClient | None = None,
+    http_client: httpx2.AsyncClient | httpx.AsyncClient | None = None,
     terminate_on_close: bool = True,
     max_sse_event_size: int | None = DEFAULT_MAX_EVENT_BYTES,
     call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
@@ -44,8 +45,9 @@ async def streamable_http_client(
     mcpstream's transport and codec: ``mcp.Client(transport)`` and ``ClientSession(read,
     write)`` work unchanged, in every ``mode``.
 
-    The SDK's keywords: ``http_client`` (the host's client; None: one of mcpstream's own,
-    closed on exit), ``terminate_on_close`` (DELETE the session on exit),
+    The SDK's keywords: ``http_client`` (the host's client, an ``httpx2.AsyncClient`` as the
+    SDK takes, or an ``httpx.AsyncClient`` as mcpstream's transports take; None: one of
+    mcpstream's own, closed on exit; a client given is left open), ``terminate_on_close`` (DELETE the session on exit),
     ``max_sse_event_size`` (bytes of one SSE event or JSON body once decompressed; 64 MiB by
     default, where the SDK's is 1 MiB; None: no limit). mcpstream's: ``call_timeout_s`` (one
     request's deadline, end to end), ``connect_timeout_s``, ``reconnect_policy`` (resuming a

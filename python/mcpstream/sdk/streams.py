@@ -18,7 +18,7 @@ import anyio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import ClientMessageMetadata, SessionMessage
-from mcp_types import INVALID_PARAMS, RequestId
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, RequestId
 
 from .._http.core.protocol import ForwardedAnswer
 from .._http.core.relay import Route
@@ -30,6 +30,7 @@ from ..transport_http_async import AsyncMcpHttpTransport
 from .messages import (
     Outgoing,
     answer_payload,
+    error_message,
     failure_message,
     notification_message,
     outgoing,
@@ -72,6 +73,8 @@ class SessionRelay:
                     await self._carry(message, tg)
                 except McpTransportError as exc:  # a POST of a notification or an answer
                     logger.warning("%s", sanitize(exc, 2000))
+                except Exception as exc:  # not the transport's: the loop goes on
+                    logger.warning("a message could not be sent: %s", type(exc).__name__)
 
     async def close(self, *, terminate: bool) -> None:
         """End the transport: the GET stream, the DELETE of the session (``terminate``), the
@@ -153,6 +156,11 @@ class SessionRelay:
                     )
                 except McpTransportError as exc:
                     reply = failure_message(request_id, exc)
+                except Exception as exc:  # not the transport's (a host's client, a callback)
+                    logger.warning("request %r failed: %s", request_id, type(exc).__name__)
+                    reply = error_message(
+                        request_id, INTERNAL_ERROR, f"the transport failed: {type(exc).__name__}"
+                    )
                 else:
                     assert response is not None
                     reply = response_message(response, request_id, validate=self._validate)

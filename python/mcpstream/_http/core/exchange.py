@@ -64,6 +64,9 @@ class CallExchange:
         ``steps.Checkpoint``), None without one."""
         self.unreported_event_id: str | None = None
         """The event id the stream reached and ``checkpoint`` was not told yet."""
+        self.adopted = False
+        """The stream is an earlier request's (resumed from its token, ``resume_flow``): its
+        response answers this call whatever its id."""
         self._idle_reconnects = 0
 
     @property
@@ -148,7 +151,7 @@ class CallExchange:
             raise self._protocol_error(
                 f"the server sent a message after the response to '{method}'"
             )
-        if message.id != self.expected_id:
+        if message.id != self.expected_id and not self.adopted:
             raise self._protocol_error(
                 f"the server answered with the JSON-RPC id {self.protocol.quote(message.id)} "
                 f"while '{method}' waits for {self.expected_id!r}"

@@ -163,7 +163,8 @@ def resume_flow(
 ) -> Flow[JsonRpcResponse | None]:
     """Go on with a request sent earlier (by this client or a previous one) whose stream
     reached ``last_event_id``: resume it with GET and ``Last-Event-ID`` at once, as a broken
-    stream is, and return its response within ``timeout_s``."""
+    stream is, and return its response within ``timeout_s`` (the response answers the call
+    ``expected_id`` now, whatever id the earlier request had)."""
     if protocol.closed:
         raise protocol.closed_error()
     call = CallExchange(
@@ -171,6 +172,7 @@ def resume_flow(
     )
     call.checkpoint = checkpoint
     call.last_event_id = last_event_id
+    call.adopted = True
     return (yield from _run_call(call, _resume(call, Resume(0.0, last_event_id))))
 
 
