@@ -1,15 +1,16 @@
 """A real MCP server for the transport tests: the official SDK's ``MCPServer`` under uvicorn.
 
 Run as ``python mcp_sdk_server.py sse|json|stateless``: it binds 127.0.0.1 on a free port, prints
-``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets
-and threads do not mix with the client's in the leak tests.
+``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets and
+threads do not mix with the client's in the leak tests.
 
 Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notifications), ``ask_name``
 (an elicitation request to the client), ``poke`` (a notification and a ping on the GET stream),
-``resumable`` (closes its SSE stream before answering; the client must resume it), ``ask_two``
-(two elicitations, the second after the first answer: two rounds of ``input_required`` at
-2026-07-28), ``sample`` (a sampling request), ``roots`` (a roots request), a resource ``mem://readme`` and a prompt ``greet``. Every mode speaks both eras (the
-SDK picks by the request); ``stateless`` keeps no session for the handshake era either.
+``resumable`` (closes its SSE stream before answering; the client must resume it), ``ask_two`` (two
+elicitations, the second after the first answer: two rounds of ``input_required`` at 2026-07-28),
+``sample`` (a sampling request), ``roots`` (a roots request), a resource ``mem://readme`` and a
+prompt ``greet``. Every mode speaks both eras (the SDK picks by the request); ``stateless`` keeps
+no session for the handshake era either.
 """
 
 from __future__ import annotations

@@ -47,7 +47,8 @@ async def streamable_http_client(
 
     The SDK's keywords: ``http_client`` (the host's client, an ``httpx2.AsyncClient`` as the
     SDK takes, or an ``httpx.AsyncClient`` as mcpstream's transports take; None: one of
-    mcpstream's own, closed on exit; a client given is left open), ``terminate_on_close`` (DELETE the session on exit),
+    mcpstream's own, closed on exit; a client given is left open), ``terminate_on_close``
+    (DELETE the session on exit),
     ``max_sse_event_size`` (bytes of one SSE event or JSON body once decompressed; 64 MiB by
     default, where the SDK's is 1 MiB; None: no limit). mcpstream's: ``call_timeout_s`` (one
     request's deadline, end to end), ``connect_timeout_s``, ``reconnect_policy`` (resuming a
