@@ -35,8 +35,14 @@ TRANSPORT_CLIENTS = (
     ("async_native", "async, native"),
     ("async_pure", "async, pure"),
     ("sdk", "`mcp` SDK client"),
+    ("sync_httpx2_native", "sync, native, host httpx2"),
+    ("async_httpx2_native", "async, native, host httpx2"),
 )
-TRANSPORT_FLOORS = (("httpx", "bare httpx + orjson"), ("socket", "bare socket + orjson"))
+TRANSPORT_FLOORS = (
+    ("httpx", "bare httpx + orjson"),
+    ("httpx2", "bare httpx2 + orjson"),
+    ("socket", "bare socket + orjson"),
+)
 """Bare clients beside the transport table (the large result only): the body read whole and
 its one event parsed by ``orjson``, with no SSE parsing, no streaming and no limits."""
 TRANSPORT_WORKLOADS = (
@@ -179,10 +185,20 @@ def transport_table(benchmarks: list[dict[str, Any]]) -> str:
         rates[workload, info["implementation"]] = per_round / bench["stats"]["median"]
     columns = (*TRANSPORT_CLIENTS, *TRANSPORT_FLOORS)
     header = " | ".join(label for _, label in columns)
+    ratio_clients = (
+        "sync_native",
+        "async_native",
+        "sync_httpx2_native",
+        "async_httpx2_native",
+        "httpx",
+        "httpx2",
+        "socket",
+    )
     rows = [
         f"| workload | unit | {header} | sync native / SDK | async native / SDK"
-        " | bare httpx / SDK | bare socket / SDK | target |",
-        "|---|---|" + "---:|" * (len(columns) + 4) + "---|",
+        " | sync httpx2 / SDK | async httpx2 / SDK | bare httpx / SDK | bare httpx2 / SDK"
+        " | bare socket / SDK | target |",
+        "|---|---|" + "---:|" * (len(columns) + len(ratio_clients)) + "---|",
     ]
     for workload, label, unit, target in TRANSPORT_WORKLOADS:
         if not any(key[0] == workload for key in rates):
@@ -191,7 +207,7 @@ def transport_table(benchmarks: list[dict[str, Any]]) -> str:
         sdk = rates.get((workload, "sdk"))
         ratios = [
             f"{rates[workload, client] / sdk:.1f}x" if sdk and (workload, client) in rates else "-"
-            for client in ("sync_native", "async_native", "httpx", "socket")
+            for client in ratio_clients
         ]
         values = " | ".join("-" if cell is None else _rate(cell) for cell in cells)
         rows.append(f"| {label} | {unit} | {values} | {' | '.join(ratios)} | >= {target:g}x |")
@@ -202,6 +218,7 @@ SESSION_CLIENTS = (
     *TRANSPORT_CLIENTS,
     ("reference", "reference"),
     ("httpx", "bare httpx"),
+    ("httpx2", "bare httpx2"),
     ("httpx_async", "bare httpx async"),
     ("socket", "bare socket"),
 )
@@ -261,9 +278,12 @@ def session_table(benchmarks: list[dict[str, Any]]) -> str:
             target = "<= 0.25x reference"
         else:
             ref, sdk = (workload, "reference"), (workload, "sdk")
+            sync2, aio2 = (workload, "sync_httpx2_native"), (workload, "async_httpx2_native")
             ratios = (
                 f"{_time_ratio(times, sync, ref)}, {_time_ratio(times, aio, ref)} of reference; "
-                f"{_time_ratio(times, sync, sdk)}, {_time_ratio(times, aio, sdk)} of SDK"
+                f"{_time_ratio(times, sync, sdk)}, {_time_ratio(times, aio, sdk)} of SDK; "
+                f"host httpx2: {_time_ratio(times, sync2, ref)}, "
+                f"{_time_ratio(times, aio2, ref)} of reference"
             )
             target = "<= 0.6x reference, <= 0.3x SDK"
         rows.append(f"| {label} | {unit} | {values} | {ratios} | {target} |")

@@ -108,17 +108,21 @@ CLIENTS: dict[str, tuple[str, str | None]] = {
     "httpx": ("httpx", None),
     "httpx_async": ("httpx_async", None),
     "socket": ("socket", None),
+    "sync_httpx2_native": ("sync_httpx2", "native"),
+    "async_httpx2_native": ("async_httpx2", "native"),
+    "httpx2": ("httpx2", None),
 }
 """Implementation key: (client of ``transport_runner.py``, ``MCPSTREAM_BACKEND``)."""
 
 _MCPSTREAM = ["sync_native", "sync_pure", "async_native", "async_pure"]
-_THROUGHPUT = [*_MCPSTREAM, "sdk"]
+_HTTPX2 = ["sync_httpx2_native", "async_httpx2_native"]
+_THROUGHPUT = [*_MCPSTREAM, "sdk", *_HTTPX2]
 RUNS: dict[str, list[str]] = {
-    "large": [*_THROUGHPUT, "httpx", "socket"],
+    "large": [*_THROUGHPUT, "httpx", "httpx2", "socket"],
     "notifications": _THROUGHPUT,
     "small": _THROUGHPUT,
     "small_json": _THROUGHPUT,
-    "small300": [*_THROUGHPUT, "reference", "httpx", "httpx_async", "socket"],
+    "small300": [*_THROUGHPUT, "reference", "httpx", "httpx2", "httpx_async", "socket"],
     "open": [*_MCPSTREAM, "reference"],
     "concurrent": [*_MCPSTREAM, "httpx", "httpx_async"],
 }
@@ -225,7 +229,7 @@ def test_transport(
         benchmark.pedantic(worker.round, rounds=workload.rounds, iterations=1, warmup_rounds=0)
     finally:
         worker.close()
-    if client in ("sync", "async", "sdk"):
+    if client in ("sync", "async", "sdk", "sync_httpx2", "async_httpx2"):
         assert worker.ready["backend"] == (backend or "sdk")
     for answer in worker.answers:
         assert answer["check"] == workload.expected

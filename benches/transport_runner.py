@@ -18,6 +18,9 @@ calls: the same POSTs by bare ``httpx.Client.stream`` and over a bare keep-alive
 ``large``, ``httpx`` reads the body whole and parses its event's data with ``orjson``; for
 ``concurrent``, ``httpx`` and ``httpx_async`` are the same sessions' requests by bare
 ``httpx.Client`` (one session at a time) and ``httpx.AsyncClient`` (all at once).
+``sync_httpx2`` and ``async_httpx2`` are the two transports over a host's default
+``httpx2.Client`` / ``httpx2.AsyncClient``, and ``httpx2`` the bare floor of ``httpx`` on
+httpx2.
 
 A process per client and workload: the codec backend is chosen when ``mcpstream.codec`` is first
 imported, and every client gets a fresh interpreter and connection pool. Protocol lines go to
@@ -144,10 +147,11 @@ class SyncClient:
     """``McpHttpTransport`` (or the reference transport, ``reference``) with the usual
     handshake; each round is one workload run."""
 
-    def __init__(self, url: str, *, reference: bool = False) -> None:
+    def __init__(self, url: str, *, reference: bool = False, host_httpx2: bool = False) -> None:
         from mcpstream.models import ResolvedMcpServer
 
-        self.url, self.reference = url, reference
+        self.url, self.reference, self.host_httpx2 = url, reference, host_httpx2
+        self.http: Any = None
         server = ResolvedMcpServer(id="bench", url=url)
         if reference:
             module = load_reference()
@@ -158,11 +162,16 @@ class SyncClient:
         else:
             from mcpstream.transport_http import McpHttpTransport
 
+            if host_httpx2:  # a host's own httpx2 client, default settings
+                import httpx2
+
+                self.http = httpx2.Client()
             self.transport = McpHttpTransport(
                 server=server,
                 workspace_root=Path(tempfile.gettempdir()),
                 max_event_bytes=MAX_EVENT_BYTES,
                 max_queued_notifications=MAX_QUEUED_NOTIFICATIONS,
+                client=self.http,
             )
         initialized = self.transport.request(
             method="initialize", params=INITIALIZE_PARAMS, timeout_s=CALL_TIMEOUT_S
@@ -192,15 +201,17 @@ class SyncClient:
 
     def _session(self, calls: int) -> Check:
         """Open a session, make ``calls`` small calls, close it."""
-        client = SyncClient(self.url, reference=self.reference)
+        client = SyncClient(self.url, reference=self.reference, host_httpx2=self.host_httpx2)
         try:
             return _small_calls(lambda: _tool_text(client._call("small")), calls)
         finally:
             client.close()
 
     def close(self) -> None:
-        """End the session (DELETE)."""
+        """End the session (DELETE), and close the host's client."""
         self.transport.close()
+        if self.http is not None:
+            self.http.close()
 
 
 # -- mcpstream, async ---------------------------------------------------------------------------
@@ -209,16 +220,22 @@ class SyncClient:
 class AsyncClient:
     """``AsyncMcpHttpTransport`` with the usual handshake; each round is one workload run."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, *, host_httpx2: bool = False) -> None:
         from mcpstream.models import ResolvedMcpServer
         from mcpstream.transport_http import AsyncMcpHttpTransport
 
-        self.url = url
+        self.url, self.host_httpx2 = url, host_httpx2
+        self.http: Any = None
+        if host_httpx2:  # a host's own httpx2 client, default settings
+            import httpx2
+
+            self.http = httpx2.AsyncClient()
         self.transport = AsyncMcpHttpTransport(
             server=ResolvedMcpServer(id="bench", url=url),
             workspace_root=Path(tempfile.gettempdir()),
             max_event_bytes=MAX_EVENT_BYTES,
             max_queued_notifications=MAX_QUEUED_NOTIFICATIONS,
+            client=self.http,
         )
 
     async def open(self) -> None:
@@ -256,7 +273,7 @@ class AsyncClient:
 
     async def _session(self, calls: int) -> int:
         """Open a session, make ``calls`` small calls, close it; the calls that succeeded."""
-        client = AsyncClient(self.url)
+        client = AsyncClient(self.url, host_httpx2=self.host_httpx2)
         try:
             await client.open()
             return sum([_tool_text(await client._call("small")) == "ok" for _ in range(calls)])
@@ -264,8 +281,10 @@ class AsyncClient:
             await client.close()
 
     async def close(self) -> None:
-        """End the session (DELETE)."""
+        """End the session (DELETE), and close the host's client."""
         await self.transport.close()
+        if self.http is not None:
+            await self.http.aclose()
 
 
 # -- the official SDK ---------------------------------------------------------------------------
@@ -350,12 +369,12 @@ _FLOOR_HEADERS = {
 
 class HttpxFloor:
     """The small calls as bare ``httpx.Client.stream`` POSTs, each body read whole: what any
-    httpx-based client pays at least (no session, no decoding beyond finding the result)."""
+    httpx-based client pays at least (no session, no decoding beyond finding the result).
+    ``module``: ``httpx``, or ``httpx2`` for the floor of an httpx2 client."""
 
-    def __init__(self, url: str) -> None:
-        import httpx
-
-        self.url, self.client, self.next_id = url, httpx.Client(), 1
+    def __init__(self, url: str, module: str = "httpx") -> None:
+        http = importlib.import_module(module)
+        self.url, self.client, self.next_id = url, http.Client(), 1
 
     def round(self, workload: str) -> Check:
         """``SESSION_CALLS`` small calls, or (``large``) the large result read whole and its
@@ -555,12 +574,13 @@ def _timed(check: Check, started: float) -> dict[str, Any]:
 def serve_sync(args: argparse.Namespace, channel: Channel) -> None:
     """Drive ``SyncClient`` (or a floor) from stdin lines."""
     client: SyncClient | HttpxFloor | SocketFloor
-    if args.client == "httpx":
-        client = HttpxFloor(args.url)
+    if args.client in ("httpx", "httpx2"):
+        client = HttpxFloor(args.url, args.client)
     elif args.client == "socket":
         client = SocketFloor(args.url)
     else:
-        client = SyncClient(args.url, reference=args.client == "reference")
+        host_httpx2 = args.client == "sync_httpx2"
+        client = SyncClient(args.url, reference=args.client == "reference", host_httpx2=host_httpx2)
     try:
         for _ in range(args.warmup):
             client.round(args.workload)
@@ -590,7 +610,7 @@ async def _serve_rounds(
 
 async def serve_async(args: argparse.Namespace, channel: Channel) -> None:
     """Drive ``AsyncClient`` from stdin lines."""
-    client = AsyncClient(args.url)
+    client = AsyncClient(args.url, host_httpx2=args.client == "async_httpx2")
     try:
         await client.open()
         await _serve_rounds(args, channel, client.round)
@@ -625,6 +645,7 @@ def main() -> None:
     """Parse the command line and serve rounds until told to stop."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     clients = ("sync", "async", "sdk", "reference", "httpx", "httpx_async", "socket")
+    clients += ("sync_httpx2", "async_httpx2", "httpx2")
     parser.add_argument("--client", choices=clients, required=True)
     parser.add_argument("--workload", choices=sorted(WARMUP_ROUNDS), required=True)
     parser.add_argument("--url", required=True)
@@ -635,9 +656,9 @@ def main() -> None:
     channel = Channel()
     if args.client == "httpx_async" or (args.client == "httpx" and args.workload == "concurrent"):
         asyncio.run(serve_httpx_sessions(args, channel))
-    elif args.client in ("sync", "reference", "httpx", "socket"):
+    elif args.client in ("sync", "sync_httpx2", "reference", "httpx", "httpx2", "socket"):
         serve_sync(args, channel)
-    elif args.client == "async":
+    elif args.client in ("async", "async_httpx2"):
         asyncio.run(serve_async(args, channel))
     else:
         asyncio.run(serve_sdk(args, channel))

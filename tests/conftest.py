@@ -5,11 +5,21 @@
 never skipped. Set ``MCPSTREAM_TEST_BACKENDS=python`` (a comma-separated list) to test only some
 backends, e.g. before the Rust extension is built. Tests marked ``both_backends`` compare the two
 backends with each other; they are deselected (not skipped) when only one backend is tested.
+
+``MCPSTREAM_TEST_ALIAS_HTTPX=1`` runs the suites as an application that called
+``httpx2.alias_httpx()`` does: it is called here, before anything imports httpx or mcpstream,
+so that ``import httpx`` (mcpstream's, the tests', every library's) gives httpx2.
 """
 
 from __future__ import annotations
 
 import os
+
+if os.environ.get("MCPSTREAM_TEST_ALIAS_HTTPX", "") not in ("", "0"):
+    import httpx2
+
+    httpx2.alias_httpx()
+
 from types import ModuleType
 
 import pytest
@@ -55,14 +65,24 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "both_backends: compares the python and native backends with each other"
     )
+    config.addinivalue_line(
+        "markers", "own_client: tests the transport's own client; not run over a host's client"
+    )
+
+
+def _dropped(item: pytest.Item, both: bool) -> bool:
+    if not both and item.get_closest_marker("both_backends"):
+        return True
+    callspec = getattr(item, "callspec", None)
+    stack = callspec.params.get("client_stack") if callspec is not None else None
+    return stack not in (None, "own") and item.get_closest_marker("own_client") is not None
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    if set(ALL_BACKENDS) <= set(selected_backends()):
-        return
+    both = set(ALL_BACKENDS) <= set(selected_backends())
     kept, dropped = [], []
     for item in items:
-        (dropped if item.get_closest_marker("both_backends") else kept).append(item)
+        (dropped if _dropped(item, both) else kept).append(item)
     if dropped:
         config.hook.pytest_deselected(items=dropped)
         items[:] = kept

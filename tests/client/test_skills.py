@@ -303,15 +303,25 @@ def served(request: pytest.FixtureRequest) -> Iterator[SkillsServer]:
         yield server
 
 
+@pytest.fixture(params=["httpx", "httpx2"])
+def http_stack(request: pytest.FixtureRequest) -> str:
+    """The line of httpx the clients' transports run on (``http_stack``)."""
+    return str(request.param)
+
+
 @pytest.fixture(params=["sync", "async"])
-def make_client(request: pytest.FixtureRequest, served: SkillsServer) -> Iterator[Any]:
+def make_client(
+    request: pytest.FixtureRequest, served: SkillsServer, http_stack: str
+) -> Iterator[Any]:
     """``make_client(**options)``: a connected ``Client``, or an ``AsyncClient`` driven from
-    this thread (the same calls, awaited on a loop of its own); the server's logs cleared."""
+    this thread (the same calls, awaited on a loop of its own), on httpx and on httpx2; the
+    server's logs cleared."""
     served.extension.reads.clear()
     served.extension.calls.clear()
     opened: list[Any] = []
 
     def make(**options: Any) -> Any:
+        options.setdefault("http_stack", http_stack)
         if request.param == "sync":
             client: Any = Client(served.url, **options)
         else:

@@ -8,8 +8,10 @@ with the scenario's name in ``MCP_CONFORMANCE_SCENARIO``. This program performs 
 scenario expects of a client (see tests/conformance/README.md) over ``McpHttpTransport``, or over
 ``AsyncMcpHttpTransport`` when ``MCPSTREAM_CONFORMANCE_TRANSPORT=async``, and exits 0; on any
 failure it prints one line to stderr and exits 1 (2 for a usage error or an unknown scenario).
-The codec backend is the one ``mcpstream.codec`` picks (``MCPSTREAM_BACKEND`` forces one); the
-first stderr line names the scenario, the transport and the backend.
+The codec backend is the one ``mcpstream.codec`` picks (``MCPSTREAM_BACKEND`` forces one).
+``MCPSTREAM_CONFORMANCE_HTTP_CLIENT=httpx2`` hands the transport (and the headless redirect
+handler) a host's ``httpx2`` client instead of letting it make its own. The first stderr line
+names the scenario, the transport, the backend and the HTTP client.
 
 For the ``auth/*`` scenarios the server gets OAuth settings (``McpOAuthConfig``) built from the
 client data the suite passes in ``MCP_CONFORMANCE_CONTEXT``, an in-memory token store (no
@@ -54,6 +56,19 @@ NEGOTIATION = Negotiation(CLIENT_CAPABILITIES, CLIENT_INFO)
 SCENARIO_ENV = "MCP_CONFORMANCE_SCENARIO"
 CONTEXT_ENV = "MCP_CONFORMANCE_CONTEXT"
 TRANSPORT_ENV = "MCPSTREAM_CONFORMANCE_TRANSPORT"
+HTTP_CLIENT_ENV = "MCPSTREAM_CONFORMANCE_HTTP_CLIENT"
+
+
+def host_http_client(asynchronous: bool) -> Any:
+    """The host's ``httpx2`` client of ``HTTP_CLIENT_ENV`` (None: the transport makes its own).
+    It lives as long as this process, as a host's shared client does."""
+    if os.environ.get(HTTP_CLIENT_ENV, "") != "httpx2":
+        return None
+    import httpx2
+
+    return httpx2.AsyncClient() if asynchronous else httpx2.Client()
+
+
 AUTH_PREFIX = "auth/"
 # This client's Client ID Metadata Document URL: the one auth/basic-cimd expects as client_id
 # (nothing is served there; it is used only where the authorization server supports CIMD).
@@ -563,20 +578,28 @@ def open_connection(url: str, scenario: str, transport_kind: str) -> Connection:
         "oauth_store": McpOAuthMemoryTokenStore() if oauth is not None else None,
     }
     if asynchronous:
-        redirect = AsyncHeadlessRedirectHandler() if oauth else None
-        return AsyncConnection(
-            lambda: AsyncMcpHttpTransport(**options, oauth_redirect_handler=redirect)
-        )
-    redirect_handler = HeadlessRedirectHandler() if oauth else None
-    return SyncConnection(McpHttpTransport(**options, oauth_redirect_handler=redirect_handler))
+
+        def make_async() -> AsyncMcpHttpTransport:
+            http = host_http_client(True)  # made on the loop that uses it
+            redirect = AsyncHeadlessRedirectHandler(client=http) if oauth else None
+            return AsyncMcpHttpTransport(**options, client=http, oauth_redirect_handler=redirect)
+
+        return AsyncConnection(make_async)
+    http = host_http_client(False)
+    redirect_handler = HeadlessRedirectHandler(client=http) if oauth else None
+    return SyncConnection(
+        McpHttpTransport(**options, client=http, oauth_redirect_handler=redirect_handler)
+    )
 
 
 def open_client(url: str, transport_kind: str) -> Any:
     """An mcpstream ``Client``, or an ``AsyncClient`` driven from this thread, for ``url``."""
     options: dict[str, Any] = {"request_timeout_s": CALL_TIMEOUT_S, "server_id": "conformance"}
     if transport_kind == "async":
-        return BlockingAsyncClient(lambda: mcpstream.AsyncClient(url, **options))
-    return mcpstream.Client(url, **options)
+        return BlockingAsyncClient(
+            lambda: mcpstream.AsyncClient(url, **options, http_client=host_http_client(True))
+        )
+    return mcpstream.Client(url, **options, http_client=host_http_client(False))
 
 
 def run(url: str, scenario: str, transport_kind: str) -> None:
@@ -628,7 +651,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return fail(scenario, f"{TRANSPORT_ENV} must be sync or async", EXIT_USAGE)
     print(
         f"conformance client: scenario={scenario} transport={args.transport} "
-        f"backend={codec.BACKEND} url={args.url}",
+        f"backend={codec.BACKEND} http_client={os.environ.get(HTTP_CLIENT_ENV) or 'own'} "
+        f"url={args.url}",
         file=sys.stderr,
         flush=True,
     )

@@ -389,6 +389,10 @@ SCENARIOS = (
     *SKILLS_SCENARIOS,
 )
 RUNS = [(scenario, wire) for scenario in SCENARIOS for wire in wires(scenario)]
+HTTPX2_WIRES = (MODERN, "2025-11-25")
+HTTPX2_RUNS = [(s, w) for s, w in RUNS if w.spec_version in HTTPX2_WIRES and not w.force]
+"""The runs over a host's ``httpx2`` client: every scenario of each era (the stateless one and
+the handshake era of 2025-11-25), with the native backend."""
 
 
 def selected_backends() -> tuple[str, ...]:
@@ -463,10 +467,33 @@ def describe(check: dict[str, Any]) -> str:
 def test_conformance_scenario(
     scenario: Scenario, wire: Wire, backend: str, transport: str, tmp_path: Path
 ) -> None:
+    run_scenario(scenario, wire, backend, transport, "own", tmp_path)
+
+
+@pytest.mark.parametrize("transport", ["sync", "async"])
+@pytest.mark.parametrize(
+    ("scenario", "wire"),
+    HTTPX2_RUNS,
+    ids=[f"{scenario.name}@{wire.label}" for scenario, wire in HTTPX2_RUNS],
+)
+def test_conformance_scenario_over_a_host_httpx2_client(
+    scenario: Scenario, wire: Wire, transport: str, tmp_path: Path
+) -> None:
+    run_scenario(scenario, wire, "native", transport, "httpx2", tmp_path)
+
+
+def run_scenario(
+    scenario: Scenario, wire: Wire, backend: str, transport: str, http_client: str, tmp_path: Path
+) -> None:
+    """Run ``scenario`` on ``wire`` with the client on ``backend`` and ``transport`` over
+    ``http_client`` (``own``: the transport's; ``httpx2``: a host's), and check the outcome."""
     env = dict(os.environ)
     env["MCPSTREAM_BACKEND"] = backend
     env["MCPSTREAM_CONFORMANCE_TRANSPORT"] = transport
     env.pop("MCP_CONFORMANCE_SCENARIO", None)
+    env.pop("MCPSTREAM_CONFORMANCE_HTTP_CLIENT", None)
+    if http_client != "own":
+        env["MCPSTREAM_CONFORMANCE_HTTP_CLIENT"] = http_client
     run = subprocess.run(
         suite_command(scenario, wire, tmp_path),
         cwd=REPO_ROOT,
@@ -480,8 +507,9 @@ def test_conformance_scenario(
     output = run.stdout + run.stderr
     checks, client_stderr = read_results(tmp_path)
 
-    # The client really ran with the backend and transport under test.
-    assert f"transport={transport} backend={backend}" in client_stderr, client_stderr
+    # The client really ran with the backend, transport and HTTP client under test.
+    ran_with = f"transport={transport} backend={backend} http_client={http_client}"
+    assert ran_with in client_stderr, client_stderr
 
     problems = [describe(c) for c in checks if c.get("status") in ("FAILURE", "WARNING")]
     # A check id may be recorded more than once (once per request it watched): it must have

@@ -10,14 +10,22 @@ from typing import Any
 import pytest
 
 from tests.oauth.conftest import config_dir
-from tests.transport.conftest import event_loop_thread, make_transport, transport_kind
+from tests.transport.conftest import (
+    client_stack,
+    event_loop_thread,
+    host_httpx2_client,
+    make_transport,
+    transport_kind,
+)
 
 from .server import HostileServer, Route
 
 __all__ = [
     "Serve",
+    "client_stack",
     "config_dir",
     "event_loop_thread",
+    "host_httpx2_client",
     "hostile",
     "make_transport",
     "transport_kind",

@@ -3,6 +3,7 @@ real MCP server protected by it."""
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,9 +71,13 @@ def protected_mcp(
         server.stop()
 
 
-@pytest.fixture
-def http_client() -> Iterator[httpx.Client]:
-    with httpx.Client() as client:
+@pytest.fixture(params=["httpx", "httpx2"])
+def http_client(request: pytest.FixtureRequest) -> Iterator[httpx.Client]:
+    """The test's HTTP client, which the sessions and redirect handlers run over: an
+    ``httpx.Client``, then an ``httpx2.Client`` (the OAuth flows speak httpx; the driver
+    translates)."""
+    module = importlib.import_module(request.param)
+    with module.Client() as client:
         yield client
 
 

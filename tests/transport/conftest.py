@@ -5,6 +5,13 @@ The codec backend is chosen for the whole run by ``MCPSTREAM_BACKEND`` (``python
 ``transport_kind`` fixture runs every test that uses ``make_transport`` with the sync and the
 async transport; the async one is driven through ``AsyncFacade`` on a background event loop, so
 one test body serves both.
+
+``client_stack`` runs them again over a host's ``httpx2`` client: ``own`` is the client the
+transport makes (httpx), ``httpx2`` one ``httpx2.Client`` (or ``AsyncClient``) of the test's,
+shared by every transport the test makes, as a host would share its client.
+``MCPSTREAM_TEST_CLIENT_STACKS`` (a comma-separated list) picks some of them. Tests of what only
+the transport's own client does (its fast paths, its GET stream's own client) are marked
+``own_client`` and run with ``own`` alone (deselected otherwise, not skipped).
 """
 
 from __future__ import annotations
@@ -146,12 +153,57 @@ def transport_kind(request: pytest.FixtureRequest) -> str:
 MakeTransport = Callable[..., Any]
 
 
+CLIENT_STACKS = ("own", "httpx2")
+
+
+def selected_client_stacks() -> tuple[str, ...]:
+    """The client stacks under test (``MCPSTREAM_TEST_CLIENT_STACKS``, default both)."""
+    raw = os.environ.get("MCPSTREAM_TEST_CLIENT_STACKS", "")
+    chosen = tuple(name.strip() for name in raw.split(",") if name.strip())
+    unknown = set(chosen) - set(CLIENT_STACKS)
+    if unknown:
+        raise pytest.UsageError(f"MCPSTREAM_TEST_CLIENT_STACKS: unknown {sorted(unknown)}")
+    return chosen or CLIENT_STACKS
+
+
+@pytest.fixture(params=selected_client_stacks())
+def client_stack(request: pytest.FixtureRequest) -> str:
+    """Whose HTTP client the transports of ``make_transport`` use (see the module)."""
+    return str(request.param)
+
+
+@pytest.fixture
+def host_httpx2_client(transport_kind: str, event_loop_thread: EventLoopThread) -> Iterator[Any]:
+    """One ``httpx2`` client of the kind of the test's transports, closed after the test."""
+    import httpx2
+
+    if transport_kind == "sync":
+        client: Any = httpx2.Client()
+        yield client
+        client.close()
+        return
+
+    async def build() -> httpx2.AsyncClient:
+        return httpx2.AsyncClient()
+
+    aclient = event_loop_thread.run(build())
+    yield aclient
+    event_loop_thread.run(aclient.aclose())
+
+
 @pytest.fixture
 def make_transport(
-    transport_kind: str, event_loop_thread: EventLoopThread, tmp_path: Path
+    transport_kind: str,
+    client_stack: str,
+    event_loop_thread: EventLoopThread,
+    tmp_path: Path,
+    request: pytest.FixtureRequest,
 ) -> Iterator[MakeTransport]:
-    """Build transports of the current kind for ``url``; all are closed after the test."""
+    """Build transports of the current kind for ``url``, on the current ``client_stack`` (a
+    ``client`` given by the test wins); all are closed after the test."""
     made: list[Any] = []
+    if client_stack == "httpx2":
+        host_client = request.getfixturevalue("host_httpx2_client")
 
     def make(
         url: str,
@@ -163,6 +215,8 @@ def make_transport(
         server = ResolvedMcpServer(
             id="test", url=url, headers=headers or {}, call_timeout_s=call_timeout_s
         )
+        if client_stack == "httpx2":
+            kwargs.setdefault("client", host_client)
         transport: Any
         if transport_kind == "sync":
             transport = McpHttpTransport(server=server, workspace_root=tmp_path, **kwargs)

@@ -15,6 +15,7 @@ import certifi
 import pytest
 from mcpstream._http import httpx_clients, sync
 from mcpstream._http.httpx_clients import LazySSLContext, shared_ssl_context
+from mcpstream._http.stack import stack_of
 from mcpstream.errors import McpHttpTransportTimeoutError
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
@@ -61,6 +62,7 @@ def _sse_answers(*, before: int = 0, pause_s: float = 0.0) -> Any:
     return handler
 
 
+@pytest.mark.own_client
 def test_an_http_session_never_loads_a_ca_bundle(
     make_transport: Any, fault_server: FaultServer, fresh_contexts: dict[Any, LazySSLContext]
 ) -> None:
@@ -129,6 +131,7 @@ def test_a_longer_answer_is_read_on_by_a_reader_thread(
     assert len(pumps) == 1
 
 
+@pytest.mark.own_client
 def test_a_stalled_small_answer_still_ends_at_the_deadline(
     make_transport: Any, fault_server: FaultServer, pumps: list[object]
 ) -> None:
@@ -190,7 +193,7 @@ def test_the_request_headers_replace_the_client_defaults_of_the_same_name() -> N
     headers = {"Accept": "text/event-stream", "User-Agent": "mcpstream/test"}
     with make_client() as client:
         request = HttpRequest("GET", "http://127.0.0.1:9/mcp", headers, timeout_s=5.0)
-        direct = wire._direct_request(client, request, None)
+        direct = wire._direct_request(client, stack_of(client), request, None)
         built = wire.build_request(client, request)
     assert direct is not None
     names = [name.lower() for name, _ in direct.headers.raw]

@@ -591,6 +591,7 @@ def test_close_without_a_session_sends_no_delete_and_ignores_delete_failures(
     assert with_session.closed
 
 
+@pytest.mark.own_client
 def test_close_is_prompt_while_the_get_stream_waits_for_its_answer(
     make_transport: Any,
     fault_server: FaultServer,

@@ -56,7 +56,8 @@ class AsyncMcpHttpTransport(
 ):
     """An asyncio MCP client transport over Streamable HTTP (MCP 2025-11-25).
 
-    Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient``.
+    Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient`` or an
+    ``httpx2.AsyncClient``.
     ``server_request_handler`` may return its result or an awaitable of it, and
     ``oauth_redirect_handler`` may be async (``AsyncHeadlessRedirectHandler``) or blocking (run in
     a worker thread). Use it from one event loop; ``close`` (or ``async with``) ends the GET
@@ -74,7 +75,7 @@ class AsyncMcpHttpTransport(
     """
 
     def _make_client(self) -> httpx.AsyncClient:
-        return make_async_client()
+        return make_async_client(self._stack)
 
     def _resolve_auth(
         self,
@@ -261,9 +262,9 @@ class AsyncMcpHttpTransport(
         try:
             async with asyncio.timeout(timeout_s):
                 response = await wire.asend(ex.client, request)
-        except TimeoutError as exc:  # before HTTP_ERRORS, which has OSError, its base
+        except TimeoutError as exc:  # before http_errors(), which has OSError, its base
             return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
-        except wire.HTTP_ERRORS as exc:
+        except wire.http_errors() as exc:
             return wire.failure(exc)
         ex.open(response, time.monotonic() + timeout_s)
         head = wire.head(response)

@@ -45,7 +45,7 @@ async def read_limited(chunks: AsyncIterator[bytes], limit: int, deadline: float
     snippets); never raises."""
     snippet = wire.Snippet(limit)
     wait_s = None if deadline is None else max(deadline - time.monotonic(), 0.0)
-    with contextlib.suppress(*wire.HTTP_ERRORS):  # the timeout's TimeoutError is an OSError
+    with contextlib.suppress(*wire.http_errors()):  # the timeout's TimeoutError is an OSError
         async with asyncio.timeout(wait_s):
             await _fill(snippet, chunks)
     return snippet.data  # what arrived, also when the read failed or ran out of time
@@ -75,5 +75,5 @@ async def within(wait_s: float | None, read: Awaitable[bytes]) -> bytes | s.Outc
         return s.Idle(time.monotonic())
     except StopAsyncIteration:
         return s.BodyEnd(time.monotonic())
-    except wire.HTTP_ERRORS as exc:
+    except wire.http_errors() as exc:
         return wire.failure(exc)

@@ -16,7 +16,8 @@ the small writes of a request are held to leave in one send, before the next rea
 bounded: reading from the socket pauses while it holds more than ``BUFFER_BYTES``. A write waits
 while the transport's send buffer is above its high-water mark.
 
-Errors are httpcore's, as its backends raise them: ``ConnectError``/``ConnectTimeout`` for
+Errors are httpcore's (httpcore2's for a pool of httpx2: the backend is told which core it
+serves), as its backends raise them: ``ConnectError``/``ConnectTimeout`` for
 connecting and the TLS handshake, ``ReadError``/``ReadTimeout`` and ``WriteError``/
 ``WriteTimeout`` for the I/O. A read at the end of the stream returns ``b""``. A connect or TLS
 handshake that fails or is cancelled leaves no socket open; ``aclose`` aborts the connection at
@@ -72,8 +73,10 @@ class _Protocol(asyncio.Protocol):
     """What asyncio's transport delivers, kept for the stream's reads; the state of the
     connection (end of stream, its error, writing paused) for its reads and writes."""
 
-    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+    def __init__(self, loop: asyncio.AbstractEventLoop, core: Any) -> None:
         self.loop = loop
+        self.core = core
+        """The httpcore module whose exceptions the streams raise (httpcore or httpcore2)."""
         self.transport: asyncio.Transport | None = None
         """The transport reading is paused and resumed on (the TLS one after ``start_tls``)."""
         self.chunks: collections.deque[bytes] = collections.deque()
@@ -188,12 +191,12 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         protocol = self._protocol
         if not protocol.size:
             if self._closed:
-                raise httpcore.ReadError("the stream is closed")
+                raise protocol.core.ReadError("the stream is closed")
             if not protocol.eof and not await protocol.wait_readable(timeout):
-                raise httpcore.ReadTimeout("no data within the read timeout")
+                raise protocol.core.ReadTimeout("no data within the read timeout")
             if not protocol.size:
                 if protocol.error is not None:
-                    raise httpcore.ReadError(protocol.error) from protocol.error
+                    raise protocol.core.ReadError(protocol.error) from protocol.error
                 return b""
         data = protocol.take(asked)
         self._ask = next_ask(asked, data)
@@ -207,14 +210,14 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         protocol = self._protocol
         if self._closed or protocol.lost or self._transport.is_closing():
             error = protocol.error
-            raise httpcore.WriteError(error or "the connection is closed") from error
+            raise protocol.core.WriteError(error or "the connection is closed") from error
         self._transport.write(data)
         while protocol.writing_paused and not protocol.lost:
             if not await protocol.wait_drained(timeout):
-                raise httpcore.WriteTimeout("the send buffer did not drain within the timeout")
+                raise protocol.core.WriteTimeout("the send buffer did not drain within the timeout")
         if protocol.lost:  # while waiting for the send buffer to drain
             error = protocol.error
-            raise httpcore.WriteError(error or "the connection closed") from error
+            raise protocol.core.WriteError(error or "the connection closed") from error
 
     async def aclose(self) -> None:
         self._closed = True
@@ -236,9 +239,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
                 )
         except BaseException as exc:
             self._transport.abort()
-            _raise_connect_error(exc)
+            _raise_connect_error(exc, protocol.core)
         if transport is None:  # asyncio's annotation allows it; it never returns None
-            raise httpcore.ConnectError("the TLS handshake gave no transport")
+            raise protocol.core.ConnectError("the TLS handshake gave no transport")
         protocol.transport, protocol.tls = transport, True
         return AsyncioStream(protocol, protocol.transport)
 
@@ -260,17 +263,24 @@ _EXTRA_INFO = {
 """httpcore's names of a stream's extra information, and asyncio's."""
 
 
-def _raise_connect_error(exc: BaseException) -> NoReturn:
-    """Raise ``exc`` (of connecting or a TLS handshake) as httpcore's backends do."""
+def _raise_connect_error(exc: BaseException, core: Any) -> NoReturn:
+    """Raise ``exc`` (of connecting or a TLS handshake) as the backends of ``core`` (the
+    httpcore module) do."""
     if isinstance(exc, TimeoutError):  # before OSError, of which it is one
-        raise httpcore.ConnectTimeout(exc) from exc
+        raise core.ConnectTimeout(exc) from exc
     if isinstance(exc, OSError | ssl.SSLError):
-        raise httpcore.ConnectError(exc) from exc
+        raise core.ConnectError(exc) from exc
     raise exc
 
 
 class AsyncioBackend(httpcore.AsyncNetworkBackend):
-    """httpcore's async network backend interface, on the running asyncio loop."""
+    """httpcore's async network backend interface, on the running asyncio loop.
+
+    ``core``: the httpcore module of the pool the backend serves (``httpcore``, the default, or
+    ``httpcore2``), whose exceptions its streams raise (each pool maps only its own)."""
+
+    def __init__(self, core: Any = httpcore) -> None:
+        self._core = core
 
     async def connect_tcp(
         self,
@@ -289,6 +299,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
             ),
             timeout,
             socket_options,
+            self._core,
         )
 
     async def connect_unix_socket(
@@ -303,6 +314,7 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
             lambda protocol: loop.create_unix_connection(lambda: protocol, path),
             timeout,
             socket_options,
+            self._core,
         )
 
     async def sleep(self, seconds: float) -> None:
@@ -314,20 +326,21 @@ async def _connect(
     create: Any,
     timeout: float | None,
     socket_options: Iterable[httpcore.SOCKET_OPTION] | None,
+    core: Any,
 ) -> AsyncioStream:
     """A stream over the connection ``create(protocol)`` makes (asyncio closes the socket of
     one that fails or is cancelled), with ``socket_options`` set."""
-    protocol = _Protocol(loop)
+    protocol = _Protocol(loop, core)
     try:
         async with asyncio.timeout(timeout):
             transport, _ = await create(protocol)
     except BaseException as exc:
-        _raise_connect_error(exc)
+        _raise_connect_error(exc, core)
     try:
         sock: socket.socket = transport.get_extra_info("socket")
         for option in socket_options or ():
             sock.setsockopt(*option)
     except BaseException as exc:
         transport.abort()
-        _raise_connect_error(exc)
+        _raise_connect_error(exc, core)
     return AsyncioStream(protocol, transport)

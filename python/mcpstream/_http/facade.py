@@ -40,12 +40,25 @@ from .core.modern import (
 )
 from .core.relay import Relay
 from .core.steps import Flow
+from .stack import HttpStack, StackName, stack_named, stack_of
 
 ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
 AuthT = TypeVar("AuthT", bound=StoredCredentials)
 HandlerT = TypeVar("HandlerT")
 RedirectT = TypeVar("RedirectT")
 CallbackT = TypeVar("CallbackT")
+
+
+def _resolve_stack(client: object, http_stack: str | None) -> HttpStack:
+    """The stack of a transport: that of the host's ``client`` when one is given (an
+    ``http_stack`` naming another is a ``ValueError``), else the one ``http_stack`` names
+    (httpx by default)."""
+    if client is None:
+        return stack_named(http_stack)
+    stack = stack_of(client)
+    if http_stack is not None and stack_named(http_stack) is not stack:
+        raise ValueError(f"http_stack={http_stack!r} but the client given is {stack.name}'s")
+    return stack
 
 
 class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT]):
@@ -70,8 +83,10 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         oauth_redirect_handler: RedirectT | None = None,
         connect_timeout_s: float | None = None,
         on_notification: CallbackT | None = None,
+        http_stack: StackName | None = None,
     ) -> None:
         """See the transport's class."""
+        self._stack: HttpStack = _resolve_stack(client, http_stack)
         self._protocol = McpHttpProtocol(
             server,
             max_event_bytes=max_event_bytes,
@@ -118,6 +133,12 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         )
 
     # -- state ---------------------------------------------------------------------------------
+
+    @property
+    def http_stack(self) -> str:
+        """The line of httpx the transport runs on: ``"httpx"`` or ``"httpx2"`` (that of the
+        host's client, or the one ``http_stack`` asked for)."""
+        return self._stack.name
 
     @property
     def closed(self) -> bool:

@@ -37,6 +37,7 @@ httpx's client is not built that way (another httpx version), it is left as it i
 
 from __future__ import annotations
 
+import functools
 import os
 import ssl
 import sys
@@ -44,8 +45,10 @@ import threading
 import time
 import urllib.request
 import weakref
+from collections.abc import Callable
 from contextvars import ContextVar
-from typing import Any, TypeVar
+from types import FrameType
+from typing import Any
 
 import httpcore
 import httpx
@@ -53,13 +56,16 @@ import sniffio
 
 from .asyncio_backend import AsyncioBackend
 from .large_reads import COALESCE_BYTES, LARGE_READ_BYTES, READ_BYTES, HeldWrites, next_ask
+from .stack import HTTPX, HttpStack
 
 __all__ = [
     "COALESCE_BYTES",
     "LARGE_READ_BYTES",
     "READ_BYTES",
+    "DeadlineStream",
     "LargeReadStream",
     "LazySSLContext",
+    "deadline_trace",
     "direct_transport",
     "io_deadline",
     "large_read_stream",
@@ -176,17 +182,19 @@ def _bounded(timeout: float | None, expired: type[Exception]) -> float | None:
 
 class LargeReadStream(httpcore.NetworkStream):
     """A network stream whose reads ask for at least ``READ_BYTES``, whose small writes leave
-    together (``HeldWrites``), and whose every I/O obeys the ``io_deadline``."""
+    together (``HeldWrites``), and whose every I/O obeys the ``io_deadline`` (raising the
+    timeouts of ``core``, the httpcore module of its pool: httpcore or httpcore2)."""
 
-    def __init__(self, stream: httpcore.NetworkStream) -> None:
+    def __init__(self, stream: httpcore.NetworkStream, core: Any = httpcore) -> None:
         self._stream = stream
+        self._core = core
         self._held = HeldWrites()
         self._ask = READ_BYTES
 
     def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
         if self._held.size:
-            self._stream.write(self._held.take(), _bounded(timeout, httpcore.WriteTimeout))
-        timeout = _bounded(timeout, httpcore.ReadTimeout)
+            self._stream.write(self._held.take(), _bounded(timeout, self._core.WriteTimeout))
+        timeout = _bounded(timeout, self._core.ReadTimeout)
         asked = max(max_bytes, self._ask)
         data = self._stream.read(asked, timeout)
         self._ask = next_ask(asked, data)
@@ -194,7 +202,7 @@ class LargeReadStream(httpcore.NetworkStream):
 
     def write(self, buffer: bytes, timeout: float | None = None) -> None:
         if (data := self._held.hold(buffer)) is not None:
-            self._stream.write(data, _bounded(timeout, httpcore.WriteTimeout))
+            self._stream.write(data, _bounded(timeout, self._core.WriteTimeout))
 
     def close(self) -> None:
         self._stream.close()
@@ -205,28 +213,104 @@ class LargeReadStream(httpcore.NetworkStream):
         server_hostname: str | None = None,
         timeout: float | None = None,
     ) -> httpcore.NetworkStream:
-        timeout = _bounded(timeout, httpcore.ConnectTimeout)
-        return LargeReadStream(self._stream.start_tls(ssl_context, server_hostname, timeout))
+        timeout = _bounded(timeout, self._core.ConnectTimeout)
+        stream = self._stream.start_tls(ssl_context, server_hostname, timeout)
+        return LargeReadStream(stream, self._core)
 
     def get_extra_info(self, info: str) -> object:
         return self._stream.get_extra_info(info)
 
 
-class _LargeReadBackend(httpcore.NetworkBackend):
-    """httpcore's sync backend, with streams that read in large pieces."""
+class DeadlineStream(httpcore.NetworkStream):
+    """The network stream of a connection of a host's sync client, as it is (its reads and
+    writes unchanged), except that every I/O obeys the ``io_deadline``: installed by the
+    ``trace`` of ``deadline_trace`` so that a server trickling its head a byte at a time cannot
+    stretch a call past its timeout on a host's client either. Without a deadline (the host's
+    own requests on the connection) it only passes every call on."""
 
-    def __init__(self) -> None:
-        self._backend = httpcore.SyncBackend()
+    def __init__(self, stream: httpcore.NetworkStream, core: Any) -> None:
+        self._stream = stream
+        self._core = core
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        return self._stream.read(max_bytes, _bounded(timeout, self._core.ReadTimeout))
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        self._stream.write(buffer, _bounded(timeout, self._core.WriteTimeout))
+
+    def close(self) -> None:
+        self._stream.close()
+
+    def start_tls(
+        self,
+        ssl_context: ssl.SSLContext,
+        server_hostname: str | None = None,
+        timeout: float | None = None,
+    ) -> httpcore.NetworkStream:
+        timeout = _bounded(timeout, self._core.ConnectTimeout)
+        stream = self._stream.start_tls(ssl_context, server_hostname, timeout)
+        return DeadlineStream(stream, self._core)
+
+    def get_extra_info(self, info: str) -> object:
+        return self._stream.get_extra_info(info)
+
+
+_TRACE_FRAMES = 5
+"""How far up from the ``trace`` callback the HTTP/1.1 connection's ``handle_request`` is
+looked for (the callback, ``Trace.trace``, ``Trace.__enter__``, then it)."""
+
+
+@functools.cache
+def deadline_trace(stack: HttpStack) -> Callable[[str, dict[str, Any]], None] | None:
+    """The ``trace`` request extension that puts a ``DeadlineStream`` under the HTTP/1.1
+    connection carrying a request of a host's sync client on ``stack`` (once per connection,
+    when it starts sending the request's head), or None where the stack's core or h11 is not
+    a version this was written for (each read of the head is then bounded by the read timeout,
+    not the whole wait).
+
+    httpcore gives the callback no handle on the connection: it is the ``self`` of the frame
+    of ``HTTP11Connection.handle_request`` that announces ``send_request_headers``, checked to
+    be exactly the core's class and to hold a network stream."""
+    if not stack.hooks_fit:
+        return None
+    core = stack.httpcore
+    connection_type = core.HTTP11Connection
+
+    def trace(event: str, info: dict[str, Any]) -> None:
+        if event != "http11.send_request_headers.started":
+            return
+        frame: FrameType | None = sys._getframe(1)
+        for _ in range(_TRACE_FRAMES):
+            if frame is None:
+                return
+            connection: Any = frame.f_locals.get("self")
+            if type(connection) is connection_type:
+                stream = getattr(connection, "_network_stream", None)
+                if stream is not None and type(stream) is not DeadlineStream:
+                    connection._network_stream = DeadlineStream(stream, core)
+                return
+            frame = frame.f_back
+
+    return trace
+
+
+class _LargeReadBackend(httpcore.NetworkBackend):
+    """The sync backend of ``core`` (httpcore or httpcore2), with streams that read in large
+    pieces."""
+
+    def __init__(self, core: Any = httpcore) -> None:
+        self._core = core
+        self._backend = core.SyncBackend()
 
     # The arguments are httpcore's, passed on as they are (the timeout bounded: httpcore
     # passes it by keyword).
     def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
-        kwargs["timeout"] = _bounded(kwargs.get("timeout"), httpcore.ConnectTimeout)
-        return LargeReadStream(self._backend.connect_tcp(*args, **kwargs))
+        kwargs["timeout"] = _bounded(kwargs.get("timeout"), self._core.ConnectTimeout)
+        return LargeReadStream(self._backend.connect_tcp(*args, **kwargs), self._core)
 
     def connect_unix_socket(self, *args: Any, **kwargs: Any) -> httpcore.NetworkStream:
-        kwargs["timeout"] = _bounded(kwargs.get("timeout"), httpcore.ConnectTimeout)
-        return LargeReadStream(self._backend.connect_unix_socket(*args, **kwargs))
+        kwargs["timeout"] = _bounded(kwargs.get("timeout"), self._core.ConnectTimeout)
+        return LargeReadStream(self._backend.connect_unix_socket(*args, **kwargs), self._core)
 
     def sleep(self, seconds: float) -> None:
         self._backend.sleep(seconds)
@@ -266,13 +350,14 @@ class _AsyncLargeReadStream(httpcore.AsyncNetworkStream):
 
 
 class _AsyncLargeReadBackend(httpcore.AsyncNetworkBackend):
-    """The asyncio backend (``AsyncioBackend``) under asyncio; elsewhere (trio) httpcore's anyio
-    backend, with streams that read in large pieces. Which one is decided on each connect, as
-    httpcore's own backend does (a client may be made outside any event loop)."""
+    """The asyncio backend (``AsyncioBackend``) under asyncio; elsewhere (trio) the anyio
+    backend of ``core`` (httpcore or httpcore2), with streams that read in large pieces. Which
+    one is decided on each connect, as httpcore's own backend does (a client may be made
+    outside any event loop)."""
 
-    def __init__(self) -> None:
-        self._asyncio = AsyncioBackend()
-        self._backend = httpcore.AnyIOBackend()
+    def __init__(self, core: Any = httpcore) -> None:
+        self._asyncio = AsyncioBackend(core)
+        self._backend = core.AnyIOBackend()
 
     # The arguments are httpcore's, passed on as they are.
     async def connect_tcp(self, *args: Any, **kwargs: Any) -> httpcore.AsyncNetworkStream:
@@ -299,8 +384,6 @@ def _pool_settings(ssl_context: ssl.SSLContext) -> dict[str, Any]:
     }
 
 
-ClientT = TypeVar("ClientT", httpx.Client, httpx.AsyncClient)
-
 _DIRECT: weakref.WeakKeyDictionary[httpx.Client | httpx.AsyncClient, Any] = (
     weakref.WeakKeyDictionary()
 )
@@ -319,44 +402,83 @@ def large_read_stream(response: httpx.Response) -> LargeReadStream | None:
     return stream if isinstance(stream, LargeReadStream) else None
 
 
+_STACK_CONTEXTS: dict[tuple[str, str | None, str | None], ssl.SSLContext] = {}
+
+
+def _ssl_context(stack: HttpStack) -> ssl.SSLContext:
+    """The SSL context of the clients made here on ``stack``: on httpx the lazily loaded one
+    (``shared_ssl_context``, certifi's bundle as httpx); on httpx2 the context httpcore2 makes
+    by default (the system's trust store, as httpx2), made once per process and CA setting of
+    the environment (httpx2 reads the same two variables). It is not lazy: httpx2's trust
+    store is the platform's (``truststore`` on Windows and macOS), which a lazy twin would have
+    to copy."""
+    if stack.httpcore is httpcore:
+        return shared_ssl_context()
+    cafile = os.environ.get("SSL_CERT_FILE") or None
+    capath = None if cafile else os.environ.get("SSL_CERT_DIR") or None
+    key = (stack.name, cafile, capath)
+    context = _STACK_CONTEXTS.get(key)
+    if context is None:
+        with _SHARED_LOCK:
+            context = _STACK_CONTEXTS.get(key)
+            if context is None:
+                context = _STACK_CONTEXTS[key] = stack.httpcore.default_ssl_context()
+    return context
+
+
 def _reading_in_large_pieces(
-    client_type: type[ClientT], transport_type: type[Any], pool_type: type[Any], backend: object
-) -> ClientT:
-    """A default client of ``client_type`` whose pool (of ``pool_type``, in its default
-    transport of ``transport_type``) is replaced by one with ``backend``; left as httpx built it
-    where httpx builds it another way.
+    stack: HttpStack, asynchronous: bool, backend: Callable[[Any], object]
+) -> Any:
+    """A default client of ``stack`` (its ``AsyncClient`` when ``asynchronous``) whose pool
+    (in its default transport) is replaced by one with ``backend(core)``; left as the stack
+    built it where it builds it another way, or where its core or h11 is not a version the
+    replacement was written for (``HttpStack.hooks_fit``).
 
     Without proxies in the environment the client is given its transport (which httpx would
     have made the same way, with the same context and limits), so that it is known to carry
     every request; with proxies, httpx makes its transports itself (one per proxy)."""
-    ssl_context = shared_ssl_context()
+    module, core = stack.httpx, stack.httpcore
+    pool_type: Any
+    if asynchronous:
+        client_type, transport_type = module.AsyncClient, module.AsyncHTTPTransport
+        pool_type = core.AsyncConnectionPool
+    else:
+        client_type, transport_type = module.Client, module.HTTPTransport
+        pool_type = core.ConnectionPool
+    ssl_context = _ssl_context(stack)
+    limits = module.Limits(
+        max_connections=_LIMITS.max_connections,
+        max_keepalive_connections=_LIMITS.max_keepalive_connections,
+        keepalive_expiry=_LIMITS.keepalive_expiry,
+    )
     direct = not urllib.request.getproxies()
     if direct:
         client = client_type(
-            follow_redirects=False, transport=transport_type(verify=ssl_context, limits=_LIMITS)
+            follow_redirects=False, transport=transport_type(verify=ssl_context, limits=limits)
         )
     else:
         client = client_type(follow_redirects=False, verify=ssl_context)
+    if not stack.hooks_fit:
+        return client
     transport: Any = getattr(client, "_transport", None)
-    if type(transport) is transport_type and type(getattr(transport, "_pool", None)) is pool_type:
-        transport._pool = pool_type(network_backend=backend, **_pool_settings(ssl_context))
+    current: Any = getattr(transport, "_pool", None)
+    if type(transport) is transport_type and type(current) is pool_type:
+        pool = type(current)(network_backend=backend(core), **_pool_settings(ssl_context))
+        transport._pool = pool
         if direct:
             _DIRECT[client] = transport
     return client
 
 
-def make_client() -> httpx.Client:
-    """httpx's default ``Client`` (redirects not followed), reading in large pieces."""
-    return _reading_in_large_pieces(
-        httpx.Client, httpx.HTTPTransport, httpcore.ConnectionPool, _LargeReadBackend()
-    )
+def make_client(stack: HttpStack = HTTPX) -> httpx.Client:
+    """The default ``Client`` of ``stack`` (redirects not followed), reading in large pieces
+    (an ``httpx2.Client`` on the httpx2 stack: the annotation is httpx's, whose API it has)."""
+    client: httpx.Client = _reading_in_large_pieces(stack, False, _LargeReadBackend)
+    return client
 
 
-def make_async_client() -> httpx.AsyncClient:
-    """httpx's default ``AsyncClient`` (redirects not followed), reading in large pieces."""
-    return _reading_in_large_pieces(
-        httpx.AsyncClient,
-        httpx.AsyncHTTPTransport,
-        httpcore.AsyncConnectionPool,
-        _AsyncLargeReadBackend(),
-    )
+def make_async_client(stack: HttpStack = HTTPX) -> httpx.AsyncClient:
+    """The default ``AsyncClient`` of ``stack`` (redirects not followed), reading in large
+    pieces."""
+    client: httpx.AsyncClient = _reading_in_large_pieces(stack, True, _AsyncLargeReadBackend)
+    return client

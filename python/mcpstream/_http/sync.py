@@ -30,7 +30,8 @@ from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
-from .httpx_clients import io_deadline, large_read_stream, make_client
+from .httpx_clients import deadline_trace, io_deadline, large_read_stream, make_client
+from .stack import stack_of
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
 __all__ = ["McpHttpTransport", "NotificationCallback"]
@@ -59,9 +60,12 @@ class McpHttpTransport(
 
     ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
     ``call_timeout_s``). ``workspace_root``: the host's workspace. ``client``: an
-    ``httpx.Client`` to use (the transport closes only a client it created itself; with a
-    host's client, ``close`` waits for a GET stream the server has not answered yet, 10 s at
-    most, while a transport that made its client ends that GET at once).
+    ``httpx.Client`` or an ``httpx2.Client`` to use (the transport closes only a client it
+    created itself; with a host's client, ``close`` waits for a GET stream the server has not
+    answered yet, 10 s at most, while a transport that made its client ends that GET at once).
+    ``http_stack``: the line of httpx of the client the transport makes when given none,
+    ``"httpx"`` (the default) or ``"httpx2"`` (needs ``mcpstream[httpx2]``); a host's client
+    brings its own (see ``http_stack``, the property).
     ``server_request_handler`` answers server-initiated requests such as ``elicitation/create``,
     with ``server_request_context`` passed to it (a context naming this server is made when none
     is given). Beyond the reference: ``max_event_bytes`` caps one SSE event (``None``: no cap),
@@ -76,9 +80,12 @@ class McpHttpTransport(
     ``connect_timeout_s`` bounds establishing each HTTP connection (TCP and TLS), so that an
     unreachable server fails fast while a call's ``timeout_s`` stays its end-to-end deadline;
     ``None`` (the default) bounds connecting by the call's deadline alone. Deadlines hold end to
-    end (connect, TLS, the wait for the head, every read) with the client the transport makes;
-    with a host's ``httpx.Client`` httpx bounds each read of the head by the time left, not the
-    whole wait.
+    end (connect, TLS, the wait for the head, every read) with the client the transport makes,
+    and with a host's ``httpx.Client`` or ``httpx2.Client`` on its default transport (the
+    HTTP/1.1 connection carrying a call is given a stream bounded by the call's deadline:
+    ``deadline_trace``); with a host's client on another transport, or on versions of
+    httpcore/httpcore2 and h11 that hook was not written for, each read of the head is bounded
+    by the time left, not the whole wait.
 
     Limits (see the README's table): ``max_event_bytes`` (64 MiB by default) is the byte budget
     of one SSE event and of one JSON body, counted after decompression (a larger
@@ -102,7 +109,7 @@ class McpHttpTransport(
     """
 
     def _make_client(self) -> httpx.Client:
-        return make_client()
+        return make_client(self._stack)
 
     def _resolve_auth(
         self, store: McpOAuthTokenStore | None, redirect_handler: McpOAuthRedirectHandler | None
@@ -186,7 +193,7 @@ class McpHttpTransport(
             listener = self._listener = Listener(
                 self._run,
                 ListenStream(self._protocol),
-                client=make_client() if self._owns_client else self._client,
+                client=make_client(self._stack) if self._owns_client else self._client,
                 owns_client=self._owns_client,
                 call_timeout_s=self.server.call_timeout_s,
             )
@@ -225,14 +232,18 @@ class McpHttpTransport(
     def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
         ex.release()
         listener = ex.listener
-        trace = listener.trace if listener is not None and listener.owns_client else None
+        trace: Callable[[str, dict[str, Any]], None] | None
+        if self._owns_client:
+            trace = listener.trace if listener is not None else None
+        else:  # a host's client: its connection obeys the deadline too, where it can
+            trace = deadline_trace(self._stack)
         extensions = {"trace": trace} if trace is not None else None
         request = with_dpop_proof(self._auth, step.request)
         deadline = time.monotonic() + request.timeout_s
         try:
             with io_deadline(deadline):
                 response = wire.send(ex.client, request, extensions)
-        except wire.HTTP_ERRORS as exc:
+        except wire.http_errors() as exc:
             return wire.failure(exc)
         ex.open(response, deadline)
         head = wire.head(response)
@@ -250,7 +261,7 @@ class McpHttpTransport(
                         return s.Idle(time.monotonic())
                     if body.full_with(chunk):
                         break
-        except wire.HTTP_ERRORS as exc:
+        except wire.http_errors() as exc:
             return wire.failure(exc)
         return s.Bytes(time.monotonic(), body.data)
 
@@ -262,7 +273,7 @@ class McpHttpTransport(
                 return s.Bytes(time.monotonic(), next(ex.chunks))
             except StopIteration:
                 return s.BodyEnd(time.monotonic())
-            except wire.HTTP_ERRORS as exc:
+            except wire.http_errors() as exc:
                 return wire.failure(exc)
         if ex.broken:
             # A read ran out of its wait, which ends the body: the flow's clock ends the stream.
@@ -295,10 +306,10 @@ class McpHttpTransport(
                 return s.Bytes(time.monotonic(), next(ex.chunks))
         except StopIteration:
             return s.BodyEnd(time.monotonic())
-        except httpx.ReadTimeout:
+        except stack_of(ex.client).httpx.ReadTimeout:
             ex.broken = True
             return s.Idle(time.monotonic())
-        except wire.HTTP_ERRORS as exc:
+        except wire.http_errors() as exc:
             return wire.failure(exc)
 
     def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:

@@ -175,7 +175,7 @@ def read_limited(chunks: Iterator[bytes], limit: int) -> bytes:
     """Read at most about ``limit`` bytes of a body's ``chunks`` (for error snippets); never
     raises."""
     snippet = wire.Snippet(limit)
-    with contextlib.suppress(*wire.HTTP_ERRORS):
+    with contextlib.suppress(*wire.http_errors()):
         for chunk in chunks:
             if snippet.full_with(chunk):
                 break

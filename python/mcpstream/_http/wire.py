@@ -1,6 +1,10 @@
 """What both drivers translate between the core's descriptions and httpx: requests and their
 timeouts, the head of an answer, bodies decoded within a byte budget, and failures of the HTTP
-stack."""
+stack.
+
+One layer serves httpx and httpx2 clients alike: what differs between them (the ``Timeout``,
+``Request`` and ``URL`` types, the exceptions) is looked up on the client's ``HttpStack``
+(``stack``); the annotations name httpx's classes, whose API httpx2's share."""
 
 from __future__ import annotations
 
@@ -16,9 +20,9 @@ import httpx
 from . import receive_buffer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 from .httpx_clients import direct_transport
+from .stack import HttpStack, failure_groups, http_errors, loaded_stacks, stack_of
 
 __all__ = [
-    "HTTP_ERRORS",
     "PIECE_BYTES",
     "BodyDecoder",
     "Snippet",
@@ -29,6 +33,7 @@ __all__ = [
     "callback_failed",
     "failure",
     "head",
+    "http_errors",
     "lift_read_timeout",
     "logger",
     "send",
@@ -36,8 +41,9 @@ __all__ = [
 
 logger = logging.getLogger("mcpstream.transport")
 
-HTTP_ERRORS = (httpx.HTTPError, httpx.StreamError, OSError)
-"""What sending a request or reading a body may raise, reported to a flow as ``Failed``."""
+# ``http_errors()`` (the stack's module): what sending a request or reading a body may raise, on
+# every stack in use, reported to a flow as ``Failed`` (``except wire.http_errors():`` is
+# evaluated only when something was raised).
 
 
 def build_request(
@@ -45,11 +51,9 @@ def build_request(
     request: HttpRequest,
     extensions: dict[str, Any] | None = None,
 ) -> httpx.Request:
-    """The httpx request for ``request`` (its timeouts as an ``httpx.Timeout``)."""
-    if request.connect_s is None:
-        timeout = httpx.Timeout(request.timeout_s)
-    else:
-        timeout = httpx.Timeout(request.timeout_s, connect=request.connect_s)
+    """The request of ``client`` for ``request`` (its timeouts as the ``Timeout`` of the
+    client's stack: httpx2 takes no ``httpx.Timeout``, nor httpx an ``httpx2.Timeout``)."""
+    timeout = stack_of(client).timeout(request.timeout_s, request.connect_s)
     return client.build_request(
         request.method,
         request.url,
@@ -69,6 +73,7 @@ def _timeouts(request: HttpRequest) -> dict[str, float | None]:
 
 def _direct_request(
     client: httpx.Client | httpx.AsyncClient,
+    stack: HttpStack,
     request: HttpRequest,
     extensions: dict[str, Any] | None,
 ) -> httpx.Request | None:
@@ -89,15 +94,18 @@ def _direct_request(
     given = {name.lower() for name in request.headers}
     headers = {name: value for name, value in client.headers.items() if name not in given}
     headers.update(request.headers)
-    return httpx.Request(
-        request.method, _url(url), headers=headers, content=request.body, extensions=ext
+    made: httpx.Request = stack.httpx.Request(
+        request.method, _url(stack, url), headers=headers, content=request.body, extensions=ext
     )
+    return made
 
 
 @functools.lru_cache(maxsize=64)
-def _url(url: str) -> httpx.URL:
-    """``url`` parsed once (``httpx.URL`` is immutable): a session sends every request to it."""
-    return httpx.URL(url)
+def _url(stack: HttpStack, url: str) -> httpx.URL:
+    """``url`` parsed once into the stack's ``URL`` (immutable): a session sends every request
+    to it."""
+    parsed: httpx.URL = stack.httpx.URL(url)
+    return parsed
 
 
 def _sent(
@@ -123,12 +131,13 @@ def send(
     flow (it has no auth), following redirects (it follows none), event hooks (it has none) and
     timing the response. The client's default headers, the timeouts, its connection pool (and
     TLS context) are kept; clients with proxies go through ``client.send``."""
-    direct = _direct_request(client, request, extensions)
+    stack = stack_of(client)
+    direct = _direct_request(client, stack, request, extensions)
     if direct is None:
         return client.send(build_request(client, request, extensions), stream=True)
     try:
         response = direct_transport(client).handle_request(direct)
-    except httpx.RequestError as exc:
+    except stack.httpx.RequestError as exc:
         exc.request = direct
         raise
     return _sent(client, response, direct)
@@ -138,12 +147,13 @@ async def asend(
     client: httpx.AsyncClient, request: HttpRequest, extensions: dict[str, Any] | None = None
 ) -> httpx.Response:
     """``send`` for an ``httpx.AsyncClient`` (``AsyncBaseTransport.handle_async_request``)."""
-    direct = _direct_request(client, request, extensions)
+    stack = stack_of(client)
+    direct = _direct_request(client, stack, request, extensions)
     if direct is None:
         return await client.send(build_request(client, request, extensions), stream=True)
     try:
         response = await direct_transport(client).handle_async_request(direct)
-    except httpx.RequestError as exc:
+    except stack.httpx.RequestError as exc:
         exc.request = direct
         raise
     return _sent(client, response, direct)
@@ -168,12 +178,15 @@ def lift_read_timeout(response: httpx.Response) -> None:
 
 
 def failure(exc: BaseException) -> Failed:
-    """``exc``, raised by the HTTP stack (or a reader thread), as the core's ``Failed``."""
-    if isinstance(exc, httpx.ConnectTimeout):
+    """``exc``, raised by the HTTP stack (or a reader thread), as the core's ``Failed``: sorted
+    by the groups of whichever stack raised it (an httpx2 failure is sorted as its httpx twin,
+    and so reaches the host as the same ``mcpstream.errors`` class)."""
+    connect_timeout, timeout, transport = failure_groups(exc)
+    if connect_timeout:
         kind = FailureKind.CONNECT_TIMEOUT
-    elif isinstance(exc, httpx.TimeoutException):
+    elif timeout:
         kind = FailureKind.TIMEOUT
-    elif isinstance(exc, httpx.TransportError):
+    elif transport:
         kind = FailureKind.NETWORK
     else:
         kind = FailureKind.OTHER
@@ -263,7 +276,7 @@ def _read_already(response: httpx.Response) -> bytes | None:
         return None
     try:
         return response.content
-    except httpx.ResponseNotRead:
+    except tuple(stack.httpx.ResponseNotRead for stack in loaded_stacks()):
         return None
 
 

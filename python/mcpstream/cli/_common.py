@@ -17,9 +17,9 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import httpx
 from rich.console import Console
 
+from .._http.stack import errors_named
 from .._text import sanitize, terminal_text
 from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client, ServerInfo
 from ..client._settings import PROTOCOL_CHOICES
@@ -200,7 +200,7 @@ def open_client(args: argparse.Namespace, **kwargs: Any) -> Client:
 def _unreachable_reason(exc: BaseException) -> str | None:
     """Why the server could not be reached, when ``exc`` was caused by that."""
     cause = exc.__cause__
-    if not isinstance(cause, httpx.ConnectError | httpx.UnsupportedProtocol):
+    if not isinstance(cause, errors_named("ConnectError", "UnsupportedProtocol")):
         return None
     text = str(cause) or type(cause).__name__
     text = re.sub(r"^\[Errno -?\d+\]\s*", "", text)

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Generic, TypedDict, TypeVar
 
 from .. import __version__
+from .._http.stack import StackName
 from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
 from ._core import SessionCore, SessionState
@@ -40,6 +41,7 @@ class TransportOptions(TypedDict):
     server: ResolvedMcpServer
     workspace_root: Path
     client: Any
+    http_stack: StackName | None
     oauth_store: McpOAuthTokenStore | None
     oauth_redirect_handler: Any
     connect_timeout_s: float
@@ -71,6 +73,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         server_id: str | None = None,
         http_client: HttpClientT | None = None,
         protocol: str | None = None,
+        http_stack: StackName | None = None,
     ) -> None:
         request_timeout_s = check_timeout("request_timeout_s", request_timeout_s)
         server = build_server(
@@ -97,6 +100,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
             server=settings.server,
             workspace_root=Path.cwd(),
             client=http_client,
+            http_stack=http_stack,
             oauth_store=oauth_store,
             oauth_redirect_handler=oauth_redirect_handler,
             connect_timeout_s=settings.connect_timeout_s,

@@ -34,7 +34,8 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
             result = await client.call_tool("add", {"a": 1, "b": 2})
 
     The same arguments, methods and behaviour as ``Client`` (see there), with the calls as
-    coroutines; ``oauth_redirect_handler`` may be async (a blocking one runs in a worker
+    coroutines, ``http_client`` an ``httpx.AsyncClient`` or ``httpx2.AsyncClient``;
+    ``oauth_redirect_handler`` may be async (a blocking one runs in a worker
     thread). Callbacks and handlers may be plain functions or coroutine functions; they run in
     the client's event loop, awaited by the task that received the notification: the calling
     task for those on a call's answer (all delivered before the call returns), the transport's

@@ -45,6 +45,10 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
     without ``oauth``. With OAuth, ``server_id`` (the store key) defaults to the URL, as for
     ``mcpstream auth login URL``.
 
+    ``http_client``: an ``httpx.Client`` or ``httpx2.Client`` of the host's (proxies, CA,
+    mTLS, its own ``Auth``...), which the client uses and does not close; without one the
+    transport makes its own, on httpx, or on httpx2 with ``http_stack="httpx2"``.
+
     Timeouts: ``connect_timeout_s`` bounds establishing each connection (TCP and TLS), so an
     unreachable server fails fast; ``request_timeout_s`` is the budget of the handshake,
     listings, reads and pings, ``tool_timeout_s`` that of tool calls; each call may pass its own.

@@ -3,9 +3,11 @@ needs done and receives the outcome; a sync driver (``httpx.Client``) and an asy
 (``httpx.AsyncClient``) run the same generators.
 
 A flow yields an ``httpx.Request`` (and receives the read ``httpx.Response``, or has the
-``httpx.HTTPError`` thrown into it), an :class:`AuthorizationPrompt` (and receives the callback
-URL the user's browser was sent to) or a :class:`HostCall` (and receives what the host's
-function returned, or has its exception thrown into it).
+``httpx.HTTPError`` thrown into it; with an ``httpx2`` client the drivers send its httpx2 twin
+and hand back httpx's response and error classes, so that the flows speak httpx alone), an
+:class:`AuthorizationPrompt` (and receives the callback URL the user's browser was sent to)
+or a :class:`HostCall` (and receives what the host's function returned, or has its exception
+thrown into it).
 
 The drivers hold every limit of an OAuth exchange, so no flow can forget one:
 
@@ -37,6 +39,7 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 import httpx
 
 from .. import __version__
+from .._http.stack import as_httpx_error, as_httpx_request, errors_named, stack_of
 from .._oauth_errors import McpOAuthAuthorizationError
 from .policy import InsecureOAuthUrlError, check_oauth_url
 
@@ -270,11 +273,14 @@ def _add_chunk(chunks: list[bytes], chunk: bytes, size: int, limit: int) -> int:
 _DROPPED_HEADERS = ("content-encoding", "content-length", "transfer-encoding")
 
 
-def _read_response(response: httpx.Response, chunks: list[bytes]) -> httpx.Response:
-    """The response as the flows read it: its body decoded, read and held."""
+def _read_response(
+    response: httpx.Response, chunks: list[bytes], request: httpx.Request
+) -> httpx.Response:
+    """The response as the flows read it: its body decoded, read and held, as an
+    ``httpx.Response`` to ``request`` (the flow's, whichever stack's client sent it)."""
     headers = [(k, v) for k, v in response.headers.multi_items() if k not in _DROPPED_HEADERS]
     return httpx.Response(
-        response.status_code, headers=headers, content=b"".join(chunks), request=response.request
+        response.status_code, headers=headers, content=b"".join(chunks), request=request
     )
 
 
@@ -315,7 +321,8 @@ def _send_sync(
     _check_request(request)
     try:
         with _SocketWatchdog(request, deadline.start(request)):
-            response = http.send(request, stream=True, follow_redirects=False)
+            sent = as_httpx_request(stack_of(http), request)
+            response = http.send(sent, stream=True, follow_redirects=False)
             try:
                 _check_size(response, limit)
                 chunks: list[bytes] = []
@@ -327,10 +334,10 @@ def _send_sync(
                 deadline.remaining()
             finally:
                 response.close()
-    except httpx.TransportError:
+    except errors_named("TransportError"):
         deadline.remaining()  # a read the watchdog ended is reported as the deadline
         raise
-    return _read_response(response, chunks)
+    return _read_response(response, chunks, request)
 
 
 async def _send_async(
@@ -339,7 +346,8 @@ async def _send_async(
     _check_request(request)
     try:
         async with asyncio.timeout(deadline.start(request)):
-            response = await http.send(request, stream=True, follow_redirects=False)
+            sent = as_httpx_request(stack_of(http), request)
+            response = await http.send(sent, stream=True, follow_redirects=False)
             try:
                 _check_size(response, limit)
                 chunks: list[bytes] = []
@@ -352,7 +360,7 @@ async def _send_async(
         raise OAuthTransferRefused(
             "the OAuth operation ran past its deadline", request=request
         ) from None
-    return _read_response(response, chunks)
+    return _read_response(response, chunks, request)
 
 
 def _checked_prompt(prompt: AuthorizationPrompt) -> AuthorizationPrompt:
@@ -395,8 +403,8 @@ def run_sync(
                 continue
             try:
                 steps.reply(_send_sync(http, step, deadline, limit))
-            except httpx.HTTPError as exc:
-                steps.fail(exc)
+            except errors_named("HTTPError") as exc:
+                steps.fail(as_httpx_error(exc, step))
     return steps.result
 
 
@@ -422,8 +430,8 @@ async def run_async(
                 if isinstance(step, httpx.Request):
                     try:
                         steps.reply(await _send_async(http, step, deadline, limit))
-                    except httpx.HTTPError as exc:
-                        steps.fail(exc)
+                    except errors_named("HTTPError") as exc:
+                        steps.fail(as_httpx_error(exc, step))
                     continue
                 if isinstance(step, HostCall):
                     try:

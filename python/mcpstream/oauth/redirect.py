@@ -25,6 +25,7 @@ from urllib.parse import parse_qs, urljoin, urlsplit
 
 import httpx
 
+from .._http.stack import errors_named
 from .._oauth_errors import McpOAuthAuthorizationError
 from ._flow import USER_AGENT, AuthorizationPrompt, _SocketWatchdog
 from .policy import InsecureOAuthUrlError, check_oauth_url
@@ -218,7 +219,7 @@ class _HeadlessRedirectHandlerBase(Generic[_C]):
     def _reaching_endpoint() -> Iterator[None]:
         try:
             yield
-        except httpx.HTTPError as exc:
+        except errors_named("HTTPError") as exc:
             raise McpOAuthAuthorizationError(
                 f"the authorization endpoint could not be reached: {type(exc).__name__}"
             ) from exc

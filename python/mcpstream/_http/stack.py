@@ -1,0 +1,217 @@
+"""The HTTP stacks mcpstream runs on: httpx with httpcore (the project's dependency) and httpx2
+with httpcore2 (pydantic's maintained line of httpx, the official SDK's; the optional extra
+``mcpstream[httpx2]``). The two have the same API but their own classes: an ``httpx.Timeout``
+given to an ``httpx2.Client`` is no timeout to it, an ``httpx2.ReadTimeout`` is no
+``httpx.HTTPError``, and httpcore2's pool maps only httpcore2's exceptions.
+
+``HttpStack`` is the one table of what differs: the modules (every class the wire layer, the
+clients made here and the OAuth driver use is looked up on them), the groups of exceptions a
+failure is sorted by, and whether the private hooks of the speed work (``httpx_clients``,
+``receive_buffer``) fit the versions installed. ``stack_of(client)`` gives the stack of a
+host's client; ``stack_named`` the one a transport asked for by name makes its clients on.
+
+Under ``httpx2.alias_httpx()`` the module ``httpx`` *is* ``httpx2`` (and ``httpcore`` is
+``httpcore2``): both names then give one and the same stack, named ``httpx2``.
+
+httpx2 is imported only when a host's client is one of its clients (it is then imported
+already) or a transport asks for it: importing mcpstream never needs it.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from dataclasses import dataclass, field
+from types import ModuleType
+from typing import Any, Literal
+
+import h11
+import httpcore
+import httpx
+
+__all__ = [
+    "HOOK_VERSIONS",
+    "HttpStack",
+    "StackName",
+    "as_httpx_error",
+    "as_httpx_request",
+    "errors_named",
+    "failure_groups",
+    "http_errors",
+    "loaded_stacks",
+    "stack_named",
+    "stack_of",
+]
+
+StackName = Literal["httpx", "httpx2"]
+
+HOOK_VERSIONS: dict[str, tuple[str, ...]] = {
+    "httpcore": ("1.0.",),
+    "httpcore2": ("2.16.",),
+    "h11": ("0.16.",),
+}
+"""The versions (prefixes) of the HTTP cores and of h11 whose private attributes the speed work
+was written for: the connection pool of a client's default transport (``httpx_clients``) and
+h11's receive buffer (``receive_buffer``). With any other version they are left alone."""
+
+
+def _version_fits(name: str, version: str) -> bool:
+    return any(version.startswith(prefix) for prefix in HOOK_VERSIONS.get(name, ()))
+
+
+@dataclass(frozen=True, eq=False)
+class HttpStack:
+    """One line of httpx: its module (``httpx``), its core (``httpcore``), and what the
+    transports look up on them.
+
+    ``name``: the real name of the httpx module (``httpx2`` under ``alias_httpx``).
+    ``errors``: what sending a request or reading a body may raise (the stack's ``HTTPError``
+    and ``StreamError``, and ``OSError``). ``hooks_fit``: whether the installed core and h11 are
+    the versions the private hooks were written for.
+    """
+
+    name: str
+    httpx: Any
+    httpcore: Any
+    hooks_fit: bool
+    errors: tuple[type[BaseException], ...] = field(init=False)
+
+    def __post_init__(self) -> None:
+        errors = (self.httpx.HTTPError, self.httpx.StreamError, OSError)
+        object.__setattr__(self, "errors", errors)
+
+    @classmethod
+    def of_modules(cls, httpx_module: ModuleType, httpcore_module: ModuleType) -> HttpStack:
+        """The stack of an httpx module and its core."""
+        core_name = httpcore_module.__name__
+        core_version = str(getattr(httpcore_module, "__version__", ""))
+        fits = _version_fits(core_name, core_version) and _version_fits(
+            "h11", str(getattr(h11, "__version__", ""))
+        )
+        return cls(httpx_module.__name__, httpx_module, httpcore_module, fits)
+
+    @property
+    def client_types(self) -> tuple[type[Any], type[Any]]:
+        """``(Client, AsyncClient)`` of the stack."""
+        return (self.httpx.Client, self.httpx.AsyncClient)
+
+    def timeout(self, timeout_s: float | None, connect_s: float | None = None) -> Any:
+        """The stack's ``Timeout`` (``connect_s`` None: the same as the others)."""
+        if connect_s is None:
+            return self.httpx.Timeout(timeout_s)
+        return self.httpx.Timeout(timeout_s, connect=connect_s)
+
+    def __repr__(self) -> str:
+        return f"HttpStack({self.name!r}, hooks_fit={self.hooks_fit})"
+
+
+HTTPX = HttpStack.of_modules(httpx, httpcore)
+"""The stack of the module named ``httpx`` (httpx2's under ``alias_httpx``)."""
+
+_STACKS: dict[str, HttpStack] = {HTTPX.name: HTTPX}
+_LOCK = threading.Lock()
+
+
+def _load_httpx2() -> HttpStack:
+    stack = _STACKS.get("httpx2")
+    if stack is not None:
+        return stack
+    try:
+        import httpcore2
+        import httpx2
+    except ImportError as exc:
+        raise ImportError(
+            "the httpx2 stack needs httpx2 installed: pip install 'mcpstream[httpx2]'"
+        ) from exc
+    with _LOCK:
+        stack = _STACKS.get("httpx2")
+        if stack is None:
+            stack = _STACKS["httpx2"] = HttpStack.of_modules(httpx2, httpcore2)
+    return stack
+
+
+def stack_named(name: str | None) -> HttpStack:
+    """The stack called ``name`` (``"httpx"``, the default for None, or ``"httpx2"``).
+
+    Raises ``ValueError`` for another name, ``ImportError`` when httpx2 is asked for and not
+    installed."""
+    if name is None or name == "httpx":
+        return HTTPX
+    if name == "httpx2":
+        return _load_httpx2()
+    raise ValueError(f"http_stack must be 'httpx' or 'httpx2', not {name!r}")
+
+
+def stack_of(client: object) -> HttpStack:
+    """The stack of a host's ``client`` (an ``httpx`` or ``httpx2`` ``Client`` or
+    ``AsyncClient``, a subclass of one, or any object of a module whose name starts with one).
+    A client of neither is taken for httpx's (as before: duck-typed clients keep working)."""
+    if isinstance(client, HTTPX.client_types):
+        return HTTPX
+    if "httpx2" in sys.modules:
+        stack = _load_httpx2()
+        if isinstance(client, stack.client_types):
+            return stack
+    return HTTPX
+
+
+def loaded_stacks() -> tuple[HttpStack, ...]:
+    """The stacks in use in this process (httpx's always; httpx2's once a client of it was
+    seen or asked for)."""
+    return tuple(_STACKS.values())
+
+
+def http_errors() -> tuple[type[BaseException], ...]:
+    """What sending a request or reading a body may raise, on every stack in use."""
+    stacks = _STACKS.values()
+    if len(stacks) == 1:
+        return HTTPX.errors
+    return tuple({error: None for stack in stacks for error in stack.errors})
+
+
+def failure_groups(exc: BaseException) -> tuple[bool, bool, bool]:
+    """``(connect timeout, timeout, transport error)``: which of the groups a failure is sorted
+    into ``exc`` belongs to, on whichever stack raised it."""
+    for stack in _STACKS.values():
+        module = stack.httpx
+        if isinstance(exc, module.HTTPError):
+            return (
+                isinstance(exc, module.ConnectTimeout),
+                isinstance(exc, module.TimeoutException),
+                isinstance(exc, module.TransportError),
+            )
+    return (False, False, False)
+
+
+def errors_named(*names: str) -> tuple[type[BaseException], ...]:
+    """The exception classes called ``names`` (``"HTTPError"``, ``"ConnectError"``...) of
+    every stack in use: ``except errors_named("HTTPError"):`` catches httpx's and httpx2's."""
+    return tuple(getattr(stack.httpx, name) for stack in _STACKS.values() for name in names)
+
+
+def as_httpx_request(stack: HttpStack, request: httpx.Request) -> Any:
+    """``request`` (an ``httpx.Request`` with its body read, as the OAuth flows build them) as
+    a request of ``stack``: itself on httpx, a twin sharing its extensions on httpx2."""
+    if isinstance(request, stack.httpx.Request):
+        return request
+    return stack.httpx.Request(
+        request.method,
+        str(request.url),
+        headers=request.headers.multi_items(),
+        content=request.content,
+        extensions=request.extensions,
+    )
+
+
+def as_httpx_error(exc: BaseException, request: httpx.Request) -> httpx.HTTPError:
+    """``exc``, an ``HTTPError`` of any stack, as httpx's class of the same name (its
+    ``TransportError`` for one httpx does not have), with ``exc`` as its cause: the OAuth flows
+    speak httpx whichever client runs them."""
+    if isinstance(exc, httpx.HTTPError):
+        return exc
+    twin_type = getattr(httpx, type(exc).__name__, None)
+    if not (isinstance(twin_type, type) and issubclass(twin_type, httpx.RequestError)):
+        twin_type = httpx.TransportError
+    twin = twin_type(str(exc), request=request)
+    twin.__cause__ = exc
+    return twin
