@@ -109,7 +109,7 @@ def _with_status(exc: errors.McpHttpTransportError, status: int) -> errors.McpHt
 
 def test_failures_are_coded_as_the_sdks_transport_codes_them() -> None:
     expired = _error(errors.McpHttpTransportSessionExpiredError("gone"))
-    assert expired.code == types.INVALID_REQUEST and expired.message == "Session terminated: gone"
+    assert expired.code == types.INVALID_REQUEST and expired.message == "Session terminated"
     not_found = _error(_with_status(errors.McpHttpTransportProtocolError("404"), 404))
     assert not_found.code == types.METHOD_NOT_FOUND
     remote = _error(_with_status(errors.McpHttpTransportRemoteError("500"), 500))

@@ -77,7 +77,14 @@ async def streamable_http_client(
     )
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
-    relay = SessionRelay(url, options, http_client, read_writer)
+    try:
+        # Off the event loop: making the transport reads files (the TLS trust store of a
+        # client of its own, the workspace path).
+        relay = await anyio.to_thread.run_sync(SessionRelay, url, options, http_client, read_writer)
+    except BaseException:
+        for stream in (read_writer, read_stream, write_stream, write_reader):
+            stream.close()
+        raise
     try:
         async with (
             read_writer,

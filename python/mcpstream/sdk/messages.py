@@ -12,6 +12,7 @@ SDK's own ``ValidationError`` for it. ``validate=True`` validates every message 
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from mcp.shared.message import SessionMessage
@@ -36,6 +37,7 @@ from .._text import sanitize
 from ..errors import (
     McpHttpTransportError,
     McpHttpTransportProtocolError,
+    McpHttpTransportResponseTooLargeError,
     McpHttpTransportSessionExpiredError,
     McpHttpTransportTimeoutError,
     McpTransportError,
@@ -53,6 +55,7 @@ __all__ = [
 ]
 
 _MESSAGE_LIMIT = 2000
+logger = logging.getLogger("mcpstream.sdk")
 
 
 def response_message(
@@ -138,16 +141,26 @@ def error_message(request_id: RequestId, code: int, message: str) -> SessionMess
 def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMessage:
     """The JSON-RPC error that tells the session its request ``request_id`` failed with
     ``exc``, coded as the SDK's transport codes the same failure: an expired session is
-    ``INVALID_REQUEST`` ("Session terminated"), a 404 without a session ``METHOD_NOT_FOUND``,
-    another HTTP status ``INTERNAL_ERROR``, a timeout ``REQUEST_TIMEOUT``, an answer that is not
+    ``INVALID_REQUEST`` "Session terminated" (the SDK's words alone; mcpstream's message is
+    logged), a message past the byte cap
+    ``CONNECTION_CLOSED`` (the SDK's "SSE stream failed"), a 404 without a session
+    ``METHOD_NOT_FOUND``, a 2xx without a response or a redirect ``INVALID_REQUEST``, another
+    HTTP status ``INTERNAL_ERROR``, a timeout ``REQUEST_TIMEOUT``, an answer that is not
     JSON-RPC ``PARSE_ERROR``, and a connection lost ``CONNECTION_CLOSED``. The message is
-    mcpstream's (secrets redacted); ``data`` names the ``mcpstream.errors`` class."""
+    mcpstream's (secrets redacted) and ``data`` names the ``mcpstream.errors`` class, but for
+    an expired session."""
     text = sanitize(exc, _MESSAGE_LIMIT)
     status = exc.status_code if isinstance(exc, McpHttpTransportError) else None
     if isinstance(exc, McpHttpTransportSessionExpiredError):
-        code, text = INVALID_REQUEST, f"Session terminated: {text}"
+        # The SDK's own signal, word for word: a host may test for it.
+        logger.info("%s", text)
+        return error_message(request_id, INVALID_REQUEST, "Session terminated")
+    elif isinstance(exc, McpHttpTransportResponseTooLargeError):
+        code, text = CONNECTION_CLOSED, f"SSE stream failed: {text}"  # the SDK's words
     elif status == 404:
         code = METHOD_NOT_FOUND
+    elif status is not None and status < 400:
+        code = INVALID_REQUEST  # a 202 to a request, a redirect not followed
     elif status is not None:
         code = INTERNAL_ERROR
     elif isinstance(exc, McpHttpTransportTimeoutError):

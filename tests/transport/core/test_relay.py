@@ -32,7 +32,7 @@ def out(relay: Relay, method: str | None, request_id: Any = None, **kw: Any) -> 
 
 
 def test_requests_notifications_and_answers_take_their_routes() -> None:
-    relay = Relay(protocol())
+    relay = Relay(protocol(session_id="s1"))
     assert out(relay, "initialize", 1).route is Route.CALL
     assert out(relay, "tools/call", 2, token="ev-3").route is Route.RESUME
     initialized = out(relay, "notifications/initialized", headers=LEGACY)
@@ -55,6 +55,11 @@ def test_the_version_stamp_is_taken_over_and_says_the_era() -> None:
     assert core.protocol_version is None and not relay.modern
     out(relay, "tools/list", 3, headers=LEGACY)
     assert core.protocol_version == "2025-11-25" and not relay.modern
+
+
+def test_no_get_stream_is_opened_without_a_session() -> None:
+    relay = Relay(protocol())
+    assert not out(relay, "notifications/initialized", headers=LEGACY).starts_listening
 
 
 def test_no_get_stream_is_opened_at_2026() -> None:

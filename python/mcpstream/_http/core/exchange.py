@@ -246,6 +246,12 @@ class CallExchange:
             self.protocol.map_failure(failed, method=self.method, timeout_s=self.timeout_s),
         )
 
+    def resume_unusable(self, *, headers: Mapping[str, str], body: bytes) -> Resume:
+        """A reconnection GET answered 2xx with something else than an event stream: try again
+        later, or raise the refusal."""
+        error = self.resume_refused(status_code=200, headers=headers, body=body)
+        return self._resume_or_raise(self.now, error)
+
     def resume_refused(
         self, *, status_code: int, headers: Mapping[str, str], body: bytes
     ) -> McpHttpTransportError:

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar, overload
 
 from ..._text import sanitize
@@ -25,6 +26,7 @@ from .protocol import (
     AUTH_CHALLENGE_STATUSES,
     DELETE_TIMEOUT_S,
     ERROR_BODY_READ_LIMIT,
+    MAX_REDIRECTS,
     BodyKind,
     McpHttpProtocol,
     Resume,
@@ -44,6 +46,7 @@ from .steps import (
     Handle,
     Handled,
     Head,
+    HttpRequest,
     Idle,
     Judged,
     Outcome,
@@ -220,8 +223,30 @@ def _send(
     request = call.protocol.request(
         method, headers, remaining_s=call.remaining_s(call.now), body=body
     )
-    outcome = yield from _expect(Send(request), Head, Failed)
-    call.now = outcome.now
+    for _ in range(MAX_REDIRECTS + 1):
+        outcome = yield from _expect(Send(request), Head, Failed)
+        call.now = outcome.now
+        if isinstance(outcome, Failed):
+            return outcome
+        target = call.protocol.redirect_target(request, outcome)
+        if target is None:
+            return outcome
+        call.check_deadline(call.now)
+        request = replace(request, url=target, timeout_s=call.remaining_s(call.now))
+    return outcome
+
+
+def _sent(protocol: McpHttpProtocol, request: HttpRequest) -> Flow[Head | Failed]:
+    """Send ``request``, following the redirects the protocol follows (a GET stream's, the
+    DELETE's: their own deadline bounds each attempt)."""
+    for _ in range(MAX_REDIRECTS + 1):
+        outcome = yield from _expect(Send(request), Head, Failed)
+        if isinstance(outcome, Failed):
+            return outcome
+        target = protocol.redirect_target(request, outcome)
+        if target is None:
+            return outcome
+        request = replace(request, url=target)
     return outcome
 
 
@@ -372,6 +397,10 @@ def _resume(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
         if call.is_resumable_answer(status_code=head.status_code, headers=head.headers):
             return (yield from _read_sse(call, call.open_sse(headers=None, now=call.now)))
         error_body = yield from _snippet(call)
+        if 200 <= head.status_code < 300:
+            # A 2xx that is no event stream: a failed attempt (as the SDK's transport counts
+            # it), tried again by the policy.
+            return call.resume_unusable(headers=head.headers, body=error_body)
         if (
             not protocol.has_auth
             or head.status_code not in AUTH_CHALLENGE_STATUSES
@@ -472,7 +501,7 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
         authorization=authorization,
         timeout_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
     )
-    head = yield from _expect(Send(request), Head, Failed)
+    head = yield from _sent(protocol, request)
     yield from _expect(StreamAnswered(), Done)  # a GET that failed counts as answered
     if isinstance(head, Failed):
         raise _BrokeOff(head) from head.error
@@ -544,7 +573,7 @@ def delete_flow(
             protocol.delete_headers(authorization=authorization),
             remaining_s=min(call_timeout_s, DELETE_TIMEOUT_S),
         )
-        head = yield from _expect(Send(request), Head, Failed)
+        head = yield from _sent(protocol, request)
         if isinstance(head, Failed):
             raise head.error
         yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urljoin, urlsplit
 
 from ... import __version__
 from ..._text import sanitize
@@ -40,7 +41,7 @@ from ...server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
-from .steps import Failed, FailureKind, HttpRequest
+from .steps import Failed, FailureKind, Head, HttpRequest
 
 if TYPE_CHECKING:
     from .exchange import CallExchange
@@ -55,6 +56,7 @@ __all__ = [
     "ERROR_BODY_READ_LIMIT",
     "EVENT_ID_MAX_CHARS",
     "INITIALIZED_NOTIFICATION",
+    "MAX_REDIRECTS",
     "MESSAGE_CHAR_LIMIT",
     "QUIET_WINDOW_S",
     "USER_AGENT",
@@ -92,6 +94,10 @@ EVENT_ID_MAX_CHARS = 1024
 """The longest SSE event id kept for ``Last-Event-ID`` (see ``resumable_event_id``)."""
 INITIALIZED_NOTIFICATION = "notifications/initialized"
 _SESSION_ID_CHARS = frozenset(chr(code) for code in range(0x21, 0x7F))
+
+MAX_REDIRECTS = 5
+"""At most this many redirects are followed for one request (see ``redirect_target``)."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 AUTH_CHALLENGE_STATUSES = frozenset({401, 403})
 """The statuses a transport hands to its auth hook before mapping them to errors."""
@@ -254,6 +260,9 @@ class McpHttpProtocol:
         delivered to it (``Deliver``) instead of the queue of ``drain_notifications``."""
         self.closed = False
         """Set by the driver's ``close``: a call waiting to resume gives up."""
+        self.error_bodies_answer = False
+        """Set for a relayed session (``relay``): a non-2xx answer carrying a JSON-RPC error is
+        the request's response in any era."""
         self.modern: ModernState | None = None
         """Set while the transport speaks (or probes) the stateless era: requests are stamped
         (``modern``), and a 4xx carrying a JSON-RPC error is the request's response."""
@@ -334,6 +343,22 @@ class McpHttpProtocol:
             body=body,
         )
 
+    def redirect_target(self, request: HttpRequest, head: Head) -> str | None:
+        """Where to send ``request`` again after its answer ``head``, or None (not a redirect
+        to follow). As the official SDK does: a redirect is followed only when it keeps the
+        method (307 or 308; any redirect status for a GET) and stays on the endpoint's origin
+        (the same scheme, host and port, or http to https on the same host with the default
+        ports), so that neither credentials nor the session id can be sent elsewhere. Any
+        other redirect is the answer (a refusal)."""
+        status = head.status_code
+        if status not in (307, 308) and not (request.method == "GET" and status in (301, 302, 303)):
+            return None
+        location = head.headers.get("location", "").strip()
+        if not location:
+            return None
+        target = urljoin(request.url, location)
+        return target if _within_origin(self.url, target) else None
+
     def map_failure(
         self, failed: Failed, *, method: str, timeout_s: float, during: str = "request"
     ) -> McpHttpTransportError:
@@ -364,8 +389,9 @@ class McpHttpProtocol:
 
     @property
     def modern_errors(self) -> bool:
-        """True when a 4xx with a JSON-RPC error body answers a request (the stateless era)."""
-        return self.modern is not None
+        """True when a 4xx with a JSON-RPC error body answers a request (the stateless era,
+        and a relayed session in any era, as the SDK's transport reads such bodies)."""
+        return self.modern is not None or self.error_bodies_answer
 
     # -- session state -------------------------------------------------------------------------
 
@@ -524,9 +550,11 @@ class McpHttpProtocol:
                 return BodyKind.NONE
             if not expects_response:
                 return BodyKind.UNTYPED
-            raise self.error(
+            error = self.error(
                 f"the answer to '{method}' has no content type", McpHttpTransportProtocolError
             )
+            error.status_code = status_code
+            raise error
         if content_type == "application/json":
             return BodyKind.JSON
         if content_type == "text/event-stream":
@@ -680,3 +708,23 @@ class McpHttpProtocol:
         )
         failure.__cause__ = exc
         return mark_delivered(failure)
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port out of range
+        port = None
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _within_origin(endpoint: str, target: str) -> bool:
+    """True when ``target`` is on the origin of ``endpoint`` (or its https form)."""
+    ours, theirs = _origin(endpoint), _origin(target)
+    if not theirs[1] or theirs[2] is None:
+        return False
+    if ours == theirs:
+        return True
+    return ours == ("http", theirs[1], 80) and theirs[0] == "https" and theirs[2] == 443

@@ -76,6 +76,7 @@ class Relay:
 
     def __init__(self, protocol: McpHttpProtocol) -> None:
         self.protocol = protocol
+        protocol.error_bodies_answer = True
         self._in_flight: dict[tuple[type, JsonRpcId], _InFlight] = {}
         self._waiting: set[tuple[type, JsonRpcId]] = set()
 
@@ -111,7 +112,12 @@ class Relay:
             return Outbound(route, request_id, extra, supersedes=supersedes)
         if method == CANCELLED_NOTIFICATION:
             return self._cancellation(params, extra)
-        starts = method == INITIALIZED_NOTIFICATION and not self.modern
+        # As the SDK's transport: a GET stream belongs to a session (none without its id).
+        starts = (
+            method == INITIALIZED_NOTIFICATION
+            and not self.modern
+            and self.protocol.session_negotiated
+        )
         return Outbound(Route.POST, None, extra, starts_listening=starts)
 
     def finished(self, request_id: JsonRpcId) -> None:
