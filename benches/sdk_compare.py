@@ -102,7 +102,7 @@ async def compare(url: str, rounds: int) -> dict[str, Any]:
                     times[side.name].append(await _measure(side, workload))
             results[workload] = _summary(workload, times)
     finally:
-        for side in sides:
+        for side in reversed(sides):  # anyio's scopes end in the reverse order of their start
             await side.close()
     return results
 

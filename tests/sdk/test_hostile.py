@@ -25,7 +25,7 @@ INITIALIZE = {
 }
 
 
-def _server(on_call: Any) -> Any:
+def _server(on_call: Any, with_session: bool = False) -> Any:
     """A route answering the handshake as a server does, and each ``tools/call`` with
     ``on_call(connection, request_id)``."""
 
@@ -37,7 +37,9 @@ def _server(on_call: Any) -> Any:
         if "id" not in message:
             connection.respond(b"", status="202 Accepted", content_type="text/plain")
         elif message["method"] == "initialize":
-            connection.json({"jsonrpc": "2.0", "id": message["id"], "result": INITIALIZE})
+            session = {"MCP-Session-Id": "s-1"} if with_session else {}
+            answer = {"jsonrpc": "2.0", "id": message["id"], "result": INITIALIZE}
+            connection.json(answer, headers=session)
         elif message["method"] == "tools/list":
             tools = [{"name": name, "inputSchema": {"type": "object"}} for name in ("bad", "echo")]
             connection.json({"jsonrpc": "2.0", "id": message["id"], "result": {"tools": tools}})
@@ -72,8 +74,10 @@ def _session(url: str, **options: Any) -> Any:
     return main
 
 
-def _call(hostile: Any, on_call: Any, **options: Any) -> tuple[Any, list[Any]]:
-    server = hostile({"/mcp": _server(on_call)})
+def _call(
+    hostile: Any, on_call: Any, with_session: bool = False, **options: Any
+) -> tuple[Any, list[Any]]:
+    server = hostile({"/mcp": _server(on_call, with_session)})
     seen: list[Any] = []
     outcome, after = run(_session(server.url + "/mcp", **options)(seen), 30)
     assert after == "fine"  # the session goes on
@@ -164,3 +168,15 @@ def test_a_silent_or_trickling_server_times_out(hostile: Any, trickle: bool) -> 
 
     outcome, _ = _call(hostile, on_call, call_timeout_s=1.0)
     assert isinstance(outcome, MCPError) and outcome.error.code == types.REQUEST_TIMEOUT
+
+
+def test_a_404_without_a_json_rpc_error_in_a_session_is_session_terminated(hostile: Any) -> None:
+    def on_call(connection: Connection, request_id: Any) -> None:
+        assert connection.headers["mcp-session-id"] == "s-1"
+        connection.respond(b"gone", status="404 Not Found", content_type="text/plain")
+
+    outcome, _ = _call(hostile, on_call, with_session=True)
+    assert isinstance(outcome, MCPError)
+    assert outcome.error == types.ErrorData(
+        code=types.INVALID_REQUEST, message="Session terminated"
+    )
