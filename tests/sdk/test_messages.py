@@ -31,10 +31,9 @@ def _sdk(payload: dict[str, Any]) -> Any:
     return jsonrpc_message_adapter.validate_json(json.dumps(payload), by_name=False)
 
 
-@pytest.mark.parametrize("validate", [False, True])
 @pytest.mark.parametrize("result", RESULTS)
-def test_a_response_equals_the_sdks(result: Any, validate: bool) -> None:
-    built = response_message(JsonRpcResponse(id=3, result=result), 3, validate=validate)
+def test_a_response_equals_the_sdks(result: Any) -> None:
+    built = response_message(JsonRpcResponse(id=3, result=result), 3)
     expected = _sdk({"jsonrpc": "2.0", "id": 3, "result": result})
     assert built.message == expected
     assert built.message.model_dump(by_alias=True, exclude_unset=True) == expected.model_dump(
@@ -42,28 +41,25 @@ def test_a_response_equals_the_sdks(result: Any, validate: bool) -> None:
     )
 
 
-@pytest.mark.parametrize("validate", [False, True])
-def test_an_error_response_equals_the_sdks(validate: bool) -> None:
+def test_an_error_response_equals_the_sdks() -> None:
     error = {"code": -32602, "message": "bad", "data": {"x": [1]}}
-    built = response_message(JsonRpcResponse(id="a", error=error), "a", validate=validate)
+    built = response_message(JsonRpcResponse(id="a", error=error), "a")
     assert built.message == _sdk({"jsonrpc": "2.0", "id": "a", "error": error})
 
 
-@pytest.mark.parametrize("validate", [False, True])
 @pytest.mark.parametrize("result", [None, [1, 2], "text", 5])
-def test_a_result_the_sdk_refuses_is_its_parse_error(result: Any, validate: bool) -> None:
+def test_a_result_the_sdk_refuses_is_its_parse_error(result: Any) -> None:
     with pytest.raises(ValidationError):
         _sdk({"jsonrpc": "2.0", "id": 1, "result": result})
-    built = response_message(JsonRpcResponse(id=1, result=result), 1, validate=validate)
+    built = response_message(JsonRpcResponse(id=1, result=result), 1)
     assert isinstance(built.message, types.JSONRPCError)
     assert built.message.error.code == types.PARSE_ERROR and built.message.id == 1
 
 
-@pytest.mark.parametrize("validate", [False, True])
 @pytest.mark.parametrize("params", [None, {"progressToken": 1, "progress": 0.5}])
-def test_a_notification_equals_the_sdks(params: Any, validate: bool) -> None:
+def test_a_notification_equals_the_sdks(params: Any) -> None:
     built = notification_message(
-        JsonRpcNotification(method="notifications/progress", params=params), validate=validate
+        JsonRpcNotification(method="notifications/progress", params=params)
     )
     payload: dict[str, Any] = {"jsonrpc": "2.0", "method": "notifications/progress"}
     if params is not None:
@@ -75,24 +71,20 @@ def test_a_notification_equals_the_sdks(params: Any, validate: bool) -> None:
     )
 
 
-@pytest.mark.parametrize("validate", [False, True])
-def test_a_notification_the_sdk_refuses_is_its_validation_error(validate: bool) -> None:
-    built = notification_message(JsonRpcNotification(method="m", params=[1]), validate=validate)
+def test_a_notification_the_sdk_refuses_is_its_validation_error() -> None:
+    built = notification_message(JsonRpcNotification(method="m", params=[1]))
     assert isinstance(built, ValidationError)
     with pytest.raises(ValidationError):
         _sdk({"jsonrpc": "2.0", "method": "m", "params": [1]})
 
 
-@pytest.mark.parametrize("validate", [False, True])
-def test_a_server_request_equals_the_sdks(validate: bool) -> None:
+def test_a_server_request_equals_the_sdks() -> None:
     params = {"message": "name?", "requestedSchema": {"type": "object"}}
-    built = request_message(
-        JsonRpcRequest(id=9, method="elicitation/create", params=params), validate=validate
-    )
+    built = request_message(JsonRpcRequest(id=9, method="elicitation/create", params=params))
     assert isinstance(built, SessionMessage)
     expected = {"jsonrpc": "2.0", "id": 9, "method": "elicitation/create", "params": params}
     assert built.message == _sdk(expected)
-    refused = request_message(JsonRpcRequest(id=9, method="m", params=[1]), validate=validate)
+    refused = request_message(JsonRpcRequest(id=9, method="m", params=[1]))
     assert isinstance(refused, ValidationError)
 
 

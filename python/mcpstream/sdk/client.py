@@ -33,7 +33,6 @@ async def streamable_http_client(
     connect_timeout_s: float | None = None,
     reconnect_policy: ReconnectPolicy | None = None,
     listen: bool = True,
-    validate: bool = False,
     headers: dict[str, str] | None = None,
     server_id: str = SERVER_ID,
     oauth: McpOAuthConfig | None = None,
@@ -53,8 +52,7 @@ async def streamable_http_client(
     default, where the SDK's is 1 MiB; None: no limit). mcpstream's: ``call_timeout_s`` (one
     request's deadline, end to end), ``connect_timeout_s``, ``reconnect_policy`` (resuming a
     broken stream, reopening the GET stream), ``listen`` (open the GET stream after the
-    handshake), ``validate`` (build every message with pydantic validation; by default a
-    message the codec checked is built without it), ``headers`` (sent with every request),
+    handshake), ``headers`` (sent with every request),
     ``server_id`` (names the server in errors and logs), and mcpstream's OAuth 2.1
     (``oauth``, ``oauth_store``, ``oauth_redirect_handler``).
 
@@ -68,7 +66,6 @@ async def streamable_http_client(
         connect_timeout_s=connect_timeout_s,
         reconnect_policy=reconnect_policy,
         listen=listen,
-        validate=validate,
         headers=dict(headers or {}),
         server_id=server_id,
         oauth=oauth,

@@ -29,7 +29,7 @@ class RelayOptions:
     """The transport's settings: ``max_sse_event_size`` (bytes of one SSE event or JSON body,
     None: no limit), ``call_timeout_s`` (one request's deadline), ``connect_timeout_s``,
     ``reconnect_policy`` (resuming a broken stream, reopening the GET stream), ``listen`` (the
-    GET stream below 2026-07-28), ``validate`` (every message through pydantic), ``headers``
+    GET stream below 2026-07-28), ``headers``
     (sent with every request), ``server_id``, and mcpstream's OAuth (``oauth``, ``oauth_store``,
     ``oauth_redirect_handler``)."""
 
@@ -38,7 +38,6 @@ class RelayOptions:
     connect_timeout_s: float | None = None
     reconnect_policy: ReconnectPolicy | None = None
     listen: bool = True
-    validate: bool = False
     headers: dict[str, str] = field(default_factory=dict)
     server_id: str = SERVER_ID
     oauth: McpOAuthConfig | None = None

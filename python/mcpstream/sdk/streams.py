@@ -56,7 +56,6 @@ class SessionRelay:
         self, url: str, options: RelayOptions, http_client: Any, read_writer: ReadWriter
     ) -> None:
         self._read = read_writer
-        self._validate = options.validate
         self._timeout_s = options.call_timeout_s
         self.transport: AsyncMcpHttpTransport = options.transport(
             url, client=http_client, handler=self, on_notification=self._notify
@@ -163,7 +162,7 @@ class SessionRelay:
                     )
                 else:
                     assert response is not None
-                    reply = response_message(response, request_id, validate=self._validate)
+                    reply = response_message(response, request_id)
         finally:
             if self._calls.get(key) is scope:
                 del self._calls[key]
@@ -183,9 +182,7 @@ class SessionRelay:
     ) -> ForwardedAnswer:
         """Hand a server-initiated request to the session and return its answer (the
         transport's server request handler)."""
-        built = request_message(
-            JsonRpcRequest(id=request_id, method=method, params=params), validate=self._validate
-        )
+        built = request_message(JsonRpcRequest(id=request_id, method=method, params=params))
         if not isinstance(built, SessionMessage):
             # The session is told what its models refused, as by the SDK's transport; the
             # server gets an error instead of waiting for an answer that cannot come.
@@ -206,7 +203,7 @@ class SessionRelay:
             self._rules.server_request_given_up(request_id)
 
     async def _notify(self, notification: JsonRpcNotification) -> None:
-        await self._send(notification_message(notification, validate=self._validate))
+        await self._send(notification_message(notification))
 
     async def _send(self, item: SessionMessage | Exception) -> None:
         try:
