@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx2
 import mcp_types as types
 import pytest
 from mcp import ClientSession, MCPError
@@ -180,3 +181,43 @@ def test_a_404_without_a_json_rpc_error_in_a_session_is_session_terminated(hosti
     assert outcome.error == types.ErrorData(
         code=types.INVALID_REQUEST, message="Session terminated"
     )
+
+
+class _Bearer(httpx2.Auth):
+    """A host's ``httpx2`` auth flow (what the SDK's ``OAuthClientProvider`` is): a token, and
+    a new one after a 401."""
+
+    def __init__(self) -> None:
+        self.token = "first"
+
+    async def async_auth_flow(self, request: httpx2.Request) -> Any:
+        request.headers["Authorization"] = f"Bearer {self.token}"
+        response = yield request
+        if response.status_code == 401:
+            self.token = "second"
+            request.headers["Authorization"] = f"Bearer {self.token}"
+            yield request
+
+
+def test_a_host_httpx2_clients_auth_flow_is_used(hostile: Any) -> None:
+    seen: list[str] = []
+
+    def on_call(connection: Connection, request_id: Any) -> None:
+        seen.append(connection.headers.get("authorization", ""))
+        if seen[-1] != "Bearer second":
+            connection.respond(b"{}", status="401 Unauthorized")
+            return
+        text = {"content": [{"type": "text", "text": "authorized"}]}
+        connection.json({"jsonrpc": "2.0", "id": request_id, "result": text})
+
+    async def main() -> tuple[Any, list[Any]]:
+        async with httpx2.AsyncClient(auth=_Bearer()) as client:
+            server = hostile({"/mcp": _server(on_call)})
+            box: list[Any] = []
+            outcome = await _session(server.url + "/mcp", http_client=client)(box)
+            return outcome, box
+
+    (outcome, after), _ = run(main(), 30)
+    assert after == "fine"
+    assert isinstance(outcome, types.CallToolResult)
+    assert seen == ["Bearer first", "Bearer second"]
