@@ -37,6 +37,8 @@ TRANSPORT_CLIENTS = (
     ("sdk", "`mcp` SDK client"),
     ("sync_httpx2_native", "sync, native, host httpx2"),
     ("async_httpx2_native", "async, native, host httpx2"),
+    ("sync_own_httpx2_native", "sync, native, own httpx2"),
+    ("async_own_httpx2_native", "async, native, own httpx2"),
 )
 TRANSPORT_FLOORS = (
     ("httpx", "bare httpx + orjson"),

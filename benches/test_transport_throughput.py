@@ -111,11 +111,18 @@ CLIENTS: dict[str, tuple[str, str | None]] = {
     "sync_httpx2_native": ("sync_httpx2", "native"),
     "async_httpx2_native": ("async_httpx2", "native"),
     "httpx2": ("httpx2", None),
+    "sync_own_httpx2_native": ("sync_own_httpx2", "native"),
+    "async_own_httpx2_native": ("async_own_httpx2", "native"),
 }
 """Implementation key: (client of ``transport_runner.py``, ``MCPSTREAM_BACKEND``)."""
 
 _MCPSTREAM = ["sync_native", "sync_pure", "async_native", "async_pure"]
-_HTTPX2 = ["sync_httpx2_native", "async_httpx2_native"]
+_HTTPX2 = [
+    "sync_httpx2_native",
+    "async_httpx2_native",
+    "sync_own_httpx2_native",
+    "async_own_httpx2_native",
+]
 _THROUGHPUT = [*_MCPSTREAM, "sdk", *_HTTPX2]
 RUNS: dict[str, list[str]] = {
     "large": [*_THROUGHPUT, "httpx", "httpx2", "socket"],
@@ -229,7 +236,7 @@ def test_transport(
         benchmark.pedantic(worker.round, rounds=workload.rounds, iterations=1, warmup_rounds=0)
     finally:
         worker.close()
-    if client in ("sync", "async", "sdk", "sync_httpx2", "async_httpx2"):
+    if client in ("sync", "async", "sdk") or "httpx2_" in implementation:
         assert worker.ready["backend"] == (backend or "sdk")
     for answer in worker.answers:
         assert answer["check"] == workload.expected

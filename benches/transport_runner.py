@@ -19,8 +19,9 @@ calls: the same POSTs by bare ``httpx.Client.stream`` and over a bare keep-alive
 ``concurrent``, ``httpx`` and ``httpx_async`` are the same sessions' requests by bare
 ``httpx.Client`` (one session at a time) and ``httpx.AsyncClient`` (all at once).
 ``sync_httpx2`` and ``async_httpx2`` are the two transports over a host's default
-``httpx2.Client`` / ``httpx2.AsyncClient``, and ``httpx2`` the bare floor of ``httpx`` on
-httpx2.
+``httpx2.Client`` / ``httpx2.AsyncClient``, ``sync_own_httpx2`` and ``async_own_httpx2`` the
+two with a client of their own on httpx2 (``http_stack="httpx2"``), and ``httpx2`` the bare floor
+of ``httpx`` on httpx2.
 
 A process per client and workload: the codec backend is chosen when ``mcpstream.codec`` is first
 imported, and every client gets a fresh interpreter and connection pool. Protocol lines go to
@@ -147,10 +148,18 @@ class SyncClient:
     """``McpHttpTransport`` (or the reference transport, ``reference``) with the usual
     handshake; each round is one workload run."""
 
-    def __init__(self, url: str, *, reference: bool = False, host_httpx2: bool = False) -> None:
+    def __init__(
+        self,
+        url: str,
+        *,
+        reference: bool = False,
+        host_httpx2: bool = False,
+        http_stack: str | None = None,
+    ) -> None:
         from mcpstream.models import ResolvedMcpServer
 
         self.url, self.reference, self.host_httpx2 = url, reference, host_httpx2
+        self.http_stack = http_stack
         self.http: Any = None
         server = ResolvedMcpServer(id="bench", url=url)
         if reference:
@@ -172,6 +181,7 @@ class SyncClient:
                 max_event_bytes=MAX_EVENT_BYTES,
                 max_queued_notifications=MAX_QUEUED_NOTIFICATIONS,
                 client=self.http,
+                http_stack=http_stack,
             )
         initialized = self.transport.request(
             method="initialize", params=INITIALIZE_PARAMS, timeout_s=CALL_TIMEOUT_S
@@ -201,7 +211,12 @@ class SyncClient:
 
     def _session(self, calls: int) -> Check:
         """Open a session, make ``calls`` small calls, close it."""
-        client = SyncClient(self.url, reference=self.reference, host_httpx2=self.host_httpx2)
+        client = SyncClient(
+            self.url,
+            reference=self.reference,
+            host_httpx2=self.host_httpx2,
+            http_stack=self.http_stack,
+        )
         try:
             return _small_calls(lambda: _tool_text(client._call("small")), calls)
         finally:
@@ -220,11 +235,13 @@ class SyncClient:
 class AsyncClient:
     """``AsyncMcpHttpTransport`` with the usual handshake; each round is one workload run."""
 
-    def __init__(self, url: str, *, host_httpx2: bool = False) -> None:
+    def __init__(
+        self, url: str, *, host_httpx2: bool = False, http_stack: str | None = None
+    ) -> None:
         from mcpstream.models import ResolvedMcpServer
         from mcpstream.transport_http import AsyncMcpHttpTransport
 
-        self.url, self.host_httpx2 = url, host_httpx2
+        self.url, self.host_httpx2, self.http_stack = url, host_httpx2, http_stack
         self.http: Any = None
         if host_httpx2:  # a host's own httpx2 client, default settings
             import httpx2
@@ -236,6 +253,7 @@ class AsyncClient:
             max_event_bytes=MAX_EVENT_BYTES,
             max_queued_notifications=MAX_QUEUED_NOTIFICATIONS,
             client=self.http,
+            http_stack=http_stack,
         )
 
     async def open(self) -> None:
@@ -273,7 +291,7 @@ class AsyncClient:
 
     async def _session(self, calls: int) -> int:
         """Open a session, make ``calls`` small calls, close it; the calls that succeeded."""
-        client = AsyncClient(self.url, host_httpx2=self.host_httpx2)
+        client = AsyncClient(self.url, host_httpx2=self.host_httpx2, http_stack=self.http_stack)
         try:
             await client.open()
             return sum([_tool_text(await client._call("small")) == "ok" for _ in range(calls)])
@@ -579,8 +597,12 @@ def serve_sync(args: argparse.Namespace, channel: Channel) -> None:
     elif args.client == "socket":
         client = SocketFloor(args.url)
     else:
-        host_httpx2 = args.client == "sync_httpx2"
-        client = SyncClient(args.url, reference=args.client == "reference", host_httpx2=host_httpx2)
+        client = SyncClient(
+            args.url,
+            reference=args.client == "reference",
+            host_httpx2=args.client == "sync_httpx2",
+            http_stack="httpx2" if args.client == "sync_own_httpx2" else None,
+        )
     try:
         for _ in range(args.warmup):
             client.round(args.workload)
@@ -610,7 +632,11 @@ async def _serve_rounds(
 
 async def serve_async(args: argparse.Namespace, channel: Channel) -> None:
     """Drive ``AsyncClient`` from stdin lines."""
-    client = AsyncClient(args.url, host_httpx2=args.client == "async_httpx2")
+    client = AsyncClient(
+        args.url,
+        host_httpx2=args.client == "async_httpx2",
+        http_stack="httpx2" if args.client == "async_own_httpx2" else None,
+    )
     try:
         await client.open()
         await _serve_rounds(args, channel, client.round)
@@ -645,7 +671,7 @@ def main() -> None:
     """Parse the command line and serve rounds until told to stop."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     clients = ("sync", "async", "sdk", "reference", "httpx", "httpx_async", "socket")
-    clients += ("sync_httpx2", "async_httpx2", "httpx2")
+    clients += ("sync_httpx2", "async_httpx2", "httpx2", "sync_own_httpx2", "async_own_httpx2")
     parser.add_argument("--client", choices=clients, required=True)
     parser.add_argument("--workload", choices=sorted(WARMUP_ROUNDS), required=True)
     parser.add_argument("--url", required=True)
@@ -656,9 +682,17 @@ def main() -> None:
     channel = Channel()
     if args.client == "httpx_async" or (args.client == "httpx" and args.workload == "concurrent"):
         asyncio.run(serve_httpx_sessions(args, channel))
-    elif args.client in ("sync", "sync_httpx2", "reference", "httpx", "httpx2", "socket"):
+    elif args.client in (
+        "sync",
+        "sync_httpx2",
+        "sync_own_httpx2",
+        "reference",
+        "httpx",
+        "httpx2",
+        "socket",
+    ):
         serve_sync(args, channel)
-    elif args.client in ("async", "async_httpx2"):
+    elif args.client in ("async", "async_httpx2", "async_own_httpx2"):
         asyncio.run(serve_async(args, channel))
     else:
         asyncio.run(serve_sdk(args, channel))

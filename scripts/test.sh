@@ -34,6 +34,12 @@ echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest tests -q
 echo "== pytest (pure-Python backend: transport, hostile servers, client, command, OAuth)"
 MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/hostile tests/client tests/cli tests/oauth -q
+# As an application that called httpx2.alias_httpx() runs mcpstream (import httpx gives httpx2;
+# tests/conftest.py calls it first): the transport and client suites, one stack (the own client),
+# native backend; the httpx2 runs of every other suite are in the runs above (client_stack).
+echo "== pytest under httpx2.alias_httpx() (transport, client; native backend)"
+MCPSTREAM_TEST_ALIAS_HTTPX=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
+  python -m pytest tests/transport tests/client -q
 # The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
 # its codec half compares both backends and ran above, its transport half runs once per backend.
 echo "== fuzz, bounded (transport core, pure-Python backend)"

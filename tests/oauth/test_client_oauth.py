@@ -5,8 +5,10 @@ loopback authorization server and a real MCP server (the official SDK's) that tr
 from __future__ import annotations
 
 import asyncio
+import importlib
 import time
 from collections.abc import Callable
+from typing import Any
 
 import httpx
 import pytest
@@ -124,14 +126,18 @@ def test_a_machine_client_from_client_settings_needs_no_user(protected_mcp: Prot
     assert not auth.find("/authorize")
 
 
-def test_oauth_runs_over_the_http_client_given_to_the_client(protected_mcp: Protected) -> None:
+@pytest.mark.parametrize("stack", ["httpx", "httpx2"])
+def test_oauth_runs_over_the_http_client_given_to_the_client(
+    protected_mcp: Protected, stack: str
+) -> None:
     _, mcp = protected_mcp()
     seen: list[str] = []
 
-    def record(request: httpx.Request) -> None:
+    def record(request: Any) -> None:
         seen.append(request.url.path)
 
-    with httpx.Client(event_hooks={"request": [record]}) as http:
+    module = importlib.import_module(stack)
+    with module.Client(event_hooks={"request": [record]}) as http:
         with Client(
             mcp.url,
             oauth=True,

@@ -26,6 +26,7 @@ from concurrent.futures import Future
 from pathlib import Path
 from typing import Any, TypeVar
 
+import httpx
 import pytest
 from mcpstream import codec
 from mcpstream.models import ResolvedMcpServer
@@ -38,8 +39,9 @@ HERE = Path(__file__).parent
 
 
 def pytest_report_header() -> str:
-    """Say which codec backend the transports run on."""
-    return f"mcpstream codec backend: {codec.BACKEND}"
+    """Say which codec backend the transports run on, and which line of httpx ``httpx`` is
+    (``httpx2`` under ``MCPSTREAM_TEST_ALIAS_HTTPX``)."""
+    return f"mcpstream codec backend: {codec.BACKEND}; the module httpx is {httpx.__name__}'s"
 
 
 class EventLoopThread:

@@ -32,6 +32,7 @@ from mcpstream._http.httpx_clients import (
     _AsyncLargeReadStream,
     make_async_client,
 )
+from mcpstream._http.stack import stack_named
 
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -149,9 +150,11 @@ def test_the_small_writes_of_a_request_leave_in_one_send() -> None:
     assert sent == [b"GET / HTTP/1.1\r\nhost: x\r\n\r\n"]
 
 
-def test_an_httpx_client_gets_its_answer_over_the_backend() -> None:
+@pytest.mark.parametrize("http_stack", ["httpx", "httpx2"])
+def test_an_httpx_client_gets_its_answer_over_the_backend(http_stack: str) -> None:
     async def run() -> tuple[str, type[Any]]:
-        async with Server(_respond) as server, make_async_client() as client:
+        client = make_async_client(stack_named(http_stack))
+        async with Server(_respond) as server, client:
             response = await client.get(f"http://127.0.0.1:{server.port}/")
             return response.text, type(response.extensions["network_stream"])
 
@@ -174,15 +177,19 @@ def test_the_async_clients_use_anyio_away_from_asyncio(monkeypatch: pytest.Monke
     assert isinstance(asyncio.run(run()), _AsyncLargeReadStream)
 
 
-def test_a_read_with_nothing_arriving_times_out_as_httpcore_does() -> None:
+@pytest.mark.parametrize("http_stack", ["httpx", "httpx2"])
+def test_a_read_with_nothing_arriving_times_out_as_httpcore_does(http_stack: str) -> None:
+    stack = stack_named(http_stack)
+
     async def run() -> None:
         async with Server(_silent) as server:
             stream = await _connect(server)
             with pytest.raises(httpcore.ReadTimeout):
                 await stream.read(1, timeout=0.05)
             await stream.aclose()
-            async with make_async_client() as client:
-                with pytest.raises(httpx.ReadTimeout):
+            async with make_async_client(stack) as client:
+                # The stack's own exception: httpcore2's pool maps only httpcore2's.
+                with pytest.raises(stack.httpx.ReadTimeout):
                     await client.get(f"http://127.0.0.1:{server.port}/", timeout=0.05)
 
     asyncio.run(run())

@@ -102,8 +102,9 @@ def _large_answers(text: str) -> Any:
     return handler
 
 
+@pytest.mark.parametrize("http_stack", ["httpx", "httpx2"])
 def test_the_transport_connections_get_the_buffer_and_answers_stay_whole(
-    fault_server: FaultServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    fault_server: FaultServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, http_stack: Any
 ) -> None:
     buffers: list[type] = []
     real = receive_buffer.install
@@ -115,14 +116,16 @@ def test_the_transport_connections_get_the_buffer_and_answers_stay_whole(
     monkeypatch.setattr(receive_buffer, "install", recording)
     text = "".join(random.Random(3).choice('ab\u00e9\u4e2d\\"') for _ in range(600_000))
     server = ResolvedMcpServer(id="large", url=fault_server.route(_large_answers(text)))
-    with McpHttpTransport(server=server, workspace_root=tmp_path, listen=False) as transport:
+    with McpHttpTransport(
+        server=server, workspace_root=tmp_path, listen=False, http_stack=http_stack
+    ) as transport:
         for _ in range(2):
             assert transport.request(method="ping", params=None, timeout_s=10).result == text
         assert len(transport.drain_notifications()) == 2
 
     async def main() -> None:
         async with AsyncMcpHttpTransport(
-            server=server, workspace_root=tmp_path, listen=False
+            server=server, workspace_root=tmp_path, listen=False, http_stack=http_stack
         ) as transport:
             response = await transport.request(method="ping", params=None, timeout_s=10)
             assert response.result == text

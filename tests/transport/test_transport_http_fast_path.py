@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 import certifi
+import httpx2
 import pytest
 from mcpstream._http import httpx_clients, sync
 from mcpstream._http.httpx_clients import LazySSLContext, shared_ssl_context
@@ -105,11 +106,16 @@ def test_the_ca_setting_of_the_environment_is_honoured(
     assert by_file.cert_store_stats()["x509_ca"] > 0
 
 
+@pytest.mark.parametrize("host", [False, True], ids=["own", "host-httpx2"])
 def test_a_small_sse_answer_is_read_without_a_thread(
-    fault_server: FaultServer, tmp_path: Path, pumps: list[object]
+    fault_server: FaultServer, tmp_path: Path, pumps: list[object], host: bool
 ) -> None:
+    """Also over a host's client: its connection's ``DeadlineStream`` bounds the reads."""
     server = ResolvedMcpServer(id="small", url=fault_server.route(_sse_answers(before=1)))
-    with McpHttpTransport(server=server, workspace_root=tmp_path, listen=False) as transport:
+    http = httpx2.Client() if host else None
+    with McpHttpTransport(
+        server=server, workspace_root=tmp_path, listen=False, client=http
+    ) as transport:
         transport.request(method="initialize", params={}, timeout_s=5)
         threads = threading.active_count()
         for _ in range(3):
@@ -117,6 +123,8 @@ def test_a_small_sse_answer_is_read_without_a_thread(
         assert threading.active_count() == threads
         assert len(transport.drain_notifications()) == 4
     assert pumps == []
+    if http is not None:
+        http.close()
 
 
 def test_a_longer_answer_is_read_on_by_a_reader_thread(
@@ -131,7 +139,6 @@ def test_a_longer_answer_is_read_on_by_a_reader_thread(
     assert len(pumps) == 1
 
 
-@pytest.mark.own_client
 def test_a_stalled_small_answer_still_ends_at_the_deadline(
     make_transport: Any, fault_server: FaultServer, pumps: list[object]
 ) -> None:

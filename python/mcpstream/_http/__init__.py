@@ -8,4 +8,6 @@
 * ``wire``: the translation between the core's descriptions and httpx, for both drivers.
 * ``auth``: the authorization hook the transports ask (an OAuth session).
 * ``httpx_clients``: the httpx clients a transport makes for itself.
+* ``stack``: what differs between httpx and httpx2 (a host's client may be of either), in one
+  table that the wire layer, the clients made here and the OAuth driver look up.
 """

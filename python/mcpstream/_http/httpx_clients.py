@@ -32,7 +32,19 @@ needs no such bound from its streams: it runs every request, and every read of a
 
 httpx has no parameter for the network backend, so the connection pool of the client's default
 transport (``Client._transport._pool``, not used yet) is replaced by one with the backend. Where
-httpx's client is not built that way (another httpx version), it is left as it is.
+httpx's client is not built that way (another httpx version), it is left as it is, and so is
+the client of a core or an h11 of another version than ``stack.HOOK_VERSIONS`` names.
+
+The clients are made on a stack (``stack.HttpStack``): httpx with httpcore by default, httpx2
+with httpcore2 when a transport is asked to (``http_stack="httpx2"``); the backends and streams
+raise the exceptions of the core of their pool (each maps only its own). On httpx2 the SSL
+context is httpcore2's default one (the platform's trust store), made once per process and not
+lazily (``_ssl_context``).
+
+A host's sync client gets one thing from here: ``deadline_trace``, a ``trace`` request extension
+that puts a ``DeadlineStream`` (the connection's own stream, bounded by the ``io_deadline``)
+under the HTTP/1.1 connection carrying the request, so that a trickled head cannot stretch a
+call past its timeout on the host's client either.
 """
 
 from __future__ import annotations
@@ -65,10 +77,10 @@ __all__ = [
     "DeadlineStream",
     "LargeReadStream",
     "LazySSLContext",
+    "deadline_bound",
     "deadline_trace",
     "direct_transport",
     "io_deadline",
-    "large_read_stream",
     "make_async_client",
     "make_client",
     "shared_ssl_context",
@@ -396,10 +408,12 @@ def direct_transport(client: httpx.Client | httpx.AsyncClient) -> Any:
     return _DIRECT.get(client)
 
 
-def large_read_stream(response: httpx.Response) -> LargeReadStream | None:
-    """The network stream under ``response`` when it is one of the clients made here."""
+def deadline_bound(response: httpx.Response) -> bool:
+    """Whether every read of the body of ``response`` obeys the ``io_deadline``: its network
+    stream is one of the clients made here, or a host's connection given a ``DeadlineStream``
+    (``deadline_trace``)."""
     stream = response.extensions.get("network_stream")
-    return stream if isinstance(stream, LargeReadStream) else None
+    return isinstance(stream, LargeReadStream | DeadlineStream)
 
 
 _STACK_CONTEXTS: dict[tuple[str, str | None, str | None], ssl.SSLContext] = {}

@@ -2,8 +2,10 @@
 
 Every request is sent, and its head and error bodies read, under the deadline of its
 operation (``io_deadline``: with the clients the transport makes, every connect, TLS handshake,
-write and read is bounded by it, so a trickle of header bytes cannot stretch a call). The first
-reads of an SSE body happen on the calling thread, each bounded by the wait of its step, so
+write and read is bounded by it, so a trickle of header bytes cannot stretch a call; so are
+the reads and writes of a host's client on its default transport, whose HTTP/1.1 connection
+is given a ``DeadlineStream``). The first reads of an SSE body (from a stream so bounded)
+happen on the calling thread, each bounded by the wait of its step, so
 that a small answer starts no thread; the rest of a longer body is read on a reader thread
 (``ChunkPump``), joined before the call returns, so that a wait for bytes has a timeout and a
 call's deadline holds end to end. The GET stream runs on a thread of its own (``Listener``).
@@ -30,7 +32,7 @@ from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
-from .httpx_clients import deadline_trace, io_deadline, large_read_stream, make_client
+from .httpx_clients import deadline_bound, deadline_trace, io_deadline, make_client
 from .stack import stack_of
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
@@ -280,7 +282,7 @@ class McpHttpTransport(
             ex.wake.wait(step.wait_s)
             return s.Idle(time.monotonic())
         inline = ex.pump is None and ex.inline_reads < INLINE_READS
-        if inline and large_read_stream(ex.response) is not None:
+        if inline and deadline_bound(ex.response):
             ex.inline_reads += 1
             return self._read_inline(ex, step.wait_s)
         if ex.pump is None:

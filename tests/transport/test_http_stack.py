@@ -1,0 +1,79 @@
+"""The table of what differs between httpx and httpx2 (``mcpstream._http.stack``): which stack a
+client is on, how every failure of either is sorted, and the version checks that keep the
+private hooks of the speed work off cores they were not written for."""
+
+from __future__ import annotations
+
+import types
+
+import httpcore2
+import httpx
+import httpx2
+import pytest
+from mcpstream._http import wire
+from mcpstream._http.httpx_clients import deadline_trace, direct_transport, make_client
+from mcpstream._http.stack import (
+    HTTPX,
+    HttpStack,
+    as_httpx_error,
+    errors_named,
+    http_errors,
+    stack_named,
+    stack_of,
+)
+
+HTTPX2 = stack_named("httpx2")
+
+
+def _request_errors(module: types.ModuleType) -> dict[str, type[Exception]]:
+    """Every ``RequestError`` class of ``module`` (an httpx line), by name."""
+    return {
+        name: value
+        for name in module.__all__
+        if isinstance(value := getattr(module, name), type)
+        and issubclass(value, module.RequestError)
+    }
+
+
+def test_a_client_brings_its_stack_and_a_name_picks_one() -> None:
+    with httpx.Client() as one, httpx2.Client() as two:
+        assert stack_of(one) is HTTPX and stack_of(two) is HTTPX2
+        assert stack_of(httpx.AsyncClient()) is HTTPX
+        assert stack_of(httpx2.AsyncClient()) is HTTPX2
+    assert stack_named(None) is HTTPX and stack_named("httpx") is HTTPX
+    # Under ``alias_httpx`` the module ``httpx`` is httpx2's: one stack then, named httpx2.
+    assert HTTPX.name == httpx.__name__ and HTTPX2.name == "httpx2"
+    assert (HTTPX is HTTPX2) is (httpx is httpx2)
+    with pytest.raises(ValueError, match="http_stack"):
+        stack_named("aiohttp")
+
+
+def test_every_httpx2_failure_is_sorted_as_its_httpx_twin() -> None:
+    twins = _request_errors(httpx)
+    theirs = _request_errors(httpx2)
+    assert set(twins) <= set(theirs)
+    for name, ours in twins.items():
+        mine = wire.failure(ours("x")).kind
+        other = wire.failure(theirs[name]("x")).kind
+        assert other is mine, name
+        assert isinstance(theirs[name]("x"), http_errors())
+        assert type(as_httpx_error(theirs[name]("x"), httpx.Request("GET", "http://h/"))) is ours
+    assert wire.failure(httpx2.ConnectTimeout("x")).kind is wire.FailureKind.CONNECT_TIMEOUT
+    assert wire.failure(httpx2.ReadTimeout("x")).kind is wire.FailureKind.TIMEOUT
+    assert wire.failure(httpx2.ConnectError("x")).kind is wire.FailureKind.NETWORK
+    assert set(errors_named("ConnectError")) == {httpx.ConnectError, httpx2.ConnectError}
+
+
+def test_a_core_of_another_version_gets_no_private_hook() -> None:
+    newer = types.ModuleType("httpcore2")
+    newer.__version__ = "3.0.0"  # type: ignore[attr-defined]
+    assert not HttpStack.of_modules(httpx2, newer).hooks_fit
+    assert HTTPX2.hooks_fit and HTTPX.hooks_fit  # the pinned versions
+    unfit = HttpStack("httpx2", httpx2, httpcore2, hooks_fit=False)
+    with make_client(unfit) as client:
+        assert isinstance(client, httpx2.Client)
+        assert direct_transport(client) is None  # httpx2's own pool, left as it is
+        assert type(client._transport._pool._network_backend) is httpcore2.SyncBackend
+    assert deadline_trace(unfit) is None
+    with make_client(HTTPX2) as client:
+        assert direct_transport(client) is not None
