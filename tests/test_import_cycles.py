@@ -19,7 +19,9 @@ CORE = "mcpstream._http.core"
 CORE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"steps", "era"}),  # what a flow asks for and is told; the stateless era's rules
     frozenset({"protocol"}),  # the state of one transport: session, headers, era, queue
-    frozenset({"exchange", "listen"}),  # one call; the GET stream
+    frozenset(
+        {"exchange", "listen", "relay"}
+    ),  # one call; the GET stream; a host session's messages
     frozenset({"flows"}),  # the order of the steps
     frozenset({"modern"}),  # the era's flows over call_flow
 )

@@ -174,7 +174,10 @@ class McpAuthError(McpTransportError, error_code="mcp_auth_error", retryable=Fal
 
 class McpHttpTransportError(McpTransportError):
     """A failure of the Streamable HTTP transport: a network error, or a misuse such as a call on
-    a closed transport. The subclasses below narrow it down."""
+    a closed transport. The subclasses below narrow it down. ``status_code``: the HTTP status
+    of the answer the error reports, None when it reports none (a network error, a timeout)."""
+
+    status_code: int | None = None
 
 
 class McpHttpTransportTimeoutError(McpHttpTransportError, McpTimeoutError):

@@ -1,15 +1,16 @@
 """A real MCP server for the transport tests: the official SDK's ``MCPServer`` under uvicorn.
 
 Run as ``python mcp_sdk_server.py sse|json|stateless``: it binds 127.0.0.1 on a free port, prints
-``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets
-and threads do not mix with the client's in the leak tests.
+``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets and
+threads do not mix with the client's in the leak tests.
 
 Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notifications), ``ask_name``
 (an elicitation request to the client), ``poke`` (a notification and a ping on the GET stream),
-``resumable`` (closes its SSE stream before answering; the client must resume it), ``ask_two``
-(two elicitations, the second after the first answer: two rounds of ``input_required`` at
-2026-07-28), a resource ``mem://readme`` and a prompt ``greet``. Every mode speaks both eras (the
-SDK picks by the request); ``stateless`` keeps no session for the handshake era either.
+``resumable`` (closes its SSE stream before answering; the client must resume it), ``ask_two`` (two
+elicitations, the second after the first answer: two rounds of ``input_required`` at 2026-07-28),
+``sample`` (a sampling request), ``roots`` (a roots request), a resource ``mem://readme`` and a
+prompt ``greet``. Every mode speaks both eras (the SDK picks by the request); ``stateless`` keeps
+no session for the handshake era either.
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
+from mcp_types import SamplingMessage, TextContent
 from pydantic import BaseModel
 
 BIG_TEXT_UNIT = "mcpstream \u2713 \u00e9t\u00e9 \u2028 sep \U0001f600;"
@@ -130,6 +132,22 @@ def build_server() -> MCPServer:
         await ctx.session.send_tool_list_changed()
         await ctx.session.send_ping()
         return "poked"
+
+    @server.tool()
+    async def sample(prompt: str, ctx: Context) -> str:
+        """Ask the client's model (sampling) and return its text."""
+        result = await ctx.session.create_message(
+            messages=[SamplingMessage(role="user", content=TextContent(type="text", text=prompt))],
+            max_tokens=16,
+        )
+        content = result.content
+        return content.text if isinstance(content, TextContent) else "no text"
+
+    @server.tool()
+    async def roots(ctx: Context) -> str:
+        """List the client's roots."""
+        listed = await ctx.session.list_roots()
+        return ",".join(str(root.uri) for root in listed.roots)
 
     @server.tool()
     async def sleep(seconds: float) -> str:

@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 import httpx
 
-from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
+from ..jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcResponse
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import (
@@ -127,6 +127,46 @@ class AsyncMcpHttpTransport(
         await self._after_get_answered()
         flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
         if await self._run(flow):
+            self._start_listener()
+
+    async def relay(
+        self,
+        body: bytes,
+        *,
+        method: str,
+        expected_id: JsonRpcId | None,
+        timeout_s: float,
+        headers: dict[str, str] | None = None,
+        checkpoint: Callable[[str], Awaitable[object] | object] | None = None,
+        resume_from: str | None = None,
+    ) -> JsonRpcResponse | None:
+        """Carry one JSON-RPC message the host encoded itself (``body``: a request with the id
+        ``expected_id``, or a notification or answer with None) and return the response (None
+        for the others), for a host that runs its own MCP session (``mcpstream.sdk``).
+
+        ``headers``: per-message headers (the host's stamps). ``checkpoint``: called (and
+        awaited) with each event id the request's stream reaches, its resumption tokens.
+        ``resume_from``: an event id of a request sent earlier, to go on with over GET and
+        ``Last-Event-ID`` instead of POSTing ``body``. Raises the transport's errors, as
+        ``request`` does."""
+        await self._after_get_answered()
+        flow = self._relay_flow(
+            body,
+            method=method,
+            expected_id=expected_id,
+            timeout_s=timeout_s,
+            headers=headers,
+            checkpoint=checkpoint,
+            resume_from=resume_from,
+            now=time.monotonic(),
+        )
+        return await self._run(flow)
+
+    def start_listening(self) -> None:
+        """Open the GET stream for server-initiated messages now (once the host ended its
+        handshake), unless the transport was made with ``listen=False`` or speaks the stateless
+        era."""
+        if self._listen_enabled and not self.modern:
             self._start_listener()
 
     async def _after_get_answered(self) -> None:
@@ -288,6 +328,15 @@ class AsyncMcpHttpTransport(
                     await outcome
             except Exception:
                 wire.callback_failed(self.server.id)
+        return s.Done(time.monotonic())
+
+    async def _do_checkpoint(self, step: s.Checkpoint, ex: Exchange) -> s.Done:
+        try:
+            outcome = step.to(step.event_id)
+            if inspect.isawaitable(outcome):
+                await outcome
+        except Exception:
+            wire.callback_failed(self.server.id)
         return s.Done(time.monotonic())
 
     async def _do_sleep(self, step: s.Sleep, ex: Exchange) -> s.Done:

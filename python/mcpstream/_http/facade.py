@@ -29,6 +29,7 @@ from .core import (
     ReconnectPolicy,
     call_flow,
     delete_flow,
+    resume_flow,
 )
 from .core.modern import (
     Channel,
@@ -37,6 +38,7 @@ from .core.modern import (
     modern_request_flow,
     negotiate_flow,
 )
+from .core.relay import Relay
 from .core.steps import Flow
 from .stack import HttpStack, StackName, stack_named, stack_of
 
@@ -108,6 +110,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         self._protocol.has_handler = server_request_handler is not None
         self._protocol.push_notifications = on_notification is not None
         self._negotiated: Negotiated | None = None
+        self._relay: Relay | None = None
         self._init_driver()
 
     def _make_client(self) -> ClientT:
@@ -170,6 +173,13 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         """How many notifications the full queue dropped (oldest first) so far; see
         ``max_queued_notifications``."""
         return self._protocol.dropped_notifications
+
+    def relay_rules(self) -> Relay:
+        """The rules for carrying the messages of a host's own MCP session over this transport
+        (``mcpstream.sdk``; see ``relay``), one set per transport."""
+        if self._relay is None:
+            self._relay = Relay(self._protocol)
+        return self._relay
 
     # -- flows ---------------------------------------------------------------------------------
 
@@ -234,6 +244,43 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             self._protocol, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
         )
         return self._listen_enabled and method == INITIALIZED_NOTIFICATION
+
+    def _relay_flow(
+        self,
+        body: bytes,
+        *,
+        method: str,
+        expected_id: Any,
+        timeout_s: float,
+        headers: dict[str, str] | None,
+        checkpoint: Any,
+        resume_from: str | None,
+        now: float,
+    ) -> Flow[JsonRpcResponse | None]:
+        if resume_from is not None:
+            return (
+                yield from resume_flow(
+                    self._protocol,
+                    last_event_id=resume_from,
+                    method=method,
+                    expected_id=expected_id,
+                    timeout_s=timeout_s,
+                    now=now,
+                    checkpoint=checkpoint,
+                )
+            )
+        return (
+            yield from call_flow(
+                self._protocol,
+                body,
+                method=method,
+                expected_id=expected_id,
+                timeout_s=timeout_s,
+                now=now,
+                headers=headers,
+                checkpoint=checkpoint,
+            )
+        )
 
     def _delete_flow(self) -> Flow[None]:
         auth = self._auth

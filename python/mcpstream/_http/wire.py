@@ -133,7 +133,11 @@ def send(
     stack = stack_of(client)
     direct = _direct_request(client, stack, request, extensions)
     if direct is None:
-        return client.send(build_request(client, request, extensions), stream=True)
+        # The core follows the redirects it allows (``McpHttpProtocol.redirect_target``),
+        # whatever the host's client says.
+        return client.send(
+            build_request(client, request, extensions), stream=True, follow_redirects=False
+        )
     try:
         response = direct_transport(client).handle_request(direct)
     except stack.httpx.RequestError as exc:
@@ -149,7 +153,9 @@ async def asend(
     stack = stack_of(client)
     direct = _direct_request(client, stack, request, extensions)
     if direct is None:
-        return await client.send(build_request(client, request, extensions), stream=True)
+        return await client.send(
+            build_request(client, request, extensions), stream=True, follow_redirects=False
+        )
     try:
         response = await direct_transport(client).handle_async_request(direct)
     except stack.httpx.RequestError as exc:

@@ -127,6 +127,7 @@ class Script:
         self.delivered: list[JsonRpcNotification] = []
         self.sleeps: list[float] = []
         self.answered = 0
+        self.checkpoints: list[str] = []
 
     # -- what tests read -----------------------------------------------------------------------
 
@@ -228,6 +229,9 @@ class Script:
         if isinstance(step, s.Sleep):
             self.sleeps.append(step.delay_s)
             self.now += step.delay_s
+            return s.Done(self.now)
+        if isinstance(step, s.Checkpoint):
+            self.checkpoints.append(step.event_id)
             return s.Done(self.now)
         assert isinstance(step, s.StreamAnswered)
         self.answered += 1

@@ -316,15 +316,21 @@ def test_a_failed_reconnection_is_tried_again_and_a_404_then_means_delivered() -
     assert script.sleeps == [0.01, 0.01]
 
 
-def test_a_reconnection_answered_with_json_is_refused() -> None:
-    script = Script(
-        [
-            sse_answer(sse(notification("n/1"), id="e1", retry=10)),
-            json_answer({"jsonrpc": "2.0", "id": 1, "result": {}}),
-        ]
-    )
+def test_a_reconnection_answered_with_json_is_tried_again_then_refused() -> None:
+    policy = ReconnectPolicy(min_delay_s=0.0)
+    json = json_answer({"jsonrpc": "2.0", "id": 1, "result": {}})
+    script = Script([sse_answer(sse(notification("n/1"), id="e1", retry=10))] + [json] * 10)
     with pytest.raises(errors.McpHttpTransportProtocolError, match="instead of an event stream"):
-        request(script)
+        request(script, protocol(policy=policy))
+    gets = [r for r in script.sent if r.method == "GET"]
+    assert len(gets) == policy.max_attempts
+
+
+def test_a_reconnection_answered_with_json_then_a_stream_completes() -> None:
+    json = json_answer({"jsonrpc": "2.0", "id": 1, "result": {}})
+    resumed = sse_answer(sse(result(1, {"ok": 1}), id="e2"))
+    script = Script([sse_answer(sse(notification("n/1"), id="e1", retry=10)), json, resumed])
+    assert request(script, protocol(policy=ReconnectPolicy(min_delay_s=0.0))).result == {"ok": 1}
 
 
 def test_a_transport_closed_while_a_call_waits_to_resume_raises_closed() -> None:

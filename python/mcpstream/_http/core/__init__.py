@@ -20,6 +20,9 @@ tasks) run its flows and do the I/O they ask for.
 * ``era``: the rules of the stateless era (MCP 2026-07-28): versions, request metadata and the
   headers mirroring it, ``x-mcp-header`` annotations, modern errors, multi-round-trip results,
   caching hints; pure functions.
+* ``relay``: ``Relay``, the rules for carrying the messages of a host's own MCP session (the
+  SDK's ``ClientSession``, see ``mcpstream.sdk``): what each outbound message becomes, the era
+  its stamps say, cancellation at 2026-07-28.
 * ``modern``: its flows over ``call_flow``: ``negotiate_flow`` (``server/discover``, or the
   ``initialize`` fallback) and ``modern_request_flow`` (stamping, retries, ``input_required``
   rounds, the list cache).
@@ -27,13 +30,13 @@ tasks) run its flows and do the I/O they ask for.
 The modules form layers, and each imports only from those below it (``tests/test_import_cycles.py``
 checks it, imports for typing included): ``steps`` and ``era`` (they import no other module of
 the core), then ``protocol`` (the state of one transport, ``ModernState`` included), then
-``exchange`` and ``listen``, then ``flows``, then ``modern``.
+``exchange``, ``listen`` and ``relay``, then ``flows``, then ``modern``.
 """
 
 from __future__ import annotations
 
 from .exchange import CallExchange
-from .flows import Stepper, answer_flow, call_flow, delete_flow, listen_flow
+from .flows import Stepper, answer_flow, call_flow, delete_flow, listen_flow, resume_flow
 from .listen import ListenStream
 from .protocol import (
     DEFAULT_MAX_QUEUED_NOTIFICATIONS,
@@ -54,4 +57,5 @@ __all__ = [
     "call_flow",
     "delete_flow",
     "listen_flow",
+    "resume_flow",
 ]

@@ -59,6 +59,14 @@ class CallExchange:
         """The time of the latest outcome of the call's flow (the driver's clock)."""
         self.notifications: list[JsonRpcNotification] = []
         """Notifications decoded and not yet routed (``McpHttpProtocol.route_notifications``)."""
+        self.checkpoint: Any = None
+        """The host's callback for the resumption tokens of the call's stream (see
+        ``steps.Checkpoint``), None without one."""
+        self.unreported_event_id: str | None = None
+        """The event id the stream reached and ``checkpoint`` was not told yet."""
+        self.adopted = False
+        """The stream is an earlier request's (resumed from its token, ``resume_flow``): its
+        response answers this call whatever its id."""
         self._idle_reconnects = 0
 
     @property
@@ -143,7 +151,7 @@ class CallExchange:
             raise self._protocol_error(
                 f"the server sent a message after the response to '{method}'"
             )
-        if message.id != self.expected_id:
+        if message.id != self.expected_id and not self.adopted:
             raise self._protocol_error(
                 f"the server answered with the JSON-RPC id {self.protocol.quote(message.id)} "
                 f"while '{method}' waits for {self.expected_id!r}"
@@ -215,6 +223,8 @@ class CallExchange:
         event_id = carried_event_id(self.last_event_id, decoder.last_event_id)
         advanced = event_id is not None and event_id != self.last_event_id
         self.last_event_id = event_id
+        if advanced and self.checkpoint is not None:
+            self.unreported_event_id = event_id
         if decoder.retry_ms is not None:
             self.retry_ms = decoder.retry_ms
         return advanced
@@ -235,6 +245,12 @@ class CallExchange:
             failed.now,
             self.protocol.map_failure(failed, method=self.method, timeout_s=self.timeout_s),
         )
+
+    def resume_unusable(self, *, headers: Mapping[str, str], body: bytes) -> Resume:
+        """A reconnection GET answered 2xx with something else than an event stream: try again
+        later, or raise the refusal."""
+        error = self.resume_refused(status_code=200, headers=headers, body=body)
+        return self._resume_or_raise(self.now, error)
 
     def resume_refused(
         self, *, status_code: int, headers: Mapping[str, str], body: bytes

@@ -13,6 +13,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from dataclasses import replace
 from typing import Any, TypeVar, overload
 
 from ..._text import sanitize
@@ -25,6 +26,7 @@ from .protocol import (
     AUTH_CHALLENGE_STATUSES,
     DELETE_TIMEOUT_S,
     ERROR_BODY_READ_LIMIT,
+    MAX_REDIRECTS,
     BodyKind,
     McpHttpProtocol,
     Resume,
@@ -35,6 +37,7 @@ from .steps import (
     Authorized,
     BodyEnd,
     Bytes,
+    Checkpoint,
     Deliver,
     Done,
     Failed,
@@ -43,6 +46,7 @@ from .steps import (
     Handle,
     Handled,
     Head,
+    HttpRequest,
     Idle,
     Judged,
     Outcome,
@@ -57,7 +61,7 @@ from .steps import (
     StreamAnswered,
 )
 
-__all__ = ["Stepper", "answer_flow", "call_flow", "delete_flow", "listen_flow"]
+__all__ = ["Stepper", "answer_flow", "call_flow", "delete_flow", "listen_flow", "resume_flow"]
 
 A = TypeVar("A", bound=Outcome)
 B = TypeVar("B", bound=Outcome)
@@ -135,17 +139,51 @@ def call_flow(
     timeout_s: float,
     now: float,
     headers: Mapping[str, str] | None = None,
+    checkpoint: Any = None,
 ) -> Flow[JsonRpcResponse | None]:
     """POST ``body`` (a request waiting for the response ``expected_id``, or a notification
     with None) and return the response (None for a notification) within ``timeout_s``.
-    ``headers``: the ones that mirror the body (a modern request's, see ``era``)."""
+    ``headers``: the ones that mirror the body (a modern request's, see ``era``).
+    ``checkpoint``: a callback for the event ids of the call's stream (``steps.Checkpoint``)."""
     if protocol.closed:
         raise protocol.closed_error()
     call = CallExchange(
         protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
     )
+    call.checkpoint = checkpoint
+    return (yield from _run_call(call, _post(call, body, headers or {})))
+
+
+def resume_flow(
+    protocol: McpHttpProtocol,
+    *,
+    last_event_id: str,
+    method: str,
+    expected_id: JsonRpcId,
+    timeout_s: float,
+    now: float,
+    checkpoint: Any = None,
+) -> Flow[JsonRpcResponse | None]:
+    """Go on with a request sent earlier (by this client or a previous one) whose stream
+    reached ``last_event_id``: resume it with GET and ``Last-Event-ID`` at once, as a broken
+    stream is, and return its response within ``timeout_s`` (the response answers the call
+    ``expected_id`` now, whatever id the earlier request had)."""
+    if protocol.closed:
+        raise protocol.closed_error()
+    call = CallExchange(
+        protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
+    )
+    call.checkpoint = checkpoint
+    call.last_event_id = last_event_id
+    call.adopted = True
+    return (yield from _run_call(call, _resume(call, Resume(0.0, last_event_id))))
+
+
+def _run_call(call: CallExchange, first: Flow[Resume | None]) -> Flow[JsonRpcResponse | None]:
+    """Run the first leg of ``call`` (its POST, or a resumption), then its resumptions."""
+    protocol = call.protocol
     try:
-        resume = yield from _post(call, body, headers or {})
+        resume = yield from first
         while resume is not None:
             resume = yield from _resume(call, resume)
     except Exception:
@@ -185,8 +223,30 @@ def _send(
     request = call.protocol.request(
         method, headers, remaining_s=call.remaining_s(call.now), body=body
     )
-    outcome = yield from _expect(Send(request), Head, Failed)
-    call.now = outcome.now
+    for _ in range(MAX_REDIRECTS + 1):
+        outcome = yield from _expect(Send(request), Head, Failed)
+        call.now = outcome.now
+        if isinstance(outcome, Failed):
+            return outcome
+        target = call.protocol.redirect_target(request, outcome)
+        if target is None:
+            return outcome
+        call.check_deadline(call.now)
+        request = replace(request, url=target, timeout_s=call.remaining_s(call.now))
+    return outcome
+
+
+def _sent(protocol: McpHttpProtocol, request: HttpRequest) -> Flow[Head | Failed]:
+    """Send ``request``, following the redirects the protocol follows (a GET stream's, the
+    DELETE's: their own deadline bounds each attempt)."""
+    for _ in range(MAX_REDIRECTS + 1):
+        outcome = yield from _expect(Send(request), Head, Failed)
+        if isinstance(outcome, Failed):
+            return outcome
+        target = protocol.redirect_target(request, outcome)
+        if target is None:
+            return outcome
+        request = replace(request, url=target)
     return outcome
 
 
@@ -301,6 +361,10 @@ def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
             )
             answered = yield from _expect(step, Done)
             call.now = answered.now
+        if call.unreported_event_id is not None:
+            event_id, call.unreported_event_id = call.unreported_event_id, None
+            reported = yield from _expect(Checkpoint(event_id, call.checkpoint), Done)
+            call.now = reported.now
         if done:
             return resume
 
@@ -334,6 +398,10 @@ def _resume(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
         if call.is_resumable_answer(status_code=head.status_code, headers=head.headers):
             return (yield from _read_sse(call, call.open_sse(headers=None, now=call.now)))
         error_body = yield from _snippet(call)
+        if 200 <= head.status_code < 300:
+            # A 2xx that is no event stream: a failed attempt (as the SDK's transport counts
+            # it), tried again by the policy.
+            return call.resume_unusable(headers=head.headers, body=error_body)
         if (
             not protocol.has_auth
             or head.status_code not in AUTH_CHALLENGE_STATUSES
@@ -434,7 +502,7 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
         authorization=authorization,
         timeout_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
     )
-    head = yield from _expect(Send(request), Head, Failed)
+    head = yield from _sent(protocol, request)
     yield from _expect(StreamAnswered(), Done)  # a GET that failed counts as answered
     if isinstance(head, Failed):
         raise _BrokeOff(head) from head.error
@@ -506,7 +574,7 @@ def delete_flow(
             protocol.delete_headers(authorization=authorization),
             remaining_s=min(call_timeout_s, DELETE_TIMEOUT_S),
         )
-        head = yield from _expect(Send(request), Head, Failed)
+        head = yield from _sent(protocol, request)
         if isinstance(head, Failed):
             raise head.error
         yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)

@@ -11,6 +11,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
+from urllib.parse import urljoin, urlsplit
 
 from ..._text import sanitize
 from ..._version import __version__
@@ -42,7 +43,7 @@ from ...server_requests import (
 )
 from ..codings import ACCEPT_ENCODING
 from . import era
-from .steps import Failed, FailureKind, HttpRequest
+from .steps import Failed, FailureKind, Head, HttpRequest
 
 __all__ = [
     "ACCEPT_ENCODING",
@@ -53,10 +54,12 @@ __all__ = [
     "ERROR_BODY_READ_LIMIT",
     "EVENT_ID_MAX_CHARS",
     "INITIALIZED_NOTIFICATION",
+    "MAX_REDIRECTS",
     "MESSAGE_CHAR_LIMIT",
     "QUIET_WINDOW_S",
     "USER_AGENT",
     "BodyKind",
+    "ForwardedAnswer",
     "McpHttpProtocol",
     "ModernState",
     "ReconnectPolicy",
@@ -90,6 +93,10 @@ EVENT_ID_MAX_CHARS = 1024
 """The longest SSE event id kept for ``Last-Event-ID`` (see ``resumable_event_id``)."""
 INITIALIZED_NOTIFICATION = "notifications/initialized"
 _SESSION_ID_CHARS = frozenset(chr(code) for code in range(0x21, 0x7F))
+
+MAX_REDIRECTS = 5
+"""At most this many redirects are followed for one request (see ``redirect_target``)."""
+_DEFAULT_PORTS = {"http": 80, "https": 443}
 
 AUTH_CHALLENGE_STATUSES = frozenset({401, 403})
 """The statuses a transport hands to its auth hook before mapping them to errors."""
@@ -195,6 +202,17 @@ class ServerRequestReply:
     failure: McpHttpTransportError | None
 
 
+@dataclass(frozen=True, slots=True)
+class ForwardedAnswer:
+    """What a handler returns when the answer to a server request was decided elsewhere (the
+    SDK's session, under ``mcpstream.sdk``): ``payload`` is its JSON-RPC ``result`` or
+    ``error`` member (``{"result": ...}`` or ``{"error": {...}}``), POSTed as it is with the
+    request's id. Either is a complete answer: the call that was waiting goes on (an error the
+    session chose to send is not a failure of the call)."""
+
+    payload: Mapping[str, Any]
+
+
 def normalized_content_type(value: str | None) -> str:
     """The media type of a Content-Type header value, lower case, without parameters."""
     if not value:
@@ -271,6 +289,9 @@ class McpHttpProtocol:
         delivered to it (``Deliver``) instead of the queue of ``drain_notifications``."""
         self.closed = False
         """Set by the driver's ``close``: a call waiting to resume gives up."""
+        self.error_bodies_answer = False
+        """Set for a relayed session (``relay``): a non-2xx answer carrying a JSON-RPC error is
+        the request's response in any era."""
         self.modern: ModernState | None = None
         """Set while the transport speaks (or probes) the stateless era: requests are stamped
         (``modern``), and a 4xx carrying a JSON-RPC error is the request's response."""
@@ -361,6 +382,22 @@ class McpHttpProtocol:
             body=body,
         )
 
+    def redirect_target(self, request: HttpRequest, head: Head) -> str | None:
+        """Where to send ``request`` again after its answer ``head``, or None (not a redirect
+        to follow). As the official SDK does: a redirect is followed only when it keeps the
+        method (307 or 308; any redirect status for a GET) and stays on the endpoint's origin
+        (the same scheme, host and port, or http to https on the same host with the default
+        ports), so that neither credentials nor the session id can be sent elsewhere. Any
+        other redirect is the answer (a refusal)."""
+        status = head.status_code
+        if status not in (307, 308) and not (request.method == "GET" and status in (301, 302, 303)):
+            return None
+        location = head.headers.get("location", "").strip()
+        if not location:
+            return None
+        target = urljoin(request.url, location)
+        return target if _within_origin(self.url, target) else None
+
     def map_failure(
         self, failed: Failed, *, method: str, timeout_s: float, during: str = "request"
     ) -> McpHttpTransportError:
@@ -391,8 +428,9 @@ class McpHttpProtocol:
 
     @property
     def modern_errors(self) -> bool:
-        """True when a 4xx with a JSON-RPC error body answers a request (the stateless era)."""
-        return self.modern is not None
+        """True when a 4xx with a JSON-RPC error body answers a request (the stateless era,
+        and a relayed session in any era, as the SDK's transport reads such bodies)."""
+        return self.modern is not None or self.error_bodies_answer
 
     # -- session state -------------------------------------------------------------------------
 
@@ -476,9 +514,19 @@ class McpHttpProtocol:
     def status_error(
         self, *, status_code: int, body: bytes, method: str, had_session_id: bool
     ) -> McpHttpTransportError | None:
-        """The error for a non-2xx answer to ``method`` (None for 2xx)."""
+        """The error for a non-2xx answer to ``method`` (None for 2xx); its ``status_code`` is
+        set."""
         if 200 <= status_code < 300:
             return None
+        error = self._status_error(
+            status_code=status_code, body=body, method=method, had_session_id=had_session_id
+        )
+        error.status_code = status_code
+        return error
+
+    def _status_error(
+        self, *, status_code: int, body: bytes, method: str, had_session_id: bool
+    ) -> McpHttpTransportError:
         snippet = body_snippet(self.scrub(body.decode("utf-8", errors="replace")))
         suffix = f": {snippet}" if snippet else ""
         if status_code == 401:
@@ -543,9 +591,11 @@ class McpHttpProtocol:
                 return BodyKind.NONE
             if not expects_response:
                 return BodyKind.UNTYPED
-            raise self.error(
+            error = self.error(
                 f"the answer to '{method}' has no content type", McpHttpTransportProtocolError
             )
+            error.status_code = status_code
+            raise error
         if content_type == "application/json":
             return BodyKind.JSON
         if content_type == "text/event-stream":
@@ -613,6 +663,8 @@ class McpHttpProtocol:
         """The answer to ``request``, from what the handler returned (``outcome``) or raised
         (``error``); ``handled=False`` when no handler is set."""
         request_id = request.id
+        if isinstance(outcome, ForwardedAnswer) and error is None:
+            return self._forwarded(request_id, outcome)
         if not handled or isinstance(error, McpUnsupportedServerRequestError):
             reason = "no handler for server requests is set" if not handled else "unsupported"
             failure = self.error(
@@ -654,6 +706,24 @@ class McpHttpProtocol:
         failure.__cause__ = error
         return self._reply(payload, failure)
 
+    def _forwarded(self, request_id: Any, answer: ForwardedAnswer) -> ServerRequestReply:
+        payload: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
+        if "error" in answer.payload:
+            payload["error"] = answer.payload["error"]
+        else:
+            payload["result"] = answer.payload.get("result")
+        try:
+            return ServerRequestReply(self.encode(payload), None)
+        except (TypeError, ValueError):
+            return self._reply(
+                build_jsonrpc_error_response(
+                    request_id=request_id,
+                    code=JSONRPC_INTERNAL_ERROR,
+                    message="Internal error in the MCP client while handling the request.",
+                ),
+                self.error("the answer to a server request could not be encoded"),
+            )
+
     def _reply(self, payload: dict[str, Any], failure: McpHttpTransportError) -> ServerRequestReply:
         try:
             body = self.encode(payload)
@@ -679,3 +749,23 @@ class McpHttpProtocol:
         )
         failure.__cause__ = exc
         return mark_delivered(failure)
+
+
+def _origin(url: str) -> tuple[str, str, int | None]:
+    parts = urlsplit(url)
+    scheme = parts.scheme.lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:  # a port out of range
+        port = None
+    return scheme, (parts.hostname or "").lower(), port
+
+
+def _within_origin(endpoint: str, target: str) -> bool:
+    """True when ``target`` is on the origin of ``endpoint`` (or its https form)."""
+    ours, theirs = _origin(endpoint), _origin(target)
+    if not theirs[1] or theirs[2] is None:
+        return False
+    if ours == theirs:
+        return True
+    return ours == ("http", theirs[1], 80) and theirs[0] == "https" and theirs[2] == 443

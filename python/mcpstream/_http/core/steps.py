@@ -27,6 +27,7 @@ __all__ = [
     "Authorized",
     "BodyEnd",
     "Bytes",
+    "Checkpoint",
     "Deliver",
     "Done",
     "Failed",
@@ -159,6 +160,17 @@ class Deliver:
 
 
 @dataclass(frozen=True, slots=True)
+class Checkpoint:
+    """The event stream of a call reached the event ``event_id`` (a resumption token): hand it
+    to ``to``, the host's callback given with the call (``call_flow(checkpoint=...)``), and
+    await what it returns when it may be awaited: ``Done``. Only a call given a callback
+    yields it."""
+
+    event_id: str
+    to: Any
+
+
+@dataclass(frozen=True, slots=True)
 class Sleep:
     """Wait ``delay_s`` (a sync driver cuts it short when the transport closes or the stream
     stops; the flow looks at its state afterwards): ``Done``."""
@@ -174,7 +186,7 @@ class StreamAnswered:
 
 Step = (
     Send | ReadBody | ReadChunk | ReadSnippet | Authorize | Renew | Handle | Run | Deliver | Sleep
-) | StreamAnswered
+) | (StreamAnswered | Checkpoint)
 
 _ACTIONS = {kind: re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower() for kind in get_args(Step)}
 

@@ -1,0 +1,100 @@
+"""``streamable_http_client``: the SDK's Streamable HTTP client transport, over mcpstream."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from contextlib import asynccontextmanager
+
+import anyio
+import httpx
+import httpx2
+from mcp.client._transport import TransportStreams
+from mcp.shared.message import SessionMessage
+
+from .._http.core import ReconnectPolicy
+from ..codec import DEFAULT_MAX_EVENT_BYTES
+from ..models import McpOAuthConfig
+from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
+from ..oauth_store import McpOAuthTokenStore
+from .options import DEFAULT_CALL_TIMEOUT_S, SERVER_ID, RelayOptions
+from .streams import SessionRelay
+
+__all__ = ["streamable_http_client"]
+
+
+@asynccontextmanager
+async def streamable_http_client(
+    url: str,
+    *,
+    http_client: httpx2.AsyncClient | httpx.AsyncClient | None = None,
+    terminate_on_close: bool = True,
+    max_sse_event_size: int | None = DEFAULT_MAX_EVENT_BYTES,
+    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
+    connect_timeout_s: float | None = None,
+    reconnect_policy: ReconnectPolicy | None = None,
+    listen: bool = True,
+    headers: dict[str, str] | None = None,
+    server_id: str = SERVER_ID,
+    oauth: McpOAuthConfig | None = None,
+    oauth_store: McpOAuthTokenStore | None = None,
+    oauth_redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
+) -> AsyncGenerator[TransportStreams, None]:
+    """The transport streams of ``mcp.client.streamable_http.streamable_http_client`` (same
+    keywords, same items: ``SessionMessage | Exception`` read, ``SessionMessage`` written), over
+    mcpstream's transport and codec: ``mcp.Client(transport)`` and ``ClientSession(read,
+    write)`` work unchanged, in every ``mode``.
+
+    The SDK's keywords: ``http_client`` (the host's client, an ``httpx2.AsyncClient`` as the
+    SDK takes, or an ``httpx.AsyncClient`` as mcpstream's transports take; None: one of
+    mcpstream's own, closed on exit; a client given is left open), ``terminate_on_close``
+    (DELETE the session on exit),
+    ``max_sse_event_size`` (bytes of one SSE event or JSON body once decompressed; 64 MiB by
+    default, where the SDK's is 1 MiB; None: no limit). mcpstream's: ``call_timeout_s`` (one
+    request's deadline, end to end), ``connect_timeout_s``, ``reconnect_policy`` (resuming a
+    broken stream, reopening the GET stream), ``listen`` (open the GET stream after the
+    handshake), ``headers`` (sent with every request),
+    ``server_id`` (names the server in errors and logs), and mcpstream's OAuth 2.1
+    (``oauth``, ``oauth_store``, ``oauth_redirect_handler``).
+
+    A request that fails is answered with a JSON-RPC error coded as the SDK's transport codes
+    it (see ``messages.failure_message``); a message the SDK's models refuse is handed to the
+    session as the ``ValidationError`` the SDK's transport hands it.
+    """
+    options = RelayOptions(
+        max_sse_event_size=max_sse_event_size,
+        call_timeout_s=call_timeout_s,
+        connect_timeout_s=connect_timeout_s,
+        reconnect_policy=reconnect_policy,
+        listen=listen,
+        headers=dict(headers or {}),
+        server_id=server_id,
+        oauth=oauth,
+        oauth_store=oauth_store,
+        oauth_redirect_handler=oauth_redirect_handler,
+    )
+    read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
+    write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
+    try:
+        # Off the event loop: making the transport reads files (the TLS trust store of a
+        # client of its own, the workspace path).
+        relay = await anyio.to_thread.run_sync(SessionRelay, url, options, http_client, read_writer)
+    except BaseException:
+        for stream in (read_writer, read_stream, write_stream, write_reader):
+            stream.close()
+        raise
+    try:
+        async with (
+            read_writer,
+            read_stream,
+            write_stream,
+            write_reader,
+            anyio.create_task_group() as tg,
+        ):
+            tg.start_soon(relay.run, write_reader, tg)
+            try:
+                yield read_stream, write_stream
+            finally:
+                tg.cancel_scope.cancel()
+    finally:
+        with anyio.CancelScope(shield=True):
+            await relay.close(terminate=terminate_on_close)

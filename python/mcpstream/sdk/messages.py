@@ -1,0 +1,175 @@
+"""The SDK's messages to and from mcpstream's: ``SessionMessage`` built from the codec's decoded
+messages, the bytes POSTed for the session's messages, and the JSON-RPC errors that stand for
+the transport's failures.
+
+Every message is built with the SDK's pydantic models (``model_validate`` of the decoded
+value), so the session gets what ``jsonrpc_message_adapter`` would give it from the same bytes,
+with the same refusals (``ValidationError``). Building without validation
+(``model_construct``) saves nothing worth the guarantees: a result's dict is not walked either
+way, and a notification costs about 10 us both ways (``benches/sdk_messages.py``).
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any
+
+from mcp.shared.message import SessionMessage
+from mcp_types import (
+    CONNECTION_CLOSED,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    METHOD_NOT_FOUND,
+    PARSE_ERROR,
+    REQUEST_TIMEOUT,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+)
+from pydantic import ValidationError
+
+from .._text import sanitize
+from ..errors import (
+    McpHttpTransportError,
+    McpHttpTransportProtocolError,
+    McpHttpTransportResponseTooLargeError,
+    McpHttpTransportSessionExpiredError,
+    McpHttpTransportTimeoutError,
+    McpTransportError,
+)
+from ..jsonrpc import JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
+
+__all__ = [
+    "Outgoing",
+    "error_message",
+    "failure_message",
+    "notification_message",
+    "outgoing",
+    "request_message",
+    "response_message",
+]
+
+_MESSAGE_LIMIT = 2000
+logger = logging.getLogger("mcpstream.sdk")
+
+
+def response_message(response: JsonRpcResponse, request_id: RequestId) -> SessionMessage:
+    """The session's message for the ``response`` to its request ``request_id`` (the id the
+    session used, as the SDK's transport does). A result the SDK's models refuse (not an
+    object) becomes the parse error the SDK's transport answers with."""
+    error = response.error
+    payload: dict[str, Any] = {"jsonrpc": "2.0", "id": request_id}
+    try:
+        if error is not None:
+            payload["error"] = error
+            return SessionMessage(JSONRPCError.model_validate(payload))
+        payload["result"] = response.result
+        return SessionMessage(JSONRPCResponse.model_validate(payload))
+    except ValidationError as exc:
+        return error_message(request_id, PARSE_ERROR, f"Failed to parse the response: {exc}")
+
+
+def notification_message(notification: JsonRpcNotification) -> SessionMessage | ValidationError:
+    """The session's message for a server notification, or the ``ValidationError`` the SDK's
+    transport hands the session for one its models refuse (``params`` not an object)."""
+    payload = {"jsonrpc": "2.0", "method": notification.method, **_params(notification.params)}
+    try:
+        return SessionMessage(JSONRPCNotification.model_validate(payload))
+    except ValidationError as exc:
+        return exc
+
+
+def request_message(request: JsonRpcRequest) -> SessionMessage | ValidationError:
+    """The session's message for a server-initiated request (or the ``ValidationError`` for one
+    the SDK's models refuse)."""
+    payload = {
+        "jsonrpc": "2.0",
+        "id": request.id,
+        "method": request.method,
+        **_params(request.params),
+    }
+    try:
+        return SessionMessage(JSONRPCRequest.model_validate(payload))
+    except ValidationError as exc:
+        return exc
+
+
+def _params(params: Any) -> dict[str, Any]:
+    # Absent params stay unset, as the SDK's adapter leaves them (exclude_unset omits them).
+    return {} if params is None else {"params": params}
+
+
+def error_message(request_id: RequestId, code: int, message: str) -> SessionMessage:
+    """A JSON-RPC error for the session's request ``request_id``."""
+    error = ErrorData(code=code, message=message)
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMessage:
+    """The JSON-RPC error that tells the session its request ``request_id`` failed with
+    ``exc``, coded as the SDK's transport codes the same failure: an expired session is
+    ``INVALID_REQUEST`` "Session terminated" (the SDK's words alone; mcpstream's message is
+    logged), a message past the byte cap
+    ``CONNECTION_CLOSED`` (the SDK's "SSE stream failed"), a 404 without a session
+    ``METHOD_NOT_FOUND``, a 2xx without a response or a redirect ``INVALID_REQUEST``, another
+    HTTP status ``INTERNAL_ERROR``, a timeout ``REQUEST_TIMEOUT``, an answer that is not
+    JSON-RPC ``PARSE_ERROR``, and a connection lost ``CONNECTION_CLOSED``. The message is
+    mcpstream's (secrets redacted) and ``data`` names the ``mcpstream.errors`` class, but for
+    an expired session."""
+    text = sanitize(exc, _MESSAGE_LIMIT)
+    status = exc.status_code if isinstance(exc, McpHttpTransportError) else None
+    if isinstance(exc, McpHttpTransportSessionExpiredError):
+        # The SDK's own signal, word for word: a host may test for it.
+        logger.info("%s", text)
+        return error_message(request_id, INVALID_REQUEST, "Session terminated")
+    elif isinstance(exc, McpHttpTransportResponseTooLargeError):
+        code, text = CONNECTION_CLOSED, f"SSE stream failed: {text}"  # the SDK's words
+    elif status == 404:
+        code = METHOD_NOT_FOUND
+    elif status is not None and status < 400:
+        code = INVALID_REQUEST  # a 202 to a request, a redirect not followed
+    elif status is not None:
+        code = INTERNAL_ERROR
+    elif isinstance(exc, McpHttpTransportTimeoutError):
+        code = REQUEST_TIMEOUT
+    elif isinstance(exc, McpHttpTransportProtocolError):
+        code = PARSE_ERROR
+    else:
+        code = CONNECTION_CLOSED
+    error = ErrorData(code=code, message=text, data={"mcpstream_error": type(exc).__name__})
+    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+
+
+class Outgoing:
+    """One message of the session, as the transport carries it: the POST body, and what the
+    relay rules need (``method`` None for an answer, ``request_id`` None for a notification)."""
+
+    __slots__ = ("body", "method", "params", "request_id")
+
+    def __init__(
+        self, body: bytes, method: str | None, request_id: RequestId | None, params: Any
+    ) -> None:
+        self.body, self.method, self.request_id, self.params = body, method, request_id, params
+
+
+def outgoing(message: JSONRPCMessage) -> Outgoing:
+    """The body and parts of a message the session wrote (encoded as the SDK's transport
+    encodes it: by alias, unset members left out)."""
+    body = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+    if isinstance(message, JSONRPCRequest):
+        return Outgoing(body, message.method, message.id, message.params)
+    if isinstance(message, JSONRPCNotification):
+        return Outgoing(body, message.method, None, message.params)
+    return Outgoing(body, None, message.id, None)
+
+
+def answer_payload(message: JSONRPCMessage) -> dict[str, Any]:
+    """The ``result`` or ``error`` member of the session's answer to a server request."""
+    if isinstance(message, JSONRPCError):
+        return {"error": message.error.model_dump(by_alias=True, mode="json", exclude_unset=True)}
+    assert isinstance(message, JSONRPCResponse)
+    return {"result": message.result}

@@ -1,0 +1,79 @@
+"""mcpstream's own options of ``streamable_http_client`` (beside the SDK's keywords), checked
+once, and the transport they make."""
+
+from __future__ import annotations
+
+import tempfile
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from .._http.core import ReconnectPolicy
+from ..codec import DEFAULT_MAX_EVENT_BYTES
+from ..models import McpOAuthConfig, ResolvedMcpServer
+from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
+from ..oauth_store import McpOAuthTokenStore
+from ..transport_http_async import AsyncMcpHttpTransport
+
+__all__ = ["DEFAULT_CALL_TIMEOUT_S", "SERVER_ID", "RelayOptions"]
+
+DEFAULT_CALL_TIMEOUT_S = 3600.0
+"""The default deadline of one request, end to end. The session has timeouts of its own
+(``read_timeout_seconds``); this one only ends a request nobody bounded."""
+SERVER_ID = "sdk"
+"""The server id in mcpstream's error messages and logs (and the OAuth store's key)."""
+
+
+@dataclass(frozen=True, slots=True)
+class RelayOptions:
+    """The transport's settings: ``max_sse_event_size`` (bytes of one SSE event or JSON body,
+    None: no limit), ``call_timeout_s`` (one request's deadline), ``connect_timeout_s``,
+    ``reconnect_policy`` (resuming a broken stream, reopening the GET stream), ``listen`` (the
+    GET stream below 2026-07-28), ``headers``
+    (sent with every request), ``server_id``, and mcpstream's OAuth (``oauth``, ``oauth_store``,
+    ``oauth_redirect_handler``)."""
+
+    max_sse_event_size: int | None = DEFAULT_MAX_EVENT_BYTES
+    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S
+    connect_timeout_s: float | None = None
+    reconnect_policy: ReconnectPolicy | None = None
+    listen: bool = True
+    headers: dict[str, str] = field(default_factory=dict)
+    server_id: str = SERVER_ID
+    oauth: McpOAuthConfig | None = None
+    oauth_store: McpOAuthTokenStore | None = None
+    oauth_redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None
+
+    def __post_init__(self) -> None:
+        if self.max_sse_event_size is not None and self.max_sse_event_size <= 0:
+            raise ValueError("max_sse_event_size must be positive or None")
+        if not self.call_timeout_s > 0:
+            raise ValueError("call_timeout_s must be greater than 0")
+
+    def transport(
+        self, url: str, *, client: Any, handler: Any, on_notification: Any
+    ) -> AsyncMcpHttpTransport:
+        """The transport for ``url`` (``client``: the host's, or None for one of its own)."""
+        server = ResolvedMcpServer(
+            id=self.server_id,
+            url=url,
+            headers=dict(self.headers),
+            call_timeout_s=self.call_timeout_s,
+            oauth=self.oauth,
+        )
+        return AsyncMcpHttpTransport(
+            server=server,
+            # Only a handler of roots requests reads it, and the session answers those itself.
+            workspace_root=Path(tempfile.gettempdir()),
+            client=client,
+            server_request_handler=handler,
+            on_notification=on_notification,
+            max_event_bytes=self.max_sse_event_size,
+            # Notifications are pushed to the session (on_notification), never queued.
+            max_queued_notifications=None,
+            listen=self.listen,
+            reconnect_policy=self.reconnect_policy,
+            oauth_store=self.oauth_store,
+            oauth_redirect_handler=self.oauth_redirect_handler,
+            connect_timeout_s=self.connect_timeout_s,
+        )

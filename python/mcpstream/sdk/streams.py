@@ -1,0 +1,216 @@
+"""The driver of a relayed session: the SDK's transport streams over ``AsyncMcpHttpTransport``.
+
+``SessionRelay`` reads what the session writes and carries it as the core's relay rules say
+(``mcpstream._http.core.relay``): each request in a task of its own (its stream read by the
+transport's flows, its response handed back), notifications and answers POSTed, cancellations
+at 2026-07-28 closing the request's stream. What the server sends comes back through the
+transport's hooks: notifications (``on_notification``) and server requests (the handler, which
+hands each to the session and waits for its answer) onto the session's read stream.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup
+from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
+from mcp.shared.message import ClientMessageMetadata, SessionMessage
+from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, RequestId
+
+from .._http.core.protocol import ForwardedAnswer
+from .._http.core.relay import Route
+from .._text import sanitize
+from ..errors import McpTransportError
+from ..jsonrpc import JsonRpcNotification, JsonRpcRequest
+from ..server_requests import McpServerRequestContext
+from ..transport_http_async import AsyncMcpHttpTransport
+from .messages import (
+    Outgoing,
+    answer_payload,
+    error_message,
+    failure_message,
+    notification_message,
+    outgoing,
+    request_message,
+    response_message,
+)
+from .options import RelayOptions
+
+__all__ = ["SessionRelay"]
+
+logger = logging.getLogger("mcpstream.sdk")
+
+ReadWriter = MemoryObjectSendStream[SessionMessage | Exception]
+WriteReader = MemoryObjectReceiveStream[SessionMessage]
+_Key = tuple[type, RequestId]
+
+
+class SessionRelay:
+    """Carries one session's messages over an ``AsyncMcpHttpTransport``; ``run`` is its loop,
+    ``close`` ends it (the DELETE when ``terminate``)."""
+
+    def __init__(
+        self, url: str, options: RelayOptions, http_client: Any, read_writer: ReadWriter
+    ) -> None:
+        self._read = read_writer
+        self._timeout_s = options.call_timeout_s
+        self.transport: AsyncMcpHttpTransport = options.transport(
+            url, client=http_client, handler=self, on_notification=self._notify
+        )
+        self._rules = self.transport.relay_rules()
+        self._calls: dict[_Key, anyio.CancelScope] = {}
+        self._answers: dict[_Key, asyncio.Future[ForwardedAnswer]] = {}
+
+    async def run(self, write_reader: WriteReader, tg: TaskGroup) -> None:
+        """Carry every message the session writes until it closes its write stream."""
+        async with write_reader:
+            async for message in write_reader:
+                try:
+                    await self._carry(message, tg)
+                except McpTransportError as exc:  # a POST of a notification or an answer
+                    logger.warning("%s", sanitize(exc, 2000))
+                except Exception as exc:  # not the transport's: the loop goes on
+                    logger.warning("a message could not be sent: %s", type(exc).__name__)
+
+    async def close(self, *, terminate: bool) -> None:
+        """End the transport: the GET stream, the DELETE of the session (``terminate``), the
+        client it made. The requests still in flight end with the "closed" error."""
+        for future in self._answers.values():
+            future.cancel()
+        if not terminate:
+            self.transport.reset_session_state()
+        await self.transport.close()
+
+    # -- the session's messages ----------------------------------------------------------------
+
+    async def _carry(self, message: SessionMessage, tg: TaskGroup) -> None:
+        out = outgoing(message.message)
+        metadata = message.metadata if isinstance(message.metadata, ClientMessageMetadata) else None
+        route = self._rules.outbound(
+            method=out.method,
+            request_id=out.request_id,
+            params=out.params,
+            headers=metadata.headers if metadata is not None else None,
+            resumption_token=metadata.resumption_token if metadata is not None else None,
+        )
+        kind = route.route
+        if kind is Route.CALL or kind is Route.RESUME:
+            assert route.request_id is not None
+            key = _key(route.request_id)
+            if route.supersedes:
+                # A reused id: the session's waiter is the new request's, so the old stream
+                # may neither answer nor fail it.
+                self._calls[key].cancel()
+            scope = self._calls[key] = anyio.CancelScope()
+            tg.start_soon(self._call, out, route.request_id, route.headers, metadata, scope, kind)
+        elif kind is Route.ANSWER:
+            assert route.request_id is not None
+            future = self._answers.get(_key(route.request_id))
+            if future is not None and not future.done():
+                future.set_result(ForwardedAnswer(answer_payload(message.message)))
+        elif kind is Route.ABORT:
+            assert route.request_id is not None
+            scope_ = self._calls.get(_key(route.request_id))
+            if scope_ is not None:
+                scope_.cancel()
+        elif kind is Route.POST:
+            await self.transport.relay(
+                out.body,
+                method=out.method or "response",
+                expected_id=None,
+                timeout_s=self._timeout_s,
+                headers=route.headers,
+            )
+            if route.starts_listening:
+                self.transport.start_listening()
+        # Route.DROP: nothing goes on the wire.
+
+    async def _call(
+        self,
+        out: Outgoing,
+        request_id: RequestId,
+        headers: dict[str, str],
+        metadata: ClientMessageMetadata | None,
+        scope: anyio.CancelScope,
+        kind: Route,
+    ) -> None:
+        key = _key(request_id)
+        reply: SessionMessage | None = None
+        try:
+            with scope:
+                try:
+                    response = await self.transport.relay(
+                        out.body,
+                        method=out.method or "request",
+                        expected_id=request_id,
+                        timeout_s=self._timeout_s,
+                        headers=headers,
+                        checkpoint=metadata.on_resumption_token_update if metadata else None,
+                        resume_from=metadata.resumption_token
+                        if metadata and kind is Route.RESUME
+                        else None,
+                    )
+                except McpTransportError as exc:
+                    reply = failure_message(request_id, exc)
+                except Exception as exc:  # not the transport's (a host's client, a callback)
+                    logger.warning("request %r failed: %s", request_id, type(exc).__name__)
+                    reply = error_message(
+                        request_id, INTERNAL_ERROR, f"the transport failed: {type(exc).__name__}"
+                    )
+                else:
+                    assert response is not None
+                    reply = response_message(response, request_id)
+        finally:
+            if self._calls.get(key) is scope:
+                del self._calls[key]
+                self._rules.finished(request_id)
+        if reply is not None and not scope.cancel_called:
+            await self._send(reply)
+
+    # -- what the server sends -----------------------------------------------------------------
+
+    async def handle_request(
+        self,
+        *,
+        context: McpServerRequestContext,
+        method: str,
+        request_id: RequestId,
+        params: Any,
+    ) -> ForwardedAnswer:
+        """Hand a server-initiated request to the session and return its answer (the
+        transport's server request handler)."""
+        built = request_message(JsonRpcRequest(id=request_id, method=method, params=params))
+        if not isinstance(built, SessionMessage):
+            # The session is told what its models refused, as by the SDK's transport; the
+            # server gets an error instead of waiting for an answer that cannot come.
+            await self._send(built)
+            return ForwardedAnswer(
+                {"error": {"code": INVALID_PARAMS, "message": "Invalid request parameters"}}
+            )
+        key = _key(request_id)
+        future: asyncio.Future[ForwardedAnswer] = asyncio.get_running_loop().create_future()
+        self._answers[key] = future
+        self._rules.server_request_waiting(request_id)
+        try:
+            await self._send(built)
+            return await future
+        finally:
+            if self._answers.get(key) is future:
+                del self._answers[key]
+            self._rules.server_request_given_up(request_id)
+
+    async def _notify(self, notification: JsonRpcNotification) -> None:
+        await self._send(notification_message(notification))
+
+    async def _send(self, item: SessionMessage | Exception) -> None:
+        try:
+            await self._read.send(item)
+        except (anyio.BrokenResourceError, anyio.ClosedResourceError):
+            logger.debug("the session's read stream is closed; a message was dropped")
+
+
+def _key(request_id: RequestId) -> _Key:
+    return (type(request_id), request_id)
