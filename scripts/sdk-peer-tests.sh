@@ -6,7 +6,9 @@
 #   scripts/sdk-peer-tests.sh [VENV]     (default VENV: .venv-sdk-peer; WORK: a temp dir)
 #
 # MCPSTREAM_SRC=python (a source tree with its built extension, as scripts/dev.sh leaves it)
-# runs that tree instead of installing this checkout into the venv (which builds the codec).
+# runs that tree instead of installing this checkout into the venv (which builds the codec);
+# MCPSTREAM_WHEEL=dist/....whl installs that wheel instead (scripts/test.sh: the one it built).
+# The SDK's test dependencies are pinned in requirements/sdk-peer.txt.
 #
 # Every test passes but the ones listed in tests/sdk/peer/known.txt, each with why (they pin the
 # SDK's own defaults or its own message text); those are run one by one and must fail.
@@ -27,10 +29,13 @@ fi
 if [ -n "${MCPSTREAM_SRC:-}" ]; then
   MCPSTREAM_SRC="$(cd "$MCPSTREAM_SRC" && pwd)"
   mcpstream=(httpx sniffio platformdirs PyJWT cryptography rich PyYAML)
+elif [ -n "${MCPSTREAM_WHEEL:-}" ]; then
+  mcpstream=("$(cd "$(dirname "$MCPSTREAM_WHEEL")" && pwd)/$(basename "$MCPSTREAM_WHEEL")")
 else
   mcpstream=("$ROOT")
 fi
-"$VENV/bin/pip" install -q -c "$ROOT/requirements/constraints.txt" "${mcpstream[@]}" \
+"$VENV/bin/pip" install -q --disable-pip-version-check -c "$ROOT/requirements/constraints.txt" \
+  -c "$ROOT/requirements/sdk-peer.txt" "${mcpstream[@]}" \
   "mcp==$MCP_VERSION" pytest trio inline-snapshot dirty-equals logfire opentelemetry-sdk \
   blockbuster httpx2
 # The sdist of the pinned mcp holds its test suite.

@@ -37,8 +37,9 @@ fi
 # mcpstream.codec picked at import (as do the hostile-server suites), so they run once per backend.
 echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest tests -q
-echo "== pytest (pure-Python backend: transport, hostile servers, client, command, OAuth)"
-MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/hostile tests/client tests/cli tests/oauth -q
+echo "== pytest (pure-Python backend: transport, hostile servers, client, command, OAuth, SDK)"
+MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/hostile tests/client tests/cli \
+  tests/oauth tests/sdk -q
 # As an application that called httpx2.alias_httpx() runs mcpstream (import httpx gives httpx2;
 # tests/conftest.py calls it first): the transport and client suites, one stack (the own client),
 # native backend; the httpx2 runs of every other suite are in the runs above (client_stack).
@@ -56,3 +57,15 @@ MCPSTREAM_BACKEND=python python -m pytest tests/fuzz/test_transport_fuzz.py -q
 # them with no Rust toolchain and no source tree on the path; the sdist built and installed by pip.
 echo "== wheels (built for every supported Python, tested as installed on the oldest and newest)"
 bash scripts/wheels.sh --pythons "oldest newest"
+
+# The SDK's side (mcpstream.sdk under mcp.Client), with the wheel just built for this machine's
+# python3 installed in a venv of the SDK's test dependencies: the SDK's own tests of its
+# Streamable HTTP client with our transport in its place (from the sdist of the pinned mcp), then
+# the SDK's conformance client over mcpstream.sdk in every client scenario of both wires.
+echo "== the SDK's own transport tests and its conformance client, over mcpstream.sdk"
+py_tag="$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
+wheel="$(ls dist/mcpstream-*-"$py_tag"-"$py_tag"-*x86_64*.whl | head -n 1)"
+sdk_work="$(mktemp -d)"
+WORK="$sdk_work" MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh
+WORK="$sdk_work" bash scripts/sdk-conformance.sh
+rm -rf "$sdk_work"
