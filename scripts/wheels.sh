@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Build the wheels a host installs and test them the way a host gets them.
 #
-#   bash scripts/wheels.sh [--pythons "3.11 3.13"] [--aarch64 "3.15"] [--all]
+#   bash scripts/wheels.sh [--pythons "3.11 3.13"] [--aarch64 "3.15"] [--all] [--no-build]
 #
 # 1. Builds, with the pinned maturin and zig as the linker, a manylinux_2_17 (manylinux2014)
 #    wheel for every CPython the pyproject.toml classifiers name (3.11 to 3.15; the script checks
@@ -20,7 +20,8 @@
 #    x86_64 runs the codec, transport and client suites; aarch64 runs under qemu (user mode,
 #    called by name: nothing is registered with the kernel), slowly, so the codec suite and the
 #    client tests against the official SDK's server named in QEMU_CLIENT_TESTS below.
-#    --all tests every wheel on every interpreter there is (and names the one there is not).
+#    --all tests every wheel on every interpreter there is (and names the one there is not);
+#    --pythons none tests no x86_64 wheel; --no-build tests the wheels dist/ already holds.
 # 4. Installs the sdist with pip in a fresh venv of the oldest Python (this one builds the
 #    extension, so the Rust toolchain is on the path) and runs the same check step.
 #
@@ -39,10 +40,11 @@ repo=$PWD
 # must not reach maturin or the test venvs.
 unset PYO3_PYTHON PYTHONPATH VIRTUAL_ENV PIP_REQUIRE_VIRTUALENV PYTHONDONTWRITEBYTECODE
 
-usage() { sed -n '2,35p' "$0" | sed 's/^# \{0,1\}//'; }
+usage() { sed -n '2,36p' "$0" | sed 's/^# \{0,1\}//'; }
 requested_x86=""
 requested_arm=""
 all=0
+build=1
 while [ $# -gt 0 ]; do
   case "$1" in
     --pythons) requested_x86="${2:?--pythons needs a list, e.g. \"3.11 3.13\"}"; shift 2 ;;
@@ -50,6 +52,7 @@ while [ $# -gt 0 ]; do
     --aarch64) requested_arm="${2:?--aarch64 needs a list, e.g. \"3.15\"}"; shift 2 ;;
     --aarch64=*) requested_arm="${1#--aarch64=}"; shift ;;
     --all) all=1; shift ;;
+    --no-build) build=0; shift ;;
     -h | --help) usage; exit 0 ;;
     *) echo "wheels.sh: unknown argument $1" >&2; usage >&2; exit 2 ;;
   esac
@@ -261,40 +264,43 @@ if [ "$all" = 1 ]; then
   pick x86_64 "${supported[@]}"
   pick aarch64 "${supported[@]}"
 else
+  [ "$requested_x86" = none ] && requested_x86=" "
   # shellcheck disable=SC2086  # the lists are words
   pick x86_64 ${requested_x86:-${supported[*]}}
   # shellcheck disable=SC2086
   pick aarch64 $requested_arm
 fi
 
-echo "== wheels: maturin build (manylinux2014 via zig) for ${supported[*]} on ${arches[*]}, and the sdist"
-mkdir -p dist
-rm -f dist/mcpstream-*.whl dist/mcpstream-*.tar.gz
-pythons=()
-for py in "${supported[@]}"; do pythons+=("python$py"); done
-# One build per architecture, both at once: each compiles with one codegen unit and fat LTO,
-# so one core each. Release builds of their own, apart from the development build's target/.
-t=$(now)
-builds=()
-for arch in "${arches[@]}"; do
-  # maturin finds zig as `python -m ziglang` of the python on PATH: the tools venv's. With an
-  # explicit target it takes each version's configuration from its own sysconfig data.
-  CARGO_TARGET_DIR=$repo/target/wheels-$arch PATH="$tools/bin:$PATH" maturin build --release \
-    --zig --target "$arch-unknown-linux-gnu" --compatibility manylinux2014 \
-    --interpreter "${pythons[@]}" --out dist >"dist/build-$arch.log" 2>&1 &
-  builds+=($!)
-done
-failed=0
-for i in "${!arches[@]}"; do
-  wait "${builds[$i]}" || failed=1
-  cat "dist/build-${arches[$i]}.log"
-  rm -f "dist/build-${arches[$i]}.log"
-done
-[ "$failed" = 0 ] || { echo "wheels.sh: a wheel build failed (its log is above)" >&2; exit 1; }
-note_time "build ${#supported[@]} wheels for ${#arches[@]} architectures" "$t"
-t=$(now)
-PATH="$tools/bin:$PATH" maturin sdist --out dist
-note_time "build sdist" "$t"
+if [ "$build" = 1 ]; then
+  echo "== wheels: maturin build (manylinux2014 via zig) for ${supported[*]} on ${arches[*]}, and the sdist"
+  mkdir -p dist
+  rm -f dist/mcpstream-*.whl dist/mcpstream-*.tar.gz
+  pythons=()
+  for py in "${supported[@]}"; do pythons+=("python$py"); done
+  # One build per architecture, both at once: each compiles with one codegen unit and fat LTO,
+  # so one core each. Release builds of their own, apart from the development build's target/.
+  t=$(now)
+  builds=()
+  for arch in "${arches[@]}"; do
+    # maturin finds zig as `python -m ziglang` of the python on PATH: the tools venv's. With an
+    # explicit target it takes each version's configuration from its own sysconfig data.
+    CARGO_TARGET_DIR=$repo/target/wheels-$arch PATH="$tools/bin:$PATH" maturin build --release \
+      --zig --target "$arch-unknown-linux-gnu" --compatibility manylinux2014 \
+      --interpreter "${pythons[@]}" --out dist >"dist/build-$arch.log" 2>&1 &
+    builds+=($!)
+  done
+  failed=0
+  for i in "${!arches[@]}"; do
+    wait "${builds[$i]}" || failed=1
+    cat "dist/build-${arches[$i]}.log"
+    rm -f "dist/build-${arches[$i]}.log"
+  done
+  [ "$failed" = 0 ] || { echo "wheels.sh: a wheel build failed (its log is above)" >&2; exit 1; }
+  note_time "build ${#supported[@]} wheels for each of ${#arches[@]} architectures" "$t"
+  t=$(now)
+  PATH="$tools/bin:$PATH" maturin sdist --out dist
+  note_time "build sdist" "$t"
+fi
 
 echo "== wheels: auditwheel show"
 declare -A wheel_of
