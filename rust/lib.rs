@@ -35,7 +35,15 @@ mod pyutf8;
 use pyo3::prelude::*;
 
 /// The native backend of `mcpstream.codec`.
-#[pymodule]
+///
+/// `gil_used = true`: on a free-threaded CPython (3.14t, 3.15t) importing the module turns the
+/// GIL back on, as it must while the encoder walks an exact dict with `PyDict_Next` and borrowed
+/// references (`pyencode`), which another thread may mutate without the GIL. The rest is ready
+/// for free threading: the value classes are frozen, the decoders' `&mut self` methods go
+/// through PyO3's borrow flag (a second thread using the same decoder at once gets an error, not
+/// a data race), the reusable buffers are thread-local, and a parsed `str` is immutable. What a
+/// free-threaded wheel still needs is in docs/install.md.
+#[pymodule(gil_used = true)]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_EVENT_BYTES", sse::DEFAULT_MAX_EVENT_BYTES)?;
     // Not part of the contract: tells the tests whether the frames are a debug build's, which

@@ -45,6 +45,7 @@ impl<'a> StrSource<'a> {
                 ffi::PyErr_Clear();
                 return None;
             }
+            #[cfg(not(Py_3_14))]
             if ffi::PyUnicode_IS_ASCII(ptr) != 0 {
                 return None;
             }
@@ -52,7 +53,15 @@ impl<'a> StrSource<'a> {
             let data = ffi::PyUnicode_DATA(ptr);
             let units = match ffi::PyUnicode_KIND(ptr) {
                 ffi::PyUnicode_1BYTE_KIND => {
-                    Units::One(std::slice::from_raw_parts(data.cast(), len))
+                    let units: &[u8] = std::slice::from_raw_parts(data.cast(), len);
+                    // For 3.14 and later PyO3 binds no `PyUnicode_IS_ASCII` (nor the state
+                    // bit-field it reads, whose layout is the compiler's): a 1-byte text is
+                    // ASCII when every byte is, a check that runs far faster than the parse.
+                    #[cfg(Py_3_14)]
+                    if units.is_ascii() {
+                        return None;
+                    }
+                    Units::One(units)
                 }
                 ffi::PyUnicode_2BYTE_KIND => {
                     Units::Two(std::slice::from_raw_parts(data.cast(), len))

@@ -52,11 +52,13 @@ echo "== fuzz, bounded (transport core, pure-Python backend)"
 MCPSTREAM_BACKEND=python python -m pytest tests/fuzz/test_transport_fuzz.py -q
 
 # The wheels a host installs (scripts/wheels.sh): manylinux_2_17 wheels for every supported
-# CPython and the sdist, built into dist/ and checked with auditwheel; the oldest and newest
-# Python's wheels installed in fresh venvs and the codec, transport and client suites run against
-# them with no Rust toolchain and no source tree on the path; the sdist built and installed by pip.
-echo "== wheels (built for every supported Python, tested as installed on the oldest and newest)"
-bash scripts/wheels.sh --pythons "oldest newest"
+# CPython on x86_64 and aarch64 and the sdist, built into dist/ and checked with auditwheel; the
+# oldest and newest Python's x86_64 wheels installed in fresh venvs and the codec, transport and
+# client suites run against them with no Rust toolchain and no source tree on the path; the
+# newest aarch64 wheel the same way under qemu, with the codec suite and client tests against
+# the SDK's server; the sdist built and installed by pip. `scripts/wheels.sh --all` tests them all.
+echo "== wheels (built for every supported Python and both architectures, some tested installed)"
+bash scripts/wheels.sh --pythons "oldest newest" --aarch64 newest
 
 # The SDK's side (mcpstream.sdk under mcp.Client), with the wheel just built for this machine's
 # python3 installed in a venv of the SDK's test dependencies: the SDK's own tests of its

@@ -26,7 +26,9 @@ thread when its stack is 8 MiB or more: there ``json`` parses first (it gives up
 with the same result.
 
 The small-stack runs happen in a subprocess, so a segfault fails the test instead of killing
-pytest.
+pytest. Where the platform refuses a stack that small, the threads get its minimum instead:
+glibc's ``SC_THREAD_STACK_MIN`` (128 KiB on aarch64, so there all three runs use 128 KiB and show
+the guard and the limit at that minimum) and then CPython's own (52 KiB on x86-64 since 3.15).
 """
 
 from __future__ import annotations
@@ -51,7 +53,7 @@ DEPTHS = (1, 64, MAX_DEPTH - 1, MAX_DEPTH, MAX_DEPTH + 1, MAX_DEPTH + 2, 1000, 1
 # and summarizes the outcome as text (in the main thread: repr of deep values recurses too).
 CASES = textwrap.dedent(
     r"""
-    import json, sys, threading
+    import json, os, sys, threading
     from mcpstream.codec import load_backend
 
     def arrays(n):
@@ -85,7 +87,15 @@ CASES = textwrap.dedent(
         return backend.encode_jsonrpc_message(value)
 
     stack, depths = int(sys.argv[1]), json.loads(sys.argv[2])
-    threading.stack_size(stack)
+    # The platform's minimum where the size asked for is below it: glibc's (128 KiB on aarch64)
+    # and then CPython's own (52 KiB on x86-64 since 3.15), which it only names in its error.
+    stack = max(stack, os.sysconf("SC_THREAD_STACK_MIN"))
+    while True:
+        try:
+            threading.stack_size(stack)
+            break
+        except ValueError:
+            stack += 4096
     outcomes = []
     for name in ("python", "native"):
         backend = load_backend(name)
@@ -109,13 +119,16 @@ CASES = textwrap.dedent(
                         type(event.error).__name__, str(event.error))
                 text = repr(result) if status == "ok" else result
                 outcomes.append([name, case, max(depth, 2), status, text[:200]])
-    print(json.dumps({"debug_build": load_backend("native")._debug_build, "outcomes": outcomes}))
+    debug_build = load_backend("native")._debug_build
+    print(json.dumps({"debug_build": debug_build, "stack": stack, "outcomes": outcomes}))
     """
 )
 
 
-def run_cases(stack: int) -> tuple[bool, dict[tuple[str, int], dict[str, tuple[str, str]]]]:
-    """Run every case in threads of ``stack`` bytes, in a subprocess; a crash fails the test."""
+def run_cases(stack: int) -> tuple[bool, int, dict[tuple[str, int], dict[str, tuple[str, str]]]]:
+    """Run every case in threads of ``stack`` bytes (or the platform's minimum, if larger), in a
+    subprocess; a crash fails the test. Returns whether the build is a debug one, the stack
+    size the threads had, and the outcomes."""
     proc = subprocess.run(
         [sys.executable, "-c", CASES, str(stack), json.dumps(DEPTHS)],
         capture_output=True,
@@ -128,7 +141,8 @@ def run_cases(stack: int) -> tuple[bool, dict[tuple[str, int], dict[str, tuple[s
     by_case: dict[tuple[str, int], dict[str, tuple[str, str]]] = {}
     for name, case, depth, status, text in report["outcomes"]:
         by_case.setdefault((case, depth), {})[name] = (status, text)
-    return report["debug_build"], by_case
+    assert report["stack"] >= stack, report["stack"]
+    return report["debug_build"], report["stack"], by_case
 
 
 def expected_error(case: str, depth: int) -> tuple[str, str] | None:
@@ -146,11 +160,21 @@ def expected_error(case: str, depth: int) -> tuple[str, str] | None:
 @pytest.mark.both_backends
 @pytest.mark.parametrize("stack", [32 * 1024, 64 * 1024, 96 * 1024])
 def test_no_backend_overflows_a_small_thread_stack_and_both_agree(stack: int) -> None:
-    debug_build, by_case = run_cases(stack)
+    debug_build, stack, by_case = run_cases(stack)
     for (case, depth), outcomes in by_case.items():
         where = f"{case} at depth {depth} in a {stack // 1024} KiB stack"
         pure, native = outcomes["python"], outcomes["native"]
+        refusal = TOO_DEEP_TO_ENCODE if case.startswith("encode") else STACK_EXHAUSTED
         wanted = expected_error(case, depth)
+        if wanted is None and pure[0] != "ok":
+            # Since 3.14 CPython checks its own C stack against the thread's bounds, with a
+            # margin of tens of KiB: in the smallest stacks it accepts, the stdlib json under the
+            # pure backend runs out before 100 levels (a RecursionError, or the backend's depth
+            # error for one). The interpreter stops cleanly; the native backend, whose frames
+            # are its own, must still succeed or refuse with its error.
+            assert sys.version_info >= (3, 14) and stack < 96 * 1024, (where, pure)
+            assert native[0] == "ok" or native[1].startswith(refusal), (where, native)
+            continue
         if wanted is None:
             assert pure[0] == "ok", (where, pure)
         else:
@@ -161,7 +185,6 @@ def test_no_backend_overflows_a_small_thread_stack_and_both_agree(stack: int) ->
         # debug build) may the native backend refuse a shallower value, with its "too deep"
         # error; never in an optimized build's 64 KiB or larger stack.
         assert stack < 64 * 1024 or debug_build, (where, native, pure)
-        refusal = TOO_DEEP_TO_ENCODE if case.startswith("encode") else STACK_EXHAUSTED
         assert native[1].startswith(refusal), (where, native)
 
 
