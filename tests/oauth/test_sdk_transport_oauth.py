@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from pathlib import Path
+from typing import Any
 
 from mcp import Client
 from mcpstream.models import McpOAuthConfig
@@ -17,6 +18,19 @@ from mcpstream.sdk import streamable_http_client
 from .test_transport_oauth import Protected, bearer, grants
 
 
+def sdk_transport(url: str, store: McpOAuthMemoryTokenStore) -> Any:
+    """``mcpstream.sdk``'s transport for server ``srv`` with mcpstream's OAuth: a memory store
+    and the async headless redirect handler (the loopback authorization server consents)."""
+    return streamable_http_client(
+        url,
+        server_id="srv",
+        oauth=McpOAuthConfig(),
+        oauth_store=store,
+        oauth_redirect_handler=AsyncHeadlessRedirectHandler(),
+        call_timeout_s=10,
+    )
+
+
 def test_mcp_client_over_the_sdk_transport_logs_in_and_every_request_carries_the_bearer(
     protected_mcp: Protected, tmp_path: Path
 ) -> None:
@@ -24,17 +38,9 @@ def test_mcp_client_over_the_sdk_transport_logs_in_and_every_request_carries_the
     store = McpOAuthMemoryTokenStore()
 
     async def scenario() -> tuple[str, str]:
-        transport = streamable_http_client(
-            mcp.url,
-            server_id="srv",
-            oauth=McpOAuthConfig(),
-            oauth_store=store,
-            oauth_redirect_handler=AsyncHeadlessRedirectHandler(),
-            call_timeout_s=10,
-        )
         # The handshake era: a session, its GET stream (poke pings the client on it) and the
         # DELETE on close all carry the bearer.
-        async with Client(transport, mode="legacy") as client:
+        async with Client(sdk_transport(mcp.url, store), mode="legacy") as client:
             echoed = await client.call_tool("echo", {"text": "over the SDK"})
             poked = await client.call_tool("poke", {})
         first, second = echoed.content[0], poked.content[0]
@@ -63,15 +69,7 @@ def test_a_stored_login_is_used_without_a_new_authorization(
     store = McpOAuthMemoryTokenStore()
 
     async def one_session() -> None:
-        transport = streamable_http_client(
-            mcp.url,
-            server_id="srv",
-            oauth=McpOAuthConfig(),
-            oauth_store=store,
-            oauth_redirect_handler=AsyncHeadlessRedirectHandler(),
-            call_timeout_s=10,
-        )
-        async with Client(transport) as client:  # the era negotiated (auto)
+        async with Client(sdk_transport(mcp.url, store)) as client:  # the era negotiated
             await client.call_tool("echo", {"text": "x"})
 
     asyncio.run(asyncio.wait_for(one_session(), 60))

@@ -192,55 +192,15 @@ def _bounded(timeout: float | None, expired: type[Exception]) -> float | None:
     return remaining if timeout is None else min(timeout, remaining)
 
 
-class LargeReadStream(httpcore.NetworkStream):
-    """A network stream whose reads ask for at least ``READ_BYTES``, whose small writes leave
-    together (``HeldWrites``), and whose every I/O obeys the ``io_deadline`` (raising the
-    timeouts of ``core``, the httpcore module of its pool: httpcore or httpcore2)."""
-
-    def __init__(self, stream: httpcore.NetworkStream, core: Any = httpcore) -> None:
-        self._stream = stream
-        self._core = core
-        self._held = HeldWrites()
-        self._ask = READ_BYTES
-
-    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
-        if self._held.size:
-            self._stream.write(self._held.take(), _bounded(timeout, self._core.WriteTimeout))
-        timeout = _bounded(timeout, self._core.ReadTimeout)
-        asked = max(max_bytes, self._ask)
-        data = self._stream.read(asked, timeout)
-        self._ask = next_ask(asked, data)
-        return data
-
-    def write(self, buffer: bytes, timeout: float | None = None) -> None:
-        if (data := self._held.hold(buffer)) is not None:
-            self._stream.write(data, _bounded(timeout, self._core.WriteTimeout))
-
-    def close(self) -> None:
-        self._stream.close()
-
-    def start_tls(
-        self,
-        ssl_context: ssl.SSLContext,
-        server_hostname: str | None = None,
-        timeout: float | None = None,
-    ) -> httpcore.NetworkStream:
-        timeout = _bounded(timeout, self._core.ConnectTimeout)
-        stream = self._stream.start_tls(ssl_context, server_hostname, timeout)
-        return LargeReadStream(stream, self._core)
-
-    def get_extra_info(self, info: str) -> object:
-        return self._stream.get_extra_info(info)
-
-
 class DeadlineStream(httpcore.NetworkStream):
     """The network stream of a connection of a host's sync client, as it is (its reads and
     writes unchanged), except that every I/O obeys the ``io_deadline``: installed by the
     ``trace`` of ``deadline_trace`` so that a server trickling its head a byte at a time cannot
     stretch a call past its timeout on a host's client either. Without a deadline (the host's
-    own requests on the connection) it only passes every call on."""
+    own requests on the connection) it only passes every call on. ``core`` is the httpcore
+    module of the pool (httpcore or httpcore2), whose timeouts it raises."""
 
-    def __init__(self, stream: httpcore.NetworkStream, core: Any) -> None:
+    def __init__(self, stream: httpcore.NetworkStream, core: Any = httpcore) -> None:
         self._stream = stream
         self._core = core
 
@@ -261,10 +221,35 @@ class DeadlineStream(httpcore.NetworkStream):
     ) -> httpcore.NetworkStream:
         timeout = _bounded(timeout, self._core.ConnectTimeout)
         stream = self._stream.start_tls(ssl_context, server_hostname, timeout)
-        return DeadlineStream(stream, self._core)
+        # The TLS stream keeps the wrapping (and, in a subclass, its read and write rules).
+        return type(self)(stream, self._core)
 
     def get_extra_info(self, info: str) -> object:
         return self._stream.get_extra_info(info)
+
+
+class LargeReadStream(DeadlineStream):
+    """A network stream whose reads ask for at least ``READ_BYTES``, whose small writes leave
+    together (``HeldWrites``), and whose every I/O obeys the ``io_deadline`` (raising the
+    timeouts of ``core``, the httpcore module of its pool: httpcore or httpcore2)."""
+
+    def __init__(self, stream: httpcore.NetworkStream, core: Any = httpcore) -> None:
+        super().__init__(stream, core)
+        self._held = HeldWrites()
+        self._ask = READ_BYTES
+
+    def read(self, max_bytes: int, timeout: float | None = None) -> bytes:
+        if self._held.size:
+            self._stream.write(self._held.take(), _bounded(timeout, self._core.WriteTimeout))
+        timeout = _bounded(timeout, self._core.ReadTimeout)
+        asked = max(max_bytes, self._ask)
+        data = self._stream.read(asked, timeout)
+        self._ask = next_ask(asked, data)
+        return data
+
+    def write(self, buffer: bytes, timeout: float | None = None) -> None:
+        if (data := self._held.hold(buffer)) is not None:
+            self._stream.write(data, _bounded(timeout, self._core.WriteTimeout))
 
 
 _TRACE_FRAMES = 5
@@ -413,7 +398,7 @@ def deadline_bound(response: httpx.Response) -> bool:
     stream is one of the clients made here, or a host's connection given a ``DeadlineStream``
     (``deadline_trace``)."""
     stream = response.extensions.get("network_stream")
-    return isinstance(stream, LargeReadStream | DeadlineStream)
+    return isinstance(stream, DeadlineStream)  # LargeReadStream is one too
 
 
 _STACK_CONTEXTS: dict[tuple[str, str | None, str | None], ssl.SSLContext] = {}
