@@ -1,6 +1,6 @@
 """mcpstream under the official MCP SDK: ``streamable_http_client`` is the SDK's Streamable
 HTTP client transport (``mcp.client.streamable_http.streamable_http_client``) over mcpstream's
-transport and codec, so a host keeps ``mcp.Client`` / ``ClientSession`` and changes one import::
+transport and codec, so a host keeps ``mcp.Client`` / ``ClientSession`` and changes one import:
 
     from mcpstream.sdk import streamable_http_client
 
