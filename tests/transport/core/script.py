@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from mcpstream._http.core import McpHttpProtocol, ReconnectPolicy
+from mcpstream._http.core import McpHttpProtocol, ReconnectPolicy, resume_flow
 from mcpstream._http.core import steps as s
 from mcpstream._http.core.flows import Stepper
 from mcpstream.jsonrpc import JsonRpcNotification, JsonRpcRequest
@@ -241,3 +241,18 @@ class Script:
 def failure(kind: s.FailureKind = s.FailureKind.NETWORK, message: str = "refused") -> Answer:
     """No answer at all: sending the request fails with ``kind``."""
     return Answer(0, {}, [Fail(kind, message)])
+
+
+def resuming(
+    *, last_event_id: str, expected_id: int, now: float, session_id: str = "s1"
+) -> s.Flow[Any]:
+    """``resume_flow`` of a ``tools/call`` with id ``expected_id`` on a session ``session_id``,
+    from the event ``last_event_id`` (a 5 s deadline)."""
+    return resume_flow(
+        protocol(session_id=session_id),
+        last_event_id=last_event_id,
+        method="tools/call",
+        expected_id=expected_id,
+        timeout_s=5.0,
+        now=now,
+    )

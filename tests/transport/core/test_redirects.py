@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import pytest
 from mcpstream import errors
-from mcpstream._http.core import call_flow, delete_flow, resume_flow
+from mcpstream._http.core import call_flow, delete_flow
 from mcpstream._http.core.protocol import MAX_REDIRECTS
 
 from ..fault_server import result, sse
-from .script import URL, Answer, Script, json_answer, protocol, sse_answer
+from .script import URL, Answer, Script, json_answer, protocol, resuming, sse_answer
 
 
 def redirect(location: str, status: int = 307) -> Answer:
@@ -63,14 +63,7 @@ def test_redirects_are_followed_at_most_max_redirects_times() -> None:
 def test_a_resumption_get_follows_any_redirect_status_within_the_origin() -> None:
     resumed = sse_answer(sse(result(1, {"v": 2}), id="ev-2"))
     script = Script([redirect(URL + "/", 302), resumed])
-    flow = resume_flow(
-        protocol(session_id="s"),
-        last_event_id="ev-1",
-        method="tools/call",
-        expected_id=1,
-        timeout_s=5.0,
-        now=100.0,
-    )
+    flow = resuming(last_event_id="ev-1", expected_id=1, now=100.0, session_id="s")
     assert script.run(flow).result == {"v": 2}
     assert [(r.method, r.url) for r in script.sent] == [("GET", URL), ("GET", URL + "/")]
     assert script.sent[1].headers["Last-Event-ID"] == "ev-1"

@@ -9,13 +9,13 @@ from typing import Any
 
 import pytest
 from mcpstream import errors
-from mcpstream._http.core import call_flow, resume_flow
+from mcpstream._http.core import call_flow
 from mcpstream._http.core import steps as s
 from mcpstream._http.core.protocol import ForwardedAnswer
 from mcpstream._http.core.relay import Relay, Route
 
 from ..fault_server import notification, result, server_request, sse
-from .script import Answer, Script, json_answer, protocol, sse_answer
+from .script import Answer, Script, json_answer, protocol, resuming, sse_answer
 
 MODERN = {"MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "tools/call"}
 LEGACY = {"MCP-Protocol-Version": "2025-11-25"}
@@ -117,14 +117,7 @@ def test_no_checkpoint_without_a_callback() -> None:
 def test_resume_flow_gets_with_the_token_and_adopts_the_earlier_response() -> None:
     resumed = sse_answer(sse(result(2, {"v": 1}), id="ev-9"))
     script = Script([resumed])
-    flow = resume_flow(
-        protocol(session_id="s1"),
-        last_event_id="ev-4",
-        method="tools/call",
-        expected_id=5,
-        timeout_s=5.0,
-        now=script.now,
-    )
+    flow = resuming(last_event_id="ev-4", expected_id=5, now=script.now)
     response = script.run(flow)
     assert response.result == {"v": 1}  # the earlier request's (id 2) answers this one
     (request,) = script.sent
@@ -134,14 +127,7 @@ def test_resume_flow_gets_with_the_token_and_adopts_the_earlier_response() -> No
 
 def test_resume_flow_refused_raises_the_transports_error() -> None:
     script = Script([Answer(404, {"content-type": "text/plain"}, [b"gone"])])
-    flow = resume_flow(
-        protocol(session_id="s1"),
-        last_event_id="ev-4",
-        method="tools/call",
-        expected_id=5,
-        timeout_s=5.0,
-        now=script.now,
-    )
+    flow = resuming(last_event_id="ev-4", expected_id=5, now=script.now)
     with pytest.raises(errors.McpHttpTransportSessionExpiredError):
         script.run(flow)
 
