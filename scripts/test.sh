@@ -35,17 +35,19 @@ fi
 # The codec suites test both backends side by side, and the conformance suite runs its client
 # under each backend itself. The transport, client, command and OAuth suites use the backend
 # mcpstream.codec picked at import (as do the hostile-server suites), so they run once per backend.
+# Each run is spread over both cores (pytest-xdist; every test starts or shares servers of its
+# worker's own, on ports the system picks).
 echo "== pytest (native backend, and every backend-parametrized suite)"
-MCPSTREAM_BACKEND=native python -m pytest tests -q
+MCPSTREAM_BACKEND=native python -m pytest -n 2 tests -q
 echo "== pytest (pure-Python backend: transport, hostile servers, client, command, OAuth, SDK)"
-MCPSTREAM_BACKEND=python python -m pytest tests/transport tests/hostile tests/client tests/cli \
+MCPSTREAM_BACKEND=python python -m pytest -n 2 tests/transport tests/hostile tests/client tests/cli \
   tests/oauth tests/sdk -q
 # As an application that called httpx2.alias_httpx() runs mcpstream (import httpx gives httpx2;
 # tests/conftest.py calls it first): the transport and client suites, one stack (the own client),
 # native backend; the httpx2 runs of every other suite are in the runs above (client_stack).
 echo "== pytest under httpx2.alias_httpx() (transport, client; native backend)"
 MCPSTREAM_TEST_ALIAS_HTTPX=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
-  python -m pytest tests/transport tests/client -q
+  python -m pytest -n 2 tests/transport tests/client -q
 # The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
 # its codec half compares both backends and ran above, its transport half runs once per backend.
 echo "== fuzz, bounded (transport core, pure-Python backend)"

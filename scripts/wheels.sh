@@ -433,15 +433,16 @@ for target in "${targets[@]}"; do
   fi
   # pip's cache is kept: under qemu, resolving and unpacking anew is what takes long.
   PIP_CACHE_DIR=$cache/pip "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-    --constraint requirements/constraints.txt "$wheel[demo]" pytest hypothesis
+    --constraint requirements/constraints.txt "$wheel[demo]" pytest pytest-xdist hypothesis
   note_time "$arch CPython $py: venv and install" "$t"
   if clean_env "$venv" sh -c 'command -v cargo || command -v rustc || command -v rustup'; then
     echo "wheels.sh: a Rust toolchain is reachable in the test environment" >&2
     exit 1
   fi
   check_installed "$venv" "$arch"
+  # Native runs take both cores (pytest-xdist); under qemu one emulated process is enough.
   if [ "$arch" = "$(uname -m)" ]; then
-    suites=(tests/codec tests/transport tests/client)
+    suites=(-n 2 tests/codec tests/transport tests/client)
     what="codec+transport+client"
   else
     suites=(tests/codec "${QEMU_CLIENT_TESTS[@]}")
