@@ -137,6 +137,8 @@ def run_cases(stack: int) -> tuple[bool, int, dict[tuple[str, int], dict[str, tu
         env={**os.environ, "PYTHONFAULTHANDLER": "1"},
     )
     assert proc.returncode == 0, f"exit status {proc.returncode}\n{proc.stderr[-3000:]}"
+    # Nor an error the interpreter had to swallow (as in an except clause without stack left).
+    assert "Exception ignored" not in proc.stderr, proc.stderr[-3000:]
     report = json.loads(proc.stdout)
     by_case: dict[tuple[str, int], dict[str, tuple[str, str]]] = {}
     for name, case, depth, status, text in report["outcomes"]:
@@ -169,10 +171,11 @@ def test_no_backend_overflows_a_small_thread_stack_and_both_agree(stack: int) ->
         if wanted is None and pure[0] != "ok":
             # Since 3.14 CPython checks its own C stack against the thread's bounds, with a
             # margin of tens of KiB: in the smallest stacks it accepts, the stdlib json under the
-            # pure backend runs out before 100 levels (a RecursionError, or the backend's depth
-            # error for one). The interpreter stops cleanly; the native backend, whose frames
-            # are its own, must still succeed or refuse with its error.
+            # pure backend runs out before 100 levels. The pure backend then refuses with the
+            # native backend's words for a stack too small (never a RecursionError); the native
+            # backend, whose frames are its own, must still succeed or refuse likewise.
             assert sys.version_info >= (3, 14) and stack < 96 * 1024, (where, pure)
+            assert pure[1].startswith(refusal), (where, pure)
             assert native[0] == "ok" or native[1].startswith(refusal), (where, native)
             continue
         if wanted is None:

@@ -205,6 +205,10 @@ stdlib ``json`` runs, whose C code recurses once per level, so that it never goe
 small thread stack; long texts on a roomy main thread are checked on the parsed value instead
 (``_check_nesting``)."""
 _DEPTH_EXCEEDED: Final = f"nesting deeper than {MAX_DEPTH} levels"
+_STACK_EXHAUSTED: Final = "nesting too deep for this thread's stack"
+"""The native backend's words (``json_scan::STACK_EXHAUSTED``) for a text within ``MAX_DEPTH``
+that the thread's stack cannot hold: since 3.14 CPython checks its C stack against the
+thread's bounds, so in the smallest stacks it accepts ``json`` stops before 100 levels."""
 
 
 class _NonFiniteConstant(Exception):
@@ -268,10 +272,10 @@ def _loads(text: str) -> Any:
     except _NonFiniteConstant as exc:
         raise _invalid_json(f"{exc} is not a JSON value{_where(text, _non_finite)}") from None
     except RecursionError:
-        # Only on a roomy stack (see _check_nesting): the text is far too deep; word it as
-        # the check does.
+        # On a roomy stack (see _check_nesting) the text is far too deep, and the check words
+        # it; else the thread's stack is too small for it.
         _check_nesting_now(text)
-        raise _invalid_json(_DEPTH_EXCEEDED) from None
+        raise _invalid_json(_STACK_EXHAUSTED) from None
     except ValueError:
         # int() refuses more than 4300 digits.
         raise _invalid_json(f"integer too long{_where(text, _long_integer)}") from None
@@ -694,6 +698,16 @@ def encode_jsonrpc_message(payload: Any) -> str:
     ``JsonRpcResponse`` objects are encoded as their JSON-RPC 2.0 objects. Errors are those of
     the contract (``_native.pyi``).
     """
+    try:
+        return _encode_message(payload)
+    except RecursionError:
+        # The thread's stack ran out inside the checks below (CPython 3.14+ in its smallest
+        # thread stacks, where even the walk of _first_error has no room left): the native
+        # backend's refusal of a stack too small.
+        raise ValueError(_TOO_DEEP) from None
+
+
+def _encode_message(payload: Any) -> str:
     # json's C encoder recurses once per level: it must not go deeper than MAX_DEPTH
     try:
         too_deep = _deeper_than(payload, MAX_DEPTH - 1)
@@ -707,12 +721,14 @@ def encode_jsonrpc_message(payload: Any) -> str:
         return _encode(payload)
     except _Unencodable as exc:
         raise TypeError(f"cannot encode object of type {exc} as JSON") from None
-    except (TypeError, ValueError, RecursionError) as exc:
+    except RecursionError:
+        # A stack too small for MAX_DEPTH levels: encode_jsonrpc_message words it. Matched on
+        # its own, before the tuple below: matching a tuple needs stack that may not be left.
+        raise
+    except (TypeError, ValueError):
         # A dict key json refuses, a non-finite float, a circular structure (found by json
-        # before it is MAX_DEPTH deep), or a stack too small for MAX_DEPTH levels.
+        # before it is MAX_DEPTH deep).
         error = _first_error(payload)
         if error is not None:
             raise error from None
-        if isinstance(exc, RecursionError):
-            raise ValueError(_TOO_DEEP) from None
         raise
