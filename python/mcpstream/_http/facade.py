@@ -101,6 +101,8 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         )
         self._ids = JsonRpcIdGenerator()
         self._listen_enabled = listen
+        self._listen_resources: tuple[str, ...] = ()
+        """The resource subscriptions of the stateless era's listen stream."""
         self._handler = server_request_handler
         self._on_notification = on_notification
         self._owns_client = client is None
