@@ -61,6 +61,10 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
     threads may run at the same time, and must not block for long. ``elicitation_handler``
     answers the server's questions to the user (default: decline), ``sampling_handler`` its
     requests for a completion (default: refused), and ``roots`` are the roots offered to it.
+    ``logging_handler`` gets the server's log messages (``LogMessage``; see
+    ``set_logging_level``) and ``on_resource_updated`` the updates of the resources subscribed
+    to (``ResourceUpdated``; see ``subscribe_resource``), in the order the server sent them,
+    instead of ``on_notification``.
 
     When the server lost the session (it restarted: HTTP 404 to a request with the session id),
     the client initializes a new session once on its own and sends the call again, unless the
