@@ -123,3 +123,29 @@ def wait_for(condition: Callable[[], bool]) -> None:
     while not condition() and time.monotonic() < deadline:
         time.sleep(0.01)
     assert condition()
+
+
+def test_a_new_session_after_a_server_restart_has_the_subscriptions_and_level_again(
+    restartable_server: DemoServer,
+) -> None:
+    updates = Updates()
+    logs: list[str] = []
+    port = restartable_server.port
+    with Client(
+        restartable_server.url,
+        protocol="legacy",
+        on_resource_updated=updates,
+        logging_handler=lambda message: logs.append(message.level),
+    ) as client:
+        client.subscribe_resource(note("alpha"))
+        client.set_logging_level("error")
+        restartable_server.stop()
+        restartable_server.port = port
+        restartable_server.start()
+        # The new process knows neither the session nor what it asked for: the client's new
+        # session subscribes and sets the level again before the call is sent again.
+        client.call_tool("update_notes", {"names": ["beta", "alpha"]})
+        assert client.session_renewals == 1
+        assert updates.wait(1) == [note("alpha")]
+        client.call_tool("log_levels")
+        assert logs == ["error"]
