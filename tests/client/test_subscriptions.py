@@ -149,3 +149,62 @@ def test_a_new_session_after_a_server_restart_has_the_subscriptions_and_level_ag
         assert updates.wait(1) == [note("alpha")]
         client.call_tool("log_levels")
         assert logs == ["error"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_a_callback_may_read_the_resource_and_subscribe_to_another(
+    sse_server: DemoServer, era: str
+) -> None:
+    # The usual host: read what changed. At 2026-07-28 the subscription from the callback
+    # reopens the very stream the callback runs on.
+    read: list[str] = []
+    updates = Updates()
+    holder: list[Client] = []
+
+    def on_update(update: ResourceUpdated) -> None:
+        (contents,) = holder[0].read_resource(update.uri)
+        read.append(contents.text or "")
+        if update.uri == note("alpha"):
+            holder[0].subscribe_resource(note("delta"))
+        updates(update)
+
+    with Client(sse_server.url, protocol=era, on_resource_updated=on_update) as client:
+        holder.append(client)
+        client.subscribe_resource(note("alpha"))
+        client.call_tool("update_notes", {"names": ["alpha"]})
+        assert updates.wait(1) == [note("alpha")]
+        client.call_tool("update_notes", {"names": ["delta"]})
+        assert updates.wait(2) == [note("alpha"), note("delta")]
+    assert [text.split(":")[0] for text in read] == ["note alpha", "note delta"]
+
+
+@pytest.mark.parametrize("era", ERAS)
+def test_an_async_callback_may_subscribe_from_the_stream_it_runs_on(
+    sse_server: DemoServer, era: str
+) -> None:
+    async def scenario() -> list[str]:
+        seen: list[str] = []
+        first, second = asyncio.Event(), asyncio.Event()
+        holder: list[AsyncClient] = []
+
+        async def on_update(update: ResourceUpdated) -> None:
+            (contents,) = await holder[0].read_resource(update.uri)
+            seen.append(contents.text or "")
+            if update.uri == note("alpha"):
+                await holder[0].subscribe_resource(note("delta"))
+                first.set()
+            else:
+                second.set()
+
+        async with AsyncClient(
+            sse_server.url, protocol=era, on_resource_updated=on_update
+        ) as client:
+            holder.append(client)
+            await client.subscribe_resource(note("alpha"))
+            await client.call_tool("update_notes", {"names": ["alpha"]})
+            await asyncio.wait_for(first.wait(), WAIT_S)
+            await client.call_tool("update_notes", {"names": ["delta"]})
+            await asyncio.wait_for(second.wait(), WAIT_S)
+        return [text.split(":")[0] for text in seen]
+
+    assert asyncio.run(scenario()) == ["note alpha", "note delta"]

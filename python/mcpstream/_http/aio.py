@@ -177,9 +177,11 @@ class AsyncMcpHttpTransport(
         self._listen_resources = tuple(resources)
         if self.closed or not (self._listen_enabled and self.modern):
             return None
-        old = self._listen_task
-        self._retire_listener()
-        if old is not None:
+        # Called from a callback of the stream itself, the task is left to end by itself
+        # (``close`` awaits it); any other is cancelled, and awaited here.
+        current, old = asyncio.current_task(), self._listen_task
+        self._retire_listener(current)
+        if old is not None and old is not current:
             self._retired_tasks.remove(old)
             await asyncio.wait({old})  # its end, without raising its cancellation here
         self._start_listener()

@@ -214,7 +214,9 @@ class McpHttpTransport(
         self._listen_resources = tuple(resources)
         if self.closed or not (self._listen_enabled and self.modern):
             return None
-        self._stop_listener()
+        # Not joined: the old stream's thread may be in a callback that waits for the client
+        # (which holds its session lock while this runs); it ends once the callback returns.
+        self._stop_listener(wait=False)
         self._start_listener()
         listener = self._listener
         if listener is None:
@@ -232,11 +234,11 @@ class McpHttpTransport(
             answered.wait(ListenStream.OPEN_WAIT_S)
             self._get_answered = None  # waited once: a GET still unanswered is left alone
 
-    def _stop_listener(self) -> None:
+    def _stop_listener(self, *, wait: bool = True) -> None:
         with self._lock:
             listener, self._listener = self._listener, None
         if listener is not None:
-            listener.stop()
+            listener.stop(wait=wait)
 
     # -- running flows -------------------------------------------------------------------------
 
