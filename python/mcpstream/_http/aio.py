@@ -174,8 +174,7 @@ class AsyncMcpHttpTransport(
     ) -> dict[str, Any] | None:
         """Subscribe the stateless era's listen stream to the updates of ``resources`` and
         wait for the acknowledgement (see ``McpHttpTransport.listen_for_resources``)."""
-        self._listen_resources = tuple(resources)
-        if self.closed or not (self._listen_enabled and self.modern):
+        if not self._resubscribe(resources):
             return None
         # Called from a callback of the stream itself, the task is left to end by itself
         # (``close`` awaits it); any other is cancelled, and awaited here.

@@ -211,8 +211,7 @@ class McpHttpTransport(
         filter acknowledged, or None (none in time, the stream refused, ``listen=False``, or
         the handshake era, whose ``resources/subscribe`` is a request). Updates sent while the
         stream is reopened are lost: there is no replay."""
-        self._listen_resources = tuple(resources)
-        if self.closed or not (self._listen_enabled and self.modern):
+        if not self._resubscribe(resources):
             return None
         # Not joined: the old stream's thread may be in a callback that waits for the client
         # (which holds its session lock while this runs); it ends once the callback returns.
