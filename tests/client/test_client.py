@@ -34,6 +34,9 @@ DEMO_TOOLS = {
     "list_roots",
     "sleep",
     "fail",
+    "update_notes",
+    "log_levels",
+    "roots_changes",
 }
 
 
@@ -196,20 +199,23 @@ def test_roots_are_offered_when_given(sse_server: DemoServer, tmp_path: Path) ->
 def test_resources_templates_and_reading(server: DemoServer) -> None:
     with Client(server.url) as client:
         (readme,) = client.list_resources()
-        (template,) = client.list_resource_templates()
+        templates = client.list_resource_templates()
         (contents,) = client.read_resource(readme.uri)
         (greeting,) = client.read_resource("demo://greeting/Ada")
     assert readme.uri == "demo://readme" and readme.mime_type == "text/markdown"
-    assert template.uri_template == "demo://greeting/{name}"
+    assert [template.uri_template for template in templates] == [
+        "demo://greeting/{name}",
+        "demo://note/{name}",
+    ]
     assert contents.text is not None and contents.text.startswith("# mcpstream demo server")
     assert greeting.text == "Hello, Ada!"
 
 
 def test_prompts_are_listed_and_rendered(server: DemoServer) -> None:
     with Client(server.url) as client:
-        (prompt,) = client.list_prompts()
+        prompt, greet = client.list_prompts()
         rendered = client.get_prompt("review", {"code": "x = 1"})
-    assert prompt.name == "review"
+    assert prompt.name == "review" and greet.name == "greet"
     assert [(argument.name, argument.required) for argument in prompt.arguments] == [
         ("code", True),
         ("language", False),

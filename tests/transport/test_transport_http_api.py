@@ -77,7 +77,13 @@ def test_the_async_transport_has_the_same_api_with_coroutines() -> None:
         assert list(inspect.signature(ours).parameters) == list(
             inspect.signature(attribute).parameters
         ), name
-        coroutine = name in ("request", "send_notification", "negotiate", "close")
+        coroutine = name in (
+            "request",
+            "send_notification",
+            "negotiate",
+            "close",
+            "listen_for_resources",
+        )
         assert inspect.iscoroutinefunction(ours) == coroutine, name
 
 

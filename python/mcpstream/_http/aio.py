@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 import inspect
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeVar
 
 import httpx
@@ -169,6 +169,28 @@ class AsyncMcpHttpTransport(
         if self._listen_enabled and not self.modern:
             self._start_listener()
 
+    async def listen_for_resources(
+        self, resources: Sequence[str], *, timeout_s: float
+    ) -> dict[str, Any] | None:
+        """Subscribe the stateless era's listen stream to the updates of ``resources`` and
+        wait for the acknowledgement (see ``McpHttpTransport.listen_for_resources``)."""
+        if not self._resubscribe(resources):
+            return None
+        # Called from a callback of the stream itself, the task is left to end by itself
+        # (``close`` awaits it); any other is cancelled, and awaited here.
+        current, old = asyncio.current_task(), self._listen_task
+        self._retire_listener(current)
+        if old is not None and old is not current:
+            self._retired_tasks.remove(old)
+            await asyncio.wait({old})  # its end, without raising its cancellation here
+        self._start_listener()
+        answered, stream = self._listen_answered, self._listen_stream
+        if answered is None or stream is None:
+            return None
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(answered.wait(), timeout_s)
+        return stream.acknowledged
+
     async def _after_get_answered(self) -> None:
         """Wait until the GET that opens the stream has its answer or is over
         (``ListenStream.OPEN_WAIT_S`` at most; see ``McpHttpTransport._after_get_answered``)."""
@@ -211,7 +233,7 @@ class AsyncMcpHttpTransport(
         if self.closed or (self._listen_task is not None and not self._listen_task.done()):
             return
         answered = self._listen_answered = asyncio.Event()
-        stream = self._listen_stream = ListenStream(self._protocol)
+        stream = self._listen_stream = ListenStream(self._protocol, self._listen_resources)
         flow = listen_flow(stream, call_timeout_s=self.server.call_timeout_s)
         self._listen_task = asyncio.get_running_loop().create_task(
             self._listen(flow, Exchange(self._client, answered)),

@@ -4,6 +4,7 @@ methods that only read or set the core's state. Each driver (``sync``, ``aio``) 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -101,6 +102,8 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         )
         self._ids = JsonRpcIdGenerator()
         self._listen_enabled = listen
+        self._listen_resources: tuple[str, ...] = ()
+        """The resource subscriptions of the stateless era's listen stream."""
         self._handler = server_request_handler
         self._on_notification = on_notification
         self._owns_client = client is None
@@ -231,6 +234,12 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         )
         assert response is not None
         return response
+
+    def _resubscribe(self, resources: Sequence[str]) -> bool:
+        """Take the resource subscriptions of the listen stream; True when the driver is to
+        reopen it with them (the stateless era's stream, unless ``listen=False``)."""
+        self._listen_resources = tuple(resources)
+        return not self.closed and self._listen_enabled and self.modern
 
     def _notification_flow(
         self, method: str, params: Any | None, completion_timeout_s: float | None, now: float

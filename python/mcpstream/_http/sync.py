@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
 import httpx
@@ -195,12 +195,33 @@ class McpHttpTransport(
                 return
             listener = self._listener = Listener(
                 self._run,
-                ListenStream(self._protocol),
+                ListenStream(self._protocol, self._listen_resources),
                 client=make_client(self._stack) if self._owns_client else self._client,
                 owns_client=self._owns_client,
                 call_timeout_s=self.server.call_timeout_s,
             )
             self._get_answered = listener.answered
+
+    def listen_for_resources(
+        self, resources: Sequence[str], *, timeout_s: float
+    ) -> dict[str, Any] | None:
+        """Subscribe the stateless era's ``subscriptions/listen`` stream to the updates of
+        ``resources`` (the list changes too): the stream is reopened with them in its filter,
+        and this waits for the server's acknowledgement (``timeout_s`` at most). Returns the
+        filter acknowledged, or None (none in time, the stream refused, ``listen=False``, or
+        the handshake era, whose ``resources/subscribe`` is a request). Updates sent while the
+        stream is reopened are lost: there is no replay."""
+        if not self._resubscribe(resources):
+            return None
+        # Not joined: the old stream's thread may be in a callback that waits for the client
+        # (which holds its session lock while this runs); it ends once the callback returns.
+        self._stop_listener(wait=False)
+        self._start_listener()
+        listener = self._listener
+        if listener is None:
+            return None
+        listener.answered.wait(timeout_s)
+        return listener.stream.acknowledged
 
     def _after_get_answered(self) -> None:
         """Wait until the GET that opens the stream has its answer (or failed;
@@ -212,11 +233,11 @@ class McpHttpTransport(
             answered.wait(ListenStream.OPEN_WAIT_S)
             self._get_answered = None  # waited once: a GET still unanswered is left alone
 
-    def _stop_listener(self) -> None:
+    def _stop_listener(self, *, wait: bool = True) -> None:
         with self._lock:
             listener, self._listener = self._listener, None
         if listener is not None:
-            listener.stop()
+            listener.stop(wait=wait)
 
     # -- running flows -------------------------------------------------------------------------
 

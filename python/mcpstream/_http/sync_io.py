@@ -251,9 +251,10 @@ class Listener:
         if self._stopping.is_set():
             abort_network_stream(network_stream)
 
-    def stop(self) -> None:
+    def stop(self, *, wait: bool = True) -> None:
         """End the thread: wake a blocked read (or a wait for the answer, see the class) by
-        shutting the socket down, then join."""
+        shutting the socket down, then join (unless not ``wait``: the thread then ends on its
+        own, once a callback it runs returns)."""
         self.stream.stopping = True
         self._stopping.set()
         self.answered.set()
@@ -263,7 +264,7 @@ class Listener:
             abort_network_stream(network_stream)
         if response is not None and not abort_response(response):
             response.close()
-        if threading.current_thread() is not self._thread:
+        if wait and threading.current_thread() is not self._thread:
             # A handler running on this thread may close the transport; the thread then ends
             # on its own once the handler returns.
             self._thread.join(ListenStream.HEADERS_TIMEOUT_S + 1.0)

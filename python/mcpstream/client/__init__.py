@@ -4,8 +4,10 @@ Both connect to one server over Streamable HTTP (the transports of ``mcpstream.t
 underneath), run the initialize handshake, and offer the MCP methods with typed results:
 ``list_tools``, ``call_tool`` (with progress), ``list_resources``, ``read_resource``,
 ``list_prompts``, ``get_prompt``, ``ping``, and the skills extension (``list_skills``,
-``get_skill``, ``read_skill``: every file verified, see ``mcpstream.client.skills``). See
-``Client`` for the details.
+``get_skill``, ``read_skill``: every file verified, see ``mcpstream.client.skills``),
+``complete``, ``set_logging_level`` (log messages at ``logging_handler``),
+``subscribe_resource`` / ``unsubscribe_resource`` (updates at ``on_resource_updated``) and
+``send_roots_list_changed``, in both eras. See ``Client`` for the details.
 """
 
 from __future__ import annotations
@@ -31,6 +33,13 @@ from .events import (
     SamplingRequest,
     SamplingResponse,
 )
+from .features import (
+    Completion,
+    LogMessage,
+    PromptReference,
+    ResourceTemplateReference,
+    ResourceUpdated,
+)
 from .results import (
     Prompt,
     PromptArgument,
@@ -54,21 +63,26 @@ __all__ = [
     "AsyncClient",
     "AudioContent",
     "Client",
+    "Completion",
     "Content",
     "ElicitationRequest",
     "ElicitationResponse",
     "EmbeddedResource",
     "ImageContent",
+    "LogMessage",
     "Notification",
     "Progress",
     "Prompt",
     "PromptArgument",
     "PromptMessage",
+    "PromptReference",
     "PromptResult",
     "Resource",
     "ResourceContents",
     "ResourceLink",
     "ResourceTemplate",
+    "ResourceTemplateReference",
+    "ResourceUpdated",
     "SamplingRequest",
     "SamplingResponse",
     "ServerInfo",

@@ -13,7 +13,12 @@ from .._version import __version__
 from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
 from ._core import SessionCore, SessionState
-from ._notify import NotificationCallback, NotificationRouter
+from ._notify import (
+    LoggingHandler,
+    NotificationCallback,
+    NotificationRouter,
+    ResourceUpdatedCallback,
+)
 from ._settings import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_REQUEST_TIMEOUT_S,
@@ -74,6 +79,8 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         http_client: HttpClientT | None = None,
         protocol: str | None = None,
         http_stack: StackName | None = None,
+        logging_handler: LoggingHandler | None = None,
+        on_resource_updated: ResourceUpdatedCallback | None = None,
     ) -> None:
         request_timeout_s = check_timeout("request_timeout_s", request_timeout_s)
         server = build_server(
@@ -95,7 +102,11 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         requests = ServerRequests(
             elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
         )
-        router = NotificationRouter(on_notification)
+        router = NotificationRouter(
+            on_notification,
+            logging_handler=logging_handler,
+            on_resource_updated=on_resource_updated,
+        )
         options = TransportOptions(
             server=settings.server,
             workspace_root=Path.cwd(),

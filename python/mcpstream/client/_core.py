@@ -11,6 +11,10 @@ or throws in the exception it raised. The steps:
 * ``Locked``: run another flow holding the client's session lock (a ``threading.RLock``, an
   ``asyncio.Lock``), so that one thread or task at a time opens or renews the session; the
   outcome is what that flow returns.
+* ``Notify``: send a JSON-RPC notification; the outcome is None once the server accepted it.
+* ``Listen``: reopen the 2026-07-28 ``subscriptions/listen`` stream with these resource
+  subscriptions and wait for the server's acknowledgement; the outcome is the filter the server
+  acknowledged (a dict), or None when it acknowledged none in time.
 
 The order of things (handshake before the first call, a new session once after the server lost
 one unless the call may have run, paging, progress tokens) is decided here and nowhere else.
@@ -25,8 +29,19 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..errors import McpHttpTransportSessionExpiredError, McpSkillsNotSupportedError
+from ..errors import (
+    McpError,
+    McpHttpTransportProtocolError,
+    McpHttpTransportSessionExpiredError,
+    McpSkillsNotSupportedError,
+)
 from ..transport_http import Negotiated, Negotiation
+from ._features import (
+    ResourceSubscriptions,
+    check_log_level,
+    completion_params,
+    with_log_level,
+)
 from ._messages import (
     Pager,
     negotiate,
@@ -38,6 +53,7 @@ from ._messages import (
 from ._notify import NotificationRouter, ProgressCallback
 from ._settings import ClientSettings
 from .content import ResourceContents, parse_read_resource
+from .features import Completion, CompletionReference, LogLevel
 from .handlers import ServerRequests
 from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
 from .skills import (
@@ -53,8 +69,10 @@ from .skills import (
 __all__ = [
     "Finished",
     "Flow",
+    "Listen",
     "Locked",
     "Negotiate",
+    "Notify",
     "Request",
     "SessionCore",
     "SessionState",
@@ -93,7 +111,25 @@ class Locked:
     flow: Flow[Any]
 
 
-Step = Request | Negotiate | Locked
+@dataclass(frozen=True, slots=True)
+class Notify:
+    """Send the JSON-RPC notification ``method`` with ``params``; the outcome is None."""
+
+    method: str
+    params: Any
+    timeout_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Listen:
+    """Reopen the ``subscriptions/listen`` stream subscribed to ``resources`` and wait for its
+    acknowledgement (``timeout_s`` at most); the outcome is the acknowledged filter or None."""
+
+    resources: tuple[str, ...]
+    timeout_s: float
+
+
+Step = Request | Negotiate | Locked | Notify | Listen
 Flow = Generator[Step, Any, T]
 """A flow yields steps, is sent their outcomes, and returns a ``T``."""
 
@@ -150,6 +186,10 @@ class SessionCore:
     session_renewals: int = 0
     skills: tuple[Skill, ...] | None = None
     """The last ``skills/list`` (the entries skill files are checked against)."""
+    log_level: LogLevel | None = None
+    """The level of ``set_logging_level`` (stamped on each 2026-07-28 request)."""
+    subscriptions: ResourceSubscriptions = field(default_factory=ResourceSubscriptions)
+    """The resources of ``subscribe_resource``."""
     closed: bool = False
     _closing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -190,6 +230,7 @@ class SessionCore:
         self.server_info = None
         yield from self._handshake("legacy")  # only the handshake era has sessions to lose
         self.session_renewals += 1
+        yield from self._restore_session()
 
     # -- the MCP methods ----------------------------------------------------------------------
 
@@ -203,6 +244,8 @@ class SessionCore:
         server lost the session, a new one is initialized and the request sent again once,
         unless it may have run (``retry_after_expiry``)."""
         _, generation = yield Locked(self._open())
+        if self.log_level is not None and self._modern:
+            params = with_log_level(params, self.log_level)  # the 2026-07-28 log opt-in
         step = Request(method, params, timeout_s or self.settings.request_timeout_s)
         try:
             response = yield step
@@ -327,3 +370,96 @@ class SessionCore:
         data, mime_type = resource_bytes(contents, uri)
         verify_file(entry, uri, data)
         return SkillFileContent(entry, uri, data, mime_type)
+
+    # -- completion, logging, resource subscriptions, roots ------------------------------------
+
+    @property
+    def _modern(self) -> bool:
+        return self.server_info is not None and self.server_info.era == "modern"
+
+    def complete(
+        self,
+        ref: CompletionReference,
+        argument: Mapping[str, str],
+        context_arguments: Mapping[str, str] | None,
+        timeout_s: float | None,
+    ) -> Flow[Completion]:
+        """``completion/complete`` (both eras)."""
+        params = completion_params(ref, argument, context_arguments)
+        result = yield from self.request("completion/complete", params, timeout_s)
+        return Completion.from_dict(result)
+
+    def set_logging_level(self, level: str, timeout_s: float | None) -> Flow[None]:
+        """``logging/setLevel`` at the handshake era; at 2026-07-28, which has no such method,
+        the level is kept and stamped on every later request (``_meta``), as the opt-in."""
+        checked = check_log_level(level)
+        yield Locked(self._open())
+        if not self._modern:
+            yield from self.request("logging/setLevel", {"level": checked}, timeout_s)
+        self.log_level = checked
+
+    def subscribe_resource(self, uri: str, timeout_s: float | None) -> Flow[None]:
+        """``resources/subscribe`` at the handshake era; at 2026-07-28 the listen stream is
+        reopened with ``uri`` in its filter (``_listen``)."""
+        yield Locked(self._open())
+        if not self._modern:
+            yield from self.request("resources/subscribe", {"uri": uri}, timeout_s)
+            self.subscriptions.add(uri)
+            return
+        yield Locked(self._listen(uri, True, timeout_s))
+
+    def unsubscribe_resource(self, uri: str, timeout_s: float | None) -> Flow[None]:
+        """``resources/unsubscribe`` at the handshake era; at 2026-07-28 the listen stream is
+        reopened without ``uri``."""
+        yield Locked(self._open())
+        if not self._modern:
+            yield from self.request("resources/unsubscribe", {"uri": uri}, timeout_s)
+            self.subscriptions.discard(uri)
+            return
+        yield Locked(self._listen(uri, False, timeout_s))
+
+    def _listen(self, uri: str, subscribe: bool, timeout_s: float | None) -> Flow[None]:
+        """Change the set (under the session lock: one reopening at a time) and reopen the
+        stream when it changed. A subscription the acknowledgement leaves out is not honored:
+        dropped, and refused as the handshake era's server would refuse it."""
+        subscriptions = self.subscriptions
+        changed = subscriptions.add(uri) if subscribe else subscriptions.discard(uri)
+        if not changed:
+            return
+        timeout_s = timeout_s or self.settings.request_timeout_s
+        honored = yield Listen(subscriptions.uris, timeout_s)
+        if not isinstance(honored, dict):
+            raise McpHttpTransportProtocolError(
+                f"MCP server {self.settings.server.id!r} did not acknowledge its "
+                f"subscriptions/listen stream within {timeout_s:g} s"
+            )
+        granted = honored.get("resourceSubscriptions")
+        if subscribe and not (isinstance(granted, list) and uri in granted):
+            subscriptions.discard(uri)
+            raise McpError(
+                McpError.METHOD_NOT_FOUND,
+                "the server does not honor a subscription to this resource",
+                method="subscriptions/listen",
+            )
+
+    def send_roots_list_changed(self) -> Flow[None]:
+        """``notifications/roots/list_changed`` at the handshake era; nothing at 2026-07-28,
+        which removed it (a server asks for the roots when it needs them)."""
+        yield Locked(self._open())
+        if not self._modern:
+            yield Notify("notifications/roots/list_changed", None, self.settings.request_timeout_s)
+
+    def _restore_session(self) -> Flow[None]:
+        """In a new session (the server lost the old one), the log level and the resource
+        subscriptions of the old one again; a refusal is logged (the call that found the
+        session lost goes on)."""
+        again: list[tuple[str, dict[str, str]]] = [
+            ("resources/subscribe", {"uri": uri}) for uri in self.subscriptions.uris
+        ]
+        if self.log_level is not None:
+            again.insert(0, ("logging/setLevel", {"level": self.log_level}))
+        for method, params in again:
+            try:
+                unwrap((yield Request(method, params, self.settings.request_timeout_s)), method)
+            except Exception as exc:
+                logger.warning("%s in the new session failed: %s", method, type(exc).__name__)

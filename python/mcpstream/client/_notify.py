@@ -18,17 +18,30 @@ from typing import Any
 
 from ..jsonrpc import JsonRpcNotification
 from .events import Notification, Progress
+from .features import LogMessage, ResourceUpdated
 
-__all__ = ["NotificationCallback", "NotificationRouter", "ProgressCallback"]
+__all__ = [
+    "LoggingHandler",
+    "NotificationCallback",
+    "NotificationRouter",
+    "ProgressCallback",
+    "ResourceUpdatedCallback",
+]
 
 logger = logging.getLogger("mcpstream.client")
 
 PROGRESS_METHOD = "notifications/progress"
+LOG_MESSAGE_METHOD = "notifications/message"
+RESOURCE_UPDATED_METHOD = "notifications/resources/updated"
 
 NotificationCallback = Callable[[Notification], Any]
 """Called with each notification (``AsyncClient`` awaits what it returns, if awaitable)."""
 ProgressCallback = Callable[[Progress], Any]
 """Called with each progress notification of one call (awaited likewise)."""
+LoggingHandler = Callable[[LogMessage], Any]
+"""Called with each log message of the server (awaited likewise)."""
+ResourceUpdatedCallback = Callable[[ResourceUpdated], Any]
+"""Called with each update of a subscribed resource (awaited likewise)."""
 
 Delivery = tuple[Callable[[Any], Any], Any]
 
@@ -38,11 +51,20 @@ def _report(exc: BaseException) -> None:
 
 
 class NotificationRouter:
-    """Sends progress to the callback of the call that owns its token, and everything else to
-    the client's notification callback (dropped when there is none)."""
+    """Sends progress to the callback of the call that owns its token, log messages to the
+    ``logging_handler``, resource updates to ``on_resource_updated`` (each when there is one),
+    and everything else to the client's notification callback (dropped when there is none)."""
 
-    def __init__(self, on_notification: NotificationCallback | None) -> None:
+    def __init__(
+        self,
+        on_notification: NotificationCallback | None,
+        *,
+        logging_handler: LoggingHandler | None = None,
+        on_resource_updated: ResourceUpdatedCallback | None = None,
+    ) -> None:
         self.on_notification = on_notification
+        self.logging_handler = logging_handler
+        self.on_resource_updated = on_resource_updated
         self._progress: dict[str, ProgressCallback] = {}
         self._tokens = itertools.count(1)
         self._lock = threading.Lock()
@@ -69,9 +91,23 @@ class NotificationRouter:
             progress = Progress.from_params(params)
             if callback is not None and progress is not None:
                 return callback, progress
+        typed = self._route_typed(notification.method, params)
+        if typed is not None:
+            return typed
         if self.on_notification is None:
             return None
         return self.on_notification, Notification(method=notification.method, params=params)
+
+    def _route_typed(self, method: str, params: Any) -> Delivery | None:
+        """A log message or a resource update for its own callback (None: not one, or no
+        such callback, or unusable params: the notification callback gets it as sent)."""
+        if method == LOG_MESSAGE_METHOD and self.logging_handler is not None:
+            message = LogMessage.from_params(params)
+            return (self.logging_handler, message) if message is not None else None
+        if method == RESOURCE_UPDATED_METHOD and self.on_resource_updated is not None:
+            update = ResourceUpdated.from_params(params)
+            return (self.on_resource_updated, update) if update is not None else None
+        return None
 
     def deliver(self, notification: JsonRpcNotification) -> None:
         """Run the callback ``notification`` is routed to (``Client``: the transport's

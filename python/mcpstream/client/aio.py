@@ -12,9 +12,10 @@ import httpx
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..transport_http_async import AsyncMcpHttpTransport
 from ._base import ClientBase, TransportOptions
-from ._core import Finished, Flow, Locked, Negotiate, Step, advance
+from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Step, advance
 from ._notify import NotificationRouter, ProgressCallback
 from .content import ResourceContents
+from .features import Completion, CompletionReference
 from .handlers import ServerRequestRouter, ServerRequests
 from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
 from .skills import Skill, SkillFileContent
@@ -70,6 +71,12 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
         transport, timeout_s = self._transport, step.timeout_s
         if isinstance(step, Negotiate):
             return await transport.negotiate(step.negotiation)
+        if isinstance(step, Notify):
+            return await transport.send_notification(
+                method=step.method, params=step.params, completion_timeout_s=timeout_s
+            )
+        if isinstance(step, Listen):
+            return await transport.listen_for_resources(step.resources, timeout_s=timeout_s)
         return await transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
 
     # -- the MCP methods (see ``Client``) --------------------------------------------------
@@ -133,6 +140,39 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
     ) -> PromptResult:
         """The prompt ``name`` rendered with ``arguments``."""
         return await self._run(self._core.get_prompt(name, arguments, timeout_s))
+
+    # -- completion, logging, resource subscriptions, roots ---------------------------------
+
+    async def complete(
+        self,
+        ref: CompletionReference,
+        argument: Mapping[str, str],
+        context_arguments: Mapping[str, str] | None = None,
+        *,
+        timeout_s: float | None = None,
+    ) -> Completion:
+        """Suggestions for an argument of a prompt or resource template (see
+        ``Client.complete``)."""
+        return await self._run(self._core.complete(ref, argument, context_arguments, timeout_s))
+
+    async def set_logging_level(self, level: str, *, timeout_s: float | None = None) -> None:
+        """Ask for the server's log messages at ``level`` and above (see
+        ``Client.set_logging_level``)."""
+        await self._run(self._core.set_logging_level(level, timeout_s))
+
+    async def subscribe_resource(self, uri: str, *, timeout_s: float | None = None) -> None:
+        """Get the updates of the resource ``uri`` at ``on_resource_updated`` (see
+        ``Client.subscribe_resource``)."""
+        await self._run(self._core.subscribe_resource(uri, timeout_s))
+
+    async def unsubscribe_resource(self, uri: str, *, timeout_s: float | None = None) -> None:
+        """Stop the updates of ``uri`` (see ``Client.unsubscribe_resource``)."""
+        await self._run(self._core.unsubscribe_resource(uri, timeout_s))
+
+    async def send_roots_list_changed(self) -> None:
+        """Tell the server that the roots changed, at the handshake era; nothing at
+        2026-07-28 (see ``Client.send_roots_list_changed``)."""
+        await self._run(self._core.send_roots_list_changed())
 
     # -- the skills extension (SEP-2640) ---------------------------------------------------
 

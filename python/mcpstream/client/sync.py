@@ -12,9 +12,10 @@ import httpx
 from ..oauth import McpOAuthRedirectHandler
 from ..transport_http import McpHttpTransport
 from ._base import ClientBase, TransportOptions
-from ._core import Finished, Flow, Locked, Negotiate, Step, advance
+from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Step, advance
 from ._notify import NotificationRouter, ProgressCallback
 from .content import ResourceContents
+from .features import Completion, CompletionReference
 from .handlers import ServerRequestRouter, ServerRequests
 from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
 from .skills import Skill, SkillFileContent
@@ -60,6 +61,10 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
     threads may run at the same time, and must not block for long. ``elicitation_handler``
     answers the server's questions to the user (default: decline), ``sampling_handler`` its
     requests for a completion (default: refused), and ``roots`` are the roots offered to it.
+    ``logging_handler`` gets the server's log messages (``LogMessage``; see
+    ``set_logging_level``) and ``on_resource_updated`` the updates of the resources subscribed
+    to (``ResourceUpdated``; see ``subscribe_resource``), in the order the server sent them,
+    instead of ``on_notification``.
 
     When the server lost the session (it restarted: HTTP 404 to a request with the session id),
     the client initializes a new session once on its own and sends the call again, unless the
@@ -97,6 +102,12 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
         transport, timeout_s = self._transport, step.timeout_s
         if isinstance(step, Negotiate):
             return transport.negotiate(step.negotiation)
+        if isinstance(step, Notify):
+            return transport.send_notification(
+                method=step.method, params=step.params, completion_timeout_s=timeout_s
+            )
+        if isinstance(step, Listen):
+            return transport.listen_for_resources(step.resources, timeout_s=timeout_s)
         return transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
 
     # -- the MCP methods -------------------------------------------------------------------
@@ -157,6 +168,53 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
     ) -> PromptResult:
         """The prompt ``name`` rendered with ``arguments``."""
         return self._run(self._core.get_prompt(name, arguments, timeout_s))
+
+    # -- completion, logging, resource subscriptions, roots ---------------------------------
+
+    def complete(
+        self,
+        ref: CompletionReference,
+        argument: Mapping[str, str],
+        context_arguments: Mapping[str, str] | None = None,
+        *,
+        timeout_s: float | None = None,
+    ) -> Completion:
+        """Suggestions for an argument of a prompt or resource template
+        (``completion/complete``): ``ref`` is a ``PromptReference``, a
+        ``ResourceTemplateReference`` or their dict form, ``argument`` is ``{"name": ...,
+        "value": <what the user typed so far>}``, ``context_arguments`` the values of the
+        arguments already chosen. A server without completions raises ``McpError``."""
+        return self._run(self._core.complete(ref, argument, context_arguments, timeout_s))
+
+    def set_logging_level(self, level: str, *, timeout_s: float | None = None) -> None:
+        """Ask for the server's log messages at ``level`` and above (``"debug"``, ``"info"``,
+        ... ``"emergency"``), which go to ``logging_handler``. At the handshake era this is
+        ``logging/setLevel``; at 2026-07-28, which removed it, the level is sent in the
+        ``_meta`` of every later request (``io.modelcontextprotocol/logLevel``): the server
+        then logs on each request's own stream, so its messages arrive before the call
+        returns."""
+        self._run(self._core.set_logging_level(level, timeout_s))
+
+    def subscribe_resource(self, uri: str, *, timeout_s: float | None = None) -> None:
+        """Get ``notifications/resources/updated`` for the resource ``uri`` (at
+        ``on_resource_updated``, in the order the server sent them). At the handshake era this
+        is ``resources/subscribe`` (the updates come on the GET stream); at 2026-07-28 the
+        client's ``subscriptions/listen`` stream is reopened with ``uri`` in its filter and
+        this returns once the server acknowledged it (``McpHttpTransportProtocolError`` when it
+        does not within the timeout; ``McpError`` when it leaves the subscription out, as a
+        server of the handshake era without subscriptions answers). Updates sent while the
+        stream is reopened are not replayed: read the resource after subscribing."""
+        self._run(self._core.subscribe_resource(uri, timeout_s))
+
+    def unsubscribe_resource(self, uri: str, *, timeout_s: float | None = None) -> None:
+        """Stop the updates of ``uri`` (``resources/unsubscribe``, or at 2026-07-28 the listen
+        stream reopened without it)."""
+        self._run(self._core.unsubscribe_resource(uri, timeout_s))
+
+    def send_roots_list_changed(self) -> None:
+        """Tell the server that the roots changed (``notifications/roots/list_changed``), at
+        the handshake era; at 2026-07-28, which removed the notification, this does nothing."""
+        self._run(self._core.send_roots_list_changed())
 
     # -- the skills extension (SEP-2640) ---------------------------------------------------
 

@@ -118,6 +118,10 @@ def add_demo_features(server: MCPServer) -> None:
         """Ask for a review of 'code'."""
         return f"Please review this {language} code:\n\n{code}"
 
+    from ._features import add_feature_demos
+
+    add_feature_demos(server)  # completion, logging, resource subscriptions, roots
+
 
 def paginate_tools(server: MCPServer, page_size: int) -> None:
     """Make ``tools/list`` answer in pages of ``page_size`` tools (the cursor is an offset)."""

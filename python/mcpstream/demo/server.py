@@ -44,8 +44,10 @@ def build_demo_server(*, tools_page_size: int | None = None) -> MCPServer:
     """The demo server: tools ``echo``, ``add``, ``big_text``, ``count`` (progress),
     ``announce`` (a log notification), ``ask_name`` (elicitation), ``summarize`` (sampling),
     ``list_roots`` (roots), ``sleep`` and ``fail``; a resource ``demo://readme`` and a template
-    ``demo://greeting/{name}``; a prompt ``review``. ``tools_page_size`` makes ``tools/list``
-    answer in pages of that size."""
+    ``demo://greeting/{name}``; a prompt ``review``; and the completion, logging,
+    subscription and roots demos of ``mcpstream.demo._features`` (tools ``update_notes``,
+    ``log_levels``, ``roots_changes``, a template ``demo://note/{name}``, a prompt ``greet``).
+    ``tools_page_size`` makes ``tools/list`` answer in pages of that size."""
     _require_sdk()
     from mcp.server.mcpserver import MCPServer
 

@@ -3,12 +3,15 @@ when it reconnects or gives up, on a fake clock."""
 
 from __future__ import annotations
 
+import json
 import logging
 from typing import Any
 
 import pytest
 from mcpstream._http.core import ListenStream, ReconnectPolicy, listen_flow
 from mcpstream._http.core import steps as s
+from mcpstream._http.core.listen import LISTEN_FILTER
+from mcpstream._http.core.protocol import ModernState
 from mcpstream.errors import McpAuthError
 
 from ..fault_server import notification, server_request, sse
@@ -149,3 +152,58 @@ def test_after_an_empty_event_id_the_reconnection_sends_no_last_event_id() -> No
     assert "Last-Event-ID" not in script.sent[1].headers
     assert script.sent[2].headers["Last-Event-ID"] == "g3"
     assert stream_state.last_event_id == "g3"
+
+
+# -- the stateless era's listen stream: resource subscriptions, the acknowledgement ------------
+
+
+def modern_listen(script: Script, resources: tuple[str, ...] = ()) -> ListenStream:
+    core = protocol(push=True)
+    core.modern = ModernState("2026-07-28", {}, {"name": "t", "version": "1"})
+    stream = ListenStream(core, resources)
+    script.run(listen_flow(stream, call_timeout_s=30.0))
+    return stream
+
+
+def acknowledgement(**honored: Any) -> str:
+    return notification("notifications/subscriptions/acknowledged", {"notifications": honored})
+
+
+def test_the_listen_filter_carries_the_resource_subscriptions() -> None:
+    script = Script([Answer(405)])
+    modern_listen(script, ("demo://a", "demo://b"))
+    sent = json.loads(script.sent[0].body)
+    assert sent["method"] == "subscriptions/listen"
+    assert sent["params"]["notifications"] == {
+        **LISTEN_FILTER,
+        "resourceSubscriptions": ["demo://a", "demo://b"],
+    }
+    script = Script([Answer(405)])
+    modern_listen(script)
+    assert json.loads(script.sent[0].body)["params"]["notifications"] == LISTEN_FILTER
+
+
+def test_the_listen_stream_is_answered_by_its_acknowledgement_not_its_head() -> None:
+    # The waiters (the next call, subscribe_resource) go on once the server holds the filter.
+    honored = {"toolsListChanged": True, "resourceSubscriptions": ["demo://a"]}
+    body = sse(acknowledgement(**honored)) + sse(
+        notification("notifications/resources/updated", {"uri": "demo://a"})
+    )
+    script = Script([sse_answer(Pause(1.0), body), Answer(405)])
+    stream = modern_listen(script, ("demo://a",))
+    kinds = [type(step) for step in script.steps]
+    assert kinds.index(s.ReadChunk) < kinds.index(s.StreamAnswered)
+    assert kinds.index(s.Deliver) < kinds.index(s.StreamAnswered)
+    assert stream.acknowledged == honored and stream.acknowledgements == 1
+    methods = [n.method for n in script.delivered]
+    assert methods == [
+        "notifications/subscriptions/acknowledged",
+        "notifications/resources/updated",
+    ]
+
+
+def test_a_refused_listen_stream_is_answered_at_once() -> None:
+    script = Script([Answer(405)])
+    stream = modern_listen(script, ("demo://a",))
+    assert [type(step) for step in script.steps] == [s.Send, s.StreamAnswered]
+    assert stream.acknowledged is None

@@ -503,7 +503,12 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
         timeout_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
     )
     head = yield from _sent(protocol, request)
-    yield from _expect(StreamAnswered(), Done)  # a GET that failed counts as answered
+    # The GET is answered by its head (a GET that failed counts as answered); the stateless
+    # era's listen stream by its acknowledgement, the first message, once the server holds the
+    # subscriptions (or by the head when there is no stream to read one from).
+    by_head = protocol.modern is None or isinstance(head, Failed)
+    if by_head:
+        yield from _expect(StreamAnswered(), Done)
     if isinstance(head, Failed):
         raise _BrokeOff(head) from head.error
     if stream.stopping:
@@ -522,7 +527,10 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
         )
         return judged.retry
     if not stream.accept(status_code=status_code, headers=head.headers):
+        if not by_head:
+            yield from _expect(StreamAnswered(), Done)
         return False
+    acknowledgements = None if by_head else stream.acknowledgements
     try:
         while True:
             outcome = yield from _expect(ReadChunk(None), Bytes, BodyEnd, Failed)
@@ -531,6 +539,9 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
             ended = isinstance(outcome, BodyEnd)
             requests = stream.feed(outcome.data) if isinstance(outcome, Bytes) else stream.finish()
             yield from _deliver(protocol, stream.notifications)
+            if acknowledgements is not None and stream.acknowledgements > acknowledgements:
+                acknowledgements = None
+                yield from _expect(StreamAnswered(), Done)
             for request_ in requests:
                 yield from _answer_in_background(stream, request_, call_timeout_s, outcome.now)
             if ended:

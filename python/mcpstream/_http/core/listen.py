@@ -4,19 +4,30 @@ the rule for reconnecting it (the order of its steps is in ``flows``). In the st
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from ... import codec
 from ...jsonrpc import JsonRpcNotification, JsonRpcRequest, build_jsonrpc_request
 from .protocol import McpHttpProtocol, carried_event_id, logger, normalized_content_type
 from .steps import HttpRequest
 
-__all__ = ["LISTEN_FILTER", "ListenStream"]
+__all__ = ["ACKNOWLEDGED_NOTIFICATION", "LISTEN_FILTER", "ListenStream", "listen_filter"]
 
 LISTEN_FILTER = {"toolsListChanged": True, "promptsListChanged": True, "resourcesListChanged": True}
 """The notifications a modern transport subscribes to (``subscriptions/listen``): the list
 changes, the stateless era's counterpart of what the GET stream carried."""
 SUBSCRIPTION_ID = "mcpstream-listen"
+ACKNOWLEDGED_NOTIFICATION = "notifications/subscriptions/acknowledged"
+"""The first message of a ``subscriptions/listen`` stream: the filter the server honors."""
+
+
+def listen_filter(resources: Sequence[str]) -> dict[str, Any]:
+    """The filter of a ``subscriptions/listen`` request: the list changes, and the updates of
+    the ``resources`` the client subscribed to (the stateless era's ``resources/subscribe``)."""
+    if not resources:
+        return dict(LISTEN_FILTER)
+    return {**LISTEN_FILTER, "resourceSubscriptions": list(resources)}
 
 
 class ListenStream:
@@ -38,8 +49,14 @@ class ListenStream:
     response there, which is not the call's stream. A server slower than this to answer the
     GET gets it in the background."""
 
-    def __init__(self, protocol: McpHttpProtocol) -> None:
+    def __init__(self, protocol: McpHttpProtocol, resources: Sequence[str] = ()) -> None:
         self.protocol = protocol
+        self.resources = tuple(resources)
+        """The resource subscriptions of a ``subscriptions/listen`` stream."""
+        self.acknowledged: dict[str, Any] | None = None
+        """The filter of the server's last ``notifications/subscriptions/acknowledged``."""
+        self.acknowledgements = 0
+        """How many the stream's connections carried (the flow waits for the next one)."""
         self.stopping = False
         """Set by the driver to end the stream: the flow stops at its next step."""
         self.notifications: list[JsonRpcNotification] = []
@@ -67,7 +84,8 @@ class ListenStream:
             return protocol.request(
                 "GET", self.headers(authorization=authorization), remaining_s=timeout_s
             )
-        params, mirrored = state.stamp("subscriptions/listen", {"notifications": LISTEN_FILTER})
+        notifications = listen_filter(self.resources)
+        params, mirrored = state.stamp("subscriptions/listen", {"notifications": notifications})
         payload = build_jsonrpc_request(
             request_id=SUBSCRIPTION_ID, method="subscriptions/listen", params=params
         )
@@ -130,6 +148,8 @@ class ListenStream:
                 continue
             for message in event.messages:
                 if isinstance(message, JsonRpcNotification):
+                    if message.method == ACKNOWLEDGED_NOTIFICATION:
+                        self._acknowledge(message.params)
                     self.notifications.append(message)
                 elif isinstance(message, JsonRpcRequest):
                     requests.append(message)
@@ -145,6 +165,11 @@ class ListenStream:
         if self._decoder.retry_ms is not None:
             self.retry_ms = self._decoder.retry_ms
         return requests
+
+    def _acknowledge(self, params: Any) -> None:
+        honored = params.get("notifications") if isinstance(params, dict) else None
+        self.acknowledged = dict(honored) if isinstance(honored, dict) else {}
+        self.acknowledgements += 1
 
     def next_delay_s(self, *, failed: bool) -> float | None:
         """The delay before reconnecting after a connection ended, or None to give up.
