@@ -4,6 +4,8 @@ after the server lost the session."""
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from collections.abc import Mapping
 from typing import Any
 
@@ -50,6 +52,8 @@ def negotiate(negotiated: Negotiated) -> ServerInfo:
     if negotiated.modern:
         return ServerInfo.from_dict(negotiated.result, version=negotiated.version, era="modern")
     info = ServerInfo.from_dict(negotiated.result)
+    if negotiated.transport != info.transport:
+        info = replace(info, transport=negotiated.transport)
     if info.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
         raise McpProtocolError(
             f"the server chose the MCP protocol version {info.protocol_version!r}, which this "
