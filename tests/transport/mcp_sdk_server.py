@@ -1,7 +1,7 @@
 """A real MCP server for the transport tests: the official SDK's ``MCPServer`` under uvicorn.
 
-Run as ``python mcp_sdk_server.py sse|json|stateless|http-sse``: it binds 127.0.0.1 on a free port, prints
-``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets and
+Run as ``python mcp_sdk_server.py sse|json|stateless|http-sse``: it binds 127.0.0.1 on a free
+port, prints ``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets and
 threads do not mix with the client's in the leak tests.
 
 Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notifications), ``ask_name``
@@ -21,8 +21,8 @@ from __future__ import annotations
 import itertools
 import json
 import socket
-from collections import Counter
 import sys
+from collections import Counter
 from typing import Annotated, Any
 
 import anyio

@@ -4,9 +4,8 @@ after the server lost the session."""
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
