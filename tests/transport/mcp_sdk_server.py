@@ -1,8 +1,8 @@
 """A real MCP server for the transport tests: the official SDK's ``MCPServer`` under uvicorn.
 
 Run as ``python mcp_sdk_server.py sse|json|stateless|http-sse``: it binds 127.0.0.1 on a free
-port, prints ``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets and
-threads do not mix with the client's in the leak tests.
+port, prints ``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that
+its sockets and threads do not mix with the client's in the leak tests.
 
 Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notifications), ``ask_name``
 (an elicitation request to the client), ``poke`` (a notification and a ping on the GET stream),
