@@ -18,7 +18,7 @@ import httpx
 import pytest
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportProtocolError
 
-from .helpers import ScriptedHandler, call_tool, initialize, tool_text
+from .helpers import ScriptedHandler, call_tool, initialize, open_sockets_to, tool_text
 
 
 def stats(base: str) -> dict[str, int]:
@@ -179,3 +179,30 @@ def test_a_server_without_either_transport_is_refused_with_both_reasons(
     assert "initialize POST (HTTP 404)" in message
     assert "no HTTP+SSE transport either" in message
     assert not transport.http_sse
+
+
+def test_transports_opened_and_closed_leave_no_thread_or_connection(
+    make_transport: Any, http_sse_server: str, client_stack: str
+) -> None:
+    # With a host's client (the httpx2 runs), its pool keeps one idle keep-alive connection.
+    kept = 1 if client_stack == "httpx2" else 0
+    port = int(http_sse_server.rsplit(":", 1)[1])
+    for index in range(10):
+        transport = make_transport(f"{http_sse_server}/sse")
+        initialize(transport)
+        assert tool_text(call_tool(transport, "echo", {"text": str(index)})) == str(index)
+        with pytest.raises(McpHttpTransportError, match="did not complete"):
+            transport.request(
+                method="tools/call",
+                params={"name": "sleep", "arguments": {"seconds": 2}},
+                timeout_s=0.05,
+            )
+        transport.close()
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline and (
+        open_sockets_to(port) > kept
+        or any(t.name.startswith("mcpstream-sse") for t in threading.enumerate())
+    ):
+        time.sleep(0.05)
+    assert [t.name for t in threading.enumerate() if t.name.startswith("mcpstream-sse")] == []
+    assert open_sockets_to(port) <= kept

@@ -170,7 +170,7 @@ class AsyncMcpHttpTransport(
         """Open the GET stream for server-initiated messages now (once the host ended its
         handshake), unless the transport was made with ``listen=False`` or speaks the stateless
         era."""
-        if self._listen_enabled and not self.modern:
+        if self._listen_enabled and not self.modern and not self.http_sse:
             self._start_listener()
 
     async def _after_get_answered(self) -> None:
