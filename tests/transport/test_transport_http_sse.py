@@ -177,7 +177,7 @@ def test_a_server_without_either_transport_is_refused_with_both_reasons(
         initialize(transport)
     message = str(caught.value)
     assert "initialize POST (HTTP 404)" in message
-    assert "no HTTP+SSE transport either" in message
+    assert "neither Streamable HTTP nor HTTP+SSE (the GET for its stream: HTTP 404)" in message
     assert not transport.http_sse
 
 

@@ -169,10 +169,7 @@ class SseStream:
         """The error of a call of ``method`` on a stream that ended (a new instance each
         time); ``delivered``: the call's message had reached the server."""
         assert self.failure is not None
-        kind = type(self.failure)
-        if kind is McpHttpTransportResponseTooLargeError:
-            kind = McpHttpTransportProtocolError  # its constructor takes the limit too
-        error = kind(f"{self.failure} ('{method}' has no answer)")
+        error = _plain(type(self.failure))(f"{self.failure} ('{method}' has no answer)")
         error.status_code = self.failure.status_code
         if isinstance(error, McpHttpTransportSessionExpiredError):
             error.request_delivered = delivered
@@ -508,8 +505,8 @@ def initialize_flow(
                 now=now,
             )
         except McpHttpTransportProtocolError as exc:
-            if not fallback or exc.status_code not in FALLBACK_STATUSES:
-                raise
+            if not fallback or exc.status_code not in FALLBACK_STATUSES or protocol.session_id:
+                raise  # a server that gave a session speaks Streamable HTTP
             refusal: McpHttpTransportError | None = exc
             logger.info(
                 "server %r refused the initialize POST (HTTP %s): trying the HTTP+SSE transport",
@@ -531,8 +528,14 @@ def initialize_flow(
     except McpHttpTransportError as exc:
         if refusal is None:
             raise
+        # The GET's failure in short, the POST's (with its body's snippet) in full.
+        detail = f"HTTP {exc.status_code}" if exc.status_code else sanitize(_reason(exc), 300)
         error = protocol.error(
-            f"{_reason(refusal)}; and no HTTP+SSE transport either: {_reason(exc)}", type(exc)
+            "the server speaks neither Streamable HTTP nor HTTP+SSE (the GET for its stream: "
+            f"{detail}); {_reason(refusal)}",
+            # A GET refused outright: the POST's refusal is the answer (as the reference
+            # transport raises it); a stream that failed later: its own failure.
+            type(refusal) if exc.status_code else _plain(type(exc)),
         )
         error.status_code = refusal.status_code
         raise error from exc
@@ -547,6 +550,11 @@ def initialize_flow(
     )
     assert response is not None
     return response, stream
+
+
+def _plain(kind: type[McpHttpTransportError]) -> type[McpHttpTransportError]:
+    """``kind``, or the protocol error for the one class whose constructor takes more."""
+    return McpHttpTransportProtocolError if kind is McpHttpTransportResponseTooLargeError else kind
 
 
 def _reason(error: McpHttpTransportError) -> str:
