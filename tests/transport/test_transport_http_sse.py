@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from mcpstream._http.core.sse_legacy import NEGOTIATED
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportProtocolError
 
 from .helpers import ScriptedHandler, call_tool, initialize, open_sockets_to, tool_text
@@ -206,3 +207,30 @@ def test_transports_opened_and_closed_leave_no_thread_or_connection(
         time.sleep(0.05)
     assert [t.name for t in threading.enumerate() if t.name.startswith("mcpstream-sse")] == []
     assert open_sockets_to(port) <= kept
+
+
+def test_a_second_transport_goes_straight_to_the_stream(
+    make_transport: Any, http_sse_server: str
+) -> None:
+    url = f"{http_sse_server}/sse"
+    first = make_transport(url)
+    initialize(first)
+    before = stats(http_sse_server)
+    second = make_transport(url)
+    initialize(second)
+    assert second.http_sse
+    after = stats(http_sse_server)
+    assert after.get("POST /sse", 0) == before.get("POST /sse", 0)  # no probe
+    assert after["GET /sse"] == before["GET /sse"] + 1
+    assert tool_text(call_tool(second, "echo", {"text": "known"})) == "known"
+
+
+def test_a_stale_cached_entry_is_dropped_and_the_post_tried(
+    make_transport: Any, mcp_server_urls: dict[str, str]
+) -> None:
+    url = mcp_server_urls["json"]  # Streamable HTTP: its GET without a session is refused
+    NEGOTIATED.put(url, "http+sse")
+    transport = make_transport(url)
+    assert initialize(transport)["serverInfo"]["name"] == "mcpstream-test-server"
+    assert not transport.http_sse
+    assert NEGOTIATED.get(url) is None

@@ -39,7 +39,7 @@ from .core.modern import (
     negotiate_flow,
 )
 from .core.relay import Relay
-from .core.sse_legacy import SseStream, initialize_flow, sse_call_flow
+from .core.sse_legacy import SseStream, host_initialize_flow, sse_call_flow
 from .core.steps import Flow
 from .stack import HttpStack, StackName, stack_named, stack_of
 
@@ -255,15 +255,16 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             return answer
         if method == "initialize":
             # A host's own handshake (the reference transport's API): the HTTP+SSE fallback.
-            answer, _stream = yield from initialize_flow(
-                self._protocol,
-                body,
-                request_id=request_id,
-                timeout_s=timeout_s,
-                now=now,
-                call_timeout_s=self.server.call_timeout_s,
+            return (
+                yield from host_initialize_flow(
+                    self._protocol,
+                    body,
+                    request_id=request_id,
+                    timeout_s=timeout_s,
+                    now=now,
+                    call_timeout_s=self.server.call_timeout_s,
+                )
             )
-            return answer
         response = yield from call_flow(
             self._protocol,
             body,

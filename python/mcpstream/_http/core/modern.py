@@ -20,11 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import (
-    McpHttpTransportError,
-    McpHttpTransportProtocolError,
-    McpHttpTransportTimeoutError,
-)
+from ...errors import McpHttpTransportError, McpHttpTransportProtocolError
 from ...jsonrpc import (
     JsonRpcId,
     JsonRpcRequest,
@@ -34,7 +30,7 @@ from ...jsonrpc import (
 from . import era
 from .flows import call_flow
 from .protocol import McpHttpProtocol, ModernState, logger
-from .sse_legacy import HTTP_SSE, NEGOTIATED, initialize_flow
+from .sse_legacy import HTTP_SSE, NEGOTIATED, initialize_flow, stale_entry
 from .steps import Done, Flow, Handle, Handled, Sleep
 
 __all__ = [
@@ -269,8 +265,8 @@ def negotiate_flow(
             )
         except McpHttpTransportError as exc:
             NEGOTIATED.drop(protocol.url)
-            if exc.status_code in (401, 403) or isinstance(exc, McpHttpTransportTimeoutError):
-                raise  # not a sign that the server changed
+            if not stale_entry(exc):
+                raise
             logger.info(
                 "server %r no longer speaks what it did (%s); negotiating again",
                 protocol.server.id,

@@ -80,9 +80,11 @@ __all__ = [
     "NEGOTIATED",
     "NegotiationCache",
     "SseStream",
+    "host_initialize_flow",
     "initialize_flow",
     "open_flow",
     "sse_call_flow",
+    "stale_entry",
     "stream_flow",
 ]
 
@@ -550,6 +552,60 @@ def initialize_flow(
     )
     assert response is not None
     return response, stream
+
+
+def host_initialize_flow(
+    protocol: McpHttpProtocol,
+    body: bytes,
+    *,
+    request_id: JsonRpcId,
+    timeout_s: float,
+    now: float,
+    call_timeout_s: float,
+) -> Flow[JsonRpcResponse]:
+    """The ``initialize`` a host sends itself (the reference transport's API): straight over
+    the HTTP+SSE transport when ``NEGOTIATED`` knows the server speaks it (an entry that stopped
+    working is dropped and the POST tried), else ``initialize_flow`` with its fallback; an
+    HTTP+SSE outcome is cached. (Only that one: a server that took the POST may speak the
+    modern era as well, which a host's own handshake does not ask.)"""
+    if NEGOTIATED.get(protocol.url) == HTTP_SSE and not protocol.session_id:
+        try:
+            response, _ = yield from initialize_flow(
+                protocol,
+                body,
+                request_id=request_id,
+                timeout_s=timeout_s,
+                now=now,
+                direct=True,
+                call_timeout_s=call_timeout_s,
+            )
+        except McpHttpTransportError as exc:
+            NEGOTIATED.drop(protocol.url)
+            if not stale_entry(exc):
+                raise
+            now = (yield from _expect(Sleep(0.0), Done)).now
+        else:
+            return response
+    response, stream = yield from initialize_flow(
+        protocol,
+        body,
+        request_id=request_id,
+        timeout_s=timeout_s,
+        now=now,
+        call_timeout_s=call_timeout_s,
+    )
+    if stream is not None:
+        NEGOTIATED.put(protocol.url, HTTP_SSE)
+    return response
+
+
+def stale_entry(error: McpHttpTransportError) -> bool:
+    """True when ``error``, from the route a cached outcome chose, says the server changed
+    (worth probing again); False for a timeout or a refused authorization, which would fail
+    any route."""
+    return error.status_code not in (401, 403) and not isinstance(
+        error, McpHttpTransportTimeoutError
+    )
 
 
 def _plain(kind: type[McpHttpTransportError]) -> type[McpHttpTransportError]:
