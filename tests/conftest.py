@@ -20,6 +20,7 @@ if os.environ.get("MCPSTREAM_TEST_ALIAS_HTTPX", "") not in ("", "0"):
 
     httpx2.alias_httpx()
 
+from collections.abc import Iterator
 from types import ModuleType
 
 import pytest
@@ -104,3 +105,14 @@ def pure() -> ModuleType:
 def native() -> ModuleType:
     """The native backend, for tests comparing both backends."""
     return import_backend("native")
+
+
+@pytest.fixture(autouse=True)
+def _fresh_negotiation_cache() -> Iterator[None]:
+    """Each test negotiates from scratch: the process's cache of what servers speak (the
+    transport core's ``NEGOTIATED``) is emptied before it, so that tests do not depend on
+    their order."""
+    from mcpstream._http.core.sse_legacy import NEGOTIATED
+
+    NEGOTIATED.clear()
+    yield

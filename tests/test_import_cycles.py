@@ -23,6 +23,7 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
         {"exchange", "listen", "relay"}
     ),  # one call; the GET stream; a host session's messages
     frozenset({"flows"}),  # the order of the steps
+    frozenset({"sse_legacy"}),  # the HTTP+SSE transport (2024-11-05) over call_flow
     frozenset({"modern"}),  # the era's flows over call_flow
 )
 """The core's modules from the bottom up: each imports only from layers below its own."""

@@ -139,6 +139,19 @@ def mcp_server_urls() -> Iterator[dict[str, str]]:
 
 
 @pytest.fixture(scope="session")
+def http_sse_server() -> Iterator[str]:
+    """The official SDK's server on the deprecated HTTP+SSE transport (its ``sse_app``):
+    ``http://127.0.0.1:<port>`` (the stream is ``/sse``, the request counts ``/stats``)."""
+    process, url = _start_mcp_server("http-sse")
+    yield url.removesuffix("/mcp")
+    process.terminate()
+    try:
+        process.wait(10)
+    except subprocess.TimeoutExpired:
+        process.kill()
+
+
+@pytest.fixture(scope="session")
 def event_loop_thread() -> Iterator[EventLoopThread]:
     """The background event loop that drives the async transport."""
     runner = EventLoopThread()

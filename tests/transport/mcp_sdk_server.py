@@ -1,8 +1,8 @@
 """A real MCP server for the transport tests: the official SDK's ``MCPServer`` under uvicorn.
 
-Run as ``python mcp_sdk_server.py sse|json|stateless``: it binds 127.0.0.1 on a free port, prints
-``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that its sockets and
-threads do not mix with the client's in the leak tests.
+Run as ``python mcp_sdk_server.py sse|json|stateless|http-sse``: it binds 127.0.0.1 on a free
+port, prints ``READY <port>`` on stdout and serves until killed. It runs in a subprocess so that
+its sockets and threads do not mix with the client's in the leak tests.
 
 Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notifications), ``ask_name``
 (an elicitation request to the client), ``poke`` (a notification and a ping on the GET stream),
@@ -10,14 +10,19 @@ Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notification
 elicitations, the second after the first answer: two rounds of ``input_required`` at 2026-07-28),
 ``sample`` (a sampling request), ``roots`` (a roots request), a resource ``mem://readme`` and a
 prompt ``greet``. Every mode speaks both eras (the SDK picks by the request); ``stateless`` keeps
-no session for the handshake era either.
+no session for the handshake era either. ``http-sse`` serves the deprecated HTTP+SSE transport
+of 2024-11-05 instead (the SDK's ``sse_app``: the stream at ``/sse``, messages POSTed to
+``/messages/``), counting the requests it sees by method and path (``GET /stats`` answers them as
+JSON, not counted itself), so that a test can tell what a client probed.
 """
 
 from __future__ import annotations
 
 import itertools
+import json
 import socket
 import sys
+from collections import Counter
 from typing import Annotated, Any
 
 import anyio
@@ -167,6 +172,24 @@ def build_server() -> MCPServer:
     return server
 
 
+def counted(app: Any) -> Any:
+    """``app`` counting the HTTP requests it sees (``GET /stats`` answers the counts)."""
+    counts: Counter[str] = Counter()
+
+    async def wrapper(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope["path"] == "/stats":
+            body = json.dumps(dict(counts)).encode()
+            headers = [(b"content-type", b"application/json")]
+            await send({"type": "http.response.start", "status": 200, "headers": headers})
+            await send({"type": "http.response.body", "body": body})
+            return
+        if scope["type"] == "http":
+            counts[f"{scope['method']} {scope['path']}"] += 1
+        await app(scope, receive, send)
+
+    return wrapper
+
+
 def main() -> None:
     """Serve in the mode given on the command line until killed."""
     mode = sys.argv[1]
@@ -177,6 +200,8 @@ def main() -> None:
         app = server.streamable_http_app(json_response=True)
     elif mode == "stateless":
         app = server.streamable_http_app(stateless_http=True)
+    elif mode == "http-sse":
+        app = counted(server.sse_app())
     else:
         raise SystemExit(f"unknown mode {mode!r}")
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)

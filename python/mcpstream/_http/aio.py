@@ -33,6 +33,7 @@ from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_d
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
 from .core.modern import Negotiated, Negotiation
+from .core.sse_legacy import SseStream
 from .facade import HttpTransportBase
 from .httpx_clients import make_async_client
 
@@ -88,14 +89,17 @@ class AsyncMcpHttpTransport(
 
     def _init_driver(self) -> None:
         self._listen_task: asyncio.Task[None] | None = None
-        self._listen_stream: ListenStream | None = None
+        self._listen_stream: ListenStream | SseStream | None = None
         self._listen_answered: asyncio.Event | None = None
         self._retired_tasks: list[asyncio.Task[None]] = []
+        self._wake = asyncio.Event()
+        """What ``Await`` waits on, replaced (and set) by each ``Notify``."""
 
     def reset_session_state(self) -> None:
         """Forget the session id and protocol version, and stop the old session's GET stream
         (the task is cancelled; ``close`` awaits its end)."""
         self._retire_listener()
+        self._sse = None
         self._protocol.reset_session()
 
     @property
@@ -166,7 +170,7 @@ class AsyncMcpHttpTransport(
         """Open the GET stream for server-initiated messages now (once the host ended its
         handshake), unless the transport was made with ``listen=False`` or speaks the stateless
         era."""
-        if self._listen_enabled and not self.modern:
+        if self._listen_enabled and not self.modern and not self.http_sse:
             self._start_listener()
 
     async def listen_for_resources(
@@ -253,6 +257,8 @@ class AsyncMcpHttpTransport(
         task, self._listen_task = self._listen_task, None
         if self._listen_stream is not None:
             self._listen_stream.stopping = True
+            if self._end_sse(self._listen_stream):  # its task is cancelled: wake its calls
+                self._notify()
         if task is not None:
             if task is not current:
                 task.cancel()
@@ -364,6 +370,36 @@ class AsyncMcpHttpTransport(
     async def _do_sleep(self, step: s.Sleep, ex: Exchange) -> s.Done:
         await asyncio.sleep(step.delay_s)
         return s.Done(time.monotonic())
+
+    async def _do_open_stream(self, step: s.OpenStream, ex: Exchange) -> s.Done:
+        self._retire_listener()
+        if self.closed:
+            raise self._protocol.closed_error()
+        self._sse = self._listen_stream = step.stream
+        self._listen_task = asyncio.get_running_loop().create_task(
+            self._listen(step.flow, Exchange(self._client, asyncio.Event())),
+            name=f"mcpstream-sse-{self.server.id}",
+        )
+        return s.Done(time.monotonic())
+
+    async def _do_await(self, step: s.Await, ex: Exchange) -> s.Done | s.Idle:
+        deadline = time.monotonic() + step.wait_s
+        # One event loop: nothing runs between the check and the wait, so no wake is lost.
+        while not step.ready():
+            wait_s = deadline - time.monotonic()
+            if wait_s <= 0:
+                return s.Idle(time.monotonic())
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._wake.wait(), wait_s)
+        return s.Done(time.monotonic())
+
+    async def _do_notify(self, step: s.Notify, ex: Exchange) -> s.Done:
+        self._notify()
+        return s.Done(time.monotonic())
+
+    def _notify(self) -> None:
+        wake, self._wake = self._wake, asyncio.Event()
+        wake.set()
 
     async def _do_stream_answered(self, step: s.StreamAnswered, ex: Exchange) -> s.Done:
         if ex.answered is not None:

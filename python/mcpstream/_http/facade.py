@@ -40,6 +40,7 @@ from .core.modern import (
     negotiate_flow,
 )
 from .core.relay import Relay
+from .core.sse_legacy import SseStream, host_initialize_flow, sse_call_flow
 from .core.steps import Flow
 from .stack import HttpStack, StackName, stack_named, stack_of
 
@@ -114,6 +115,9 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         self._protocol.push_notifications = on_notification is not None
         self._negotiated: Negotiated | None = None
         self._relay: Relay | None = None
+        self._sse: SseStream | None = None
+        """The HTTP+SSE stream (2024-11-05) the transport speaks over, set by the driver when
+        a flow opens one (``OpenStream``); None over Streamable HTTP."""
         self._init_driver()
 
     def _make_client(self) -> ClientT:
@@ -197,6 +201,27 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         stamped, and there is no session, GET stream or DELETE."""
         return self._protocol.modern is not None
 
+    @property
+    def http_sse(self) -> bool:
+        """True while the transport speaks the 2024-11-05 HTTP+SSE transport (the server
+        refused the ``initialize`` POST with 400, 404 or 405 and offered its event stream, or
+        ``protocol="http+sse"`` pinned it): every message is POSTed to the stream's endpoint
+        and answered on the stream."""
+        return self._active_sse() is not None
+
+    def _active_sse(self) -> SseStream | None:
+        """The HTTP+SSE stream once it named its endpoint (until the session is reset)."""
+        stream = self._sse
+        return stream if stream is not None and self._protocol.sse_endpoint else None
+
+    def _end_sse(self, stream: object) -> bool:
+        """After its flow was stopped: end ``stream`` if it is an HTTP+SSE stream still
+        running (True: its waiting calls are to be woken, to fail with the closed error)."""
+        if not isinstance(stream, SseStream) or stream.over:
+            return False
+        stream.end(self._protocol.closed_error())
+        return True
+
     def _negotiate_flow(self, negotiation: Negotiation, now: float) -> Flow[Negotiated]:
         negotiated = yield from negotiate_flow(
             self._protocol,
@@ -224,6 +249,25 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         request_id = self._ids.next()
         payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
         body = self._protocol.encode(payload)
+        sse = self._active_sse()
+        if sse is not None:
+            answer = yield from sse_call_flow(
+                sse, body, method=method, expected_id=request_id, timeout_s=timeout_s, now=now
+            )
+            assert answer is not None
+            return answer
+        if method == "initialize":
+            # A host's own handshake (the reference transport's API): the HTTP+SSE fallback.
+            return (
+                yield from host_initialize_flow(
+                    self._protocol,
+                    body,
+                    request_id=request_id,
+                    timeout_s=timeout_s,
+                    now=now,
+                    call_timeout_s=self.server.call_timeout_s,
+                )
+            )
         response = yield from call_flow(
             self._protocol,
             body,
@@ -249,6 +293,12 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             return False  # the stateless era has no handshake to end
         timeout_s = completion_timeout_s or self.server.call_timeout_s
         body = self._protocol.encode(build_jsonrpc_notification(method=method, params=params))
+        sse = self._active_sse()
+        if sse is not None:  # the stream carries everything: no GET stream to open
+            yield from sse_call_flow(
+                sse, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
+            )
+            return False
         yield from call_flow(
             self._protocol, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
         )
@@ -266,6 +316,18 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         resume_from: str | None,
         now: float,
     ) -> Flow[JsonRpcResponse | None]:
+        sse = self._active_sse()
+        if sse is not None:
+            return (
+                yield from sse_call_flow(
+                    sse,
+                    body,
+                    method=method,
+                    expected_id=expected_id,
+                    timeout_s=timeout_s,
+                    now=now,
+                )
+            )
         if resume_from is not None:
             return (
                 yield from resume_flow(

@@ -127,11 +127,14 @@ class McpHttpTransport(
         """The event of the GET the next call waits for (None: none to wait for)."""
         self._lock = threading.Lock()
         self._closing = threading.Event()
+        self._signal = threading.Condition()
+        """What ``Await`` waits on and ``Notify`` wakes (the HTTP+SSE stream's responses)."""
 
     def reset_session_state(self) -> None:
         """Forget the session id and protocol version (after the session expired), and stop
         the GET stream of the old session."""
         self._stop_listener()
+        self._sse = None
         self._protocol.reset_session()
 
     @property
@@ -238,6 +241,8 @@ class McpHttpTransport(
             listener, self._listener = self._listener, None
         if listener is not None:
             listener.stop(wait=wait)
+            if self._end_sse(listener.stream):
+                self._do_notify(s.Notify(), None)
 
     # -- running flows -------------------------------------------------------------------------
 
@@ -291,6 +296,11 @@ class McpHttpTransport(
 
     def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
         assert ex.response is not None and ex.chunks is not None
+        if step.wait_s is None and ex.pump is not None:
+            # Bounded reads started a reader (the HTTP+SSE stream's wait for its endpoint):
+            # it reads on, without a bound (``stop`` wakes it up).
+            wire.lift_read_timeout(ex.response)
+            return self._pumped(ex.pump.get(None))
         if step.wait_s is None:  # no bound: read on this thread (``stop`` wakes it up)
             wire.lift_read_timeout(ex.response)
             try:
@@ -309,7 +319,11 @@ class McpHttpTransport(
             return self._read_inline(ex, step.wait_s)
         if ex.pump is None:
             ex.pump = ChunkPump(ex.response, ex.chunks, name=f"mcpstream-sse-{self.server.id}")
-        item = ex.pump.get(step.wait_s)
+        return self._pumped(ex.pump.get(step.wait_s))
+
+    @staticmethod
+    def _pumped(item: tuple[ChunkKind, bytes | BaseException | None] | None) -> s.Outcome:
+        """The outcome of what the reader thread handed over (None: nothing in time)."""
         if item is None:
             return s.Idle(time.monotonic())
         kind, value = item
@@ -376,6 +390,32 @@ class McpHttpTransport(
 
     def _do_sleep(self, step: s.Sleep, ex: Exchange) -> s.Done:
         ex.wake.wait(step.delay_s)
+        return s.Done(time.monotonic())
+
+    def _do_open_stream(self, step: s.OpenStream, ex: Exchange) -> s.Done:
+        self._stop_listener()
+        with self._lock:
+            if self.closed:
+                raise self._protocol.closed_error()
+            self._sse = step.stream
+            self._listener = Listener(
+                self._run,
+                step.stream,
+                client=make_client(self._stack) if self._owns_client else self._client,
+                owns_client=self._owns_client,
+                call_timeout_s=self.server.call_timeout_s,
+                flow=step.flow,
+            )
+        return s.Done(time.monotonic())
+
+    def _do_await(self, step: s.Await, ex: Exchange) -> s.Done | s.Idle:
+        with self._signal:
+            ready = self._signal.wait_for(step.ready, max(step.wait_s, 0.0))
+        return s.Done(time.monotonic()) if ready else s.Idle(time.monotonic())
+
+    def _do_notify(self, step: s.Notify, ex: Exchange | None) -> s.Done:
+        with self._signal:
+            self._signal.notify_all()
         return s.Done(time.monotonic())
 
     def _do_stream_answered(self, step: s.StreamAnswered, ex: Exchange) -> s.Done:

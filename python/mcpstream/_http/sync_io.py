@@ -16,6 +16,7 @@ import httpx
 
 from . import wire
 from .core import ListenStream, listen_flow
+from .core.sse_legacy import SseStream
 from .core.steps import Flow
 
 __all__ = [
@@ -108,10 +109,11 @@ class ChunkPump:
         self._finished = True
         self._put((ChunkKind.END, None))
 
-    def get(self, timeout_s: float) -> tuple[ChunkKind, bytes | BaseException | None] | None:
-        """The next item, or None when nothing came within ``timeout_s``."""
+    def get(self, timeout_s: float | None) -> tuple[ChunkKind, bytes | BaseException | None] | None:
+        """The next item, or None when nothing came within ``timeout_s`` (None: no bound; the
+        owner's ``abort_response`` ends the read, and so the wait)."""
         try:
-            return self._queue.get(timeout=max(timeout_s, 0.0))
+            return self._queue.get(timeout=None if timeout_s is None else max(timeout_s, 0.0))
         except queue.Empty:
             return None
 
@@ -183,7 +185,7 @@ def read_limited(chunks: Iterator[bytes], limit: int) -> bytes:
 
 
 class Listener:
-    """The thread that runs the GET stream's flow.
+    """The thread that runs the GET stream's flow (or ``flow``, the HTTP+SSE stream's).
 
     When the transport made its HTTP client, the GET stream has a client of its own, so that
     every connection of that client is the stream's: the last one it opened (seen through
@@ -196,11 +198,12 @@ class Listener:
     def __init__(
         self,
         run: Callable[[Flow[None], Exchange], None],
-        stream: ListenStream,
+        stream: ListenStream | SseStream,
         *,
         client: httpx.Client,
         owns_client: bool,
         call_timeout_s: float,
+        flow: Flow[None] | None = None,
     ) -> None:
         self.stream = stream
         self.answered = threading.Event()
@@ -210,12 +213,15 @@ class Listener:
         self._response: httpx.Response | None = None
         self._network_stream: object | None = None
         """The connection of the stream's own client (None with a host's client)."""
-        flow = listen_flow(stream, call_timeout_s=call_timeout_s)
+        kind = "sse" if isinstance(stream, SseStream) else "get"
+        if flow is None:
+            assert isinstance(stream, ListenStream)
+            flow = listen_flow(stream, call_timeout_s=call_timeout_s)
         exchange = Exchange(client, self._stopping, self)
         self._thread = threading.Thread(
             target=self._run,
             args=(run, flow, exchange),
-            name=f"mcpstream-get-{stream.protocol.server.id}",
+            name=f"mcpstream-{kind}-{stream.protocol.server.id}",
             daemon=True,
         )
         self._thread.start()

@@ -129,7 +129,8 @@ def add_connection_options(parser: argparse.ArgumentParser) -> None:
         "--protocol",
         choices=PROTOCOL_CHOICES,
         help="pin the protocol era (modern: 2026-07-28, stateless; legacy: the initialize "
-        "handshake) or a version (default: negotiated with the server)",
+        "handshake), the deprecated HTTP+SSE transport (http+sse) or a version (default: "
+        "negotiated with the server)",
     )
     parser.add_argument(
         "--connect-timeout",
@@ -237,7 +238,7 @@ def print_listing_header(info: ServerInfo, count: int, noun: str) -> Console:
     console = out_console()
     console.print(
         f"{markup_safe(server_label(info))} "
-        f"({info.era} era, protocol {markup_safe(info.protocol_version)}): "
+        f"({info.era_label}, protocol {markup_safe(info.protocol_version)}): "
         f"{count} {noun}{'s' if count != 1 else ''}"
     )
     return console

@@ -83,6 +83,7 @@ def server_json(info: ServerInfo) -> dict[str, Any]:
         "version": info.version,
         "protocolVersion": info.protocol_version,
         "era": info.era,
+        "transport": info.transport,
         "capabilities": info.capabilities,
     }
 

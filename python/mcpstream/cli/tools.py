@@ -89,7 +89,7 @@ def run_ping(args: argparse.Namespace) -> int:
     console = out_console()
     console.print(
         f"connected to {markup_safe(server_label(info))} "
-        f"({info.era} era, protocol {markup_safe(info.protocol_version)}) "
+        f"({info.era_label}, protocol {markup_safe(info.protocol_version)}) "
         f"in {connected_s * 1000:.1f} ms"
     )
     for rtt in round_trips:

@@ -148,6 +148,13 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         return info.era if info is not None else None
 
     @property
+    def transport(self) -> str | None:
+        """``"streamable-http"``, or ``"http+sse"`` when the server speaks only the deprecated
+        HTTP+SSE transport of 2024-11-05 (see docs/http-sse.md); None before ``connect``."""
+        info = self._core.server_info
+        return info.transport if info is not None else None
+
+    @property
     def session_renewals(self) -> int:
         """How many times a new session was initialized after the server lost one."""
         return self._core.session_renewals

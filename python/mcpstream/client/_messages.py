@@ -5,6 +5,7 @@ after the server lost the session."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 
 from ..errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
@@ -50,6 +51,8 @@ def negotiate(negotiated: Negotiated) -> ServerInfo:
     if negotiated.modern:
         return ServerInfo.from_dict(negotiated.result, version=negotiated.version, era="modern")
     info = ServerInfo.from_dict(negotiated.result)
+    if negotiated.transport != info.transport:
+        info = replace(info, transport=negotiated.transport)
     if info.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
         raise McpProtocolError(
             f"the server chose the MCP protocol version {info.protocol_version!r}, which this "

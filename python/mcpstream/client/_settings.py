@@ -71,11 +71,22 @@ class ClientSettings:
     tool_timeout_s: float
     client_info: Mapping[str, str]
     protocol: str | None = None
-    """The era or version the host pinned (``"modern"``, ``"legacy"``, a version), or None to
-    negotiate it with the server."""
+    """The era or version the host pinned (``"modern"``, ``"legacy"``, ``"http+sse"``, a
+    version), or None to negotiate it with the server."""
 
 
-PROTOCOL_CHOICES = ("modern", "legacy", "2026-07-28", "2025-11-25", "2025-06-18", "2025-03-26")
+PROTOCOL_CHOICES = (
+    "modern",
+    "legacy",
+    "http+sse",
+    "2026-07-28",
+    "2025-11-25",
+    "2025-06-18",
+    "2025-03-26",
+)
+"""The values of ``protocol=``: an era, the HTTP+SSE transport of 2024-11-05 (the handshake
+era over the old transport; ``"legacy"`` also falls back to it when the server refuses the
+``initialize`` POST), or a version."""
 
 
 def check_protocol(value: str | None) -> str | None:

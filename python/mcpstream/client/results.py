@@ -48,6 +48,15 @@ class ServerInfo:
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
     era: str = "legacy"
     """``"modern"`` (2026-07-28, from ``server/discover``) or ``"legacy"`` (``initialize``)."""
+    transport: str = "streamable-http"
+    """How the client reaches the server: ``"streamable-http"``, or ``"http+sse"`` for the
+    deprecated HTTP+SSE transport of 2024-11-05 (the handshake era; see docs/http-sse.md)."""
+
+    @property
+    def era_label(self) -> str:
+        """The era as the command shows it: ``"modern era"``, ``"legacy era"``, or
+        ``"legacy HTTP+SSE"`` over the HTTP+SSE transport."""
+        return "legacy HTTP+SSE" if self.transport == "http+sse" else f"{self.era} era"
 
     @classmethod
     def from_dict(

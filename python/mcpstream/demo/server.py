@@ -80,7 +80,9 @@ class DemoServer:
     After ``stop`` it can be started again on the same port, as a restarted server: a new
     process knows nothing of the sessions of the old one. ``json_response`` makes it answer
     with JSON bodies instead of event streams; ``bearer_token`` makes it answer 401 to requests
-    without ``Authorization: Bearer <bearer_token>``.
+    without ``Authorization: Bearer <bearer_token>``. ``http_sse`` serves the deprecated
+    HTTP+SSE transport of 2024-11-05 instead (the SDK's ``sse_app``: the stream at ``/sse``,
+    which ``url`` then names, messages POSTed to ``/messages/``).
     """
 
     def __init__(
@@ -91,8 +93,10 @@ class DemoServer:
         json_response: bool = False,
         tools_page_size: int | None = None,
         bearer_token: str | None = None,
+        http_sse: bool = False,
     ) -> None:
         _require_sdk()
+        self.http_sse = http_sse
         self.bearer_token = bearer_token
         self.host = host
         self.port = port
@@ -105,7 +109,7 @@ class DemoServer:
     @property
     def url(self) -> str:
         """The MCP endpoint."""
-        return f"http://{self.host}:{self.port}/mcp"
+        return f"http://{self.host}:{self.port}/{'sse' if self.http_sse else 'mcp'}"
 
     @property
     def running(self) -> bool:
@@ -133,8 +137,11 @@ class DemoServer:
 
         if self.running:
             return self
-        app: Any = build_demo_server(tools_page_size=self.tools_page_size).streamable_http_app(
-            json_response=self.json_response
+        demo = build_demo_server(tools_page_size=self.tools_page_size)
+        app: Any = (
+            demo.sse_app(host=self.host)
+            if self.http_sse
+            else demo.streamable_http_app(json_response=self.json_response)
         )
         if self.bearer_token is not None:
             app = _BearerGuard(app, self.bearer_token)

@@ -128,6 +128,9 @@ class Script:
         self.sleeps: list[float] = []
         self.answered = 0
         self.checkpoints: list[str] = []
+        self.opened: list[Any] = []
+        """The streams of ``OpenStream`` steps (the HTTP+SSE transport's)."""
+        self.notified = 0
 
     # -- what tests read -----------------------------------------------------------------------
 
@@ -232,6 +235,18 @@ class Script:
             return s.Done(self.now)
         if isinstance(step, s.Checkpoint):
             self.checkpoints.append(step.event_id)
+            return s.Done(self.now)
+        if isinstance(step, s.OpenStream):
+            self.opened.append(step.stream)
+            step.flow.close()  # no background here: a test runs the stream's flow itself
+            return s.Done(self.now)
+        if isinstance(step, s.Await):
+            if step.ready():
+                return s.Done(self.now)
+            self.now += step.wait_s
+            return s.Idle(self.now)
+        if isinstance(step, s.Notify):
+            self.notified += 1
             return s.Done(self.now)
         assert isinstance(step, s.StreamAnswered)
         self.answered += 1

@@ -311,6 +311,9 @@ def _take_post_answer(
                 call.response = JsonRpcResponse(id=call.expected_id, error=error)
                 return None
         raise _status_error(call, head.status_code, error_body, had_session_id)
+    if kind is BodyKind.ACCEPTED:
+        yield from _snippet(call)  # the HTTP+SSE transport's acknowledgement
+        return None
     if kind is BodyKind.UNTYPED and (yield from _snippet(call)).strip():
         raise protocol.untyped_body_error(call.method)
     if kind is BodyKind.JSON:

@@ -29,7 +29,8 @@ from ...jsonrpc import (
 )
 from . import era
 from .flows import call_flow
-from .protocol import McpHttpProtocol, ModernState
+from .protocol import McpHttpProtocol, ModernState, logger
+from .sse_legacy import HTTP_SSE, NEGOTIATED, initialize_flow, stale_entry
 from .steps import Done, Flow, Handle, Handled, Sleep
 
 __all__ = [
@@ -49,12 +50,15 @@ LIST_METHODS = frozenset(
 
 @dataclass(frozen=True, slots=True)
 class Negotiated:
-    """The era a transport negotiated: ``modern`` or not, the protocol ``version``, and the
-    server's answer (the ``server/discover`` or ``initialize`` result)."""
+    """The era a transport negotiated: ``modern`` or not, the protocol ``version``, the
+    server's answer (the ``server/discover`` or ``initialize`` result), and the ``transport``:
+    ``"streamable-http"``, or ``"http+sse"`` for the 2024-11-05 HTTP+SSE transport (the
+    handshake era on the old transport, see ``sse_legacy``)."""
 
     modern: bool
     version: str
     result: dict[str, Any]
+    transport: str = "streamable-http"
 
     @property
     def era(self) -> str:
@@ -228,8 +232,9 @@ def _taken(
 @dataclass(frozen=True, slots=True)
 class Negotiation:
     """What a client says of itself when it negotiates (``capabilities``, ``client_info``),
-    the era or version it pins (``era``: None to detect it, ``"modern"``, ``"legacy"`` or a
-    version), and the time the negotiation may take (None: the server's call timeout)."""
+    the era or version it pins (``era``: None to detect it, ``"modern"``, ``"legacy"``,
+    ``"http+sse"`` or a version), and the time the negotiation may take (None: the server's
+    call timeout)."""
 
     capabilities: Mapping[str, Any]
     client_info: Mapping[str, Any]
@@ -246,8 +251,56 @@ def negotiate_flow(
     now: float,
 ) -> Flow[Negotiated]:
     """Find the era the server speaks (see the module docstring). For the handshake era this
-    sends ``initialize`` and records the version; the caller sends ``notifications/initialized``."""
+    sends ``initialize`` (over the HTTP+SSE transport when the server refuses the POST with
+    400, 404 or 405, or ``era`` pins ``"http+sse"``) and records the version; the caller sends
+    ``notifications/initialized``. What was found is cached per server (``NEGOTIATED``): with
+    no pin (or the ``"legacy"`` pin of a renewal), a second negotiation goes straight to it,
+    and probes again from the start when that stopped working."""
     pin = negotiation.era
+    known = NEGOTIATED.get(protocol.url) if pin in (None, "legacy") else None
+    if known is not None and known != "modern":
+        try:
+            negotiated = yield from _handshake(
+                protocol, negotiation, next_id, timeout_s, now, direct=known == HTTP_SSE
+            )
+        except McpHttpTransportError as exc:
+            NEGOTIATED.drop(protocol.url)
+            if not stale_entry(exc):
+                raise
+            logger.info(
+                "server %r no longer speaks what it did (%s); negotiating again",
+                protocol.server.id,
+                known,
+            )
+            now = yield from _now()
+        else:
+            NEGOTIATED.put(protocol.url, _outcome(negotiated))
+            return negotiated
+    negotiated = yield from _probe(protocol, negotiation, next_id, timeout_s, now)
+    if pin in (None, "legacy"):
+        NEGOTIATED.put(protocol.url, _outcome(negotiated))
+    return negotiated
+
+
+def _outcome(negotiated: Negotiated) -> str:
+    """The cache's name for what ``negotiated`` found."""
+    if negotiated.transport == HTTP_SSE:
+        return HTTP_SSE
+    return negotiated.era
+
+
+def _probe(
+    protocol: McpHttpProtocol,
+    negotiation: Negotiation,
+    next_id: Callable[[], JsonRpcId],
+    timeout_s: float,
+    now: float,
+) -> Flow[Negotiated]:
+    """Negotiate from the start: ``server/discover`` unless a handshake era or transport is
+    pinned, then ``initialize``."""
+    pin = negotiation.era
+    if pin == HTTP_SSE:
+        return (yield from _handshake(protocol, negotiation, next_id, timeout_s, now, direct=True))
     legacy_pin = pin == "legacy" or (pin not in (None, "modern") and not era.is_modern(pin))
     if not legacy_pin:
         version = pin if pin not in (None, "modern") else era.MODERN_VERSIONS[0]
@@ -271,18 +324,35 @@ def negotiate_flow(
             raise _refused(protocol, response)
         protocol.modern = None
         now = yield from _now()
+    return (yield from _handshake(protocol, negotiation, next_id, timeout_s, now))
+
+
+def _handshake(
+    protocol: McpHttpProtocol,
+    negotiation: Negotiation,
+    next_id: Callable[[], JsonRpcId],
+    timeout_s: float,
+    now: float,
+    *,
+    direct: bool = False,
+) -> Flow[Negotiated]:
+    """``initialize``: POSTed (the HTTP+SSE transport on a 400, 404 or 405), or over the
+    HTTP+SSE transport at once (``direct``)."""
     request_id = next_id()
     params = _initialize_params(negotiation)
     payload = build_jsonrpc_request(request_id=request_id, method="initialize", params=params)
-    response = yield from call_flow(
+    response, stream = yield from initialize_flow(
         protocol,
         protocol.encode(payload),
-        method="initialize",
-        expected_id=request_id,
+        request_id=request_id,
         timeout_s=timeout_s,
         now=now,
+        direct=direct,
     )
-    return _initialized(protocol, response)
+    negotiated = _initialized(protocol, response)
+    if stream is not None:
+        return Negotiated(False, negotiated.version, negotiated.result, HTTP_SSE)
+    return negotiated
 
 
 def _refused(protocol: McpHttpProtocol, response: JsonRpcResponse | None) -> McpHttpTransportError:
@@ -295,7 +365,7 @@ def _refused(protocol: McpHttpProtocol, response: JsonRpcResponse | None) -> Mcp
 def _initialize_params(negotiation: Negotiation) -> dict[str, Any]:
     """The params of ``initialize``: the pinned version, or the newest of the handshake era."""
     pin = negotiation.era
-    offered = pin if pin not in (None, "legacy") else era.LEGACY_VERSIONS[0]
+    offered = pin if pin in era.LEGACY_VERSIONS else era.LEGACY_VERSIONS[0]
     return {
         "protocolVersion": offered,
         "capabilities": dict(negotiation.capabilities),

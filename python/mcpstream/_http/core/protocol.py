@@ -69,6 +69,7 @@ __all__ = [
     "mark_delivered",
     "normalized_content_type",
     "resumable_event_id",
+    "same_origin",
 ]
 
 logger = logging.getLogger("mcpstream.transport")
@@ -190,6 +191,10 @@ class BodyKind(Enum):
     """No content type: acceptable for a notification if the body is empty."""
     JSON = "json"
     SSE = "sse"
+    ACCEPTED = "accepted"
+    """A 2xx answer to a POST of the HTTP+SSE transport: an acknowledgement (the SDK's is a
+    202 with the text ``Accepted`` and no content type); a snippet is read and dropped, the
+    message's answer comes on the stream."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -295,6 +300,10 @@ class McpHttpProtocol:
         self.modern: ModernState | None = None
         """Set while the transport speaks (or probes) the stateless era: requests are stamped
         (``modern``), and a 4xx carrying a JSON-RPC error is the request's response."""
+        self.sse_endpoint: str | None = None
+        """Set while the transport speaks the HTTP+SSE transport (2024-11-05, ``sse_legacy``):
+        the URL every message is POSTed to (the stream's ``endpoint`` event, checked to be on
+        the server's origin), whose answer is only an acknowledgement."""
         if max_queued_notifications is not None and not max_queued_notifications > 0:
             raise ValueError("max_queued_notifications must be greater than 0, or None")
         self._notifications: deque[JsonRpcNotification] = deque(maxlen=max_queued_notifications)
@@ -341,6 +350,9 @@ class McpHttpProtocol:
         credentials the authorization hook gave lately (an OAuth access token) redacted."""
         if self.url in text:
             text = text.replace(self.url, self.redacted_url)
+        endpoint = self.sse_endpoint
+        if endpoint and endpoint in text:  # its query names the server's session
+            text = text.replace(endpoint, redact_url(endpoint))
         return scrub_secrets(text, (*self.server.headers.values(), *self._credentials))
 
     def _remember_credentials(self, authorization: str) -> None:
@@ -373,9 +385,10 @@ class McpHttpProtocol:
         connect_s = self.connect_timeout_s
         if connect_s is not None and connect_s >= remaining_s:
             connect_s = None
+        endpoint = self.sse_endpoint
         return HttpRequest(
             method,
-            self.url,
+            endpoint if endpoint is not None and method == "POST" else self.url,
             headers,
             timeout_s=remaining_s,
             connect_s=connect_s,
@@ -449,6 +462,7 @@ class McpHttpProtocol:
         # Readers take each value on its own: no lock makes the pair change at once.
         self.session_id = None
         self.protocol_version = None
+        self.sse_endpoint = None
 
     def capture_session(self, *, method: str, headers: Mapping[str, str]) -> None:
         """Take the session id from the answer to ``initialize``."""
@@ -537,7 +551,7 @@ class McpHttpProtocol:
                 f"'{login}'{suffix}",
                 McpHttpTransportAuthRequiredError,
             )
-        if status_code == 404 and had_session_id:
+        if status_code == 404 and (had_session_id or self.sse_endpoint is not None):
             return self.error(
                 f"the session expired: the server answered 404 to '{method}'",
                 McpHttpTransportSessionExpiredError,
@@ -545,7 +559,7 @@ class McpHttpProtocol:
         if method == "initialize" and not had_session_id and status_code in (400, 404, 405):
             return self.error(
                 f"the server rejected the initialize POST (HTTP {status_code}); it may only "
-                f"support the older HTTP+SSE transport, which mcpstream does not speak{suffix}",
+                f"speak the older HTTP+SSE transport{suffix}",
                 McpHttpTransportProtocolError,
             )
         if status_code >= 500:
@@ -574,6 +588,8 @@ class McpHttpProtocol:
             return BodyKind.CHALLENGE
         if not 200 <= status_code < 300:
             return BodyKind.ERROR
+        if self.sse_endpoint is not None:
+            return BodyKind.ACCEPTED
         self.capture_session(method=method, headers=headers)
         return self.body_kind(
             method=method,
@@ -759,6 +775,12 @@ def _origin(url: str) -> tuple[str, str, int | None]:
     except ValueError:  # a port out of range
         port = None
     return scheme, (parts.hostname or "").lower(), port
+
+
+def same_origin(url: str, target: str) -> bool:
+    """True when ``target`` has exactly the scheme, host and port of ``url`` (no upgrade)."""
+    theirs = _origin(target)
+    return bool(theirs[1]) and theirs[2] is not None and _origin(url) == theirs
 
 
 def _within_origin(endpoint: str, target: str) -> bool:

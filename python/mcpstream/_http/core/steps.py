@@ -15,7 +15,7 @@ bytes into ``Bytes``, and exceptions of the HTTP stack into ``Failed`` with a
 from __future__ import annotations
 
 import re
-from collections.abc import Generator, Mapping
+from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from enum import Enum, auto
 from typing import Any, TypeVar, get_args
@@ -25,6 +25,7 @@ from ...jsonrpc import JsonRpcNotification, JsonRpcRequest
 __all__ = [
     "Authorize",
     "Authorized",
+    "Await",
     "BodyEnd",
     "Bytes",
     "Checkpoint",
@@ -39,6 +40,8 @@ __all__ = [
     "HttpRequest",
     "Idle",
     "Judged",
+    "Notify",
+    "OpenStream",
     "Outcome",
     "ReadBody",
     "ReadChunk",
@@ -184,9 +187,38 @@ class StreamAnswered:
     (``send_notification`` of ``notifications/initialized``). ``Done``."""
 
 
+# -- the HTTP+SSE transport (2024-11-05; ``sse_legacy``) ----------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class OpenStream:
+    """Run ``flow`` (the HTTP+SSE stream of ``stream``, an ``sse_legacy.SseStream``) in the
+    background, as the transport's stream, in place of any it had (stopped): ``Done`` at once.
+    The driver stops it as it stops a GET stream (``stream.stopping``, the socket shut down)."""
+
+    stream: Any
+    flow: Flow[None]
+
+
+@dataclass(frozen=True, slots=True)
+class Await:
+    """Wait until ``ready()`` is true (checked at once, then after each ``Notify`` of another
+    flow), ``wait_s`` at most: ``Done`` when it is, ``Idle`` when the wait ran out."""
+
+    ready: Callable[[], bool]
+    wait_s: float
+
+
+@dataclass(frozen=True, slots=True)
+class Notify:
+    """Wake every flow waiting in ``Await`` to check its condition again: ``Done``."""
+
+
 Step = (
-    Send | ReadBody | ReadChunk | ReadSnippet | Authorize | Renew | Handle | Run | Deliver | Sleep
-) | (StreamAnswered | Checkpoint)
+    (Send | ReadBody | ReadChunk | ReadSnippet | Authorize | Renew | Handle | Run | Deliver | Sleep)
+    | (StreamAnswered | Checkpoint)
+    | (OpenStream | Await | Notify)
+)
 
 _ACTIONS = {kind: re.sub(r"(?<!^)(?=[A-Z])", "_", kind.__name__).lower() for kind in get_args(Step)}
 
