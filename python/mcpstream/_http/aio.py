@@ -189,8 +189,8 @@ class AsyncMcpHttpTransport(
             await asyncio.wait({old})  # its end, without raising its cancellation here
         self._start_listener()
         answered, stream = self._listen_answered, self._listen_stream
-        if answered is None or stream is None:
-            return None
+        if answered is None or not isinstance(stream, ListenStream):
+            return None  # (an HTTP+SSE stream is never reopened: _resubscribe said no)
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(answered.wait(), timeout_s)
         return stream.acknowledged

@@ -221,8 +221,8 @@ class McpHttpTransport(
         self._stop_listener(wait=False)
         self._start_listener()
         listener = self._listener
-        if listener is None:
-            return None
+        if listener is None or not isinstance(listener.stream, ListenStream):
+            return None  # (an HTTP+SSE stream is never reopened: _resubscribe said no)
         listener.answered.wait(timeout_s)
         return listener.stream.acknowledged
 
