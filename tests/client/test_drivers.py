@@ -139,7 +139,7 @@ def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
     ours = api(Client)
     assert ours == api(AsyncClient)
     methods = [name for name, kind in ours.items() if isinstance(kind, list)]
-    assert len(methods) == 14  # with list_skills, get_skill, read_skill
+    assert len(methods) == 16  # with list_skills, get_skill, read_skill, get_task, list_tasks
     for name in methods:
         assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
         assert not inspect.iscoroutinefunction(getattr(Client, name)), name

@@ -4,8 +4,9 @@ Both connect to one server over Streamable HTTP (the transports of ``mcpstream.t
 underneath), run the initialize handshake, and offer the MCP methods with typed results:
 ``list_tools``, ``call_tool`` (with progress), ``list_resources``, ``read_resource``,
 ``list_prompts``, ``get_prompt``, ``ping``, and the skills extension (``list_skills``,
-``get_skill``, ``read_skill``: every file verified, see ``mcpstream.client.skills``). See
-``Client`` for the details.
+``get_skill``, ``read_skill``: every file verified, see ``mcpstream.client.skills``), and
+tasks in both eras (``call_tool(..., as_task=True)``, ``get_task``, ``list_tasks``: see
+``mcpstream.client.tasks``). See ``Client`` for the details.
 """
 
 from __future__ import annotations
@@ -39,11 +40,13 @@ from .results import (
     Resource,
     ResourceTemplate,
     ServerInfo,
+    Task,
     Tool,
     ToolResult,
 )
 from .skills import Skill, SkillFile, SkillFileContent
 from .sync import Client
+from .tasks import AsyncTaskHandle, TaskHandle
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT_S",
@@ -52,6 +55,7 @@ __all__ = [
     "LATEST_PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "AsyncClient",
+    "AsyncTaskHandle",
     "AudioContent",
     "Client",
     "Content",
@@ -75,6 +79,8 @@ __all__ = [
     "Skill",
     "SkillFile",
     "SkillFileContent",
+    "Task",
+    "TaskHandle",
     "TextContent",
     "Tool",
     "ToolResult",

@@ -11,6 +11,8 @@ or throws in the exception it raised. The steps:
 * ``Locked``: run another flow holding the client's session lock (a ``threading.RLock``, an
   ``asyncio.Lock``), so that one thread or task at a time opens or renews the session; the
   outcome is what that flow returns.
+* ``Sleep`` and ``Answer`` (the flows of tasks, ``_tasks``): wait, and tell the time; run the
+  client's handler for an input request of a task.
 
 The order of things (handshake before the first call, a new session once after the server lost
 one unless the call may have run, paging, progress tokens) is decided here and nowhere else.
@@ -37,9 +39,32 @@ from ._messages import (
 )
 from ._notify import NotificationRouter, ProgressCallback
 from ._settings import ClientSettings
+from ._tasks import (
+    Answer,
+    Sleep,
+    TaskState,
+    cancel_task,
+    created_task,
+    declare_tasks,
+    offers_tool_tasks,
+    parse_task,
+    refresh_task,
+    require_legacy_operation,
+    task_call_params,
+    wait_for_result,
+)
 from .content import ResourceContents, parse_read_resource
 from .handlers import ServerRequests
-from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
+from .results import (
+    Prompt,
+    PromptResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Task,
+    Tool,
+    ToolResult,
+)
 from .skills import (
     SKILLS_EXTENSION,
     Skill,
@@ -93,7 +118,7 @@ class Locked:
     flow: Flow[Any]
 
 
-Step = Request | Negotiate | Locked
+Step = Request | Negotiate | Locked | Sleep | Answer
 Flow = Generator[Step, Any, T]
 """A flow yields steps, is sent their outcomes, and returns a ``T``."""
 
@@ -164,7 +189,7 @@ class SessionCore:
     def _handshake(self, era: str | None = None) -> Flow[None]:
         timeout_s = self.settings.request_timeout_s
         negotiation = Negotiation(
-            self.requests.capabilities(),
+            declare_tasks(self.requests.capabilities()),
             self.settings.client_info,
             era or self.settings.protocol,
             timeout_s,
@@ -259,16 +284,97 @@ class SessionCore:
         timeout_s: float | None,
         meta: Mapping[str, Any] | None,
     ) -> Flow[ToolResult]:
-        """``tools/call``; ``progress`` gets the call's progress until it returns."""
+        """``tools/call``; ``progress`` gets the call's progress until it returns. A task the
+        server makes of the call unasked (2026-07-28) is waited for within the call's time."""
+        timeout_s = timeout_s or self.settings.tool_timeout_s
         token = self.router.register(progress) if progress is not None else None
         try:
-            params = tool_call_params(name, arguments, progress_token=token, meta=meta)
-            timeout_s = timeout_s or self.settings.tool_timeout_s
-            result = yield from self.request("tools/call", params, timeout_s)
+            started = yield Sleep(0.0)
+            outcome = yield from self._tool_call(name, arguments, token, timeout_s, meta, False)
+            if isinstance(outcome, ToolResult):
+                return outcome
+            now = yield Sleep(0.0)
+            return (yield from wait_for_result(self.request, outcome, started + timeout_s - now))
         finally:
             if token is not None:
                 self.router.release(token)
-        return ToolResult.from_dict(result)
+
+    def _tool_call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        token: str | None,
+        timeout_s: float,
+        meta: Mapping[str, Any] | None,
+        as_task: bool,
+    ) -> Flow[ToolResult | TaskState]:
+        params = tool_call_params(name, arguments, progress_token=token, meta=meta)
+        yield Locked(self._open())
+        modern = self._modern()
+        if as_task:
+            offered = offers_tool_tasks(self._capabilities())
+            params = task_call_params(params, modern=modern, offered=offered)
+        result = yield from self.request("tools/call", params, timeout_s)
+        state = created_task(result, modern=modern)
+        if state is None or (not modern and "task" not in params):
+            return ToolResult.from_dict(result)  # a task nobody asked for is no tool result
+        return state
+
+    # -- tasks (2025-11-25 tasks, the 2026-07-28 extension: ``_tasks``) ------------------------
+
+    def _modern(self) -> bool:
+        return self.server_info is not None and self.server_info.era == "modern"
+
+    def _capabilities(self) -> Mapping[str, Any]:
+        return self.server_info.capabilities if self.server_info is not None else {}
+
+    def start_tool_task(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        timeout_s: float | None,
+        meta: Mapping[str, Any] | None,
+    ) -> Flow[TaskState]:
+        """``tools/call`` as a task: the task's state, or a finished one holding the result
+        when the server ran the call without a task (it does not offer tasks, or chose not)."""
+        outcome = yield from self._tool_call(
+            name, arguments, None, timeout_s or self.settings.tool_timeout_s, meta, True
+        )
+        if isinstance(outcome, ToolResult):
+            return TaskState(self._modern(), None, final=outcome)
+        return outcome
+
+    def get_task(self, task_id: str, timeout_s: float | None) -> Flow[TaskState]:
+        """The state of the task ``task_id`` (``tasks/get``), to wait on a task created before."""
+        yield Locked(self._open())
+        state = TaskState(self._modern(), Task(task_id=task_id, status="working"))
+        yield from refresh_task(self.request, state, timeout_s)
+        return state
+
+    def refresh_task(self, state: TaskState, timeout_s: float | None) -> Flow[TaskState]:
+        """``tasks/get`` for a task's state (none for a call run without a task)."""
+        if state.task is not None:
+            yield from refresh_task(self.request, state, timeout_s)
+        return state
+
+    def task_result(self, state: TaskState, timeout_s: float | None) -> Flow[ToolResult]:
+        """The task's tool result, polled for within ``timeout_s`` (the tool timeout)."""
+        return wait_for_result(self.request, state, timeout_s or self.settings.tool_timeout_s)
+
+    def cancel_task(self, state: TaskState, timeout_s: float | None) -> Flow[Task | None]:
+        """``tasks/cancel`` (see ``_tasks.cancel_task``)."""
+        yield Locked(self._open())
+        return (yield from cancel_task(self.request, state, self._capabilities(), timeout_s))
+
+    def list_tasks(self, timeout_s: float | None) -> Flow[list[Task]]:
+        """``tasks/list``, every page (2025-11-25, where the server declares it)."""
+        yield Locked(self._open())
+        require_legacy_operation(self._capabilities(), self._modern(), "list")
+
+        def parse(raw: Any) -> Task:
+            return parse_task(raw, modern=False, detailed=False)
+
+        return (yield from self.listing("tasks/list", "tasks", parse, timeout_s))
 
     def read_resource(self, uri: str, timeout_s: float | None) -> Flow[list[ResourceContents]]:
         """``resources/read``."""
