@@ -27,7 +27,11 @@ from collections.abc import Callable, Generator, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
-from ..errors import McpHttpTransportSessionExpiredError, McpSkillsNotSupportedError
+from ..errors import (
+    McpHttpTransportSessionExpiredError,
+    McpSkillsNotSupportedError,
+    McpTaskProtocolError,
+)
 from ..transport_http import Negotiated, Negotiation
 from ._messages import (
     Pager,
@@ -316,8 +320,13 @@ class SessionCore:
             params = task_call_params(params, modern=modern, offered=offered)
         result = yield from self.request("tools/call", params, timeout_s)
         state = created_task(result, modern=modern)
-        if state is None or (not modern and "task" not in params):
-            return ToolResult.from_dict(result)  # a task nobody asked for is no tool result
+        if state is None:
+            return ToolResult.from_dict(result)
+        if not modern and "task" not in params:  # 2025-11-25: only the client asks for tasks
+            raise McpTaskProtocolError(
+                "the server answered a tools/call that asked for no task with a task",
+                task_id=state.task_id,
+            )
         return state
 
     # -- tasks (2025-11-25 tasks, the 2026-07-28 extension: ``_tasks``) ------------------------

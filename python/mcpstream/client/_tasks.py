@@ -44,6 +44,7 @@ from ..errors import (
     McpTaskProtocolError,
     McpTasksNotSupportedError,
     McpTaskTimeoutError,
+    McpTimeoutError,
 )
 from .results import Task, ToolResult
 
@@ -88,6 +89,8 @@ MAX_TASK_ID_CHARS = 1024
 """A longer ``taskId`` is refused (it goes back in every request, and in a header)."""
 MAX_INPUT_REQUESTS = 1000
 """The input requests one task may make (2026-07-28); past them the task is refused."""
+MIN_REQUEST_S = 0.01
+"""A poll is not sent with less time left than this: the wait ends instead."""
 
 
 # -- the steps -------------------------------------------------------------------------------------
@@ -160,7 +163,7 @@ def parse_task(raw: Any, *, modern: bool, detailed: bool, expected_id: str | Non
     if expected_id is not None and task_id != expected_id:
         raise _bad("the answer is about another task", expected_id)
     status = raw.get("status")
-    if status not in STATUSES:
+    if not isinstance(status, str) or status not in STATUSES:
         raise _bad("an unknown 'status'", task_id)
     ttl_key, poll_key = ("ttlMs", "pollIntervalMs") if modern else ("ttl", "pollInterval")
     result = error = None
@@ -328,6 +331,27 @@ def wait_for_result(request: RequestFlow, state: TaskState, timeout_s: float) ->
         return state.final
     now = yield Sleep(0.0)
     deadline = now + timeout_s
+    try:
+        return (yield from _poll(request, state, deadline, now))
+    except McpTaskTimeoutError:
+        raise
+    except McpTimeoutError as exc:  # a request given the time left ran out of it
+        raise _too_late(state, timeout_s) from exc
+    except _OutOfTime:
+        raise _too_late(state, timeout_s) from None
+
+
+class _OutOfTime(Exception):
+    """The deadline passed between two polls."""
+
+
+def _too_late(state: TaskState, timeout_s: float) -> McpTaskTimeoutError:
+    return McpTaskTimeoutError(
+        f"the task was not done within {timeout_s:g} s", task_id=state.task_id
+    )
+
+
+def _poll(request: RequestFlow, state: TaskState, deadline: float, now: float) -> Flow[ToolResult]:
     while True:
         task = _require_task(state)
         if task.status == "cancelled":
@@ -337,7 +361,7 @@ def wait_for_result(request: RequestFlow, state: TaskState, timeout_s: float) ->
             # server meanwhile, where the server asks for input on its stream).
             params = {"taskId": task.task_id}
             try:
-                result = yield from request("tasks/result", params, max(deadline - now, 0.001))
+                result = yield from request("tasks/result", params, _left(deadline, now))
             except McpError as exc:  # the call's own error, as at 2026-07-28
                 raise McpError(exc.code, exc.message, exc.data, method="tools/call") from exc
             state.final = ToolResult.from_dict(result)
@@ -348,18 +372,18 @@ def wait_for_result(request: RequestFlow, state: TaskState, timeout_s: float) ->
         if task.status == "failed":
             raise _task_failure(task)
         if task.status == "input_required":
-            yield from _answer_inputs(request, state, task, max(deadline - now, 0.001))
+            yield from _answer_inputs(request, state, task, _left(deadline, now))
             now = yield Sleep(0.0)
-        remaining = deadline - now
-        if remaining <= 0:
-            raise McpTaskTimeoutError(
-                f"the task was not done within {timeout_s:g} s", task_id=task.task_id
-            )
-        now = yield Sleep(poll_delay(task, remaining))
-        if now >= deadline:
-            continue  # out of time: the check above raises
-        yield from refresh_task(request, state, deadline - now)
+        now = yield Sleep(poll_delay(task, _left(deadline, now)))
+        yield from refresh_task(request, state, _left(deadline, now))
         now = yield Sleep(0.0)
+
+
+def _left(deadline: float, now: float) -> float:
+    """The time left for a request (``_OutOfTime`` when there is too little to send one)."""
+    if deadline - now < MIN_REQUEST_S:
+        raise _OutOfTime
+    return deadline - now
 
 
 def _require_task(state: TaskState) -> Task:
