@@ -15,8 +15,10 @@ runtime serves none) with the SDK's own extension points doing what a server of 
 
 The tasks advance by the polls they get, not by the clock, so a test asserts behaviour and no
 timing: ``slow_echo`` is working for two ``tasks/get`` and then completed with its text;
-``fails`` fails (a JSON-RPC error) at its first poll; ``asks`` (2026-07-28) wants a name by
-elicitation, then completes with a greeting; ``never_ends`` stays working until cancelled.
+``fails`` fails (a JSON-RPC error) at its first poll; ``asks`` wants a name by elicitation
+(2026-07-28: in ``inputRequests``, answered with ``tasks/update``; 2025-11-25: asked on the
+stream of ``tasks/result``, with a ``notifications/tasks/status`` after), then completes with a
+greeting; ``never_ends`` stays working until cancelled.
 Hostile ones: ``bad_status``, ``no_id``, ``switch_id`` (``tasks/get`` names another task),
 ``no_result`` (completed without a result), ``huge_interval`` (a poll interval of years; done at
 its first poll) and ``eager`` (a zero poll interval, never done). ``polls`` counts the
@@ -37,8 +39,13 @@ import pytest
 from mcp.server.context import CallNext, ServerRequestContext
 from mcp.server.extension import Extension, MethodBinding
 from mcp.server.mcpserver import MCPServer
-from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolRequestParams, PaginatedRequestParams, RequestParams
+from mcp.shared.exceptions import MCPError, NoBackChannelError
+from mcp_types import (
+    CallToolRequestParams,
+    PaginatedRequestParams,
+    RequestParams,
+    TaskStatusNotification,
+)
 from mcpstream.demo import DemoServer
 from mcpstream.demo import server as demo_server
 
@@ -240,6 +247,26 @@ class TasksExtension(Extension):
 
     async def _result(self, ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
         task = self.find("tasks/result", params.taskId)
+        related = {"io.modelcontextprotocol/related-task": {"taskId": task.task_id}}
+        if task.status == "input_required":  # ask on this request's stream, as 2025-11-25 says
+            request = task.wire(detailed=True)["inputRequests"]["name"]["params"]
+            # (The SDK's typed elicitation carries no _meta: the related-task key is on the result.)
+            related_id = ctx.request_id
+            try:
+                answer = await ctx.session.elicit_form(
+                    request["message"], request["requestedSchema"], related_id
+                )
+            except NoBackChannelError:  # JSON mode: no stream of its own; the GET stream, then
+                related_id = None
+                answer = await ctx.session.elicit_form(
+                    request["message"], request["requestedSchema"]
+                )
+            task.answers["name"] = answer.model_dump(by_alias=True, exclude_none=True)
+            task.advance()
+            status = {"method": "notifications/tasks/status", "params": task.wire(detailed=False)}
+            await ctx.session.send_notification(
+                TaskStatusNotification.model_validate(status), related_request_id=related_id
+            )
         while task.status not in ("completed", "failed", "cancelled"):
             if task.tool == "never_ends":  # blocks until terminal: never, here
                 raise MCPError(-32603, "still working")
@@ -251,8 +278,7 @@ class TasksExtension(Extension):
             raise MCPError(-32603, "The task was cancelled")
         if task.result is None:  # no_result: a tool result without its content list
             return {"content": "none"}
-        meta = {"io.modelcontextprotocol/related-task": {"taskId": task.task_id}}
-        return {**task.result, "_meta": meta}
+        return {**task.result, "_meta": related}
 
     async def _list(self, ctx: ServerRequestContext[Any, Any], params: Any) -> dict[str, Any]:
         self.calls.append(("tasks/list", params.cursor or ""))

@@ -11,6 +11,7 @@ dozen) are checked on the core's flows with the scripted driver of ``test_core``
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -18,7 +19,12 @@ import pytest
 from conformance.client import LoopThread
 from mcpstream import AsyncClient, Client
 from mcpstream._http.core.era import request_headers
-from mcpstream.client import AsyncTaskHandle, ElicitationRequest, ElicitationResponse
+from mcpstream.client import (
+    AsyncTaskHandle,
+    ElicitationRequest,
+    ElicitationResponse,
+    Notification,
+)
 from mcpstream.client._core import Request
 from mcpstream.client._tasks import (
     MAX_POLL_INTERVAL_S,
@@ -465,20 +471,32 @@ def test_a_plain_call_whose_task_outlives_the_calls_time_names_the_task(
     assert served.extension.tasks[caught.value.task_id].status == "cancelled"
 
 
-@pytest.mark.parametrize("era", ["modern"])  # this server asks for input at 2026-07-28 only
 def test_a_tasks_input_requests_go_to_the_elicitation_handler_once(
     make_client: Any, served: TasksServer, era: str
 ) -> None:
     asked: list[str] = []
+    notified: list[Notification] = []
 
     def answer(request: ElicitationRequest) -> ElicitationResponse:
         asked.append(request.message)
         return ElicitationResponse(action="accept", content={"name": "Luca"})
 
-    client = make_client(elicitation_handler=answer)
-    assert client.call_tool("asks").text == "Hello, Luca!"
+    client = make_client(elicitation_handler=answer, on_notification=notified.append)
+    if era == "modern":  # the server decides: a plain call
+        assert client.call_tool("asks").text == "Hello, Luca!"
+        assert calls(served, "tasks/update") == 1
+    else:  # asked on the stream of tasks/result
+        handle = client.call_tool("asks", as_task=True)
+        assert handle.result(timeout_s=30).text == "Hello, Luca!"
+        assert handle.status == "input_required"  # what tasks/get said before tasks/result
+        assert calls(served, "tasks/update") == 0 and calls(served, "tasks/result") == 1
+        # On the stream of tasks/result (SSE), or on the GET stream (JSON): soon, then.
+        deadline = time.monotonic() + 10.0
+        while not notified and time.monotonic() < deadline:
+            time.sleep(0.01)
+        (status,) = [note for note in notified if note.method == "notifications/tasks/status"]
+        assert status.params["taskId"] == handle.task_id
     assert asked == ["Please enter your name."]
-    assert calls(served, "tasks/update") == 1
 
 
 def test_a_task_of_a_server_without_tasks_is_the_call_run_inline(era: str) -> None:

@@ -63,8 +63,8 @@ class _HandleView:
 
 
 class TaskHandle(_HandleView):
-    """A task of ``Client`` (see the module docstring). Safe to share between threads as the
-    client is; the calls block the calling thread."""
+    """A task of ``Client`` (see the module docstring); the calls block the calling thread.
+    Several handles may be used from several threads at once, one handle by one at a time."""
 
     def __init__(self, client: Client, state: TaskState) -> None:
         super().__init__(state)
