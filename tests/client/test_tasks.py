@@ -361,6 +361,7 @@ def test_a_task_goes_from_working_to_completed_and_gives_the_tool_result(
     client = make_client()
     handle = client.call_tool("slow_echo", {"text": "caf\u00e9 \u2713"}, as_task=True)
     assert handle.status == "working" and handle.era == era and handle.task_id
+    assert handle.task_id not in repr(handle) and handle.task_id not in repr(handle.task)
     assert handle.refresh().status == "working"  # the server's first poll
     assert handle.status == "working"
     result = handle.result(timeout_s=30)
