@@ -14,7 +14,9 @@ runtime serves none) with the SDK's own extension points doing what a server of 
   ``tasks/get``, ``tasks/result``, ``tasks/list`` and ``tasks/cancel``.
 
 The tasks advance by the polls they get, not by the clock, so a test asserts behaviour and no
-timing: ``slow_echo`` is working for two ``tasks/get`` and then completed with its text;
+timing: ``slow_echo`` is working for two ``tasks/get`` and then completed with its text
+(``must_task`` too, a tool whose ``execution.taskSupport`` is ``required`` at 2025-11-25;
+``inline_only`` forbids tasks, ``plain`` says nothing);
 ``fails`` fails (a JSON-RPC error) at its first poll; ``asks`` wants a name by elicitation
 (2026-07-28: in ``inputRequests``, answered with ``tasks/update``; 2025-11-25: asked on the
 stream of ``tasks/result``, with a ``notifications/tasks/status`` after), then completes with a
@@ -64,6 +66,12 @@ TASK_TOOLS = (
     "huge_interval",
     "eager",
 )
+TASK_SUPPORT = {
+    **dict.fromkeys(TASK_TOOLS, "optional"),
+    "must_task": "required",  # a slow_echo that is never called without a task
+    "inline_only": "forbidden",
+}
+"""The tools' ``execution.taskSupport`` at 2025-11-25 (``plain``, unlisted here: none)."""
 LIST_PAGE_SIZE = 2
 STAMP = "2026-07-28T10:30:00Z"
 
@@ -87,7 +95,7 @@ class ServedTask:
         if self.status in ("completed", "failed", "cancelled"):
             return
         polls = self.polls
-        if self.tool == "slow_echo" and polls >= 3:
+        if self.tool in ("slow_echo", "must_task") and polls >= 3:
             self.complete(str(self.arguments.get("text", "")))
         elif self.tool == "fails":
             self.status, self.error = "failed", {"code": -32603, "message": "backend down"}
@@ -293,13 +301,28 @@ class TasksExtension(Extension):
     # -- 2025-11-25: the capability and the task-augmented call -------------------------------
 
     async def middleware(self, ctx: ServerRequestContext[Any, Any], call_next: CallNext) -> Any:
-        """The handshake era's half: ``tasks`` in the ``initialize`` capabilities, and a
-        ``tools/call`` with ``params.task`` answered with a ``CreateTaskResult``."""
+        """The handshake era's half: ``tasks`` in the ``initialize`` capabilities, each tool's
+        ``execution.taskSupport`` in ``tools/list``, and a ``tools/call`` with ``params.task``
+        answered with a ``CreateTaskResult`` (refused, as the spec says, for a tool that
+        forbids tasks; a plain call of one that requires them is refused too)."""
         params: Any = ctx.params or {}
-        if ctx.method == "tools/call" and ctx.protocol_version in LEGACY and "task" in params:
-            task = self.create(params.get("name", ""), params.get("arguments") or {}, modern=False)
-            return {"task": task.wire(detailed=False)}
+        legacy = ctx.protocol_version in LEGACY
+        if ctx.method == "tools/call" and legacy:
+            self.calls.append(("tools/call", "task" if "task" in params else "plain"))
+            name = params.get("name", "")
+            support = TASK_SUPPORT.get(name, "forbidden")
+            tasked = "task" in params
+            if (support == "required" and not tasked) or (support == "forbidden" and tasked):
+                raise MCPError(-32601, f"Method not found: {name} with this task augmentation")
+            if tasked:
+                task = self.create(name, params.get("arguments") or {}, modern=False)
+                return {"task": task.wire(detailed=False)}
         result = await call_next(ctx)
+        if ctx.method == "tools/list" and legacy and isinstance(result, dict):
+            for tool in result.get("tools", []):
+                support = TASK_SUPPORT.get(tool.get("name"))
+                if support is not None:
+                    tool["execution"] = {"taskSupport": support}
         if ctx.method == "initialize" and isinstance(result, dict):
             result.setdefault("capabilities", {})["tasks"] = {
                 "list": {},
@@ -326,7 +349,7 @@ def build_tasks_server(extension: TasksExtension) -> MCPServer:
     finally:  # MCPServer configures the root logger of a process that has no handler
         root.handlers[:], root.level = handlers, level
 
-    for name in TASK_TOOLS:
+    for name in (*TASK_TOOLS, "must_task", "inline_only", "plain"):
         server.add_tool(_inline(name), name=name, description=f"The task tool {name}.")
     server._lowlevel_server.middleware.append(extension.middleware)
     return server

@@ -32,6 +32,7 @@ from mcpstream.client._tasks import (
     MIN_POLL_INTERVAL_S,
     TASKS_EXTENSION,
     Answer,
+    asks_for_task,
     parse_task,
 )
 from mcpstream.demo import DemoServer
@@ -147,15 +148,25 @@ LEGACY_INIT = {
 }
 
 
+TOOLS = [
+    {"name": "t", "inputSchema": {}, "execution": {"taskSupport": "optional"}},
+    {"name": "must", "inputSchema": {}, "execution": {"taskSupport": "required"}},
+    {"name": "never", "inputSchema": {}, "execution": {"taskSupport": "forbidden"}},
+    {"name": "plain", "inputSchema": {}},
+]
+
+
 def scripted(
     polls: list[dict[str, Any]],
     *,
     modern: bool = True,
     created: dict[str, Any] | None = None,
     inputs: Callable[[Answer], Any] | None = None,
+    always_task: bool = False,
 ) -> tuple[ScriptedDriver, list[Request]]:
-    """A driver whose server creates a task and answers each ``tasks/get`` with the next of
-    ``polls`` (the last one again once they run out); the requests are recorded."""
+    """A driver whose server creates a task (2025-11-25: when asked, or ``always_task``) and
+    answers each ``tasks/get`` with the next of ``polls`` (the last one again once they run
+    out); the requests are recorded."""
     sent: list[Request] = []
     queue = list(polls)
 
@@ -163,11 +174,15 @@ def scripted(
         if step.method == "initialize":
             return DISCOVER if modern else LEGACY_INIT
         sent.append(step)
+        if step.method == "tools/call" and not (modern or always_task or "task" in step.params):
+            return {"content": []}  # the tool run inline
         if step.method == "tools/call":
             seed = created or wire(pollIntervalMs=100, pollInterval=100)
             return {"resultType": "task", **seed} if modern else {"task": seed}
         if step.method == "tasks/get":
             return queue.pop(0) if len(queue) > 1 else queue[0]
+        if step.method == "tools/list":
+            return {"tools": TOOLS}
         return {}
 
     return ScriptedDriver(answer, modern=modern, inputs=inputs), sent
@@ -253,7 +268,7 @@ def test_the_2025_11_25_client_asks_for_a_task_only_where_the_server_offers_them
     driver, sent = scripted([wire()], modern=False)
     core = make_core()
     driver.run(core.start_tool_task("t", {"a": 1}, None, None))
-    assert sent[0].params["task"] == {}
+    assert sent[-1].params["task"] == {}
 
     plain: list[Request] = []
 
@@ -269,8 +284,42 @@ def test_the_2025_11_25_client_asks_for_a_task_only_where_the_server_offers_them
     assert state.task is None and state.final is not None and state.final.text == "inline"
 
 
+@pytest.mark.parametrize(
+    ("support", "as_task", "asked"),
+    [
+        ("required", False, True),
+        ("required", True, True),
+        ("optional", False, False),
+        ("optional", True, True),
+        ("forbidden", True, False),
+        (None, True, False),
+    ],
+)
+def test_the_tools_task_support_decides_at_2025_11_25(
+    support: str | None, as_task: bool, asked: bool
+) -> None:
+    assert asks_for_task(modern=False, offered=True, support=support, as_task=as_task) is asked
+    assert not asks_for_task(modern=False, offered=False, support=support, as_task=as_task)
+    assert not asks_for_task(modern=True, offered=True, support=support, as_task=as_task)
+
+
+def test_a_2025_11_25_task_is_asked_for_once_the_tools_are_listed() -> None:
+    driver, sent = scripted([wire()], modern=False)
+    core = make_core()
+    for name in ("t", "never", "plain", "t"):
+        driver.run(core.start_tool_task(name, None, None, None))
+    methods = [(step.method, "task" in (step.params or {})) for step in sent]
+    assert methods == [
+        ("tools/list", False),  # once: the tools' execution.taskSupport is kept
+        ("tools/call", True),
+        ("tools/call", False),
+        ("tools/call", False),
+        ("tools/call", True),
+    ]
+
+
 def test_a_2025_11_25_task_nobody_asked_for_is_no_tool_result() -> None:
-    driver, _ = scripted([wire()], modern=False)
+    driver, _ = scripted([wire()], modern=False, always_task=True)
     with pytest.raises(McpProtocolError):
         driver.run(make_core().call_tool("t", None, None, None, None))
 
@@ -455,7 +504,8 @@ def test_a_plain_call_the_server_makes_a_task_of_is_waited_for(
     if era == "modern":  # the server decided: the client polled the task to its end
         assert result.text == "plain" and calls(served, "tasks/get") >= 2
     else:  # nobody asked for a task: the tool ran inline
-        assert result.text == "slow_echo ran inline: plain" and served.extension.calls == []
+        assert result.text == "slow_echo ran inline: plain"
+        assert served.extension.calls == [("tools/call", "plain")]
 
 
 def test_a_plain_call_whose_task_outlives_the_calls_time_names_the_task(
@@ -498,6 +548,22 @@ def test_a_tasks_input_requests_go_to_the_elicitation_handler_once(
         (status,) = [note for note in notified if note.method == "notifications/tasks/status"]
         assert status.params["taskId"] == handle.task_id
     assert asked == ["Please enter your name."]
+
+
+@pytest.mark.parametrize("era", ["legacy"])
+def test_a_tool_that_requires_a_task_is_called_as_one_and_one_that_forbids_it_is_not(
+    make_client: Any, served: TasksServer, era: str
+) -> None:
+    client = make_client()
+    # Not listed yet: the server refuses the plain call; listed, it is called as a task.
+    assert client.call_tool("must_task", {"text": "required"}).text == "required"
+    assert served.extension.calls[:2] == [("tools/call", "plain"), ("tools/call", "task")]
+    assert calls(served, "tasks/result") == 1
+    handle = client.call_tool("inline_only", {"text": "x"}, as_task=True)
+    assert handle.task_id is None and handle.result().text == "inline_only ran inline: x"
+    handle = client.call_tool("plain", {"text": "y"}, as_task=True)
+    assert handle.task_id is None and handle.result().text == "plain ran inline: y"
+    assert served.extension.calls[-2:] == [("tools/call", "plain")] * 2
 
 
 def test_a_task_of_a_server_without_tasks_is_the_call_run_inline(era: str) -> None:

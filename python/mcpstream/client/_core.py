@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Generic, Protocol, TypeVar
 
 from ..errors import (
+    McpError,
     McpHttpTransportSessionExpiredError,
     McpSkillsNotSupportedError,
     McpTaskProtocolError,
@@ -47,6 +48,7 @@ from ._tasks import (
     Answer,
     Sleep,
     TaskState,
+    asks_for_task,
     cancel_task,
     created_task,
     declare_tasks,
@@ -55,6 +57,7 @@ from ._tasks import (
     refresh_task,
     require_legacy_operation,
     task_call_params,
+    tool_task_support,
     wait_for_result,
 )
 from .content import ResourceContents, parse_read_resource
@@ -179,6 +182,8 @@ class SessionCore:
     session_renewals: int = 0
     skills: tuple[Skill, ...] | None = None
     """The last ``skills/list`` (the entries skill files are checked against)."""
+    tool_task_support: dict[str, str] = field(default_factory=dict)
+    """The tools' ``execution.taskSupport`` (2025-11-25) of the last ``tools/list``."""
     closed: bool = False
     _closing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -263,8 +268,10 @@ class SessionCore:
         return items
 
     def list_tools(self, timeout_s: float | None) -> Flow[list[Tool]]:
-        """``tools/list``, every page."""
-        return self.listing("tools/list", "tools", Tool.from_dict, timeout_s)
+        """``tools/list``, every page (each tool's ``execution.taskSupport`` kept)."""
+        tools = yield from self.listing("tools/list", "tools", Tool.from_dict, timeout_s)
+        self.tool_task_support = {tool.name: tool_task_support(tool.raw) for tool in tools}
+        return tools
 
     def list_resources(self, timeout_s: float | None) -> Flow[list[Resource]]:
         """``resources/list``, every page."""
@@ -289,7 +296,8 @@ class SessionCore:
         meta: Mapping[str, Any] | None,
     ) -> Flow[ToolResult]:
         """``tools/call``; ``progress`` gets the call's progress until it returns. A task the
-        server makes of the call unasked (2026-07-28) is waited for within the call's time."""
+        server makes of the call unasked (2026-07-28), or that a listed tool requires
+        (2025-11-25), is waited for within the call's time."""
         timeout_s = timeout_s or self.settings.tool_timeout_s
         token = self.router.register(progress) if progress is not None else None
         try:
@@ -315,14 +323,31 @@ class SessionCore:
         params = tool_call_params(name, arguments, progress_token=token, meta=meta)
         yield Locked(self._open())
         modern = self._modern()
-        if as_task:
-            offered = offers_tool_tasks(self._capabilities())
-            params = task_call_params(params, modern=modern, offered=offered)
-        result = yield from self.request("tools/call", params, timeout_s)
+        offered = not modern and offers_tool_tasks(self._capabilities())
+        if offered and as_task and name not in self.tool_task_support:
+            yield from self.list_tools(None)  # the tool's execution.taskSupport decides
+        support = self.tool_task_support.get(name)
+        asked = asks_for_task(modern=modern, offered=offered, support=support, as_task=as_task)
+        try:
+            call = task_call_params(params, asked=asked)
+            result = yield from self.request("tools/call", call, timeout_s)
+        except McpError as exc:
+            # A 2025-11-25 server refuses a plain call of a tool that requires a task with
+            # "method not found": the call did not run; once the tools are listed, it is
+            # made again as a task when the tool says so.
+            known = name in self.tool_task_support
+            if asked or not offered or known or exc.code != McpError.METHOD_NOT_FOUND:
+                raise
+            yield from self.list_tools(None)
+            if self.tool_task_support.get(name) != "required":
+                raise
+            asked = True
+            call = task_call_params(params, asked=True)
+            result = yield from self.request("tools/call", call, timeout_s)
         state = created_task(result, modern=modern)
         if state is None:
             return ToolResult.from_dict(result)
-        if not modern and "task" not in params:  # 2025-11-25: only the client asks for tasks
+        if not modern and not asked:  # 2025-11-25: only the client asks for tasks
             raise McpTaskProtocolError(
                 "the server answered a tools/call that asked for no task with a task",
                 task_id=state.task_id,
@@ -345,7 +370,9 @@ class SessionCore:
         meta: Mapping[str, Any] | None,
     ) -> Flow[TaskState]:
         """``tools/call`` as a task: the task's state, or a finished one holding the result
-        when the server ran the call without a task (it does not offer tasks, or chose not)."""
+        when the call ran without a task (at 2025-11-25 the server offers no tool tasks or the
+        tool forbids them: the tools are listed first if need be; at 2026-07-28 the server
+        chose not to make one)."""
         outcome = yield from self._tool_call(
             name, arguments, None, timeout_s or self.settings.tool_timeout_s, meta, True
         )

@@ -4,7 +4,8 @@ extension (SEP-2663) behind one set of flows, run by the drivers like the flows 
 The two eras differ in every detail, and this module is where:
 
 * creation: at 2025-11-25 the client asks (``params.task`` on ``tools/call``, only when the
-  server declares ``capabilities.tasks.requests.tools.call``) and the answer is
+  server declares ``capabilities.tasks.requests.tools.call`` and the tool's
+  ``execution.taskSupport`` allows it, always when it requires it) and the answer is
   ``{"task": {...}}``; at 2026-07-28 the client declares the extension in its per-request
   capabilities and the server decides, call by call: a ``resultType: "task"`` result is the task
   itself, flattened; it may come to a call that did not ask (``call_tool`` then waits for it);
@@ -58,6 +59,7 @@ __all__ = [
     "Answer",
     "Sleep",
     "TaskState",
+    "asks_for_task",
     "cancel_task",
     "created_task",
     "declare_tasks",
@@ -67,6 +69,7 @@ __all__ = [
     "refresh_task",
     "require_legacy_operation",
     "task_call_params",
+    "tool_task_support",
     "wait_for_result",
 ]
 
@@ -259,13 +262,29 @@ def require_legacy_operation(capabilities: Mapping[str, Any], modern: bool, name
         raise McpTasksNotSupportedError(f"the server does not declare tasks.{name}")
 
 
-def task_call_params(params: dict[str, Any], *, modern: bool, offered: bool) -> dict[str, Any]:
-    """The params of a ``tools/call`` the host wants as a task: ``params.task`` at 2025-11-25
-    when the server offers tool tasks (never otherwise: a server that does not declare them
-    must not be asked); unchanged at 2026-07-28, where the server decides."""
+def tool_task_support(tool: Any) -> str:
+    """A listed tool's ``execution.taskSupport`` (2025-11-25): ``required``, ``optional``, or
+    ``forbidden`` (the default, for anything else too)."""
+    execution = tool.get("execution") if isinstance(tool, Mapping) else None
+    support = execution.get("taskSupport") if isinstance(execution, Mapping) else None
+    return support if support in ("required", "optional") else "forbidden"
+
+
+def asks_for_task(*, modern: bool, offered: bool, support: str | None, as_task: bool) -> bool:
+    """Whether a ``tools/call`` carries ``params.task``. Never at 2026-07-28 (the server
+    decides there). At 2025-11-25 only when the server offers tool tasks
+    (``capabilities.tasks.requests.tools.call``), and then as the tool says (``support``: its
+    ``execution.taskSupport``, None when the tool was not listed): a ``required`` tool is always
+    called as a task (the spec's MUST: a plain call of it is waited for as a task), an
+    ``optional`` one when the host asks, a ``forbidden`` or unlisted one never."""
     if modern or not offered:
-        return params
-    return {**params, "task": {}}
+        return False
+    return support == "required" or (as_task and support == "optional")
+
+
+def task_call_params(params: dict[str, Any], *, asked: bool) -> dict[str, Any]:
+    """The params of a ``tools/call``: with ``task`` (2025-11-25) when it asks for one."""
+    return {**params, "task": {}} if asked else params
 
 
 def created_task(result: Any, *, modern: bool) -> TaskState | None:
