@@ -177,9 +177,11 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
         ``as_task=True`` returns a ``TaskHandle`` instead (``mcpstream.client.tasks``): the
         call runs as a task at the server (2025-11-25: asked for with ``params.task`` when the
         server offers tool tasks; 2026-07-28: the server decides), to wait on, poll or cancel;
-        ``progress`` is for plain calls only. At 2026-07-28 a server may answer a plain call
-        with a task too: it is then waited for, within ``timeout_s``, and its result returned
-        (``McpTaskTimeoutError``, naming the task, when it is not done in time)."""
+        ``progress`` is for plain calls only. A plain call may become a task too (at
+        2026-07-28 when the server chooses, at 2025-11-25 for a tool whose
+        ``execution.taskSupport`` is ``required``): it is then waited for, within
+        ``timeout_s``, and its result returned (``McpTaskTimeoutError``, naming the task, when
+        it is not done in time)."""
         if not as_task:
             return self._run(self._core.call_tool(name, arguments, progress, timeout_s, meta))
         if progress is not None:
