@@ -14,16 +14,32 @@ server decides), the handle holds the result already: ``task_id`` is None, ``sta
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Awaitable
+from typing import Protocol, TypeVar
 
+from ._core import Flow, SessionCore
 from ._tasks import TaskState
 from .results import Task, ToolResult
 
-if TYPE_CHECKING:
-    from .aio import AsyncClient
-    from .sync import Client
-
 __all__ = ["AsyncTaskHandle", "Task", "TaskHandle"]
+
+T = TypeVar("T")
+
+
+class _Runs(Protocol):
+    """What a handle needs of its ``Client``: the core and the driver that runs its flows."""
+
+    _core: SessionCore
+
+    def _run(self, flow: Flow[T]) -> T: ...
+
+
+class _AwaitsRuns(Protocol):
+    """What a handle needs of its ``AsyncClient``."""
+
+    _core: SessionCore
+
+    def _run(self, flow: Flow[T]) -> Awaitable[T]: ...
 
 
 class _HandleView:
@@ -66,7 +82,7 @@ class TaskHandle(_HandleView):
     """A task of ``Client`` (see the module docstring); the calls block the calling thread.
     Several handles may be used from several threads at once, one handle by one at a time."""
 
-    def __init__(self, client: Client, state: TaskState) -> None:
+    def __init__(self, client: _Runs, state: TaskState) -> None:
         super().__init__(state)
         self._client = client
 
@@ -94,7 +110,7 @@ class TaskHandle(_HandleView):
 class AsyncTaskHandle(_HandleView):
     """A task of ``AsyncClient``: ``TaskHandle``'s methods as coroutines (see there)."""
 
-    def __init__(self, client: AsyncClient, state: TaskState) -> None:
+    def __init__(self, client: _AwaitsRuns, state: TaskState) -> None:
         super().__init__(state)
         self._client = client
 
