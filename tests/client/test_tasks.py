@@ -248,6 +248,42 @@ def test_input_requests_are_answered_once_each_however_often_they_are_listed() -
     assert set(update.params["inputResponses"]) == {"name", "city"}
 
 
+def test_answers_a_failed_update_did_not_deliver_are_sent_again_without_asking_again() -> None:
+    asking = wire(
+        status="input_required",
+        inputRequests={"name": {"method": "elicitation/create", "params": {"message": "?"}}},
+    )
+    done = wire(status="completed", result={"content": []})
+    asked: list[str] = []
+    updates: list[Any] = []
+    queue = [asking, asking, done]
+
+    def answer(step: Request) -> Any:
+        if step.method == "initialize":
+            return DISCOVER
+        if step.method == "tools/call":
+            return {"resultType": "task", **wire()}
+        if step.method == "tasks/get":
+            return queue.pop(0)
+        updates.append(step.params["inputResponses"])
+        if len(updates) == 1:
+            return McpTimeoutError("the update timed out")
+        return {}
+
+    def inputs(step: Answer) -> Any:
+        asked.append(step.method)
+        return {"action": "accept", "content": {"name": "Luca"}}
+
+    driver = ScriptedDriver(answer, modern=True, inputs=inputs)
+    core = make_core()
+    state = driver.run(core.start_tool_task("t", None, None, None))
+    with pytest.raises(McpTaskTimeoutError):  # the update given the time left ran out
+        driver.run(core.task_result(state, 60.0))
+    assert driver.run(core.task_result(state, 60.0)).content == ()
+    assert asked == ["elicitation/create"]  # once
+    assert updates == [{"name": {"action": "accept", "content": {"name": "Luca"}}}] * 2
+
+
 def test_a_handler_that_fails_on_an_input_request_fails_the_wait() -> None:
     asking = wire(
         status="input_required", inputRequests={"k": {"method": "sampling/createMessage"}}

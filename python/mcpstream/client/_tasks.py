@@ -203,13 +203,15 @@ def parse_task(raw: Any, *, modern: bool, detailed: bool, expected_id: str | Non
 @dataclass(slots=True)
 class TaskState:
     """What a handle holds: the era, the task as last seen (None when the server ran the call
-    without a task: ``final`` is then its result), the input requests answered (2026-07-28:
-    each once), and whether a cancellation was sent."""
+    without a task: ``final`` is then its result), the input requests answered and delivered
+    (2026-07-28: each once), and whether a cancellation was sent."""
 
     modern: bool
     task: Task | None
     final: ToolResult | None = None
     answered: set[str] = field(default_factory=set)
+    pending: dict[str, Any] = field(default_factory=dict)
+    """Answers to input requests not delivered yet (a ``tasks/update`` that failed)."""
     cancel_requested: bool = False
 
     @property
@@ -428,21 +430,24 @@ def _answer_inputs(
 ) -> Flow[None]:
     """Answer the input requests of ``task`` not answered yet (each key once, as the extension
     asks: a poll that lists them again does not ask the user again) with one ``tasks/update``."""
-    responses: dict[str, Any] = {}
+    pending = state.pending
     for key, wanted in task.input_requests.items():
-        if key in state.answered:
+        if key in state.answered or key in pending:
             continue
-        if len(state.answered) >= MAX_INPUT_REQUESTS:
+        if len(state.answered) + len(pending) >= MAX_INPUT_REQUESTS:
             raise _bad(f"more than {MAX_INPUT_REQUESTS} input requests", task.task_id)
         method = str(wanted["method"])
         try:
-            responses[key] = yield Answer(method, wanted.get("params"))
+            pending[key] = yield Answer(method, wanted.get("params"))
         except Exception as exc:
             raise McpTaskError(
                 f"the handler failed on the task's input request {sanitize(method)!r}",
                 task_id=task.task_id,
             ) from exc
-        state.answered.add(key)
-    if responses:
-        params = {"taskId": task.task_id, "inputResponses": responses}
+    if pending:
+        # Kept until delivered: a tasks/update that fails is sent again by the next wait,
+        # without asking the user again.
+        params = {"taskId": task.task_id, "inputResponses": dict(pending)}
         yield from request("tasks/update", params, timeout_s)
+        state.answered.update(pending)
+        pending.clear()
