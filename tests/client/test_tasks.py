@@ -417,9 +417,9 @@ def make_client(request: pytest.FixtureRequest, served: TasksServer, era: str) -
     opened: list[Callable[[], None]] = []
     threads = threading.active_count()
 
-    def make(url: str | None = None, **options: Any) -> Any:
+    def make(**options: Any) -> Any:
         options.setdefault("protocol", ERAS[era])
-        target = url or served.url
+        target = served.url
         if request.param == "sync":
             client: Any = Client(target, **options)
             opened.append(client.close)
