@@ -10,6 +10,7 @@ dozen) are checked on the core's flows with the scripted driver of ``test_core``
 
 from __future__ import annotations
 
+import inspect
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -24,6 +25,7 @@ from mcpstream.client import (
     ElicitationRequest,
     ElicitationResponse,
     Notification,
+    TaskHandle,
 )
 from mcpstream.client._core import Request
 from mcpstream.client._tasks import (
@@ -618,3 +620,20 @@ def test_progress_is_refused_for_a_task() -> None:
     with pytest.raises(ValueError, match="progress"):
         client.call_tool("t", progress=print, as_task=True)  # type: ignore[call-overload]
     client.close()
+
+
+def test_both_handles_offer_the_same_methods_with_the_same_parameters() -> None:
+    def api(cls: type) -> dict[str, Any]:
+        return {
+            name: list(inspect.signature(member).parameters.values())[1:]
+            if inspect.isfunction(member)
+            else type(member).__name__
+            for name, member in vars(cls).items()
+            if not name.startswith("_")
+        }
+
+    assert api(TaskHandle) == api(AsyncTaskHandle)
+    assert sorted(api(TaskHandle)) == ["cancel", "refresh", "result"]
+    for name in ("cancel", "refresh", "result"):
+        assert inspect.iscoroutinefunction(getattr(AsyncTaskHandle, name))
+        assert not inspect.iscoroutinefunction(getattr(TaskHandle, name))
