@@ -71,6 +71,19 @@ and, for the skills extension (``list_skills``, ``get_skill``, ``read_skill``), 
                                                  (``.check``: size, digest, frontmatter,
                                                  unlisted; the content is not handed out)
 
+and, for tasks (``call_tool(..., as_task=True)``, the task handles, ``list_tasks``; both the
+2025-11-25 tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extension), these
+(a task that failed with a JSON-RPC error raises that error, as ``McpError``):
+
+    Exception
+    └── McpTaskError                             a task that cannot be used (``.task_id``)
+        ├── McpTasksNotSupportedError            the server or its era lacks the operation
+        ├── McpTaskCancelledError                the task ended cancelled
+        ├── McpTaskTimeoutError                  not done within the time given (also an
+        │                                        ``McpTimeoutError``; the task goes on)
+        └── McpTaskProtocolError                 a malformed task object (also an
+                                                 ``McpProtocolError``)
+
 Each transport error has a class-level ``error_code`` (a stable string for hosts to branch on and
 log) and ``retryable`` (whether sending the same call again may succeed as it is).
 
@@ -102,6 +115,11 @@ __all__ = [
     "McpSkillError",
     "McpSkillIntegrityError",
     "McpSkillsNotSupportedError",
+    "McpTaskCancelledError",
+    "McpTaskError",
+    "McpTaskProtocolError",
+    "McpTaskTimeoutError",
+    "McpTasksNotSupportedError",
     "McpTimeoutError",
     "McpTransportError",
     "SseEventTooLargeError",
@@ -304,3 +322,43 @@ class McpSkillIntegrityError(McpSkillError):
         self.uri = uri
         self.check = check
         self.field = field
+
+
+# -- tasks -----------------------------------------------------------------------------------------
+
+
+class McpTaskError(Exception):
+    """A task (2025-11-25 tasks, or the 2026-07-28 ``io.modelcontextprotocol/tasks``
+    extension) that cannot be used; ``task_id`` names it (None when there is no task yet).
+    The subclasses below narrow it down. Messages never quote the server's payload."""
+
+    def __init__(self, message: str, *, task_id: str | None = None) -> None:
+        super().__init__(message)
+        self.task_id = task_id
+
+
+class McpTasksNotSupportedError(McpTaskError):
+    """The operation does not exist for this server: at 2025-11-25 the server does not
+    declare it under ``capabilities.tasks`` (``list``, ``cancel``); at 2026-07-28 the
+    extension has no ``tasks/list``. Nothing was sent."""
+
+
+class McpTaskCancelledError(McpTaskError):
+    """The task ended in the ``cancelled`` status: it has no result."""
+
+
+class McpTaskTimeoutError(McpTaskError, McpTimeoutError, error_code="mcp_task_timeout"):
+    """The task was not done within the time given; it goes on at the server, and its handle
+    may be waited on again (``result``) or cancelled."""
+
+    def __init__(self, message: str, *, task_id: str | None = None) -> None:
+        McpTaskError.__init__(self, message, task_id=task_id)
+
+
+class McpTaskProtocolError(McpTaskError, McpProtocolError, error_code="mcp_task_protocol_error"):
+    """A task object the server sent breaks the rules of tasks (no or a bad ``taskId``, an
+    unknown ``status``, a field of the wrong type, a completed task without its result, the
+    answer about another task than the one asked): the client does not use it."""
+
+    def __init__(self, message: str, *, task_id: str | None = None) -> None:
+        McpTaskError.__init__(self, message, task_id=task_id)

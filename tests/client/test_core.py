@@ -21,6 +21,8 @@ from mcpstream.client._core import (
 )
 from mcpstream.client._notify import NotificationRouter
 from mcpstream.client._settings import ClientSettings, build_server
+from mcpstream.client._tasks import Answer as InputAnswer
+from mcpstream.client._tasks import Sleep
 from mcpstream.client.events import ElicitationResponse, Progress
 from mcpstream.client.handlers import ServerRequestRouter, ServerRequests
 from mcpstream.errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
@@ -54,16 +56,34 @@ Answer = Callable[[Request], Any]
 
 class ScriptedDriver:
     """Runs flows as the drivers do: ``answer`` gives each request's result (a JSON-RPC result,
-    a ``JsonRpcResponse``, or an exception to throw in); every step is recorded."""
+    a ``JsonRpcResponse``, or an exception to throw in); every step is recorded, but for the
+    sleeps (``sleeps``, on a clock of its own, ``clock``). ``modern``: the negotiation finds a
+    2026-07-28 server (whose ``server/discover`` result is the answer to ``initialize``);
+    ``inputs`` answers the input requests of tasks (``Answer`` steps)."""
 
-    def __init__(self, answer: Answer) -> None:
+    def __init__(
+        self,
+        answer: Answer,
+        *,
+        modern: bool = False,
+        inputs: Callable[[InputAnswer], Any] | None = None,
+    ) -> None:
         self.answer = answer
+        self.modern = modern
+        self.inputs = inputs
         self.steps: list[Step] = []
+        self.sleeps: list[float] = []
+        self.clock = 1000.0
         self.locked = 0
 
     def run(self, flow: Flow[Any]) -> Any:
         step = advance(flow)
         while not isinstance(step, Finished):
+            if isinstance(step, Sleep):
+                self.sleeps.append(step.seconds)
+                self.clock += step.seconds
+                step = advance(flow, self.clock)
+                continue
             self.steps.append(step)
             outcome = self.do(step)
             failed = isinstance(outcome, BaseException)
@@ -86,7 +106,15 @@ class ScriptedDriver:
             answer = self.answer(Request("initialize", None, step.timeout_s))
             if isinstance(answer, BaseException):
                 return answer
+            if self.modern:
+                return Negotiated(True, "2026-07-28", answer)
             return Negotiated(False, answer["protocolVersion"], answer)
+        if isinstance(step, InputAnswer):
+            assert self.inputs is not None, "no input answers scripted"
+            try:
+                return self.inputs(step)
+            except Exception as exc:
+                return exc
         answer = self.answer(step)
         if isinstance(answer, BaseException | JsonRpcResponse):
             return answer
@@ -143,7 +171,10 @@ def test_the_handshake_negotiates_with_the_capabilities_and_client_info() -> Non
     (negotiate,) = driver.steps[1:]
     assert isinstance(negotiate, Negotiate)
     assert negotiate.negotiation.client_info == {"name": "test-client", "version": "9"}
-    assert negotiate.negotiation.capabilities == {"elicitation": {"form": {}, "url": {}}}
+    assert negotiate.negotiation.capabilities == {
+        "elicitation": {"form": {}, "url": {}},
+        "extensions": {"io.modelcontextprotocol/tasks": {}},  # any call may become a task
+    }
     assert negotiate.timeout_s == 5.0 and negotiate.negotiation.era is None
     assert info.protocol_version == "2025-11-25" and info.era == "legacy"
     # The transport records the version it negotiated: the core sets nothing itself.

@@ -140,8 +140,8 @@ def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
     assert ours == api(AsyncClient)
     methods = [name for name, kind in ours.items() if isinstance(kind, list)]
     # with list_skills, get_skill, read_skill, complete, set_logging_level, subscribe_resource,
-    # unsubscribe_resource, send_roots_list_changed
-    assert len(methods) == 19
+    # unsubscribe_resource, send_roots_list_changed, get_task, list_tasks
+    assert len(methods) == 21
     for name in methods:
         assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
         assert not inspect.iscoroutinefunction(getattr(Client, name)), name

@@ -6,8 +6,9 @@ underneath), run the initialize handshake, and offer the MCP methods with typed 
 ``list_prompts``, ``get_prompt``, ``ping``, and the skills extension (``list_skills``,
 ``get_skill``, ``read_skill``: every file verified, see ``mcpstream.client.skills``),
 ``complete``, ``set_logging_level`` (log messages at ``logging_handler``),
-``subscribe_resource`` / ``unsubscribe_resource`` (updates at ``on_resource_updated``) and
-``send_roots_list_changed``, in both eras. See ``Client`` for the details.
+``subscribe_resource`` / ``unsubscribe_resource`` (updates at ``on_resource_updated``),
+``send_roots_list_changed``, and tasks (``call_tool(..., as_task=True)``, ``get_task``,
+``list_tasks``: see ``mcpstream.client.tasks``), in both eras. See ``Client`` for the details.
 """
 
 from __future__ import annotations
@@ -48,11 +49,13 @@ from .results import (
     Resource,
     ResourceTemplate,
     ServerInfo,
+    Task,
     Tool,
     ToolResult,
 )
 from .skills import Skill, SkillFile, SkillFileContent
 from .sync import Client
+from .tasks import AsyncTaskHandle, TaskHandle
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT_S",
@@ -61,6 +64,7 @@ __all__ = [
     "LATEST_PROTOCOL_VERSION",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "AsyncClient",
+    "AsyncTaskHandle",
     "AudioContent",
     "Client",
     "Completion",
@@ -89,6 +93,8 @@ __all__ = [
     "Skill",
     "SkillFile",
     "SkillFileContent",
+    "Task",
+    "TaskHandle",
     "TextContent",
     "Tool",
     "ToolResult",

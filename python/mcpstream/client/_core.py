@@ -15,6 +15,8 @@ or throws in the exception it raised. The steps:
 * ``Listen``: reopen the 2026-07-28 ``subscriptions/listen`` stream with these resource
   subscriptions and wait for the server's acknowledgement; the outcome is the filter the server
   acknowledged (a dict), or None when it acknowledged none in time.
+* ``Sleep`` and ``Answer`` (the flows of tasks, ``_tasks``): wait, and tell the time; run the
+  client's handler for an input request of a task.
 
 The order of things (handshake before the first call, a new session once after the server lost
 one unless the call may have run, paging, progress tokens) is decided here and nowhere else.
@@ -34,6 +36,7 @@ from ..errors import (
     McpHttpTransportProtocolError,
     McpHttpTransportSessionExpiredError,
     McpSkillsNotSupportedError,
+    McpTaskProtocolError,
 )
 from ..transport_http import Negotiated, Negotiation
 from ._features import (
@@ -52,10 +55,35 @@ from ._messages import (
 )
 from ._notify import NotificationRouter, ProgressCallback
 from ._settings import ClientSettings
+from ._tasks import (
+    Answer,
+    Sleep,
+    TaskState,
+    asks_for_task,
+    cancel_task,
+    created_task,
+    declare_tasks,
+    offers_tool_tasks,
+    parse_task,
+    refresh_task,
+    require_legacy_operation,
+    task_call_params,
+    tool_task_support,
+    wait_for_result,
+)
 from .content import ResourceContents, parse_read_resource
 from .features import Completion, CompletionReference, LogLevel
 from .handlers import ServerRequests
-from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
+from .results import (
+    Prompt,
+    PromptResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Task,
+    Tool,
+    ToolResult,
+)
 from .skills import (
     SKILLS_EXTENSION,
     Skill,
@@ -129,7 +157,7 @@ class Listen:
     timeout_s: float
 
 
-Step = Request | Negotiate | Locked | Notify | Listen
+Step = Request | Negotiate | Locked | Notify | Listen | Sleep | Answer
 Flow = Generator[Step, Any, T]
 """A flow yields steps, is sent their outcomes, and returns a ``T``."""
 
@@ -190,6 +218,8 @@ class SessionCore:
     """The level of ``set_logging_level`` (stamped on each 2026-07-28 request)."""
     subscriptions: ResourceSubscriptions = field(default_factory=ResourceSubscriptions)
     """The resources of ``subscribe_resource``."""
+    tool_task_support: dict[str, str] = field(default_factory=dict)
+    """The tools' ``execution.taskSupport`` (2025-11-25) of the last ``tools/list``."""
     closed: bool = False
     _closing: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
@@ -199,12 +229,17 @@ class SessionCore:
             first, self.closed = not self.closed, True
         return first
 
+    @property
+    def _modern(self) -> bool:
+        """True when the session negotiated the stateless era (2026-07-28)."""
+        return self.server_info is not None and self.server_info.era == "modern"
+
     # -- the session's own flows (run under the session lock) ---------------------------------
 
     def _handshake(self, era: str | None = None) -> Flow[None]:
         timeout_s = self.settings.request_timeout_s
         negotiation = Negotiation(
-            self.requests.capabilities(),
+            declare_tasks(self.requests.capabilities()),
             self.settings.client_info,
             era or self.settings.protocol,
             timeout_s,
@@ -260,9 +295,8 @@ class SessionCore:
         """``ping``; the round trip in seconds. The stateless era has no ``ping`` (2026-07-28
         removed it): there the round trip is that of ``server/discover``."""
         yield Locked(self._open())
-        modern = self.server_info is not None and self.server_info.era == "modern"
         started = time.perf_counter()
-        yield from self.request("server/discover" if modern else "ping", None, timeout_s)
+        yield from self.request("server/discover" if self._modern else "ping", None, timeout_s)
         return time.perf_counter() - started
 
     def listing(
@@ -277,8 +311,10 @@ class SessionCore:
         return items
 
     def list_tools(self, timeout_s: float | None) -> Flow[list[Tool]]:
-        """``tools/list``, every page."""
-        return self.listing("tools/list", "tools", Tool.from_dict, timeout_s)
+        """``tools/list``, every page (each tool's ``execution.taskSupport`` kept)."""
+        tools = yield from self.listing("tools/list", "tools", Tool.from_dict, timeout_s)
+        self.tool_task_support = {tool.name: tool_task_support(tool.raw) for tool in tools}
+        return tools
 
     def list_resources(self, timeout_s: float | None) -> Flow[list[Resource]]:
         """``resources/list``, every page."""
@@ -302,16 +338,119 @@ class SessionCore:
         timeout_s: float | None,
         meta: Mapping[str, Any] | None,
     ) -> Flow[ToolResult]:
-        """``tools/call``; ``progress`` gets the call's progress until it returns."""
+        """``tools/call``; ``progress`` gets the call's progress until it returns. A task the
+        server makes of the call unasked (2026-07-28), or that a listed tool requires
+        (2025-11-25), is waited for within the call's time."""
+        timeout_s = timeout_s or self.settings.tool_timeout_s
         token = self.router.register(progress) if progress is not None else None
         try:
-            params = tool_call_params(name, arguments, progress_token=token, meta=meta)
-            timeout_s = timeout_s or self.settings.tool_timeout_s
-            result = yield from self.request("tools/call", params, timeout_s)
+            started = yield Sleep(0.0)
+            outcome = yield from self._tool_call(name, arguments, token, timeout_s, meta, False)
+            if isinstance(outcome, ToolResult):
+                return outcome
+            now = yield Sleep(0.0)
+            return (yield from wait_for_result(self.request, outcome, started + timeout_s - now))
         finally:
             if token is not None:
                 self.router.release(token)
-        return ToolResult.from_dict(result)
+
+    def _tool_call(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        token: str | None,
+        timeout_s: float,
+        meta: Mapping[str, Any] | None,
+        as_task: bool,
+    ) -> Flow[ToolResult | TaskState]:
+        params = tool_call_params(name, arguments, progress_token=token, meta=meta)
+        yield Locked(self._open())
+        modern = self._modern
+        offered = not modern and offers_tool_tasks(self._capabilities())
+        if offered and as_task and name not in self.tool_task_support:
+            yield from self.list_tools(None)  # the tool's execution.taskSupport decides
+        support = self.tool_task_support.get(name)
+        asked = asks_for_task(modern=modern, offered=offered, support=support, as_task=as_task)
+        try:
+            call = task_call_params(params, asked=asked)
+            result = yield from self.request("tools/call", call, timeout_s)
+        except McpError as exc:
+            # A 2025-11-25 server refuses a plain call of a tool that requires a task with
+            # "method not found": the call did not run; once the tools are listed, it is
+            # made again as a task when the tool says so.
+            known = name in self.tool_task_support
+            if asked or not offered or known or exc.code != McpError.METHOD_NOT_FOUND:
+                raise
+            yield from self.list_tools(None)
+            if self.tool_task_support.get(name) != "required":
+                raise
+            asked = True
+            call = task_call_params(params, asked=True)
+            result = yield from self.request("tools/call", call, timeout_s)
+        state = created_task(result, modern=modern)
+        if state is None:
+            return ToolResult.from_dict(result)
+        if not modern and not asked:  # 2025-11-25: only the client asks for tasks
+            raise McpTaskProtocolError(
+                "the server answered a tools/call that asked for no task with a task",
+                task_id=state.task_id,
+            )
+        return state
+
+    # -- tasks (2025-11-25 tasks, the 2026-07-28 extension: ``_tasks``) ------------------------
+
+    def _capabilities(self) -> Mapping[str, Any]:
+        return self.server_info.capabilities if self.server_info is not None else {}
+
+    def start_tool_task(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None,
+        timeout_s: float | None,
+        meta: Mapping[str, Any] | None,
+    ) -> Flow[TaskState]:
+        """``tools/call`` as a task: the task's state, or a finished one holding the result
+        when the call ran without a task (at 2025-11-25 the server offers no tool tasks or the
+        tool forbids them: the tools are listed first if need be; at 2026-07-28 the server
+        chose not to make one)."""
+        outcome = yield from self._tool_call(
+            name, arguments, None, timeout_s or self.settings.tool_timeout_s, meta, True
+        )
+        if isinstance(outcome, ToolResult):
+            return TaskState(self._modern, None, final=outcome)
+        return outcome
+
+    def get_task(self, task_id: str, timeout_s: float | None) -> Flow[TaskState]:
+        """The state of the task ``task_id`` (``tasks/get``), to wait on a task created before."""
+        yield Locked(self._open())
+        state = TaskState(self._modern, Task(task_id=task_id, status="working"))
+        yield from refresh_task(self.request, state, timeout_s)
+        return state
+
+    def refresh_task(self, state: TaskState, timeout_s: float | None) -> Flow[TaskState]:
+        """``tasks/get`` for a task's state (none for a call run without a task)."""
+        if state.task is not None:
+            yield from refresh_task(self.request, state, timeout_s)
+        return state
+
+    def task_result(self, state: TaskState, timeout_s: float | None) -> Flow[ToolResult]:
+        """The task's tool result, polled for within ``timeout_s`` (the tool timeout)."""
+        return wait_for_result(self.request, state, timeout_s or self.settings.tool_timeout_s)
+
+    def cancel_task(self, state: TaskState, timeout_s: float | None) -> Flow[Task | None]:
+        """``tasks/cancel`` (see ``_tasks.cancel_task``)."""
+        yield Locked(self._open())
+        return (yield from cancel_task(self.request, state, self._capabilities(), timeout_s))
+
+    def list_tasks(self, timeout_s: float | None) -> Flow[list[Task]]:
+        """``tasks/list``, every page (2025-11-25, where the server declares it)."""
+        yield Locked(self._open())
+        require_legacy_operation(self._capabilities(), self._modern, "list")
+
+        def parse(raw: Any) -> Task:
+            return parse_task(raw, modern=False, detailed=False)
+
+        return (yield from self.listing("tasks/list", "tasks", parse, timeout_s))
 
     def read_resource(self, uri: str, timeout_s: float | None) -> Flow[list[ResourceContents]]:
         """``resources/read``."""
@@ -372,10 +511,6 @@ class SessionCore:
         return SkillFileContent(entry, uri, data, mime_type)
 
     # -- completion, logging, resource subscriptions, roots ------------------------------------
-
-    @property
-    def _modern(self) -> bool:
-        return self.server_info is not None and self.server_info.era == "modern"
 
     def complete(
         self,

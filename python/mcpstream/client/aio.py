@@ -4,8 +4,10 @@ flows of ``_core`` (it awaits their steps in the calling task)."""
 from __future__ import annotations
 
 import asyncio
+import inspect
+import time
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import httpx
 
@@ -14,11 +16,22 @@ from ..transport_http_async import AsyncMcpHttpTransport
 from ._base import ClientBase, TransportOptions
 from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Step, advance
 from ._notify import NotificationRouter, ProgressCallback
+from ._tasks import Answer, Sleep
 from .content import ResourceContents
 from .features import Completion, CompletionReference
 from .handlers import ServerRequestRouter, ServerRequests
-from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
+from .results import (
+    Prompt,
+    PromptResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Task,
+    Tool,
+    ToolResult,
+)
 from .skills import Skill, SkillFileContent
+from .tasks import AsyncTaskHandle
 
 __all__ = ["AsyncClient"]
 
@@ -47,7 +60,7 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
         self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
     ) -> AsyncMcpHttpTransport:
         self._lock = asyncio.Lock()  # bound to no loop until first waited on
-        handler = ServerRequestRouter(requests, awaitable_answers=True)
+        handler = self._answers = ServerRequestRouter(requests, awaitable_answers=True)
         return AsyncMcpHttpTransport(
             **options, server_request_handler=handler, on_notification=router.adeliver
         )
@@ -68,6 +81,13 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
         if isinstance(step, Locked):
             async with self._lock:
                 return await self._run(step.flow)
+        if isinstance(step, Sleep):
+            if step.seconds > 0:
+                await asyncio.sleep(step.seconds)
+            return time.monotonic()
+        if isinstance(step, Answer):
+            answer = self._answers.answer(step.method, step.params)
+            return await answer if inspect.isawaitable(answer) else answer
         transport, timeout_s = self._transport, step.timeout_s
         if isinstance(step, Negotiate):
             return await transport.negotiate(step.negotiation)
@@ -99,6 +119,7 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
         """Every tool of the server (all pages)."""
         return await self._run(self._core.list_tools(timeout_s))
 
+    @overload
     async def call_tool(
         self,
         name: str,
@@ -107,9 +128,49 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
         progress: ProgressCallback | None = None,
         timeout_s: float | None = None,
         meta: Mapping[str, Any] | None = None,
-    ) -> ToolResult:
-        """Call the tool ``name`` (see ``Client.call_tool``)."""
-        return await self._run(self._core.call_tool(name, arguments, progress, timeout_s, meta))
+        as_task: Literal[False] = False,
+    ) -> ToolResult: ...
+
+    @overload
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: None = None,
+        timeout_s: float | None = None,
+        meta: Mapping[str, Any] | None = None,
+        as_task: Literal[True],
+    ) -> AsyncTaskHandle: ...
+
+    async def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: ProgressCallback | None = None,
+        timeout_s: float | None = None,
+        meta: Mapping[str, Any] | None = None,
+        as_task: bool = False,
+    ) -> ToolResult | AsyncTaskHandle:
+        """Call the tool ``name`` (see ``Client.call_tool``; ``as_task=True``: an
+        ``AsyncTaskHandle``)."""
+        if not as_task:
+            return await self._run(self._core.call_tool(name, arguments, progress, timeout_s, meta))
+        if progress is not None:
+            raise ValueError("progress is followed for plain calls only, not for a task")
+        state = await self._run(self._core.start_tool_task(name, arguments, timeout_s, meta))
+        return AsyncTaskHandle(self, state)
+
+    async def get_task(self, task_id: str, *, timeout_s: float | None = None) -> AsyncTaskHandle:
+        """A handle on the task ``task_id``, created before (``tasks/get`` for its state)."""
+        return AsyncTaskHandle(self, await self._run(self._core.get_task(task_id, timeout_s)))
+
+    async def list_tasks(self, *, timeout_s: float | None = None) -> list[Task]:
+        """Every task the server lists (``tasks/list``, all pages): 2025-11-25 only, where the
+        server declares ``tasks.list``; else ``McpTasksNotSupportedError`` (2026-07-28 has
+        none: a client keeps the ids of its tasks)."""
+        return await self._run(self._core.list_tasks(timeout_s))
 
     async def list_resources(self, *, timeout_s: float | None = None) -> list[Resource]:
         """Every resource of the server (all pages)."""

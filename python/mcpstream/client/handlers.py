@@ -133,7 +133,12 @@ class ServerRequestRouter:
 
     def handle_request(self, **request: Unpack[ServerRequest]) -> Any:
         """Answer one server request (see the module docstring)."""
-        step = self._requests.route(request["method"], request["params"])
+        return self.answer(request["method"], request["params"])
+
+    def answer(self, method: str, params: Any) -> Any:
+        """Answer the server request ``method`` with ``params``, wherever it came from (on a
+        stream, or as an input request of a task)."""
+        step = self._requests.route(method, params)
         if not isinstance(step, _Call):
             return step
         answer = step.function(step.argument)

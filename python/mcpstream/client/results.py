@@ -29,6 +29,7 @@ __all__ = [
     "Resource",
     "ResourceTemplate",
     "ServerInfo",
+    "Task",
     "Tool",
     "ToolResult",
 ]
@@ -267,3 +268,37 @@ class PromptResult:
         return cls(
             messages=messages, description=str_or_none(result.get("description")), raw=result
         )
+
+
+# -- tasks -----------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Task:
+    """What the server last said of a task (``tasks/get``, the answer that created it, a
+    ``tasks/list`` entry), in either era: 2025-11-25 tasks or the 2026-07-28
+    ``io.modelcontextprotocol/tasks`` extension. Built by ``mcpstream.client._tasks``, which
+    checks every field it holds (a malformed one raises ``McpTaskProtocolError``).
+
+    ``status`` is ``working``, ``input_required``, ``completed``, ``failed`` or ``cancelled``;
+    ``ttl_s`` and ``poll_interval_s`` are in seconds as the server sent them (``ttl``/``ttlMs``,
+    ``pollInterval``/``pollIntervalMs``; the client bounds the interval it polls at).
+    ``result``, ``error`` and ``input_requests`` are the 2026-07-28 status payloads of a
+    ``tasks/get`` (the final tool result, the JSON-RPC error, the server's requests by key);
+    at 2025-11-25 the result is fetched with ``tasks/result`` instead."""
+
+    task_id: str = field(repr=False)  # a server may make its task ids bearer tokens
+    status: str
+    status_message: str | None = None
+    created_at: str | None = None
+    last_updated_at: str | None = None
+    ttl_s: float | None = None
+    poll_interval_s: float | None = None
+    result: dict[str, Any] | None = field(default=None, repr=False)
+    error: dict[str, Any] | None = field(default=None, repr=False)
+    input_requests: dict[str, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    @property
+    def terminal(self) -> bool:
+        """True once the task is ``completed``, ``failed`` or ``cancelled`` (it ends there)."""
+        return self.status in ("completed", "failed", "cancelled")

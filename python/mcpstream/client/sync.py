@@ -4,8 +4,9 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Mapping
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar, overload
 
 import httpx
 
@@ -14,11 +15,22 @@ from ..transport_http import McpHttpTransport
 from ._base import ClientBase, TransportOptions
 from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Step, advance
 from ._notify import NotificationRouter, ProgressCallback
+from ._tasks import Answer, Sleep
 from .content import ResourceContents
 from .features import Completion, CompletionReference
 from .handlers import ServerRequestRouter, ServerRequests
-from .results import Prompt, PromptResult, Resource, ResourceTemplate, ServerInfo, Tool, ToolResult
+from .results import (
+    Prompt,
+    PromptResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Task,
+    Tool,
+    ToolResult,
+)
 from .skills import Skill, SkillFileContent
+from .tasks import TaskHandle
 
 __all__ = ["Client"]
 
@@ -78,7 +90,7 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
         self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
     ) -> McpHttpTransport:
         self._lock = threading.RLock()  # reentrant: a callback may call the client back
-        handler = ServerRequestRouter(requests, awaitable_answers=False)
+        handler = self._answers = ServerRequestRouter(requests, awaitable_answers=False)
         return McpHttpTransport(
             **options, server_request_handler=handler, on_notification=router.deliver
         )
@@ -99,6 +111,12 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
         if isinstance(step, Locked):
             with self._lock:
                 return self._run(step.flow)
+        if isinstance(step, Sleep):
+            if step.seconds > 0:
+                time.sleep(step.seconds)
+            return time.monotonic()
+        if isinstance(step, Answer):
+            return self._answers.answer(step.method, step.params)
         transport, timeout_s = self._transport, step.timeout_s
         if isinstance(step, Negotiate):
             return transport.negotiate(step.negotiation)
@@ -129,6 +147,7 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
         """Every tool of the server (all pages)."""
         return self._run(self._core.list_tools(timeout_s))
 
+    @overload
     def call_tool(
         self,
         name: str,
@@ -137,11 +156,59 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
         progress: ProgressCallback | None = None,
         timeout_s: float | None = None,
         meta: Mapping[str, Any] | None = None,
-    ) -> ToolResult:
+        as_task: Literal[False] = False,
+    ) -> ToolResult: ...
+
+    @overload
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: None = None,
+        timeout_s: float | None = None,
+        meta: Mapping[str, Any] | None = None,
+        as_task: Literal[True],
+    ) -> TaskHandle: ...
+
+    def call_tool(
+        self,
+        name: str,
+        arguments: Mapping[str, Any] | None = None,
+        *,
+        progress: ProgressCallback | None = None,
+        timeout_s: float | None = None,
+        meta: Mapping[str, Any] | None = None,
+        as_task: bool = False,
+    ) -> ToolResult | TaskHandle:
         """Call the tool ``name``. ``progress`` gets the call's progress notifications while it
         runs (a progress token is sent in ``_meta``); all of them are delivered before this
-        returns. A tool's own failure is ``ToolResult.is_error``, not an exception."""
-        return self._run(self._core.call_tool(name, arguments, progress, timeout_s, meta))
+        returns. A tool's own failure is ``ToolResult.is_error``, not an exception.
+
+        ``as_task=True`` returns a ``TaskHandle`` instead (``mcpstream.client.tasks``): the
+        call runs as a task at the server (2025-11-25: asked for with ``params.task`` when the
+        server offers tool tasks; 2026-07-28: the server decides), to wait on, poll or cancel;
+        ``progress`` is for plain calls only. A plain call may become a task too (at
+        2026-07-28 when the server chooses, at 2025-11-25 for a tool whose
+        ``execution.taskSupport`` is ``required``): it is then waited for, within
+        ``timeout_s``, and its result returned (``McpTaskTimeoutError``, naming the task, when
+        it is not done in time)."""
+        if not as_task:
+            return self._run(self._core.call_tool(name, arguments, progress, timeout_s, meta))
+        if progress is not None:
+            raise ValueError("progress is followed for plain calls only, not for a task")
+        state = self._run(self._core.start_tool_task(name, arguments, timeout_s, meta))
+        return TaskHandle(self, state)
+
+    def get_task(self, task_id: str, *, timeout_s: float | None = None) -> TaskHandle:
+        """A handle on the task ``task_id``, created before (``tasks/get`` for its state)."""
+        return TaskHandle(self, self._run(self._core.get_task(task_id, timeout_s)))
+
+    def list_tasks(self, *, timeout_s: float | None = None) -> list[Task]:
+        """Every task the server lists (``tasks/list``, all pages): 2025-11-25 only, where the
+        server declares ``tasks.list``; else ``McpTasksNotSupportedError`` (2026-07-28 has
+        none: a client keeps the ids of its tasks)."""
+        return self._run(self._core.list_tasks(timeout_s))
 
     def list_resources(self, *, timeout_s: float | None = None) -> list[Resource]:
         """Every resource of the server (all pages)."""

@@ -65,10 +65,19 @@ MISSING_REQUIRED_CLIENT_CAPABILITY = -32021
 MODERN_ERROR_CODES = frozenset({UNSUPPORTED_PROTOCOL_VERSION, HEADER_MISMATCH, -32021})
 """JSON-RPC error codes that only a modern server sends (in a 400): the protocol's own range."""
 
-NAMED_METHODS = {"tools/call": "name", "prompts/get": "name", "resources/read": "uri"}
-"""The methods whose ``Mcp-Name`` header mirrors a param, and which param."""
-MRTR_METHODS = frozenset(NAMED_METHODS)
+MRTR_METHODS = frozenset({"tools/call", "prompts/get", "resources/read"})
 """The methods whose results may be ``input_required`` (SEP-2322)."""
+NAMED_METHODS = {
+    "tools/call": "name",
+    "prompts/get": "name",
+    "resources/read": "uri",
+    # The tasks extension: its requests name their task, so that intermediaries route them to
+    # the instance holding it (a MUST of io.modelcontextprotocol/tasks).
+    "tasks/get": "taskId",
+    "tasks/update": "taskId",
+    "tasks/cancel": "taskId",
+}
+"""The methods whose ``Mcp-Name`` header mirrors a param, and which param."""
 
 _TOKEN = re.compile(r"^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$")
 _SAFE_INTEGER = 2**53 - 1
