@@ -228,6 +228,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             expected_id=request_id,
             timeout_s=timeout_s,
             now=now,
+            cancel_at_server=True,
         )
         assert response is not None
         return response
