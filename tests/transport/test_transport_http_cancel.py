@@ -197,3 +197,52 @@ def test_no_cancellation_for_a_request_the_server_refused(
     with pytest.raises(McpHttpTransportError):
         transport.request(method="tools/call", params=hold("refused"), timeout_s=0.3)
     assert [json.loads(r.body)["method"] for r in fault_server.recorded(url)] == ["tools/call"]
+
+
+def test_a_cancelled_task_is_not_held_up_by_a_server_that_never_answers_the_cancellation(
+    fault_server: FaultServer, event_loop_thread: EventLoopThread, tmp_path: Path
+) -> None:
+    async def stall(request: Request, conn: Conn) -> None:
+        if request.json.get("method") == "tools/call":
+            await conn.start(200)
+            await conn.send(sse(notification("notifications/progress")), pause_s=30)
+        else:  # the cancellation: never answered
+            await asyncio.sleep(30)
+        conn.drop()
+
+    url = fault_server.route(stall)
+    tasks_before = tasks_of(event_loop_thread)
+
+    async def scenario() -> tuple[float, float]:
+        server = ResolvedMcpServer(id="test", url=url, call_timeout_s=60.0)
+        async with AsyncMcpHttpTransport(
+            server=server, workspace_root=tmp_path, listen=False
+        ) as transport:
+            call = asyncio.ensure_future(
+                transport.request(method="tools/call", params=hold("t"), timeout_s=60.0)
+            )
+            await asyncio.sleep(0.5)
+            started = time.monotonic()
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            cancelled_s = time.monotonic() - started
+            # Cancelled twice: the notification is given up at once.
+            call = asyncio.ensure_future(
+                transport.request(method="tools/call", params=hold("u"), timeout_s=60.0)
+            )
+            await asyncio.sleep(0.5)
+            started = time.monotonic()
+            call.cancel()
+            await asyncio.sleep(0.2)  # the notification is under way
+            call.cancel()
+            with pytest.raises(asyncio.CancelledError):
+                await call
+            return cancelled_s, time.monotonic() - started
+
+    once_s, twice_s = event_loop_thread.run(scenario())
+    assert once_s < CANCEL_TIMEOUT_S + 3.0
+    assert twice_s < CANCEL_TIMEOUT_S  # generous: the second cancel ends it at once
+    methods = [json.loads(r.body)["method"] for r in fault_server.recorded(url)]
+    assert methods == ["tools/call", CANCELLED_NOTIFICATION] * 2
+    assert tasks_of(event_loop_thread) <= tasks_before
