@@ -108,7 +108,9 @@ class AsyncMcpHttpTransport(
     async def request(
         self, *, method: str, params: Any | None, timeout_s: float
     ) -> JsonRpcResponse:
-        """Send a request and return its response (see ``McpHttpTransport.request``)."""
+        """Send a request and return its response (see ``McpHttpTransport.request``). A
+        request whose task is cancelled is cancelled at the server as one that times out is,
+        before the ``CancelledError`` goes on."""
         await self._after_get_answered()
         return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
 

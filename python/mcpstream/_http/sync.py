@@ -142,7 +142,11 @@ class McpHttpTransport(
 
     def request(self, *, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         """Send a request and return its response (a JSON-RPC error response is returned, not
-        raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
+        raised). Raises an ``McpHttpTransportError`` subclass when no response can be had.
+
+        A request that runs past ``timeout_s`` is cancelled at the server before
+        ``McpHttpTransportTimeoutError`` is raised: its stream is closed and, below 2026-07-28,
+        ``notifications/cancelled`` is POSTed (2 s at most; the docs' "Cancellation")."""
         self._after_get_answered()
         return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
 
