@@ -102,16 +102,29 @@ def answers(draw: st.DrawFn) -> Answer:
 
 
 @fuzz_settings
-@given(script_answers=st.lists(answers(), min_size=1, max_size=4), session=st.booleans())
+@given(
+    script_answers=st.lists(answers(), min_size=1, max_size=4),
+    session=st.booleans(),
+    cancel=st.booleans(),
+)
 def test_a_call_returns_a_response_or_raises_a_transport_error_whatever_the_server_sends(
-    script_answers: list[Answer], session: bool
+    script_answers: list[Answer], session: bool, cancel: bool
 ) -> None:
     core = protocol(
         session_id="s1" if session else None,
         policy=ReconnectPolicy(),
     )
     script = FuzzScript(script_answers)
-    flow = call_flow(core, PING, method="ping", expected_id=1, timeout_s=5.0, now=script.now)
+    # ``cancel``: a call that times out POSTs its cancellation, answered by the next answer.
+    flow = call_flow(
+        core,
+        PING,
+        method="ping",
+        expected_id=1,
+        timeout_s=5.0,
+        now=script.now,
+        cancel_at_server=cancel,
+    )
     try:
         response: Any = script.run(flow)
     except McpTransportError:

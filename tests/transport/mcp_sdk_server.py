@@ -8,12 +8,14 @@ Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notification
 (an elicitation request to the client), ``poke`` (a notification and a ping on the GET stream),
 ``resumable`` (closes its SSE stream before answering; the client must resume it), ``ask_two`` (two
 elicitations, the second after the first answer: two rounds of ``input_required`` at 2026-07-28),
-``sample`` (a sampling request), ``roots`` (a roots request), a resource ``mem://readme`` and a
-prompt ``greet``. Every mode speaks both eras (the SDK picks by the request); ``stateless`` keeps
-no session for the handshake era either. ``http-sse`` serves the deprecated HTTP+SSE transport
-of 2024-11-05 instead (the SDK's ``sse_app``: the stream at ``/sse``, messages POSTed to
-``/messages/``), counting the requests it sees by method and path (``GET /stats`` answers them as
-JSON, not counted itself), so that a test can tell what a client probed.
+``sample`` (a sampling request), ``roots`` (a roots request), ``hold`` (a slow call that
+records whether the server cancelled it, read back with ``outcome``), a resource
+``mem://readme`` and a prompt ``greet``. Every mode speaks both eras (the SDK picks by the
+request); ``stateless`` keeps no session for the handshake era either. ``http-sse`` serves the
+deprecated HTTP+SSE transport of 2024-11-05 instead (the SDK's ``sse_app``: the stream at
+``/sse``, messages POSTed to ``/messages/``), counting the requests it sees by method and path
+(``GET /stats`` answers them as JSON, not counted itself), so that a test can tell what a client
+probed.
 """
 
 from __future__ import annotations
@@ -34,6 +36,9 @@ from mcp_types import SamplingMessage, TextContent
 from pydantic import BaseModel
 
 BIG_TEXT_UNIT = "mcpstream \u2713 \u00e9t\u00e9 \u2028 sep \U0001f600;"
+
+OUTCOMES: dict[str, str] = {}
+"""How each ``hold`` call ended on the server, by its key (what the cancellation tests ask)."""
 
 
 class MemoryEventStore(EventStore):
@@ -159,6 +164,24 @@ def build_server() -> MCPServer:
         """Answer after ``seconds``."""
         await anyio.sleep(seconds)
         return "slept"
+
+    @server.tool()
+    async def hold(key: str, seconds: float) -> str:
+        """Answer after ``seconds``, recording under ``key`` how the call ended on the server
+        (``held`` while it runs, then ``finished`` or ``cancelled``; see ``outcome``)."""
+        OUTCOMES[key] = "held"
+        try:
+            await anyio.sleep(seconds)
+        except anyio.get_cancelled_exc_class():
+            OUTCOMES[key] = "cancelled"
+            raise
+        OUTCOMES[key] = "finished"
+        return "held"
+
+    @server.tool()
+    async def outcome(key: str) -> str:
+        """How the ``hold`` call ``key`` ended on the server (``unknown``: none such ran)."""
+        return OUTCOMES.get(key, "unknown")
 
     @server.tool()
     async def resumable(ctx: Context) -> str:

@@ -15,9 +15,17 @@ from .helpers import ScriptedHandler, open_sockets_to
 CALLS = 1000
 
 
+CANCELLED_IDS: list[int] = []
+"""The ids the client's ``notifications/cancelled`` named."""
+
+
 async def assorted_failures(request: Request, conn: Conn) -> None:
     """Ends each call in one of several ways, chosen by the call's JSON-RPC id."""
     if request.is_client_reply:
+        await conn.accept()
+        return
+    if request.json.get("method") == "notifications/cancelled":
+        CANCELLED_IDS.append(request.json["params"]["requestId"])
         await conn.accept()
         return
     rid = request.jsonrpc_id
@@ -70,6 +78,8 @@ def test_a_thousand_calls_ending_in_assorted_errors_leave_no_connection_or_threa
         url, server_request_handler=handler, max_event_bytes=2048, listen=False
     )
     outcomes: dict[str, int] = {}
+    names: list[str] = []
+    del CANCELLED_IDS[:]
     for _ in range(CALLS):
         try:
             transport.request(method="tools/call", params=None, timeout_s=0.05)
@@ -77,6 +87,11 @@ def test_a_thousand_calls_ending_in_assorted_errors_leave_no_connection_or_threa
         except McpHttpTransportError as exc:
             name = type(exc).__name__
         outcomes[name] = outcomes.get(name, 0) + 1
+        names.append(name)
+    # Only calls that timed out were cancelled at the server (never one answered or refused);
+    # the transport's ids are 1, 2, 3...
+    timed_out = {rid for rid, name in enumerate(names, 1) if name.endswith("TimeoutError")}
+    assert CANCELLED_IDS and set(CANCELLED_IDS) <= timed_out
     assert set(outcomes) == {
         "ok",
         "McpHttpTransportError",

@@ -234,3 +234,19 @@ def test_a_stale_cached_entry_is_dropped_and_the_post_tried(
     assert initialize(transport)["serverInfo"]["name"] == "mcpstream-test-server"
     assert not transport.http_sse
     assert NEGOTIATED.get(url) is None
+
+
+def test_the_stream_may_stay_quiet_longer_than_any_timeout_of_the_handshake(
+    make_transport: Any, http_sse_server: str
+) -> None:
+    # The stream carries the session: a read timeout on it (what was left of the handshake's
+    # time, 1 s here) would lose the session whenever the server is quiet for longer, as
+    # during this 2.5 s call.
+    transport = make_transport(f"{http_sse_server}/sse", call_timeout_s=1.0)
+    initialize(transport, timeout_s=1.0)
+    response = transport.request(
+        method="tools/call", params={"name": "sleep", "arguments": {"seconds": 2.5}}, timeout_s=20
+    )
+    assert response.error is None
+    assert tool_text(response.result) == "slept"
+    assert tool_text(call_tool(transport, "echo", {"text": "still on"})) == "still on"

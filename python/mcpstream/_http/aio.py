@@ -32,6 +32,7 @@ from .aio_io import Exchange, collect, read_limited, within
 from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
+from .core.cancel import Abandoned
 from .core.modern import Negotiated, Negotiation
 from .core.sse_legacy import SseStream
 from .facade import HttpTransportBase
@@ -111,7 +112,9 @@ class AsyncMcpHttpTransport(
     async def request(
         self, *, method: str, params: Any | None, timeout_s: float
     ) -> JsonRpcResponse:
-        """Send a request and return its response (see ``McpHttpTransport.request``)."""
+        """Send a request and return its response (see ``McpHttpTransport.request``). A
+        request whose task is cancelled is cancelled at the server as one that times out is,
+        before the ``CancelledError`` goes on."""
         await self._after_get_answered()
         return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
 
@@ -267,17 +270,33 @@ class AsyncMcpHttpTransport(
     # -- running flows -------------------------------------------------------------------------
 
     async def _run(self, flow: s.Flow[T], exchange: Exchange | None = None) -> T:
-        """Run ``flow`` to its end, performing each step it yields."""
+        """Run ``flow`` to its end, performing each step it yields.
+
+        When the task is cancelled during a step, the flow is told (``Abandoned``) and its
+        last steps are run (a call cancels its request at the server, within
+        ``CANCEL_TIMEOUT_S``); the ``CancelledError`` is raised then. A second cancellation
+        meanwhile ends the flow at once."""
         ex = exchange or Exchange(self._client)
+        cancelled: asyncio.CancelledError | None = None
         with Stepper(flow) as stepper:
             try:
                 while stepper.running:
+                    outcome: s.Outcome | Exception | Abandoned
                     try:
                         action = getattr(self, "_do_" + s.action(stepper.step))
                         outcome = await action(stepper.step, ex)
                     except Exception as exc:  # a hook, a handler or a nested flow: for the flow
                         outcome = exc
-                    stepper.answer(outcome)
+                    except asyncio.CancelledError as exc:
+                        if cancelled is not None:
+                            raise
+                        cancelled, outcome = exc, Abandoned()
+                    try:
+                        stepper.answer(outcome)
+                    except Abandoned:
+                        break  # the flow gave up: the cancellation is raised below
+                if cancelled is not None:
+                    raise cancelled
                 result: T = stepper.result
                 return result
             finally:
@@ -294,6 +313,8 @@ class AsyncMcpHttpTransport(
             return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
         except wire.http_errors() as exc:
             return wire.failure(exc)
+        if request.quiet_body:
+            wire.lift_read_timeout(response)  # before the body's reads start
         ex.open(response, time.monotonic() + timeout_s)
         head = wire.head(response)
         learn_dpop_nonce(self._auth, request, head.headers)

@@ -32,6 +32,7 @@ from .core import (
     delete_flow,
     resume_flow,
 )
+from .core.cancel import cancellable
 from .core.modern import (
     Channel,
     Negotiated,
@@ -250,9 +251,16 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
         body = self._protocol.encode(payload)
         sse = self._active_sse()
+        cancel_at_server = cancellable(method, modern=False, params=params)
         if sse is not None:
             answer = yield from sse_call_flow(
-                sse, body, method=method, expected_id=request_id, timeout_s=timeout_s, now=now
+                sse,
+                body,
+                method=method,
+                expected_id=request_id,
+                timeout_s=timeout_s,
+                now=now,
+                cancel_at_server=cancel_at_server,
             )
             assert answer is not None
             return answer
@@ -275,6 +283,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             expected_id=request_id,
             timeout_s=timeout_s,
             now=now,
+            cancel_at_server=cancel_at_server,
         )
         assert response is not None
         return response

@@ -145,7 +145,11 @@ class McpHttpTransport(
 
     def request(self, *, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         """Send a request and return its response (a JSON-RPC error response is returned, not
-        raised). Raises an ``McpHttpTransportError`` subclass when no response can be had."""
+        raised). Raises an ``McpHttpTransportError`` subclass when no response can be had.
+
+        A request that runs past ``timeout_s`` is cancelled at the server before
+        ``McpHttpTransportTimeoutError`` is raised: its stream is closed and, below 2026-07-28,
+        ``notifications/cancelled`` is POSTed (2 s at most; the docs' "Cancellation")."""
         self._after_get_answered()
         return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
 
@@ -274,6 +278,8 @@ class McpHttpTransport(
                 response = wire.send(ex.client, request, extensions)
         except wire.http_errors() as exc:
             return wire.failure(exc)
+        if request.quiet_body:
+            wire.lift_read_timeout(response)  # before the body's reads start
         ex.open(response, deadline)
         head = wire.head(response)
         learn_dpop_nonce(self._auth, request, head.headers)

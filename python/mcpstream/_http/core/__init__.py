@@ -23,6 +23,9 @@ tasks) run its flows and do the I/O they ask for.
 * ``relay``: ``Relay``, the rules for carrying the messages of a host's own MCP session (the
   SDK's ``ClientSession``, see ``mcpstream.sdk``): what each outbound message becomes, the era
   its stamps say, cancellation at 2026-07-28.
+* ``cancel``: the rules for cancelling a request the client gave up (timed out, or its task
+  cancelled) at the server, by the era it was sent in; ``call_flow(cancel_at_server=True)``
+  follows them, and so does ``relay``.
 * ``sse_legacy``: the HTTP+SSE transport of 2024-11-05 (deprecated, still deployed) as one more
   flow: the fallback from a refused ``initialize`` POST to the GET stream and its ``endpoint``
   event, each message POSTed there and answered on the stream (``SseStream``), and the
@@ -32,9 +35,10 @@ tasks) run its flows and do the I/O they ask for.
   retries, ``input_required`` rounds, the list cache).
 
 The modules form layers, and each imports only from those below it (``tests/test_import_cycles.py``
-checks it, imports for typing included): ``steps`` and ``era`` (they import no other module of
-the core), then ``protocol`` (the state of one transport, ``ModernState`` included), then
-``exchange``, ``listen`` and ``relay``, then ``flows``, then ``sse_legacy``, then ``modern``.
+checks it, imports for typing included): ``steps``, ``era`` and ``cancel`` (they import no
+other module of the core), then ``protocol`` (the state of one transport, ``ModernState``
+included), then ``exchange``, ``listen`` and ``relay``, then ``flows``, then ``sse_legacy``,
+then ``modern``.
 """
 
 from __future__ import annotations

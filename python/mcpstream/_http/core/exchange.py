@@ -68,6 +68,12 @@ class CallExchange:
         """The stream is an earlier request's (resumed from its token, ``resume_flow``): its
         response answers this call whatever its id."""
         self._idle_reconnects = 0
+        self.sent = False
+        """True once the POST was sent and did not fail before reaching the server: the server
+        may have the request, so giving it up cancels it there (see ``cancel``)."""
+        self.renews = True
+        """False for a message whose 401/403 is not handed to the auth hook (a cancellation:
+        no renewal, no login, for a request already given up)."""
 
     @property
     def expects_response(self) -> bool:

@@ -17,8 +17,28 @@ from dataclasses import replace
 from typing import Any, TypeVar, overload
 
 from ..._text import sanitize
-from ...errors import McpAuthError, McpHttpTransportError, McpTransportError
-from ...jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
+from ...errors import (
+    McpAuthError,
+    McpHttpTransportError,
+    McpHttpTransportTimeoutError,
+    McpTransportError,
+)
+from ...jsonrpc import (
+    JsonRpcId,
+    JsonRpcNotification,
+    JsonRpcRequest,
+    JsonRpcResponse,
+    build_jsonrpc_notification,
+)
+from .cancel import (
+    ABANDONED_REASON,
+    CANCEL_TIMEOUT_S,
+    CANCELLED_NOTIFICATION,
+    Abandoned,
+    cancel_params,
+    cancellable,
+    timeout_reason,
+)
 from .era import jsonrpc_error
 from .exchange import CallExchange, SseBody
 from .listen import ListenStream
@@ -81,13 +101,14 @@ class Stepper:
         self.step: Step = StreamAnswered()
         self._advance(None)
 
-    def answer(self, outcome: Outcome | Exception | None) -> None:
-        """Send ``outcome`` to the flow (throw it in, for an exception); take its next step."""
+    def answer(self, outcome: Outcome | Exception | Abandoned | None) -> None:
+        """Send ``outcome`` to the flow (throw it in, for an exception, or ``Abandoned``: the
+        host gave the flow up); take its next step."""
         self._advance(outcome)
 
-    def _advance(self, outcome: Outcome | Exception | None) -> None:
+    def _advance(self, outcome: Outcome | Exception | Abandoned | None) -> None:
         try:
-            if isinstance(outcome, Exception):
+            if isinstance(outcome, BaseException):
                 self.step = self._flow.throw(outcome)
             else:
                 self.step = self._flow.send(outcome)  # type: ignore[arg-type]  # None starts it
@@ -140,18 +161,61 @@ def call_flow(
     now: float,
     headers: Mapping[str, str] | None = None,
     checkpoint: Any = None,
+    cancel_at_server: bool = False,
 ) -> Flow[JsonRpcResponse | None]:
     """POST ``body`` (a request waiting for the response ``expected_id``, or a notification
     with None) and return the response (None for a notification) within ``timeout_s``.
     ``headers``: the ones that mirror the body (a modern request's, see ``era``).
-    ``checkpoint``: a callback for the event ids of the call's stream (``steps.Checkpoint``)."""
+    ``checkpoint``: a callback for the event ids of the call's stream (``steps.Checkpoint``).
+    ``cancel_at_server``: a request given up (its timeout, or ``Abandoned`` thrown in) is
+    cancelled at the server by its era's rule (``cancel``); the stream is closed in any case,
+    by the driver, when the flow ends."""
     if protocol.closed:
         raise protocol.closed_error()
     call = CallExchange(
         protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
     )
     call.checkpoint = checkpoint
-    return (yield from _run_call(call, _post(call, body, headers or {})))
+    cancel = cancel_at_server and cancellable(method, modern=protocol.modern is not None)
+    try:
+        return (yield from _run_call(call, _post(call, body, headers or {})))
+    except McpHttpTransportTimeoutError:
+        if cancel:
+            yield from _cancel_at_server(call, timeout_reason(timeout_s))
+        raise
+    except Abandoned:
+        if cancel:
+            yield from _cancel_at_server(call, ABANDONED_REASON)
+        raise
+
+
+def _cancel_at_server(call: CallExchange, reason: str) -> Flow[None]:
+    """POST ``notifications/cancelled`` for the request of ``call``, given up, if the server
+    may have it and has not answered it, within ``CANCEL_TIMEOUT_S``; a failure is logged (the
+    host gets the error of the call). Its ``Send`` closes the call's stream first."""
+    protocol = call.protocol
+    if not call.sent or call.response is not None or protocol.closed:
+        return
+    assert call.expected_id is not None
+    params = cancel_params(call.expected_id, reason)
+    body = protocol.encode(build_jsonrpc_notification(method=CANCELLED_NOTIFICATION, params=params))
+    notice = CallExchange(
+        protocol,
+        method=CANCELLED_NOTIFICATION,
+        expected_id=None,
+        timeout_s=min(CANCEL_TIMEOUT_S, call.timeout_s),
+        now=call.now,
+    )
+    notice.renews = False
+    try:
+        yield from _run_call(notice, _post(notice, body, {}))
+    except Exception as exc:
+        logger.info(
+            "MCP server %r: the cancellation of '%s' was not delivered: %s",
+            protocol.server.id,
+            call.method,
+            type(exc).__name__,
+        )
 
 
 def resume_flow(
@@ -265,8 +329,11 @@ def _post(call: CallExchange, body: bytes, extra: Mapping[str, str]) -> Flow[Res
         authorized = yield from _authorization(call, scope=scope, replay_allowed=None)
         headers = protocol.post_headers(authorization=authorized.header)
         headers.update(extra)
+        call.sent = True
         head = yield from _send(call, "POST", headers, body)
         if isinstance(head, Failed):
+            # Only a timeout after connecting may have left the request with the server.
+            call.sent = head.kind is FailureKind.TIMEOUT
             raise protocol.map_failure(
                 head, method=call.method, timeout_s=call.timeout_s
             ) from head.error
@@ -275,12 +342,13 @@ def _post(call: CallExchange, body: bytes, extra: Mapping[str, str]) -> Flow[Res
             expects_response=call.expects_response,
             status_code=head.status_code,
             headers=head.headers,
-            challengeable=protocol.has_auth,
+            challengeable=protocol.has_auth and call.renews,
         )
         if kind is not BodyKind.CHALLENGE:
             return (yield from _take_post_answer(call, head, kind, had_session_id))
         # The 401/403 is read and closed before the hook renews the credentials.
         error_body = yield from _snippet(call)
+        call.sent = False  # refused: the server runs nothing of it
         if not (yield from _renewed(call, authorized, head, error_body)):
             raise _status_error(call, head.status_code, error_body, had_session_id)
         call.check_deadline(call.now)

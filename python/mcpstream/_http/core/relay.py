@@ -17,12 +17,12 @@ from enum import Enum
 from typing import Any
 
 from ...jsonrpc import JsonRpcId
+from .cancel import CANCELLED_NOTIFICATION, notifies_cancellation
 from .era import is_modern
 from .protocol import INITIALIZED_NOTIFICATION, McpHttpProtocol, ModernState
 
 __all__ = ["CANCELLED_NOTIFICATION", "Outbound", "Relay", "Route"]
 
-CANCELLED_NOTIFICATION = "notifications/cancelled"
 _VERSION_HEADER = "mcp-protocol-version"
 
 
@@ -138,7 +138,7 @@ class Relay:
         if in_flight is not None:
             # The era the request ran in decides: its stream closed at 2026-07-28, the
             # notification POSTed below it (where a disconnect is explicitly no cancellation).
-            if in_flight.modern:
+            if not notifies_cancellation(in_flight.modern):
                 return Outbound(Route.ABORT, cancelled)
             return Outbound(Route.POST, None, extra)
         # No request to consult: at 2026-07-28 the frame goes nowhere (no late cancellation

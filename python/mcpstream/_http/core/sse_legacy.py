@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from dataclasses import replace
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
@@ -43,7 +44,21 @@ from ...errors import (
     McpHttpTransportSessionExpiredError,
     McpHttpTransportTimeoutError,
 )
-from ...jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
+from ...jsonrpc import (
+    JsonRpcId,
+    JsonRpcNotification,
+    JsonRpcRequest,
+    JsonRpcResponse,
+    build_jsonrpc_notification,
+)
+from .cancel import (
+    ABANDONED_REASON,
+    CANCEL_TIMEOUT_S,
+    CANCELLED_NOTIFICATION,
+    Abandoned,
+    cancel_params,
+    timeout_reason,
+)
 from .flows import _deliver, _expect, _sent, answer_flow, call_flow
 from .protocol import (
     ERROR_BODY_READ_LIMIT,
@@ -284,7 +299,9 @@ def _connect(stream: SseStream, endpoint_wait_s: float) -> Flow[None]:
             )
             authorization, scope = authorized.header, authorized.scope
         headers = protocol.get_headers(last_event_id=None, authorization=authorization)
-        request = protocol.request("GET", headers, remaining_s=endpoint_wait_s)
+        request = replace(
+            protocol.request("GET", headers, remaining_s=endpoint_wait_s), quiet_body=True
+        )
         head = yield from _sent(protocol, request)
         if isinstance(head, Failed):
             raise protocol.map_failure(
@@ -441,10 +458,13 @@ def sse_call_flow(
     expected_id: JsonRpcId | None,
     timeout_s: float,
     now: float,
+    cancel_at_server: bool = False,
 ) -> Flow[JsonRpcResponse | None]:
     """POST ``body`` to the endpoint (a request waiting for the response ``expected_id``, or a
     notification or answer with None) and return the response from the stream within
-    ``timeout_s`` (None for the others)."""
+    ``timeout_s`` (None for the others). ``cancel_at_server``: a request the server accepted
+    and then given up (its timeout, or ``Abandoned`` thrown in) is cancelled there with
+    ``notifications/cancelled``, as in the handshake era of Streamable HTTP (``cancel``)."""
     protocol = stream.protocol
     if protocol.closed:
         raise protocol.closed_error()
@@ -453,10 +473,12 @@ def sse_call_flow(
     deadline = now + timeout_s
     if expected_id is not None:
         stream.expect(expected_id)  # before the POST: the response may come first
+    accepted = False
     try:
         yield from call_flow(
             protocol, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
         )
+        accepted = True
         if expected_id is None:
             return None
         waited = yield from _expect(Sleep(0.0), Done)
@@ -475,9 +497,45 @@ def sse_call_flow(
 
             outcome = yield from _expect(Await(ready, deadline - now), Done, Idle)
             now = outcome.now
+    except (McpHttpTransportTimeoutError, Abandoned) as exc:
+        if cancel_at_server and accepted and expected_id is not None:
+            abandoned = isinstance(exc, Abandoned)
+            reason = ABANDONED_REASON if abandoned else timeout_reason(timeout_s)
+            yield from _cancel_on_stream(stream, expected_id, method, reason)
+        raise
     finally:
         if expected_id is not None:
             stream.forget(expected_id)
+
+
+def _cancel_on_stream(
+    stream: SseStream, request_id: JsonRpcId, method: str, reason: str
+) -> Flow[None]:
+    """POST ``notifications/cancelled`` for ``request_id`` to the endpoint, unless its response
+    came meanwhile or the stream is over, within ``CANCEL_TIMEOUT_S``; a failure is logged (the
+    host gets the error of the call)."""
+    protocol = stream.protocol
+    if protocol.closed or stream.over or stream.answered(request_id):
+        return
+    params = cancel_params(request_id, reason)
+    body = protocol.encode(build_jsonrpc_notification(method=CANCELLED_NOTIFICATION, params=params))
+    waited = yield from _expect(Sleep(0.0), Done)
+    try:
+        yield from call_flow(
+            protocol,
+            body,
+            method=CANCELLED_NOTIFICATION,
+            expected_id=None,
+            timeout_s=CANCEL_TIMEOUT_S,
+            now=waited.now,
+        )
+    except Exception as exc:
+        logger.info(
+            "MCP server %r: the cancellation of '%s' was not delivered: %s",
+            protocol.server.id,
+            method,
+            type(exc).__name__,
+        )
 
 
 def initialize_flow(

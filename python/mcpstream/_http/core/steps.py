@@ -63,7 +63,10 @@ class HttpRequest:
     """One HTTP request. ``timeout_s`` is what is left of its operation: a driver ends the
     request by then, end to end (connect, TLS, the whole wait for the head, however it is
     trickled, and the reads of an error body); connecting is also bounded by ``connect_s``
-    (None: by ``timeout_s`` alone). A body read with ``ReadChunk(None)`` is not bounded."""
+    (None: by ``timeout_s`` alone). A body read with ``ReadChunk(None)`` is not bounded.
+    ``quiet_body``: the body may stay quiet for as long as the server likes, from its first
+    byte on (the HTTP+SSE stream, whose loss is the session's): the driver bounds each read it
+    is asked to bound itself, and the HTTP stack's read timeout is lifted once the head is in."""
 
     method: str
     url: str
@@ -71,6 +74,7 @@ class HttpRequest:
     timeout_s: float
     connect_s: float | None = None
     body: bytes | None = None
+    quiet_body: bool = False
 
 
 # -- steps -------------------------------------------------------------------------------------
