@@ -202,3 +202,10 @@ def test_the_era_rule_is_the_relays_too() -> None:
     assert cancellable("tools/call", modern=False)
     assert not cancellable("initialize", modern=False)
     assert not cancellable("tools/call", modern=True)
+
+
+def test_a_task_augmented_request_is_not_cancelled_by_notification() -> None:
+    # 2025-11-25 tasks: the work of a task-augmented request is stopped with tasks/cancel.
+    task_call = {"name": "render", "arguments": {}, "task": {"ttl": 60000}}
+    assert not cancellable("tools/call", modern=False, params=task_call)
+    assert cancellable("tools/call", modern=False, params={"name": "render", "arguments": {}})
