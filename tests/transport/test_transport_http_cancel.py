@@ -141,6 +141,9 @@ def test_a_cancelled_task_cancels_its_request_at_the_server(
             transport.inner.request(method="tools/call", params=hold(key), timeout_s=60.0)
         )
         while await _outcome(transport, key) != "held":  # until the server runs the tool
+            if call.done():
+                call.result()  # it failed instead: its error fails the test, at once
+                raise AssertionError("the call ended before the server ran it")
             await asyncio.sleep(0.05)
         started = time.monotonic()
         call.cancel()

@@ -28,7 +28,7 @@ from ..server_requests import (
     McpServerRequestHandler,
 )
 from . import wire
-from .aio_io import Exchange, collect, read_limited, within
+from .aio_io import Exchange, collect, read_limited, wait_set, within
 from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
@@ -194,8 +194,7 @@ class AsyncMcpHttpTransport(
         answered, stream = self._listen_answered, self._listen_stream
         if answered is None or not isinstance(stream, ListenStream):
             return None  # (an HTTP+SSE stream is never reopened: _resubscribe said no)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(answered.wait(), timeout_s)
+        await wait_set(answered, timeout_s)
         return stream.acknowledged
 
     async def _after_get_answered(self) -> None:
@@ -203,8 +202,7 @@ class AsyncMcpHttpTransport(
         (``ListenStream.OPEN_WAIT_S`` at most; see ``McpHttpTransport._after_get_answered``)."""
         answered = self._listen_answered
         if answered is not None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(answered.wait(), ListenStream.OPEN_WAIT_S)
+            await wait_set(answered, ListenStream.OPEN_WAIT_S)
             self._listen_answered = None  # waited once: a GET still unanswered is left alone
 
     async def close(self) -> None:
@@ -410,8 +408,7 @@ class AsyncMcpHttpTransport(
             wait_s = deadline - time.monotonic()
             if wait_s <= 0:
                 return s.Idle(time.monotonic())
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._wake.wait(), wait_s)
+            await wait_set(self._wake, wait_s)
         return s.Done(time.monotonic())
 
     async def _do_notify(self, step: s.Notify, ex: Exchange) -> s.Done:

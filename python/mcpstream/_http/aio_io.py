@@ -13,7 +13,7 @@ import httpx
 from . import wire
 from .core import steps as s
 
-__all__ = ["Exchange", "collect", "read_limited", "within"]
+__all__ = ["Exchange", "collect", "read_limited", "wait_set", "within"]
 
 
 class Exchange:
@@ -77,3 +77,13 @@ async def within(wait_s: float | None, read: Awaitable[bytes]) -> bytes | s.Outc
         return s.BodyEnd(time.monotonic())
     except wire.http_errors() as exc:
         return wire.failure(exc)
+
+
+async def wait_set(event: asyncio.Event, wait_s: float) -> bool:
+    """Wait for ``event`` to be set, ``wait_s`` at most; True when it is. Not with
+    ``asyncio.wait_for``: on CPython 3.11 it loses a cancellation that comes as the event is set
+    (the cancelled task then waits on, until its timeout), where ``asyncio.timeout`` keeps it."""
+    with contextlib.suppress(TimeoutError):
+        async with asyncio.timeout(wait_s):
+            await event.wait()
+    return event.is_set()

@@ -5,6 +5,7 @@ methods that only read or set the core's state. Each driver (``sync``, ``aio``) 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any, Generic, TypeVar
 
@@ -251,20 +252,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
         body = self._protocol.encode(payload)
         sse = self._active_sse()
-        cancel_at_server = cancellable(method, modern=False, params=params)
-        if sse is not None:
-            answer = yield from sse_call_flow(
-                sse,
-                body,
-                method=method,
-                expected_id=request_id,
-                timeout_s=timeout_s,
-                now=now,
-                cancel_at_server=cancel_at_server,
-            )
-            assert answer is not None
-            return answer
-        if method == "initialize":
+        if sse is None and method == "initialize":
             # A host's own handshake (the reference transport's API): the HTTP+SSE fallback.
             return (
                 yield from host_initialize_flow(
@@ -276,14 +264,16 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
                     call_timeout_s=self.server.call_timeout_s,
                 )
             )
-        response = yield from call_flow(
-            self._protocol,
+        # The one stream of the HTTP+SSE transport carries the answer, else the POST's own.
+        protocol = self._protocol
+        call = partial(sse_call_flow, sse) if sse is not None else partial(call_flow, protocol)
+        response = yield from call(
             body,
             method=method,
             expected_id=request_id,
             timeout_s=timeout_s,
             now=now,
-            cancel_at_server=cancel_at_server,
+            cancel_at_server=cancellable(method, modern=False, params=params),
         )
         assert response is not None
         return response
