@@ -614,7 +614,9 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
                 acknowledgements = None
                 yield from _expect(StreamAnswered(), Done)
             for request_ in requests:
-                yield from _answer_in_background(stream, request_, call_timeout_s, outcome.now)
+                yield from _answer_in_background(
+                    stream.protocol, ListenStream.METHOD, request_, call_timeout_s, outcome.now
+                )
             if ended:
                 return True
             if stream.stopping:
@@ -624,16 +626,11 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
 
 
 def _answer_in_background(
-    stream: ListenStream, request: JsonRpcRequest, timeout_s: float, now: float
+    protocol: McpHttpProtocol, during: str, request: JsonRpcRequest, timeout_s: float, now: float
 ) -> Flow[None]:
-    """Answer a request of the GET stream; a failure is logged (no call waits for it)."""
-    flow = answer_flow(
-        stream.protocol,
-        request,
-        during=ListenStream.METHOD,
-        now=now,
-        budget_s=lambda _now: timeout_s,
-    )
+    """Answer a server request of a stream no call owns (``during``: the GET stream, the
+    HTTP+SSE stream); a failure is logged, as no call waits for it."""
+    flow = answer_flow(protocol, request, during=during, now=now, budget_s=lambda _now: timeout_s)
     try:
         yield from _expect(Run(flow), Done)
     except McpTransportError as exc:

@@ -59,7 +59,7 @@ from .cancel import (
     cancel_params,
     timeout_reason,
 )
-from .flows import _deliver, _expect, _sent, answer_flow, call_flow
+from .flows import _answer_in_background, _deliver, _expect, _sent, call_flow
 from .protocol import (
     ERROR_BODY_READ_LIMIT,
     McpHttpProtocol,
@@ -83,7 +83,6 @@ from .steps import (
     ReadChunk,
     ReadSnippet,
     Renew,
-    Run,
     Sleep,
 )
 
@@ -400,24 +399,10 @@ def _events(
         if filed:
             yield from _expect(Notify(), Done)
         for request in requests:
-            yield from _answer(stream, request, call_timeout_s)
-
-
-def _answer(stream: SseStream, request: JsonRpcRequest, timeout_s: float) -> Flow[None]:
-    """Answer a server request of the stream (POSTed to the endpoint); a failure is logged:
-    the stream does not say which call the request belongs to."""
-    now = (yield from _expect(Sleep(0.0), Done)).now
-    flow = answer_flow(
-        stream.protocol,
-        request,
-        during=SseStream.METHOD,
-        now=now,
-        budget_s=lambda _now: timeout_s,
-    )
-    try:
-        yield from _expect(Run(flow), Done)
-    except McpHttpTransportError as exc:
-        logger.warning("%s", sanitize(str(exc), 2000))
+            now = (yield from _expect(Sleep(0.0), Done)).now
+            yield from _answer_in_background(
+                stream.protocol, SseStream.METHOD, request, call_timeout_s, now
+            )
 
 
 # -- calls ------------------------------------------------------------------------------------
