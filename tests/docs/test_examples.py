@@ -6,7 +6,8 @@ in a fresh interpreter, as a reader would paste it into a file, against the demo
 as the pages say (``mcpstream demo --serve --port 8000``) on a free port: the examples' URL
 ``http://127.0.0.1:8000`` is rewritten to that port, nothing else. A block that is deliberately
 not a whole program (a fragment of a call, a configuration shown alone) says so in its fence's
-info string: ```` ```python fragment ````; those are compiled, not run, and kept few.
+info string, as a class (which the site's Markdown accepts and GitHub ignores):
+```` ```python {.fragment} ````; those are compiled, not run, and kept few.
 """
 
 from __future__ import annotations
@@ -129,7 +130,7 @@ def test_the_pages_have_examples_and_few_fragments() -> None:
 def test_the_fence_parser_reads_info_strings_and_indented_blocks(tmp_path: Path) -> None:
     page = tmp_path / "page.md"
     page.write_text(
-        "text\n\n```python fragment\nf(x)\n```\n\n- item\n\n  ```python\n  print(1)\n  ```\n"
+        "text\n\n```python {.fragment}\nf(x)\n```\n\n- item\n\n  ```python\n  print(1)\n  ```\n"
         "\n```sh\nls\n```\n"
     )
     blocks = list(fenced_blocks(page))
