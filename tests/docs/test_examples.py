@@ -41,6 +41,7 @@ class Example:
     line: int
     info: tuple[str, ...]
     code: str
+    raw_info: str = ""
 
     @property
     def id(self) -> str:
@@ -67,7 +68,8 @@ def fenced_blocks(page: Path) -> Iterator[Example]:
             body.append(lines[end][indent:])
             end += 1
         info = tuple(opening["info"].replace("{", " ").replace("}", " ").replace(".", " ").split())
-        yield Example(page, index + 1, info, "\n".join(body) + "\n")
+        raw = opening["info"].strip()
+        yield Example(page, index + 1, info, "\n".join(body) + "\n", raw)
         index = end + 1
 
 
@@ -125,6 +127,17 @@ def test_the_pages_have_examples_and_few_fragments() -> None:
     assert {"README.md", "client.md", "getting-started.md", "sdk.md", "skills.md"} <= pages
     fragments = [example.id for example in EXAMPLES if example.fragment]
     assert len(fragments) <= len(EXAMPLES) // 4, fragments
+
+
+def test_every_python_fence_renders_on_the_site() -> None:
+    # The site's Markdown (pymdownx.superfences) takes a fence's language and then only
+    # {attributes}: "python fragment" would render as a paragraph of text, not as code.
+    wrong = [
+        example.id
+        for example in EXAMPLES
+        if not re.fullmatch(r"(python|py)( \{[^}]*\})?", example.raw_info)
+    ]
+    assert wrong == []
 
 
 def test_the_fence_parser_reads_info_strings_and_indented_blocks(tmp_path: Path) -> None:
