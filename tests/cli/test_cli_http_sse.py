@@ -22,7 +22,7 @@ def sse_url() -> Iterator[str]:
 def test_tools_shows_the_http_sse_transport(mcpstream_cli: RunCommand, sse_url: str) -> None:
     run = mcpstream_cli("tools", sse_url)
     assert run.status == 0, run.err
-    assert "mcpstream-demo (legacy HTTP+SSE, protocol 2025-11-25): 13 tools" in run.out
+    assert "mcpstream-demo (legacy HTTP+SSE, protocol 2025-11-25): 14 tools" in run.out
 
 
 def test_call_and_ping_over_http_sse(mcpstream_cli: RunCommand, sse_url: str) -> None:
