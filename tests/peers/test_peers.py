@@ -49,8 +49,14 @@ OWN_ROUTE = frozenset({"client", "async-client", "transport", "async-transport"}
 and the log level (``_meta``)."""
 
 REMOVED_AT_2026 = Quirk(
-    "mcp.Client sends resources/subscribe and logging/setLevel, removed at 2026-07-28: the "
-    "server answers method not found (so does mcp.Client over mcpstream.sdk, which relays them)",
+    "mcp.Client sends the requests removed at 2026-07-28 (resources/subscribe, "
+    "logging/setLevel): the server refuses them (so it does with mcp.Client over mcpstream.sdk, "
+    "which relays them)",
+    passing=OWN_ROUTE,
+)
+RMCP_COMPLETION = Quirk(
+    "rmcp answers completion/complete at 2026-07-28 without resultType, which mcp.Client "
+    "(over either transport) refuses; mcpstream reads an absent one as complete, as the spec says",
     passing=OWN_ROUTE,
 )
 STATELESS_HANDSHAKE = Quirk(

@@ -11,12 +11,13 @@ use std::io::Write;
 use std::time::Duration;
 
 use rmcp::model::{
-    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams,
-    CompleteResult, ElicitRequestParams, GetPromptRequestParams, GetPromptResponse,
-    GetPromptResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
+    CallToolRequestParams, CallToolResponse, CallToolResult, CompleteRequestParams, CompleteResult,
+    ElicitRequestParams, GetPromptRequestParams, GetPromptResponse, GetPromptResult,
+    InputRequiredResult, ListPromptsResult, ListResourcesResult, ListToolsResult,
     LoggingMessageNotificationParam, PaginatedRequestParams, ProgressNotificationParam,
-    ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult, ServerCapabilities,
-    ServerConfig, SetLevelRequestParams, SubscribeRequestParams, UnsubscribeRequestParams,
+    ProtocolVersion, ReadResourceRequestParams, ReadResourceResponse, ReadResourceResult,
+    ServerCapabilities, ServerConfig, SetLevelRequestParams, SubscribeRequestParams,
+    SubscriptionFilter, UnsubscribeRequestParams,
 };
 use rmcp::service::RequestContext;
 use rmcp::transport::streamable_http_server::{
@@ -34,8 +35,57 @@ fn from_json<T: serde::de::DeserializeOwned>(value: Value) -> T {
     serde_json::from_value(value).expect("a well-formed model value")
 }
 
+/// A result from its JSON; `resultType` is added (rmcp's deserialized results leave it out,
+/// and 2026-07-28 requires it; the SDK drops it for the handshake era).
+fn result<T: serde::de::DeserializeOwned>(mut value: Value) -> T {
+    value["resultType"] = json!("complete");
+    from_json(value)
+}
+
 fn text(s: impl Into<String>) -> CallToolResponse {
-    from_json::<CallToolResult>(json!({"content": [{"type": "text", "text": s.into()}]})).into()
+    result::<CallToolResult>(json!({"content": [{"type": "text", "text": s.into()}]})).into()
+}
+
+/// The request a tool asks the client for: its method and params.
+fn server_request(tool: &str, args: &Value) -> (&'static str, Value) {
+    match tool {
+        "sample" => (
+            "sampling/createMessage",
+            json!({"maxTokens": 10, "messages": [
+                {"role": "user", "content": {"type": "text", "text": args["text"]}},
+            ]}),
+        ),
+        "elicit" => (
+            "elicitation/create",
+            json!({"mode": "form", "message": "Your name?",
+                   "requestedSchema": {"type": "object",
+                                       "properties": {"name": {"type": "string"}},
+                                       "required": ["name"]}}),
+        ),
+        _ => ("roots/list", json!({})),
+    }
+}
+
+/// The tool's answer, from the client's answer to its request.
+fn describe(tool: &str, answer: &Value) -> String {
+    let str_at = |value: &Value| value.as_str().unwrap_or_default().to_owned();
+    match tool {
+        "sample" => format!("sampled: {}", str_at(&answer["content"]["text"])),
+        "elicit" => format!(
+            "elicited: {} {}",
+            str_at(&answer["action"]),
+            str_at(&answer["content"]["name"])
+        ),
+        _ => {
+            let uris: Vec<String> = answer["roots"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .map(|root| str_at(&root["uri"]))
+                .collect();
+            format!("roots: {}", uris.join(" "))
+        }
+    }
 }
 
 fn failure(error: impl std::fmt::Display) -> McpError {
@@ -61,7 +111,11 @@ impl Peer {
             let params: ProgressNotificationParam = from_json(json!({
                 "progressToken": token, "progress": done, "total": total, "message": message,
             }));
-            context.peer.notify_progress(params).await.map_err(failure)?;
+            context
+                .peer
+                .notify_progress(params)
+                .await
+                .map_err(failure)?;
         }
         Ok(())
     }
@@ -85,7 +139,7 @@ impl ServerHandler for Peer {
     ) -> Result<ListToolsResult, McpError> {
         let string = json!({"type": "string"});
         let number = json!({"type": "number"});
-        Ok(from_json(json!({"tools": [
+        Ok(result(json!({"tools": [
             tool("echo", "Echo the text.", json!({"text": string})),
             tool("progress", "Report steps of progress, then answer.", json!({"steps": number})),
             tool("big", "A text of size bytes.", json!({"size": number})),
@@ -120,10 +174,10 @@ impl ServerHandler for Peer {
             }
             "big" => Ok(text("x".repeat(num_arg("size") as usize))),
             "fail" => {
-                let result: CallToolResult = from_json(json!({
+                let failed: CallToolResult = result(json!({
                     "content": [{"type": "text", "text": "failed on purpose"}], "isError": true,
                 }));
-                Ok(result.into())
+                Ok(failed.into())
             }
             "slow" => {
                 let first = num_arg("first_s");
@@ -137,49 +191,56 @@ impl ServerHandler for Peer {
                 let params: LoggingMessageNotificationParam = from_json(json!({
                     "level": str_arg("level"), "logger": "peer", "data": str_arg("text"),
                 }));
-                context.peer.notify_logging_message(params).await.map_err(failure)?;
+                context
+                    .peer
+                    .notify_logging_message(params)
+                    .await
+                    .map_err(failure)?;
                 Ok(text("logged"))
             }
             "touch" => {
                 let params = from_json(json!({"uri": str_arg("uri")}));
-                context.peer.notify_resource_updated(params).await.map_err(failure)?;
+                context
+                    .peer
+                    .notify_resource_updated(params)
+                    .await
+                    .map_err(failure)?;
                 Ok(text("touched"))
             }
-            "sample" => {
-                let params = from_json(json!({
-                    "maxTokens": 10,
-                    "messages": [{"role": "user",
-                                  "content": {"type": "text", "text": str_arg("text")}}],
+            name @ ("sample" | "elicit" | "roots") => {
+                let modern = context.protocol_version() == Some(ProtocolVersion::V_2026_07_28);
+                if !modern {
+                    // The handshake era: a request to the client, answered on this call.
+                    let answer = match name {
+                        "sample" => {
+                            let params = from_json(server_request(name, &args).1);
+                            let answer = context.peer.create_message(params).await;
+                            serde_json::to_value(answer.map_err(failure)?)
+                        }
+                        "elicit" => {
+                            let params: ElicitRequestParams =
+                                from_json(server_request(name, &args).1);
+                            let answer = context.peer.create_elicitation(params).await;
+                            serde_json::to_value(answer.map_err(failure)?)
+                        }
+                        _ => {
+                            serde_json::to_value(context.peer.list_roots().await.map_err(failure)?)
+                        }
+                    };
+                    return Ok(text(describe(name, &answer.map_err(failure)?)));
+                }
+                // 2026-07-28: the request goes back in the result (input_required), and the
+                // client retries the call with its answer in inputResponses.
+                let answers = request.input_responses.clone().unwrap_or_default();
+                if let Some(answer) = answers.get(name) {
+                    return Ok(text(describe(name, answer)));
+                }
+                let (method, params) = server_request(name, &args);
+                let input: InputRequiredResult = from_json(json!({
+                    "resultType": "input_required",
+                    "inputRequests": {name: {"method": method, "params": params}},
                 }));
-                let result = context.peer.create_message(params).await.map_err(failure)?;
-                let answer = serde_json::to_value(&result.content).map_err(failure)?;
-                let answer = answer["text"].as_str().unwrap_or_default().to_owned();
-                Ok(text(format!("sampled: {answer}")))
-            }
-            "elicit" => {
-                let params: ElicitRequestParams = from_json(json!({
-                    "mode": "form",
-                    "message": "Your name?",
-                    "requestedSchema": {"type": "object",
-                                        "properties": {"name": {"type": "string"}},
-                                        "required": ["name"]},
-                }));
-                let result = context.peer.create_elicitation(params).await.map_err(failure)?;
-                let result = serde_json::to_value(&result).map_err(failure)?;
-                let name = result["content"]["name"].as_str().unwrap_or_default().to_owned();
-                let action = result["action"].as_str().unwrap_or_default().to_owned();
-                Ok(text(format!("elicited: {action} {name}")))
-            }
-            "roots" => {
-                let result = context.peer.list_roots().await.map_err(failure)?;
-                let result = serde_json::to_value(&result).map_err(failure)?;
-                let uris: Vec<String> = result["roots"]
-                    .as_array()
-                    .into_iter()
-                    .flatten()
-                    .filter_map(|root| root["uri"].as_str().map(str::to_owned))
-                    .collect();
-                Ok(text(format!("roots: {}", uris.join(" "))))
+                Ok(input.into())
             }
             other => Err(McpError::invalid_params(format!("no tool {other}"), None)),
         }
@@ -192,19 +253,24 @@ impl ServerHandler for Peer {
     ) -> Result<ListResourcesResult, McpError> {
         let start: usize = request
             .and_then(|r| r.cursor)
-            .map(|c| c.parse().map_err(|_| McpError::invalid_params("bad cursor", None)))
+            .map(|c| {
+                c.parse()
+                    .map_err(|_| McpError::invalid_params("bad cursor", None))
+            })
             .transpose()?
             .unwrap_or(0);
         let end = (start + PAGE).min(ITEMS);
         let resources: Vec<Value> = (start..end)
-            .map(|i| json!({"uri": format!("peer://item/{i}"), "name": format!("item-{i}"),
-                            "mimeType": "text/plain"}))
+            .map(|i| {
+                json!({"uri": format!("peer://item/{i}"), "name": format!("item-{i}"),
+                            "mimeType": "text/plain"})
+            })
             .collect();
         let mut page = json!({"resources": resources});
         if end < ITEMS {
             page["nextCursor"] = json!(end.to_string());
         }
-        Ok(from_json(page))
+        Ok(result(page))
     }
 
     async fn read_resource(
@@ -214,12 +280,24 @@ impl ServerHandler for Peer {
     ) -> Result<ReadResourceResponse, McpError> {
         let uri = request.uri.clone();
         let Some(index) = uri.strip_prefix("peer://item/") else {
-            return Err(McpError::resource_not_found(format!("no resource {uri}"), None));
+            return Err(McpError::resource_not_found(
+                format!("no resource {uri}"),
+                None,
+            ));
         };
-        let result: ReadResourceResult = from_json(json!({"contents": [
+        let read: ReadResourceResult = result(json!({"contents": [
             {"uri": uri, "mimeType": "text/plain", "text": format!("item {index}")},
         ]}));
-        Ok(result.into())
+        Ok(read.into())
+    }
+
+    /// 2026-07-28's `subscriptions/listen`: every filter asked for is accepted (the updates
+    /// of `touch` go on the call's own stream).
+    fn accepted_subscription_filter(
+        &self,
+        requested: &SubscriptionFilter,
+    ) -> Option<SubscriptionFilter> {
+        Some(requested.clone())
     }
 
     async fn subscribe(
@@ -243,7 +321,7 @@ impl ServerHandler for Peer {
         _request: Option<PaginatedRequestParams>,
         _context: RequestContext<RoleServer>,
     ) -> Result<ListPromptsResult, McpError> {
-        Ok(from_json(json!({"prompts": [{
+        Ok(result(json!({"prompts": [{
             "name": "greet", "description": "Greet someone.",
             "arguments": [{"name": "who", "required": true}],
         }]})))
@@ -256,10 +334,10 @@ impl ServerHandler for Peer {
     ) -> Result<GetPromptResponse, McpError> {
         let args = request.arguments.clone().unwrap_or_default();
         let who = args.get("who").and_then(Value::as_str).unwrap_or_default();
-        let result: GetPromptResult = from_json(json!({"messages": [
+        let prompt: GetPromptResult = result(json!({"messages": [
             {"role": "user", "content": {"type": "text", "text": format!("Hello, {who}!")}},
         ]}));
-        Ok(result.into())
+        Ok(prompt.into())
     }
 
     async fn complete(
@@ -268,8 +346,13 @@ impl ServerHandler for Peer {
         _context: RequestContext<RoleServer>,
     ) -> Result<CompleteResult, McpError> {
         let prefix = request.argument.value.clone();
-        let values: Vec<&str> = NAMES.into_iter().filter(|n| n.starts_with(&prefix)).collect();
-        Ok(from_json(json!({"completion": {"values": values, "total": values.len()}})))
+        let values: Vec<&str> = NAMES
+            .into_iter()
+            .filter(|n| n.starts_with(&prefix))
+            .collect();
+        Ok(from_json(
+            json!({"completion": {"values": values, "total": values.len()}}),
+        ))
     }
 
     async fn set_level(
@@ -283,8 +366,11 @@ impl ServerHandler for Peer {
 
 #[tokio::main(flavor = "multi_thread", worker_threads = 2)]
 async fn main() -> std::io::Result<()> {
-    let service: StreamableHttpService<Peer, LocalSessionManager> =
-        StreamableHttpService::new(|| Ok(Peer), Default::default(), StreamableHttpServerConfig::default());
+    let service: StreamableHttpService<Peer, LocalSessionManager> = StreamableHttpService::new(
+        || Ok(Peer),
+        Default::default(),
+        StreamableHttpServerConfig::default(),
+    );
     let router = axum::Router::new().nest_service("/mcp", service);
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
     println!("listening on http://{}/mcp", listener.local_addr()?);
