@@ -71,9 +71,12 @@ QUIRKS: dict[tuple[str, str, str], Quirk] = {
     },
     **{
         (peer, "2026-07-28", step): REMOVED_AT_2026
-        for peer in ("ts", "go-stateless", "rust")
+        for peer in ("ts", "go-stateless")
         for step in ("subscribe and update", "logging")
     },
+    # rmcp still serves logging/setLevel at 2026-07-28.
+    ("rust", "2026-07-28", "subscribe and update"): REMOVED_AT_2026,
+    ("rust", "2026-07-28", "completion"): RMCP_COMPLETION,
 }
 """(peer, protocol version reached, step) -> the quirk."""
 
