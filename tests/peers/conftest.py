@@ -9,7 +9,7 @@ import os
 import re
 import subprocess
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -21,6 +21,10 @@ from .peer_cache import peer_dir
 START_BOUND_S = 60.0
 URL_LINE = re.compile(r"listening on (http://127\.0\.0\.1:\d+/mcp)")
 EVERYTHING_LINE = re.compile(r"listening on port (\d+)")
+
+
+class PeerStartError(Exception):
+    """A peer server did not come up (the message has the tail of its log)."""
 
 
 @dataclass
@@ -68,7 +72,7 @@ class PeerProcess:
             time.sleep(0.05)
         self.stop()
         tail = self.log.read_text(errors="replace")[-4000:]
-        pytest.fail(f"the {self.name} peer did not start; its log ({self.log}):\n{tail}")
+        raise PeerStartError(f"the {self.name} peer did not start; its log ({self.log}):\n{tail}")
 
     def stop(self) -> None:
         """Stop the server (SIGTERM, then SIGKILL after 5 s) and close its log."""
@@ -87,9 +91,20 @@ def _start(
     command: list[str],
     logs: Path,
     ready: re.Pattern[str] = URL_LINE,
-    env: dict[str, str] | None = None,
+    env: Callable[[], dict[str, str]] | None = None,
+    attempts: int = 1,
 ) -> Iterator[Peer]:
-    process = PeerProcess(name, command, logs / f"{name}.log", ready, env)
+    """Start a peer (``env()`` gives its extra environment, anew at each of ``attempts``);
+    yield it, and stop it afterwards. A peer that does not come up fails the test."""
+    for attempt in range(1, attempts + 1):
+        try:
+            process = PeerProcess(
+                name, command, logs / f"{name}-{attempt}.log", ready, env and env()
+            )
+            break
+        except PeerStartError as exc:
+            if attempt == attempts:
+                pytest.fail(str(exc), pytrace=False)
     try:
         yield Peer(name, process.url, process.log)
     finally:
@@ -107,13 +122,14 @@ def everything_peer(peer_logs: Path) -> Iterator[Peer]:
     """``@modelcontextprotocol/server-everything`` in its Streamable HTTP mode (TypeScript SDK
     v1): it takes its port from ``PORT``."""
     entry = peer_dir("ts") / "node_modules/@modelcontextprotocol/server-everything/dist/index.js"
-    port = free_port()
+    # The port is picked here and may be taken meanwhile by another process: three tries.
     yield from _start(
         "everything",
         ["node", str(entry), "streamableHttp"],
         peer_logs,
         EVERYTHING_LINE,
-        {"PORT": str(port)},
+        lambda: {"PORT": str(free_port())},
+        attempts=3,
     )
 
 
