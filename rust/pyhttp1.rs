@@ -1,6 +1,6 @@
 //! `Http1Response` and `encode_request_head`: the Python face of [`crate::http1`].
 
-use pyo3::exceptions::PyValueError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyList, PyTuple};
 
@@ -131,7 +131,20 @@ pub fn encode_request_head<'py>(
 ) -> PyResult<Bound<'py, PyBytes>> {
     let mut fields: Vec<(Bound<'py, PyBytes>, Bound<'py, PyBytes>)> = Vec::new();
     for item in headers.try_iter()? {
-        fields.push(item?.extract()?);
+        let item = item?;
+        let pair = item
+            .cast::<PyTuple>()
+            .ok()
+            .filter(|pair| pair.len() == 2)
+            .and_then(|pair| {
+                let name = pair.get_item(0).ok()?.cast_into::<PyBytes>().ok()?;
+                let value = pair.get_item(1).ok()?.cast_into::<PyBytes>().ok()?;
+                Some((name, value))
+            })
+            .ok_or_else(|| {
+                PyTypeError::new_err("each header must be a (name, value) tuple of bytes")
+            })?;
+        fields.push(pair);
     }
     let pairs: Vec<(&[u8], &[u8])> = fields
         .iter()
