@@ -31,13 +31,25 @@ impl Http1Response {
     }
 
     /// Take the next bytes read from the connection; return the body data they complete.
-    fn feed<'py>(&mut self, py: Python<'py>, data: &[u8]) -> PyResult<Bound<'py, PyList>> {
+    fn feed<'py>(
+        &mut self,
+        py: Python<'py>,
+        data: &Bound<'py, PyBytes>,
+    ) -> PyResult<Bound<'py, PyList>> {
         let body = PyList::empty(py);
+        let bytes = data.as_bytes();
         let mut failed = None;
-        let result = self.core.feed(data, &mut |piece| {
-            if failed.is_none() {
-                failed = body.append(PyBytes::new(py, piece)).err();
+        let result = self.core.feed(bytes, &mut |piece| {
+            if failed.is_some() {
+                return;
             }
+            // a read that is all body data is handed on as it is, not copied
+            let appended = if piece.as_ptr() == bytes.as_ptr() && piece.len() == bytes.len() {
+                body.append(data)
+            } else {
+                body.append(PyBytes::new(py, piece))
+            };
+            failed = appended.err();
         });
         result.map_err(|e| http1_error(&e))?;
         match failed {
