@@ -5,6 +5,7 @@ closes, timeouts) and the official SDK's MCP server for whole sessions (JSON and
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -18,6 +19,7 @@ from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
 
 from .helpers import call_tool, free_port, initialize, tool_text
+from .test_asyncio_backend import _tls_contexts
 
 Reply = Callable[["Exchange"], None]
 
@@ -40,8 +42,9 @@ class ScriptedServer:
     function of the test's (raw bytes: exact framing, closes, silences). Counts connections and
     requests."""
 
-    def __init__(self, reply: Reply) -> None:
+    def __init__(self, reply: Reply, tls: ssl.SSLContext | None = None) -> None:
         self.reply = reply
+        self.tls = tls
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.connections = 0
@@ -52,7 +55,7 @@ class ScriptedServer:
 
     @property
     def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
 
     def _accept(self) -> None:
         while True:
@@ -68,6 +71,12 @@ class ScriptedServer:
             self._threads.append(thread)
 
     def _serve(self, sock: socket.socket, index: int) -> None:
+        if self.tls is not None:
+            try:
+                sock = self.tls.wrap_socket(sock, server_side=True)
+            except OSError:  # a client that refused the certificate
+                sock.close()
+                return
         with sock:
             connection = h11.Connection(h11.SERVER)
             while True:
@@ -109,11 +118,11 @@ class ScriptedServer:
 
 
 @pytest.fixture
-def serve() -> Iterator[Callable[[Reply], ScriptedServer]]:
+def serve() -> Iterator[Callable[..., ScriptedServer]]:
     servers: list[ScriptedServer] = []
 
-    def start(reply: Reply) -> ScriptedServer:
-        server = ScriptedServer(reply)
+    def start(reply: Reply, tls: ssl.SSLContext | None = None) -> ScriptedServer:
+        server = ScriptedServer(reply, tls)
         servers.append(server)
         return server
 
@@ -367,3 +376,34 @@ def test_an_mcp_session_runs_over_it(
             assert len(big) == 300_000
         finally:
             mcp.close()
+
+
+def test_tls_with_the_hosts_ssl_context_and_keep_alive(
+    serve: Callable[..., ScriptedServer], tmp_path: Path
+) -> None:
+    server_context, client_context = _tls_contexts(tmp_path, "localhost")
+    server = serve(ok(b"secret"), server_context)
+    url = f"https://localhost:{server.port}/"
+    with httpx.Client(transport=Http1Transport(verify=client_context)) as client:
+        assert client.get(url).content == b"secret"
+        assert client.get(url).content == b"secret"
+    assert server.connections == 1
+
+
+@pytest.mark.parametrize(
+    ("host", "trusted"), [("localhost", False), ("127.0.0.1", False), ("localhost", True)]
+)
+def test_a_certificate_that_is_not_trusted_or_for_another_name_is_a_connect_error(
+    serve: Callable[..., ScriptedServer], tmp_path: Path, host: str, trusted: bool
+) -> None:
+    # the certificate names other.example (and 127.0.0.1): the default CAs do not trust it,
+    # and a context that trusts it still refuses it for localhost
+    server_context, client_context = _tls_contexts(tmp_path, "other.example")
+    server = serve(ok(b"secret"), server_context)
+    transport = Http1Transport(verify=client_context if trusted else True)
+    with (
+        httpx.Client(transport=transport) as client,
+        pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"),
+    ):
+        client.get(f"https://{host}:{server.port}/")
+    assert server.requests == []
