@@ -513,7 +513,10 @@ fn parse_chunk_size(line: &[u8]) -> Result<u64, Http1Error> {
 /// Parses one response head at the start of `buf` with `httparse` (leading empty lines are
 /// skipped, as it does): `None` while incomplete, else its length and the head.
 pub fn parse_head(buf: &[u8], max_headers: usize) -> Result<Option<(usize, Head)>, Http1Error> {
-    let mut fields = vec![httparse::EMPTY_HEADER; max_headers];
+    // A field line takes 3 bytes at least ("a:\n"), so `buf` cannot hold more than a third of
+    // its length in fields: the array need not be longer (nor a huge `max_headers` allocated),
+    // and httparse still runs out of room only past `max_headers`.
+    let mut fields = vec![httparse::EMPTY_HEADER; max_headers.min(buf.len() / 3 + 1)];
     let mut response = httparse::Response::new(&mut fields);
     let length = match response.parse(buf) {
         Ok(httparse::Status::Complete(length)) => length,

@@ -309,3 +309,9 @@ def test_arguments_are_checked(backend: ModuleType) -> None:
         backend.Http1Response().feed(bytearray(b"HTTP/1.1"))
     with pytest.raises(TypeError):
         type("Sub", (backend.Http1Response,), {})
+
+
+def test_huge_limits_cost_nothing_up_front(backend: ModuleType) -> None:
+    response = backend.Http1Response(max_head_bytes=2**40, max_headers=2**40)
+    assert response.feed(OK + b"A: b\r\nContent-Length: 1\r\n\r\nx") == [b"x"]
+    assert response.complete
