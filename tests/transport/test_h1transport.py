@@ -15,6 +15,7 @@ import h11
 import httpx
 import pytest
 from mcpstream._http.h1transport import Http1Transport
+from mcpstream._http.httpx_clients import io_deadline
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
 
@@ -280,6 +281,21 @@ def test_a_silent_server_times_out_within_the_read_timeout(
     with pytest.raises(httpx.ReadTimeout):
         client.get(server.url, timeout=httpx.Timeout(10.0, read=0.5))
     assert 0.4 < time.monotonic() - started < 4.0
+
+
+def test_a_trickled_head_obeys_the_deadline_of_the_operation(
+    serve: Callable[..., ScriptedServer], client: httpx.Client
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"x" * 100:
+            exchange.send(bytes([byte]))
+            time.sleep(0.05)
+
+    server = serve(reply)
+    started = time.monotonic()
+    with pytest.raises(httpx.ReadTimeout), io_deadline(time.monotonic() + 0.5):
+        client.get(server.url, timeout=10.0)  # each read is within its timeout
+    assert 0.4 < time.monotonic() - started < 3.0
 
 
 @pytest.mark.parametrize(

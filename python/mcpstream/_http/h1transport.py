@@ -21,7 +21,8 @@ The pool's rules:
   before a single byte of it was written: a request that may have reached the server is
   never repeated;
 * every wait obeys the request's ``timeout`` extension (``connect``, ``read``, ``write``;
-  ``pool`` does not apply: a request never waits for a connection).
+  ``pool`` does not apply: a request never waits for a connection), and the ``io_deadline``
+  of mcpstream's operation under way on the thread (as mcpstream's own clients do).
 
 Failures are httpx's exceptions, as httpx's own transport raises them: ``ConnectError``,
 ``ConnectTimeout``, ``ReadError``, ``ReadTimeout``, ``WriteError``, ``WriteTimeout``,
@@ -45,6 +46,9 @@ import httpx
 from .. import codec
 from ..codec import load_backend
 from ..errors import CodecError
+
+# the io_deadline of mcpstream's drivers (a ContextVar of that module): one reader of it
+from .httpx_clients import _bounded
 
 __all__ = ["Http1Transport"]
 
@@ -88,9 +92,20 @@ class _Connection:
             self.sock.close()
 
 
-def _timeouts(request: httpx.Request) -> dict[str, float | None]:
-    timeout: dict[str, float | None] = request.extensions.get("timeout") or {}
-    return timeout
+class _DeadlinePassed(Exception):
+    """The ``io_deadline`` of the operation under way passed (turned into httpx's timeout)."""
+
+
+def _wait(request: httpx.Request, kind: str, expired: type[httpx.TimeoutException]) -> float | None:
+    """How long the next ``kind`` wait (connect, read, write) of ``request`` may take: its
+    ``timeout`` extension, cut to what is left of the ``io_deadline`` of mcpstream's operation
+    under way on this thread (so that a server trickling its head a byte at a time cannot
+    stretch a call past its deadline); ``expired`` once nothing is left."""
+    timeouts = request.extensions.get("timeout") or {}
+    try:
+        return _bounded(timeouts.get(kind), _DeadlinePassed)
+    except _DeadlinePassed as exc:
+        raise expired(str(exc), request=request) from None
 
 
 class Http1Transport(httpx.BaseTransport):
@@ -162,7 +177,7 @@ class Http1Transport(httpx.BaseTransport):
 
     def _connect(self, key: _Key, request: httpx.Request) -> _Connection:
         scheme, host, port = key
-        timeout = _timeouts(request).get("connect")
+        timeout = _wait(request, "connect", httpx.ConnectTimeout)
         hostname = host.decode("ascii")
         try:
             sock = socket.create_connection((hostname, port), timeout=timeout)
@@ -243,9 +258,9 @@ class Http1Transport(httpx.BaseTransport):
         """Write the request; ``False`` when a reused connection failed before its first byte
         was written (the caller may then use another connection)."""
         sock = connection.sock
-        sock.settimeout(_timeouts(request).get("write"))
         written = 0
         try:
+            sock.settimeout(_wait(request, "write", httpx.WriteTimeout))
             if isinstance(body, httpx.ByteStream):
                 # the whole body is known: one write with the head when small
                 content = b"".join(body)
@@ -349,7 +364,7 @@ class _ResponseStream(httpx.SyncByteStream):
         assert connection is not None
         request = self._request
         try:
-            connection.sock.settimeout(_timeouts(request).get("read"))
+            connection.sock.settimeout(_wait(request, "read", httpx.ReadTimeout))
             data = connection.sock.recv(_READ_SIZE)
         except TimeoutError as exc:
             self._drop()
