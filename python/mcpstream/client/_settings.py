@@ -7,6 +7,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, fields
 from urllib.parse import urlsplit
 
+from .._http.core.era import LEGACY_VERSIONS, MODERN_VERSIONS
 from ..models import McpOAuthConfig, ResolvedMcpServer
 from ..oauth import McpOAuthClientSettings, default_server_id
 
@@ -75,18 +76,11 @@ class ClientSettings:
     version), or None to negotiate it with the server."""
 
 
-PROTOCOL_CHOICES = (
-    "modern",
-    "legacy",
-    "http+sse",
-    "2026-07-28",
-    "2025-11-25",
-    "2025-06-18",
-    "2025-03-26",
-)
+PROTOCOL_CHOICES = ("modern", "legacy", "http+sse", *MODERN_VERSIONS, *LEGACY_VERSIONS)
 """The values of ``protocol=``: an era, the HTTP+SSE transport of 2024-11-05 (the handshake
 era over the old transport; ``"legacy"`` also falls back to it when the server refuses the
-``initialize`` POST), or a version."""
+``initialize`` POST), or a version (2026-07-28, or one of the handshake era from 2025-11-25
+down to 2024-11-05, offered in ``initialize``)."""
 
 
 def check_protocol(value: str | None) -> str | None:

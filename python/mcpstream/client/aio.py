@@ -40,7 +40,8 @@ RedirectHandler = AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler
 
 
 class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectHandler]):
-    """An asyncio client for one MCP server over Streamable HTTP.
+    """An asyncio client for one MCP server over Streamable HTTP (or the deprecated HTTP+SSE
+    transport of 2024-11-05, which it falls back to by itself).
 
     For example:
 

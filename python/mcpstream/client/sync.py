@@ -38,7 +38,8 @@ T = TypeVar("T")
 
 
 class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]):
-    """A blocking client for one MCP server over Streamable HTTP.
+    """A blocking client for one MCP server over Streamable HTTP (or the deprecated HTTP+SSE
+    transport of 2024-11-05, which it falls back to by itself).
 
     For example:
 
@@ -47,8 +48,12 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
             result = client.call_tool("add", {"a": 1, "b": 2}, progress=print)
             print(result.text)
 
-    ``connect`` (run by ``with``, or by the first call) does the initialize handshake: it offers
-    protocol version 2025-11-25 and accepts 2025-06-18 and 2025-03-26 too.
+    ``connect`` (run by ``with``, or by the first call) negotiates the protocol: it asks for
+    2026-07-28, the stateless era, with ``server/discover``; a server of the handshake era gets
+    the ``initialize`` handshake, offering 2025-11-25 and accepting any version down to
+    2024-11-05 (``SUPPORTED_PROTOCOL_VERSIONS``), over Streamable HTTP or, when the server
+    refuses the POST, the HTTP+SSE transport. ``protocol`` pins an era, the transport or a
+    version instead.
 
     Authentication: static ``headers``, a bearer ``token``, or OAuth, done by the transport:
     ``oauth=True`` for the login stored by ``mcpstream auth login URL`` (or an
