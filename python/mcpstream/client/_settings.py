@@ -5,11 +5,13 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
 from .._http.core.era import LEGACY_VERSIONS, MODERN_VERSIONS
+from .._text import sanitize
 from ..models import McpOAuthConfig, ResolvedMcpServer
 from ..oauth import McpOAuthClientSettings, default_server_id
+from ..redaction import redact_url
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT_S",
@@ -19,6 +21,7 @@ __all__ = [
     "OAuthOption",
     "build_server",
     "check_timeout",
+    "check_url",
     "oauth_config",
 ]
 
@@ -90,6 +93,40 @@ def check_protocol(value: str | None) -> str | None:
     return value
 
 
+def check_url(url: str) -> SplitResult:
+    """``url`` split, when it is an ``http://`` or ``https://`` URL with a host and a valid
+    port; else a ``ValueError`` that names what is wrong (never quoting the URL's userinfo,
+    query or fragment, which may hold secrets)."""
+    example = "such as http://127.0.0.1:8000/mcp"
+    if not isinstance(url, str) or not url.strip():
+        raise ValueError(f"the server URL is empty: give an http:// or https:// URL, {example}")
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as exc:  # a bracketed IPv6 host without its ']', say
+        raise ValueError(f"the server URL is malformed ({exc}); give one {example}") from None
+    if "://" not in url:
+        guess = redact_url("http://" + url.strip())
+        hint = f" (did you mean {guess}?)" if guess != "<unparseable URL>" else ""
+        raise ValueError(f"the server URL has no http:// or https:// scheme{hint}")
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError(
+            f"the server URL's scheme {sanitize(parts.scheme, 20)!r} is not http or https: "
+            f"MCP over HTTP needs an http:// or https:// URL, {example}"
+        )
+    if not parts.hostname:
+        raise ValueError(f"the server URL has no host; give one {example}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 0 < port < 65536:
+        written = parts.netloc.rpartition("@")[2].rpartition(":")[2]
+        raise ValueError(
+            f"the server URL's port {sanitize(written, 20)!r} is not a port number (1 to 65535)"
+        )
+    return parts
+
+
 def build_server(
     url: str,
     *,
@@ -105,9 +142,7 @@ def build_server(
     the token store: by default the server's canonical URL, the key ``mcpstream auth login URL``
     stores the login under (the URL's host and port without OAuth).
     """
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("the server URL must be an http:// or https:// URL with a host")
+    parts = check_url(url)
     all_headers = dict(headers or {})
     if token is not None:
         if oauth is not None:

@@ -34,7 +34,7 @@ async def streamable_http_client(
     reconnect_policy: ReconnectPolicy | None = None,
     listen: bool = True,
     headers: dict[str, str] | None = None,
-    server_id: str = SERVER_ID,
+    server_id: str | None = SERVER_ID,
     oauth: McpOAuthConfig | None = None,
     oauth_store: McpOAuthTokenStore | None = None,
     oauth_redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
@@ -53,7 +53,8 @@ async def streamable_http_client(
     request's deadline, end to end), ``connect_timeout_s``, ``reconnect_policy`` (resuming a
     broken stream, reopening the GET stream), ``listen`` (open the GET stream after the
     handshake), ``headers`` (sent with every request),
-    ``server_id`` (names the server in errors and logs), and mcpstream's OAuth 2.1
+    ``server_id`` (names the server in errors and logs; by default its ``host:port``, or with
+    ``oauth`` its canonical URL, the token store's key), and mcpstream's OAuth 2.1
     (``oauth``, ``oauth_store``, ``oauth_redirect_handler``).
 
     A request that fails is answered with a JSON-RPC error coded as the SDK's transport codes
