@@ -26,6 +26,7 @@ from ._settings import (
     ClientSettings,
     OAuthOption,
     build_server,
+    check_connect_timeout,
     check_protocol,
     check_timeout,
     oauth_config,
@@ -49,7 +50,7 @@ class TransportOptions(TypedDict):
     http_stack: StackName | None
     oauth_store: McpOAuthTokenStore | None
     oauth_redirect_handler: Any
-    connect_timeout_s: float
+    connect_timeout_s: float | None
 
 
 class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
@@ -66,9 +67,9 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         oauth: OAuthOption = None,
         oauth_store: McpOAuthTokenStore | None = None,
         oauth_redirect_handler: RedirectT | None = None,
-        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-        request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
-        tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
+        connect_timeout_s: float | None = DEFAULT_CONNECT_TIMEOUT_S,
+        request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+        tool_timeout_s: float | None = DEFAULT_TOOL_TIMEOUT_S,
         on_notification: NotificationCallback | None = None,
         elicitation_handler: ElicitationHandler | None = None,
         sampling_handler: SamplingHandler | None = None,
@@ -93,7 +94,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         )
         settings = ClientSettings(
             server=server,
-            connect_timeout_s=check_timeout("connect_timeout_s", connect_timeout_s),
+            connect_timeout_s=check_connect_timeout(connect_timeout_s),
             request_timeout_s=request_timeout_s,
             tool_timeout_s=check_timeout("tool_timeout_s", tool_timeout_s),
             client_info={"name": client_name, "version": client_version or __version__},

@@ -9,6 +9,15 @@ from urllib.parse import SplitResult, urlsplit
 
 from .._http.core.era import LEGACY_VERSIONS, MODERN_VERSIONS
 from .._text import sanitize
+from .._timeouts import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_REQUEST_TIMEOUT_S,
+    DEFAULT_TOOL_TIMEOUT_S,
+    NO_LIMIT_S,
+    call_timeout,
+    check_connect_timeout,
+    check_timeout,
+)
 from ..models import McpOAuthConfig, ResolvedMcpServer
 from ..oauth import McpOAuthClientSettings, default_server_id
 from ..redaction import redact_url
@@ -17,20 +26,17 @@ __all__ = [
     "DEFAULT_CONNECT_TIMEOUT_S",
     "DEFAULT_REQUEST_TIMEOUT_S",
     "DEFAULT_TOOL_TIMEOUT_S",
+    "NO_LIMIT_S",
     "ClientSettings",
     "OAuthOption",
     "build_server",
+    "call_timeout",
+    "check_connect_timeout",
     "check_timeout",
     "check_url",
     "oauth_config",
 ]
 
-DEFAULT_CONNECT_TIMEOUT_S = 10.0
-"""How long establishing each HTTP connection to the server (TCP and TLS) may take."""
-DEFAULT_REQUEST_TIMEOUT_S = 60.0
-"""Budget of the handshake, a listing, a read, a prompt or a ping."""
-DEFAULT_TOOL_TIMEOUT_S = 600.0
-"""Budget of a tool call: tools may run for minutes."""
 OAuthOption = bool | McpOAuthConfig | McpOAuthClientSettings | None
 """What a client's ``oauth`` argument may be: ``True`` for the login stored by ``mcpstream auth
 login URL``, or the OAuth settings of the server (an ``McpOAuthConfig``, or the
@@ -57,20 +63,14 @@ def oauth_config(option: object) -> McpOAuthConfig | None:
     )
 
 
-def check_timeout(name: str, value: float) -> float:
-    """``value`` as a float; ``ValueError`` naming the argument ``name`` unless it is > 0."""
-    if not value > 0:
-        raise ValueError(f"{name} must be greater than 0")
-    return float(value)
-
-
 @dataclass(frozen=True, slots=True)
 class ClientSettings:
     """The validated settings of one client."""
 
     server: ResolvedMcpServer
-    connect_timeout_s: float
-    """How long establishing each HTTP connection may take (the transport's connect timeout)."""
+    connect_timeout_s: float | None
+    """How long establishing each HTTP connection may take (the transport's connect timeout;
+    None: the call's whole deadline)."""
     request_timeout_s: float
     tool_timeout_s: float
     client_info: Mapping[str, str]

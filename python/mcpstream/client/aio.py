@@ -257,19 +257,23 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
 
     # -- closing ---------------------------------------------------------------------------
 
-    async def close(self) -> None:
-        """End the session (DELETE) and its GET stream task, close the connections.
-        Idempotent."""
+    async def aclose(self) -> None:
+        """End the session (DELETE) and its GET stream task, close the connections (as
+        ``httpx.AsyncClient.aclose``; ``async with`` does it). Idempotent."""
         if self._core.close():
             await self._transport.close()
+
+    async def close(self) -> None:
+        """The same as ``aclose`` (kept: the name ``Client`` has)."""
+        await self.aclose()
 
     async def __aenter__(self) -> AsyncClient:
         try:
             await self.connect()
         except BaseException:
-            await self.close()
+            await self.aclose()
             raise
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+        await self.aclose()

@@ -69,7 +69,10 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
 
     Timeouts: ``connect_timeout_s`` bounds establishing each connection (TCP and TLS), so an
     unreachable server fails fast; ``request_timeout_s`` is the budget of the handshake,
-    listings, reads and pings, ``tool_timeout_s`` that of tool calls; each call may pass its own.
+    listings, reads and pings, ``tool_timeout_s`` that of tool calls; each call may pass its own
+    ``timeout_s`` (None: the client's). A timeout of None (or ``math.inf``) means no limit
+    (``connect_timeout_s=None``: a connection may take the call's whole budget); zero, a
+    negative value or NaN is refused with ``ValueError``. The defaults are in docs/limits.md.
 
     ``on_notification`` gets every notification the server sends (progress of a call with a
     ``progress`` callback goes to that callback instead), pushed by the transport as soon as it

@@ -12,6 +12,7 @@ from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from .._http.core import ReconnectPolicy
+from .._timeouts import DEFAULT_CONNECT_TIMEOUT_S, check_connect_timeout, check_timeout
 from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..models import McpOAuthConfig
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
@@ -29,8 +30,8 @@ async def streamable_http_client(
     http_client: httpx2.AsyncClient | httpx.AsyncClient | None = None,
     terminate_on_close: bool = True,
     max_sse_event_size: int | None = DEFAULT_MAX_EVENT_BYTES,
-    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
-    connect_timeout_s: float | None = None,
+    call_timeout_s: float | None = DEFAULT_CALL_TIMEOUT_S,
+    connect_timeout_s: float | None = DEFAULT_CONNECT_TIMEOUT_S,
     reconnect_policy: ReconnectPolicy | None = None,
     listen: bool = True,
     headers: dict[str, str] | None = None,
@@ -50,7 +51,8 @@ async def streamable_http_client(
     (DELETE the session on exit),
     ``max_sse_event_size`` (bytes of one SSE event or JSON body once decompressed; 64 MiB by
     default, where the SDK's is 1 MiB; None: no limit). mcpstream's: ``call_timeout_s`` (one
-    request's deadline, end to end), ``connect_timeout_s``, ``reconnect_policy`` (resuming a
+    request's deadline, end to end; 600 s, None: no limit), ``connect_timeout_s`` (10 s; None:
+    the request's whole deadline), ``reconnect_policy`` (resuming a
     broken stream, reopening the GET stream), ``listen`` (open the GET stream after the
     handshake), ``headers`` (sent with every request),
     ``server_id`` (names the server in errors and logs; by default its ``host:port``, or with
@@ -63,8 +65,8 @@ async def streamable_http_client(
     """
     options = RelayOptions(
         max_sse_event_size=max_sse_event_size,
-        call_timeout_s=call_timeout_s,
-        connect_timeout_s=connect_timeout_s,
+        call_timeout_s=check_timeout("call_timeout_s", call_timeout_s),
+        connect_timeout_s=check_connect_timeout(connect_timeout_s),
         reconnect_policy=reconnect_policy,
         listen=listen,
         headers=dict(headers or {}),

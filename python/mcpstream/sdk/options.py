@@ -10,6 +10,12 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from .._http.core import ReconnectPolicy
+from .._timeouts import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_TOOL_TIMEOUT_S,
+    check_connect_timeout,
+    check_timeout,
+)
 from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..models import McpOAuthConfig, ResolvedMcpServer
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler, default_server_id
@@ -19,8 +25,9 @@ from ..transport_http_async import AsyncMcpHttpTransport
 
 __all__ = ["DEFAULT_CALL_TIMEOUT_S", "SERVER_ID", "RelayOptions"]
 
-DEFAULT_CALL_TIMEOUT_S = 3600.0
-"""The default deadline of one request, end to end. The session has timeouts of its own
+DEFAULT_CALL_TIMEOUT_S = DEFAULT_TOOL_TIMEOUT_S
+"""The default deadline of one request, end to end: 600 s, the tool-call default of every entry
+point (a relayed request may be a tool call). The session has timeouts of its own
 (``read_timeout_seconds``); this one only ends a request nobody bounded."""
 SERVER_ID = None
 """The default ``server_id``: None, the server named by its URL in mcpstream's error messages
@@ -39,7 +46,7 @@ class RelayOptions:
 
     max_sse_event_size: int | None = DEFAULT_MAX_EVENT_BYTES
     call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S
-    connect_timeout_s: float | None = None
+    connect_timeout_s: float | None = DEFAULT_CONNECT_TIMEOUT_S
     reconnect_policy: ReconnectPolicy | None = None
     listen: bool = True
     headers: dict[str, str] = field(default_factory=dict)
@@ -51,8 +58,10 @@ class RelayOptions:
     def __post_init__(self) -> None:
         if self.max_sse_event_size is not None and self.max_sse_event_size <= 0:
             raise ValueError("max_sse_event_size must be positive or None")
-        if not self.call_timeout_s > 0:
-            raise ValueError("call_timeout_s must be greater than 0")
+        # Zero, negative or NaN refused (the rule of every entry point; None, no limit, is
+        # made a number by ``streamable_http_client``).
+        check_timeout("call_timeout_s", self.call_timeout_s)
+        check_connect_timeout(self.connect_timeout_s)
 
     def transport(
         self, url: str, *, client: Any, handler: Any, on_notification: Any
