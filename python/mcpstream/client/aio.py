@@ -7,9 +7,11 @@ import asyncio
 import inspect
 import time
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-import httpx
+if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never imported here
+    import httpx  # noqa: F401 (named in the quoted base below)
+    import httpx2  # noqa: F401
 
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..transport_http_async import AsyncMcpHttpTransport
@@ -39,7 +41,9 @@ T = TypeVar("T")
 RedirectHandler = AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler
 
 
-class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectHandler]):
+class AsyncClient(
+    ClientBase[AsyncMcpHttpTransport, "httpx.AsyncClient | httpx2.AsyncClient", RedirectHandler]
+):
     """An asyncio client for one MCP server over Streamable HTTP (or the deprecated HTTP+SSE
     transport of 2024-11-05, which it falls back to by itself).
 

@@ -6,9 +6,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-import httpx
+if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never imported here
+    import httpx  # noqa: F401 (named in the quoted base below)
+    import httpx2  # noqa: F401
 
 from ..oauth import McpOAuthRedirectHandler
 from ..transport_http import McpHttpTransport
@@ -37,7 +39,7 @@ __all__ = ["Client"]
 T = TypeVar("T")
 
 
-class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]):
+class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAuthRedirectHandler]):
     """A blocking client for one MCP server over Streamable HTTP (or the deprecated HTTP+SSE
     transport of 2024-11-05, which it falls back to by itself).
 
