@@ -9,7 +9,7 @@ import math
 from collections.abc import Iterator
 
 import pytest
-from mcpstream import AsyncClient, Client
+from mcpstream import AsyncClient, Client, Notification
 from mcpstream._timeouts import NO_LIMIT_S
 from mcpstream.client import (
     DEFAULT_CONNECT_TIMEOUT_S,
@@ -100,3 +100,20 @@ def test_structured_is_an_alias_of_structured_content(demo: str) -> None:
         result = client.call_tool("add", {"a": 5, "b": 6})
     assert result.structured_content == result.structured == {"result": 11}
     assert result.raw["structuredContent"] == result.structured_content
+
+
+def test_the_hooks_are_named_handler_and_the_on_names_are_aliases(demo: str) -> None:
+    by_new: list[Notification] = []
+    by_old: list[Notification] = []
+    # The handshake era: the log message comes on the call's own stream, before it returns.
+    with Client(demo, protocol="legacy", notification_handler=by_new.append) as client:
+        client.call_tool("announce", {"message": "new name"})
+    with Client(demo, protocol="legacy", on_notification=by_old.append) as client:
+        client.call_tool("announce", {"message": "old name"})
+    assert "new name" in [n.params["data"] for n in by_new if n.method == "notifications/message"]
+    assert "old name" in [n.params["data"] for n in by_old if n.method == "notifications/message"]
+    for kind in (Client, AsyncClient):
+        with pytest.raises(TypeError, match="notification_handler or on_notification"):
+            kind(demo, notification_handler=print, on_notification=print)
+        with pytest.raises(TypeError, match="resource_updated_handler or on_resource_updated"):
+            kind(demo, resource_updated_handler=print, on_resource_updated=print)

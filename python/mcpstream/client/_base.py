@@ -82,7 +82,15 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         http_stack: StackName | None = None,
         logging_handler: LoggingHandler | None = None,
         on_resource_updated: ResourceUpdatedCallback | None = None,
+        notification_handler: NotificationCallback | None = None,
+        resource_updated_handler: ResourceUpdatedCallback | None = None,
     ) -> None:
+        # The hooks are named ``<what>_handler`` (as FastMCP's Client names them); the
+        # earlier ``on_notification`` and ``on_resource_updated`` stay as aliases.
+        on_notification = _one_hook("notification_handler", notification_handler, on_notification)
+        on_resource_updated = _one_hook(
+            "resource_updated_handler", resource_updated_handler, on_resource_updated
+        )
         request_timeout_s = check_timeout("request_timeout_s", request_timeout_s)
         server = build_server(
             url,
@@ -164,3 +172,18 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
     def closed(self) -> bool:
         """True once ``close`` was called."""
         return self._core.closed
+
+
+HookT = TypeVar("HookT")
+
+_HOOK_ALIASES = {
+    "notification_handler": "on_notification",
+    "resource_updated_handler": "on_resource_updated",
+}
+
+
+def _one_hook(name: str, given: HookT | None, alias: HookT | None) -> HookT | None:
+    """The hook given as ``name`` or under its earlier name; a ``TypeError`` for both."""
+    if given is not None and alias is not None:
+        raise TypeError(f"give {name} or {_HOOK_ALIASES[name]} (its earlier name), not both")
+    return given if given is not None else alias

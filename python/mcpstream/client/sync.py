@@ -76,7 +76,8 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
     (``connect_timeout_s=None``: a connection may take the call's whole budget); zero, a
     negative value or NaN is refused with ``ValueError``. The defaults are in docs/limits.md.
 
-    ``on_notification`` gets every notification the server sends (progress of a call with a
+    ``notification_handler`` (or ``on_notification``, its earlier name) gets every
+    notification the server sends (progress of a call with a
     ``progress`` callback goes to that callback instead), pushed by the transport as soon as it
     arrives: on the calling thread for those on a call's answer (all delivered before the call
     returns), on the transport's GET stream thread for the others. Callbacks on different
@@ -84,9 +85,10 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
     answers the server's questions to the user (default: decline), ``sampling_handler`` its
     requests for a completion (default: refused), and ``roots`` are the roots offered to it.
     ``logging_handler`` gets the server's log messages (``LogMessage``; see
-    ``set_logging_level``) and ``on_resource_updated`` the updates of the resources subscribed
-    to (``ResourceUpdated``; see ``subscribe_resource``), in the order the server sent them,
-    instead of ``on_notification``.
+    ``set_logging_level``) and ``resource_updated_handler`` (or ``on_resource_updated``) the
+    updates of the resources subscribed to (``ResourceUpdated``; see ``subscribe_resource``), in
+    the order the server sent them, instead of ``notification_handler``. The hooks are named as
+    FastMCP's ``Client`` names them; the ``on_*`` names are kept as aliases.
 
     When the server lost the session (it restarted: HTTP 404 to a request with the session id),
     the client initializes a new session once on its own and sends the call again, unless the
