@@ -613,10 +613,14 @@ class McpHttpProtocol:
                 "the server refused the credentials sent (HTTP 401): the token is wrong, "
                 f"expired or not for this server{suffix}"
             )
-        if self.server.oauth is not None:
-            login = login_command(self.server.id, self.url)
-        else:
+        # A host's server id is the token store's key (the login must be stored under it),
+        # unless it is only the URL's host:port, the name Client and the SDK route give a
+        # server without OAuth: then the login's default key is the one to use.
+        netloc = urlsplit(self.url).netloc.rpartition("@")[2]
+        if self.server.oauth is None and self.server.id == netloc:
             login = f"mcpstream auth login {self.redacted_url}"
+        else:
+            login = login_command(self.server.id, self.url)
         return (
             "the server requires authentication (HTTP 401) and no credentials were sent: a "
             f"bearer token, or an OAuth login ('{login}'){suffix}"
