@@ -225,6 +225,9 @@ class McpHttpTransportError(McpTransportError):
     of the answer the error reports, None when it reports none (a network error, a timeout)."""
 
     status_code: int | None = None
+    body_excerpt: str | None = None
+    """The start of the answer's body when the error reports an HTTP status: a web page named
+    by its title, other text cut to 200 characters (secrets the request sent cut out)."""
 
 
 class McpHttpTransportTimeoutError(McpHttpTransportError, McpTimeoutError):

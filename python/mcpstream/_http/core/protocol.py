@@ -532,14 +532,15 @@ class McpHttpProtocol:
     def status_error(
         self, *, status_code: int, body: bytes, method: str, had_session_id: bool
     ) -> McpHttpTransportError | None:
-        """The error for a non-2xx answer to ``method`` (None for 2xx); its ``status_code`` is
-        set."""
+        """The error for a non-2xx answer to ``method`` (None for 2xx); its ``status_code`` and
+        ``body_excerpt`` are set."""
         if 200 <= status_code < 300:
             return None
         error = self._status_error(
             status_code=status_code, body=body, method=method, had_session_id=had_session_id
         )
         error.status_code = status_code
+        error.body_excerpt = body_excerpt(self.scrub(body.decode("utf-8", errors="replace")))
         return error
 
     def _status_error(

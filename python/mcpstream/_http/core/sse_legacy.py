@@ -660,17 +660,19 @@ def _neither_message(
     """Why neither transport answered at ``url``: the initialize POST's ``refusal`` and the
     GET's ``failure``. Both 404 is the commonest mistake, a URL without the endpoint's path."""
     hint = likely_endpoint(url)
-    check = f"; check the URL's path (MCP servers usually serve at {hint})" if hint else ""
+    check = f" (check the URL's path: MCP servers usually serve at {hint})" if hint else ""
+    # The POST's answer last: it is the part a message may cut.
+    answer = f"; the POST's answer: {refusal.body_excerpt}" if refusal.body_excerpt else ""
     if refusal.status_code == 404 and failure.status_code == 404:
         return (
-            "no MCP endpoint at this path: HTTP 404 to the initialize POST and to the GET of "
-            f"an HTTP+SSE stream{check}"
+            f"no MCP endpoint at this path{check}: HTTP 404 to the initialize POST and to the "
+            f"GET of an HTTP+SSE stream{answer}"
         )
     status = failure.status_code
     got = f"HTTP {status}" if status else sanitize(_reason(failure), 300)
     return (
-        "no MCP transport answers at this URL: the initialize POST was refused with HTTP "
-        f"{refusal.status_code}, and the GET of an HTTP+SSE stream got {got}{check}"
+        f"no MCP transport answers at this URL{check}: the initialize POST was refused with "
+        f"HTTP {refusal.status_code}, and the GET of an HTTP+SSE stream got {got}{answer}"
     )
 
 
