@@ -189,8 +189,9 @@ def test_a_server_without_either_transport_is_refused_with_both_reasons(
     with pytest.raises(McpHttpTransportProtocolError) as caught:
         initialize(transport)
     message = str(caught.value)
-    assert "initialize POST (HTTP 404)" in message
-    assert "neither Streamable HTTP nor HTTP+SSE (the GET for its stream: HTTP 404)" in message
+    assert "no MCP endpoint at this path (check the URL's path: MCP servers usually" in message
+    assert "HTTP 404 to the initialize POST and to the GET of an HTTP+SSE stream" in message
+    assert "may only speak" not in message  # the old message contradicted itself
     assert not transport.http_sse
 
 
