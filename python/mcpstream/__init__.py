@@ -12,7 +12,7 @@ from __future__ import annotations
 from . import client
 from ._version import __version__
 from .client import *  # noqa: F403 (the names of client.__all__, added to ours below)
-from .errors import McpError
+from .errors import McpError, McpStreamError
 
-__all__ = ["McpError", "__version__"]
+__all__ = ["McpError", "McpStreamError", "__version__"]
 __all__ += client.__all__

@@ -56,7 +56,7 @@ JsonRpcId: TypeAlias = int | str
 JsonRpcMessage: TypeAlias = "JsonRpcRequest | JsonRpcNotification | JsonRpcResponse"
 
 DEFAULT_MAX_EVENT_BYTES: Final[int]
-"""16 MiB: the default cap on the size of one SSE event."""
+"""64 MiB: the default cap on the size of one SSE event (the transports' documented default)."""
 
 @final
 class Utf8Decoder:

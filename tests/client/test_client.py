@@ -333,7 +333,7 @@ def test_a_tool_call_past_its_timeout_raises_a_timeout_error(sse_server: DemoSer
     ("kwargs", "message"),
     [
         ({"url": "ftp://example.com/mcp"}, "http:// or https://"),
-        ({"url": "http:///mcp"}, "with a host"),
+        ({"url": "http:///mcp"}, "has no host"),
         (
             {"url": "http://h/mcp", "token": "t", "headers": {"authorization": "x"}},
             "not both",
