@@ -42,6 +42,9 @@ fi
 # sources' hash, so a later run reuses them).
 echo "== peer servers"
 bash scripts/install-peers.sh
+# A real server of the 2024-11-05 HTTP+SSE kind (the TypeScript SDK 1.0.4), outside the clone.
+echo "== the 2024-11-05 test server"
+bash scripts/install-legacy-server.sh
 
 echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest -n 2 tests -q
