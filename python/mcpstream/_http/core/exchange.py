@@ -90,12 +90,6 @@ class CallExchange:
         if now >= self.deadline:
             raise self.timeout_error()
 
-    def exclude(self, seconds: float) -> None:
-        """Leave ``seconds`` out of the call's budget: the time the auth hook spent renewing
-        credentials (a refresh, a login), which has timeouts of its own."""
-        if seconds > 0:
-            self.deadline += seconds
-
     def timeout_error(self) -> McpHttpTransportError:
         """The timeout error of this call."""
         return self.protocol.timeout_error(self.method, self.timeout_s)
