@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -35,7 +35,7 @@ def sdk_url() -> Iterator[str]:
     process.wait(10)
 
 
-def elicit_after(delay_s: float):  # type: ignore[no-untyped-def]
+def elicit_after(delay_s: float) -> Callable[[ElicitationRequest], ElicitationResponse]:
     """A sync elicitation handler answering after ``delay_s``."""
 
     def answer(request: ElicitationRequest) -> ElicitationResponse:
@@ -45,7 +45,9 @@ def elicit_after(delay_s: float):  # type: ignore[no-untyped-def]
     return answer
 
 
-def aelicit_after(delay_s: float):  # type: ignore[no-untyped-def]
+def aelicit_after(
+    delay_s: float,
+) -> Callable[[ElicitationRequest], Awaitable[ElicitationResponse]]:
     """An async elicitation handler answering after ``delay_s``."""
 
     async def answer(request: ElicitationRequest) -> ElicitationResponse:

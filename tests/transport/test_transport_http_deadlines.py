@@ -12,9 +12,8 @@ import asyncio
 import json
 import threading
 import time
-from typing import Any
-
 from pathlib import Path
+from typing import Any
 
 import pytest
 from mcpstream._http.core.cancel import CANCEL_TIMEOUT_S, CANCELLED_NOTIFICATION

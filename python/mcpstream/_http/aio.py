@@ -31,9 +31,8 @@ from . import wire
 from .aio_io import Exchange, collect, read_limited, wait_set, within
 from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
-from .core.cancel import CLOSE_WAIT_S
 from .core import steps as s
-from .core.cancel import Abandoned
+from .core.cancel import CLOSE_WAIT_S, Abandoned
 from .core.modern import Negotiated, Negotiation
 from .core.sse_legacy import SseStream
 from .facade import HttpTransportBase

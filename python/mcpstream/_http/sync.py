@@ -29,8 +29,8 @@ from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
-from .core.cancel import CLOSE_WAIT_S
 from .core import steps as s
+from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
 from .httpx_clients import deadline_bound, deadline_trace, io_deadline, make_client

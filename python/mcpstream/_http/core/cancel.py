@@ -14,8 +14,9 @@ did not fail to connect) and has not answered yet, never for ``initialize`` (whi
 must not cancel), and within ``CANCEL_TIMEOUT_S``. After a timeout it goes beside the error
 (``steps.Detach``), which the host has at the deadline; a transport's ``close`` waits for it
 (``CLOSE_WAIT_S`` at most). After a cancelled task it is sent before the cancellation is
-raised, so a dead server holds that up by ``CANCEL_TIMEOUT_S`` at most. The flow that sends it is ``flows.call_flow`` (``cancel_at_server``); the
-rule of a relayed session (``relay``) is this module's too.
+raised, so a dead server holds that up by ``CANCEL_TIMEOUT_S`` at most. The flow that sends it
+is ``flows.call_flow`` (``cancel_at_server``); the rule of a relayed session (``relay``) is this
+module's too.
 """
 
 from __future__ import annotations
