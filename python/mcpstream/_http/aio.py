@@ -117,8 +117,9 @@ class AsyncMcpHttpTransport(
         """Send a request and return its response (see ``McpHttpTransport.request``). A
         request whose task is cancelled is cancelled at the server as one that times out is,
         before the ``CancelledError`` goes on."""
-        await self._after_get_answered()
-        return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+        started = time.monotonic()  # the wait for the GET's answer is the call's time too
+        await self._after_get_answered(timeout_s)
+        return await self._run(self._request_flow(method, params, timeout_s, started))
 
     async def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it (see ``McpHttpTransport.negotiate``)."""
@@ -158,7 +159,8 @@ class AsyncMcpHttpTransport(
         ``resume_from``: an event id of a request sent earlier, to go on with over GET and
         ``Last-Event-ID`` instead of POSTing ``body``. Raises the transport's errors, as
         ``request`` does."""
-        await self._after_get_answered()
+        started = time.monotonic()
+        await self._after_get_answered(timeout_s)
         flow = self._relay_flow(
             body,
             method=method,
@@ -167,7 +169,7 @@ class AsyncMcpHttpTransport(
             headers=headers,
             checkpoint=checkpoint,
             resume_from=resume_from,
-            now=time.monotonic(),
+            now=started,
         )
         return await self._run(flow)
 
@@ -199,12 +201,12 @@ class AsyncMcpHttpTransport(
         await wait_set(answered, timeout_s)
         return stream.acknowledged
 
-    async def _after_get_answered(self) -> None:
+    async def _after_get_answered(self, wait_s: float = ListenStream.OPEN_WAIT_S) -> None:
         """Wait until the GET that opens the stream has its answer or is over
         (``ListenStream.OPEN_WAIT_S`` at most; see ``McpHttpTransport._after_get_answered``)."""
         answered = self._listen_answered
         if answered is not None:
-            await wait_set(answered, ListenStream.OPEN_WAIT_S)
+            await wait_set(answered, min(ListenStream.OPEN_WAIT_S, wait_s))
             self._listen_answered = None  # waited once: a GET still unanswered is left alone
 
     async def close(self) -> None:

@@ -150,11 +150,14 @@ class McpHttpTransport(
         """Send a request and return its response (a JSON-RPC error response is returned, not
         raised). Raises an ``McpHttpTransportError`` subclass when no response can be had.
 
-        A request that runs past ``timeout_s`` is cancelled at the server before
-        ``McpHttpTransportTimeoutError`` is raised: its stream is closed and, below 2026-07-28,
-        ``notifications/cancelled`` is POSTed (2 s at most; the docs' "Cancellation")."""
-        self._after_get_answered()
-        return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+        ``timeout_s`` covers all of it, the host's handlers of server requests included (the
+        docs' "What a timeout covers"). A request that runs past it raises
+        ``McpHttpTransportTimeoutError`` and is cancelled at the server: its stream is closed
+        and, below 2026-07-28, ``notifications/cancelled`` is POSTed beside the error (2 s at
+        most; ``close`` waits for it; the docs' "Cancellation")."""
+        started = time.monotonic()  # the wait for the GET's answer is the call's time too
+        self._after_get_answered(timeout_s)
+        return self._run(self._request_flow(method, params, timeout_s, started))
 
     def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it: ``server/discover`` for the stateless
@@ -234,14 +237,15 @@ class McpHttpTransport(
         listener.answered.wait(timeout_s)
         return listener.stream.acknowledged
 
-    def _after_get_answered(self) -> None:
+    def _after_get_answered(self, wait_s: float = ListenStream.OPEN_WAIT_S) -> None:
         """Wait until the GET that opens the stream has its answer (or failed;
-        ``ListenStream.OPEN_WAIT_S`` at most), so that the server has seen it before the call
-        about to be sent (see ``OPEN_WAIT_S``). ``initialized`` returns as soon as the server
-        accepted it; the GET is under way meanwhile, while the host prepares its first call."""
+        ``ListenStream.OPEN_WAIT_S`` and ``wait_s`` at most), so that the server has seen it
+        before the call about to be sent (see ``OPEN_WAIT_S``). ``initialized`` returns as soon
+        as the server accepted it; the GET is under way meanwhile, while the host prepares its
+        first call."""
         answered = self._get_answered
         if answered is not None:
-            answered.wait(ListenStream.OPEN_WAIT_S)
+            answered.wait(min(ListenStream.OPEN_WAIT_S, wait_s))
             self._get_answered = None  # waited once: a GET still unanswered is left alone
 
     def _stop_listener(self, *, wait: bool = True) -> None:
