@@ -4,7 +4,7 @@ silence does not stretch the call, and the host's elicitation handler's time cou
 The property: with random server and handler delays, every call either completes before its
 deadline or raises ``McpTimeoutError`` within ``MARGIN_S`` after it (room for a loaded
 machine; a handler's time left out of the budget, or a clock read before a read, gives calls
-past it by a second or more)."""
+that return after their deadline, or raise 1.5 s or more after it)."""
 
 from __future__ import annotations
 
@@ -20,8 +20,9 @@ from mcpstream.client.handlers import ElicitationRequest, ElicitationResponse
 from mcpstream.errors import McpTimeoutError
 from transport.conftest import _start_mcp_server
 
-MARGIN_S = 0.75
-"""How late past its deadline a call may raise (scheduling on a loaded machine)."""
+MARGIN_S = 1.0
+"""How late past its deadline a call may raise (scheduling on a loaded machine: it holds with
+two busy loops beside the tests on two shared cores)."""
 
 ERAS = [pytest.param("legacy", id="2025-11-25"), pytest.param("modern", id="2026-07-28")]
 
@@ -75,11 +76,11 @@ def test_an_async_call_holds_its_deadline_through_a_slow_handler(
 ) -> None:
     async def scenario() -> float:
         async with AsyncClient(
-            sdk_url, protocol=protocol, elicitation_handler=aelicit_after(1.2)
+            sdk_url, protocol=protocol, elicitation_handler=aelicit_after(1.5)
         ) as client:
             started = time.monotonic()
             with pytest.raises(McpTimeoutError):
-                await client.call_tool("resolve_then_pause", {"seconds": 2.0}, timeout_s=2.0)
+                await client.call_tool("resolve_then_pause", {"seconds": 2.5}, timeout_s=2.0)
             return time.monotonic() - started
 
     elapsed = asyncio.run(scenario())

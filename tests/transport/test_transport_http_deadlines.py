@@ -26,8 +26,9 @@ from .fault_server import Conn, FaultServer, Request, notification, sse
 from .helpers import ScriptedHandler
 from .test_transport_http_cancel import open_era, tasks_of
 
-MARGIN_S = 0.75
-"""How late past its deadline a call may raise (scheduling on a loaded machine)."""
+MARGIN_S = 1.0
+"""How late past its deadline a call may raise (scheduling on a loaded machine: it holds with
+two busy loops beside the tests on two shared cores)."""
 
 MODES = [
     pytest.param("sse", "legacy", id="sse-2025-11-25"),
@@ -126,12 +127,12 @@ def test_the_time_of_a_server_request_handler_counts_against_the_call(
     era: str,
     kind: str,
 ) -> None:
-    # The handler takes 1.2 s of the call's 2 s; the tool then answers 2 s later. Counting the
-    # handler, the call raises at 2 s; leaving it out, at 3.2 s or later.
-    handler = slow_handler(transport_kind, 1.2)
+    # The handler takes 1.5 s of the call's 2 s; the tool then answers 2.5 s later. Counting
+    # the handler, the call raises at 2 s; leaving it out, at 3.5 s or later.
+    handler = slow_handler(transport_kind, 1.5)
     transport = make_transport(mcp_server_urls[mode], listen=False, server_request_handler=handler)
     open_era(transport, era, event_loop_thread)
-    name, arguments = ask_then_pause(kind, era, 2.0)
+    name, arguments = ask_then_pause(kind, era, 2.5)
     elapsed = timed_call(transport, name, arguments, timeout_s=2.0)
     assert [call[0] for call in handler.calls] == [METHODS[kind]]
     assert 2.0 <= elapsed < 2.0 + MARGIN_S
