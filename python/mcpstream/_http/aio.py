@@ -361,18 +361,17 @@ class AsyncMcpHttpTransport(
 
     async def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled | s.Idle:
         assert self._handler is not None
+        # Cut off at the deadline of the call waiting on it (``step.wait_s``).
+        deadline = asyncio.timeout(None if step.wait_s is None else max(step.wait_s, 0.0))
         try:
-            # Cut off at the deadline of the call waiting on it (``step.wait_s``).
-            async with asyncio.timeout(None if step.wait_s is None else max(step.wait_s, 0.0)):
+            async with deadline:
                 result = self._handler.handle_request(**self._handler_arguments(step.request))
                 if inspect.isawaitable(result):
                     result = await result
-        except TimeoutError:
-            if step.wait_s is None:  # the handler's own
-                raise
-            return s.Idle(time.monotonic())
         except Exception as exc:
-            return s.Handled(time.monotonic(), error=exc)
+            if isinstance(exc, TimeoutError) and deadline.expired():
+                return s.Idle(time.monotonic())
+            return s.Handled(time.monotonic(), error=exc)  # a TimeoutError of its own too
         return s.Handled(time.monotonic(), result)
 
     async def _do_run(self, step: s.Run, ex: Exchange) -> s.Done:
