@@ -168,6 +168,7 @@ def call_flow(
     headers: Mapping[str, str] | None = None,
     checkpoint: Any = None,
     cancel_at_server: bool = False,
+    deadline: float | None = None,
 ) -> Flow[JsonRpcResponse | None]:
     """POST ``body`` (a request waiting for the response ``expected_id``, or a notification
     with None) and return the response (None for a notification) within ``timeout_s``.
@@ -175,11 +176,17 @@ def call_flow(
     ``checkpoint``: a callback for the event ids of the call's stream (``steps.Checkpoint``).
     ``cancel_at_server``: a request given up (its timeout, or ``Abandoned`` thrown in) is
     cancelled at the server by its era's rule (``cancel``); the stream is closed in any case,
-    by the driver, when the flow ends."""
+    by the driver, when the flow ends. ``deadline``: an earlier end, that of the operation the
+    call is a part of (its errors still name ``timeout_s``)."""
     if protocol.closed:
         raise protocol.closed_error()
     call = CallExchange(
-        protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
+        protocol,
+        method=method,
+        expected_id=expected_id,
+        timeout_s=timeout_s,
+        now=now,
+        deadline=deadline,
     )
     call.checkpoint = checkpoint
     cancel = cancel_at_server and cancellable(method, modern=protocol.modern is not None)

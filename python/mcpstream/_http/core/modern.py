@@ -20,11 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ...errors import (
-    McpHttpTransportError,
-    McpHttpTransportProtocolError,
-    McpHttpTransportTimeoutError,
-)
+from ...errors import McpHttpTransportError, McpHttpTransportProtocolError
 from ...jsonrpc import (
     JsonRpcId,
     JsonRpcRequest,
@@ -89,10 +85,10 @@ class Channel:
 
 
 def _one_request(
-    channel: Channel, method: str, params: Any, now: float, timeout_s: float | None = None
+    channel: Channel, method: str, params: Any, now: float, deadline: float | None = None
 ) -> Flow[JsonRpcResponse]:
-    """One POST of a modern request (a new id each time), its response, within ``timeout_s``
-    (None: the channel's)."""
+    """One POST of a modern request (a new id each time), its response, within the channel's
+    timeout (by ``deadline`` at the latest: that of the whole request)."""
     protocol = channel.protocol
     stamped, headers = channel.state.stamp(method, params)
     request_id = channel.next_id()
@@ -102,9 +98,10 @@ def _one_request(
         protocol.encode(payload),
         method=method,
         expected_id=request_id,
-        timeout_s=channel.timeout_s if timeout_s is None else timeout_s,
+        timeout_s=channel.timeout_s,
         now=now,
         headers=headers,
+        deadline=deadline,
     )
     assert response is not None
     return response
@@ -128,11 +125,7 @@ def modern_request_flow(
     while True:
         if now >= deadline:
             raise protocol.timeout_error(method, channel.timeout_s)
-        try:
-            response = yield from _one_request(channel, method, params, now, deadline - now)
-        except McpHttpTransportTimeoutError as exc:
-            # A later round had what was left of the time: the error names the whole of it.
-            raise protocol.timeout_error(method, channel.timeout_s) from exc.__cause__
+        response = yield from _one_request(channel, method, params, now, deadline)
         now = yield from _now()
         error = response.error
         code = error.get("code") if error is not None else None
