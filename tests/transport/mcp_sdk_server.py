@@ -8,7 +8,9 @@ Tools: ``echo``, ``big_text`` (a large result), ``count`` (progress notification
 (an elicitation request to the client), ``poke`` (a notification and a ping on the GET stream),
 ``resumable`` (closes its SSE stream before answering; the client must resume it), ``ask_two`` (two
 elicitations, the second after the first answer: two rounds of ``input_required`` at 2026-07-28),
-``sample`` (a sampling request), ``roots`` (a roots request), ``hold`` (a slow call that
+``sample`` (a sampling request), ``roots`` (a roots request), ``pause`` (progress after a silence,
+then the answer after another), ``ask_then_pause`` (a server request, then the answer after a
+silence; ``resolve_then_pause`` the same in either era), ``hold`` (a slow call that
 records whether the server cancelled it, read back with ``outcome``), a resource
 ``mem://readme`` and a prompt ``greet``. Every mode speaks both eras (the SDK picks by the
 request); ``stateless`` keeps no session for the handshake era either. ``http-sse`` serves the
@@ -32,7 +34,8 @@ import uvicorn
 from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.resolve import Elicit, Resolve
 from mcp.server.streamable_http import EventCallback, EventMessage, EventStore
-from mcp_types import SamplingMessage, TextContent
+from mcp.shared.message import ServerMessageMetadata
+from mcp_types import ListRootsRequest, ListRootsResult, SamplingMessage, TextContent
 from pydantic import BaseModel
 
 BIG_TEXT_UNIT = "mcpstream \u2713 \u00e9t\u00e9 \u2028 sep \U0001f600;"
@@ -164,6 +167,42 @@ def build_server() -> MCPServer:
         """Answer after ``seconds``."""
         await anyio.sleep(seconds)
         return "slept"
+
+    @server.tool()
+    async def pause(seconds: float, ctx: Context, before: float = 0.0) -> str:
+        """Report progress after ``before`` seconds, then answer after ``seconds`` more."""
+        await anyio.sleep(before)
+        await ctx.report_progress(0, 1, "started")
+        await anyio.sleep(seconds)
+        return "paused"
+
+    @server.tool()
+    async def ask_then_pause(kind: str, seconds: float, ctx: Context) -> str:
+        """Make a server request (``kind``: ``elicitation``, ``sampling`` or ``roots``), then
+        answer after ``seconds``."""
+        if kind == "elicitation":
+            await ctx.elicit("What is your name?", Name)
+        elif kind == "sampling":
+            text = TextContent(type="text", text="hi")
+            await ctx.session.create_message(
+                messages=[SamplingMessage(role="user", content=text)],
+                max_tokens=16,
+                related_request_id=ctx.request_id,
+            )
+        else:  # on the call's own stream, as the others
+            related = ServerMessageMetadata(related_request_id=ctx.request_id)
+            await ctx.session.send_request(ListRootsRequest(), ListRootsResult, metadata=related)
+        await anyio.sleep(seconds)
+        return "asked"
+
+    @server.tool()
+    async def resolve_then_pause(
+        name: Annotated[Name, Resolve(_first_name)], seconds: float
+    ) -> str:
+        """An elicitation by the tool's dependencies (in either era: at 2026-07-28 a round of
+        ``input_required``), then the answer after ``seconds``."""
+        await anyio.sleep(seconds)
+        return f"asked {name.name}"
 
     @server.tool()
     async def hold(key: str, seconds: float) -> str:

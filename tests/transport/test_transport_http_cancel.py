@@ -3,7 +3,8 @@ client and a host's httpx2 one) against the official SDK server in both eras: a 
 times out, or whose asyncio task is cancelled, is cancelled there (the SDK's tool sees its task
 cancelled: the ``hold`` tool records it, ``outcome`` reads it back), and no thread, socket or
 task is left behind. Against the fault server: the notification's wire form, and a server that
-never answers it, which holds the timeout up by ``CANCEL_TIMEOUT_S`` at most."""
+never answers it, which holds a timeout up not at all (the notification goes on after the
+error) and a cancelled task by ``CANCEL_TIMEOUT_S`` at most."""
 
 from __future__ import annotations
 
@@ -188,7 +189,10 @@ def test_the_notification_names_the_request_and_a_server_that_never_answers_it_i
     with pytest.raises(McpHttpTransportTimeoutError):
         transport.request(method="tools/call", params=hold("dead"), timeout_s=0.3)
     elapsed = time.monotonic() - started
-    assert elapsed < 0.3 + CANCEL_TIMEOUT_S + 3.0  # generous: a loaded machine
+    assert elapsed < 0.3 + 1.0  # the cancellation goes on after the error (generous: load)
+    deadline = time.monotonic() + SERVER_WAIT_S
+    while len(fault_server.recorded(url)) < 2 and time.monotonic() < deadline:
+        time.sleep(0.02)
     bodies = [json.loads(r.body) for r in fault_server.recorded(url)]
     call, cancel = bodies
     assert cancel == {

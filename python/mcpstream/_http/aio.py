@@ -32,7 +32,7 @@ from .aio_io import Exchange, collect, read_limited, wait_set, within
 from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
-from .core.cancel import Abandoned
+from .core.cancel import CLOSE_WAIT_S, Abandoned
 from .core.modern import Negotiated, Negotiation
 from .core.sse_legacy import SseStream
 from .facade import HttpTransportBase
@@ -96,6 +96,8 @@ class AsyncMcpHttpTransport(
         self._retired_tasks: list[asyncio.Task[None]] = []
         self._wake = asyncio.Event()
         """What ``Await`` waits on, replaced (and set) by each ``Notify``."""
+        self._detached: set[asyncio.Task[None]] = set()
+        """The tasks of ``Detach``ed flows still running (awaited by ``close``)."""
 
     def reset_session_state(self) -> None:
         """Forget the session id and protocol version, and stop the old session's GET stream
@@ -116,8 +118,9 @@ class AsyncMcpHttpTransport(
         """Send a request and return its response (see ``McpHttpTransport.request``). A
         request whose task is cancelled is cancelled at the server as one that times out is,
         before the ``CancelledError`` goes on."""
-        await self._after_get_answered()
-        return await self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+        started = time.monotonic()  # the wait for the GET's answer is the call's time too
+        await self._after_get_answered(timeout_s)
+        return await self._run(self._request_flow(method, params, timeout_s, started))
 
     async def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it (see ``McpHttpTransport.negotiate``)."""
@@ -157,7 +160,8 @@ class AsyncMcpHttpTransport(
         ``resume_from``: an event id of a request sent earlier, to go on with over GET and
         ``Last-Event-ID`` instead of POSTing ``body``. Raises the transport's errors, as
         ``request`` does."""
-        await self._after_get_answered()
+        started = time.monotonic()
+        await self._after_get_answered(timeout_s)
         flow = self._relay_flow(
             body,
             method=method,
@@ -166,7 +170,7 @@ class AsyncMcpHttpTransport(
             headers=headers,
             checkpoint=checkpoint,
             resume_from=resume_from,
-            now=time.monotonic(),
+            now=started,
         )
         return await self._run(flow)
 
@@ -198,12 +202,12 @@ class AsyncMcpHttpTransport(
         await wait_set(answered, timeout_s)
         return stream.acknowledged
 
-    async def _after_get_answered(self) -> None:
+    async def _after_get_answered(self, wait_s: float = ListenStream.OPEN_WAIT_S) -> None:
         """Wait until the GET that opens the stream has its answer or is over
         (``ListenStream.OPEN_WAIT_S`` at most; see ``McpHttpTransport._after_get_answered``)."""
         answered = self._listen_answered
         if answered is not None:
-            await wait_set(answered, ListenStream.OPEN_WAIT_S)
+            await wait_set(answered, min(ListenStream.OPEN_WAIT_S, wait_s))
             self._listen_answered = None  # waited once: a GET still unanswered is left alone
 
     async def close(self) -> None:
@@ -221,6 +225,7 @@ class AsyncMcpHttpTransport(
             if task is not current:
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        await self._end_detached()
         await self._run(self._delete_flow())
         if self._owns_client:
             await self._client.aclose()
@@ -291,7 +296,7 @@ class AsyncMcpHttpTransport(
                             raise
                         cancelled, outcome = exc, Abandoned()
                     try:
-                        stepper.answer(outcome)
+                        stepper.answer(outcome, time.monotonic())  # the clock after the action
                     except Abandoned:
                         break  # the flow gave up: the cancellation is raised below
                 if cancelled is not None:
@@ -348,24 +353,57 @@ class AsyncMcpHttpTransport(
         scope = step.scope or self._auth.request_auth(
             method=step.method, replay_allowed=step.replay_allowed
         )
-        return s.Authorized(time.monotonic(), await scope.authorization_header(), scope)
+        header = await scope.authorization_header()  # a refresh, maybe: the clock after it
+        return s.Authorized(time.monotonic(), header, scope)
 
     async def _do_renew(self, step: s.Renew, ex: Exchange) -> s.Judged:
         retry = await step.scope.should_retry(step.status_code, step.headers, step.body)
         return s.Judged(time.monotonic(), bool(retry))
 
-    async def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled:
+    async def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled | s.Idle:
         assert self._handler is not None
+        # Cut off at the deadline of the call waiting on it (``step.wait_s``).
+        deadline = asyncio.timeout(None if step.wait_s is None else max(step.wait_s, 0.0))
         try:
-            result = self._handler.handle_request(**self._handler_arguments(step.request))
-            if inspect.isawaitable(result):
-                result = await result
+            async with deadline:
+                result = self._handler.handle_request(**self._handler_arguments(step.request))
+                if inspect.isawaitable(result):
+                    result = await result
         except Exception as exc:
-            return s.Handled(time.monotonic(), error=exc)
+            if isinstance(exc, TimeoutError) and deadline.expired():
+                return s.Idle(time.monotonic())
+            return s.Handled(time.monotonic(), error=exc)  # a TimeoutError of its own too
         return s.Handled(time.monotonic(), result)
 
     async def _do_run(self, step: s.Run, ex: Exchange) -> s.Done:
-        return s.Done(time.monotonic(), await self._run(step.flow))
+        value = await self._run(step.flow)
+        return s.Done(time.monotonic(), value)
+
+    async def _do_detach(self, step: s.Detach, ex: Exchange) -> s.Done:
+        task = asyncio.get_running_loop().create_task(
+            self._run_detached(step.flow), name=f"mcpstream-detached-{self.server.id}"
+        )
+        self._detached.add(task)
+        task.add_done_callback(self._detached.discard)
+        return s.Done(time.monotonic())
+
+    async def _run_detached(self, flow: s.Flow[None]) -> None:
+        try:
+            await self._run(flow)
+        except Exception as exc:  # the flow logs its own failures; this is a bug's last net
+            wire.detached_failed(self.server.id, exc)
+
+    async def _end_detached(self) -> None:
+        """Await the detached flows (each bounds its own time: ``CANCEL_TIMEOUT_S``); one
+        still running past that bound is cancelled."""
+        tasks = set(self._detached)
+        if not tasks:
+            return
+        _, late = await asyncio.wait(tasks, timeout=CLOSE_WAIT_S)
+        for task in late:
+            task.cancel()
+        if late:
+            await asyncio.wait(late)
 
     async def _do_deliver(self, step: s.Deliver, ex: Exchange) -> s.Done:
         assert self._on_notification is not None

@@ -30,6 +30,7 @@ from . import wire
 from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
+from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
 from .facade import HttpTransportBase
 from .httpx_clients import deadline_bound, deadline_trace, io_deadline, make_client
@@ -130,6 +131,8 @@ class McpHttpTransport(
         self._closing = threading.Event()
         self._signal = threading.Condition()
         """What ``Await`` waits on and ``Notify`` wakes (the HTTP+SSE stream's responses)."""
+        self._detached: set[threading.Thread] = set()
+        """The threads of ``Detach``ed flows still running (joined by ``close``)."""
 
     def reset_session_state(self) -> None:
         """Forget the session id and protocol version (after the session expired), and stop
@@ -148,11 +151,14 @@ class McpHttpTransport(
         """Send a request and return its response (a JSON-RPC error response is returned, not
         raised). Raises an ``McpHttpTransportError`` subclass when no response can be had.
 
-        A request that runs past ``timeout_s`` is cancelled at the server before
-        ``McpHttpTransportTimeoutError`` is raised: its stream is closed and, below 2026-07-28,
-        ``notifications/cancelled`` is POSTed (2 s at most; the docs' "Cancellation")."""
-        self._after_get_answered()
-        return self._run(self._request_flow(method, params, timeout_s, time.monotonic()))
+        ``timeout_s`` covers all of it, the host's handlers of server requests included (the
+        docs' "What a timeout covers"). A request that runs past it raises
+        ``McpHttpTransportTimeoutError`` and is cancelled at the server: its stream is closed
+        and, below 2026-07-28, ``notifications/cancelled`` is POSTed beside the error (2 s at
+        most; ``close`` waits for it; the docs' "Cancellation")."""
+        started = time.monotonic()  # the wait for the GET's answer is the call's time too
+        self._after_get_answered(timeout_s)
+        return self._run(self._request_flow(method, params, timeout_s, started))
 
     def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it: ``server/discover`` for the stateless
@@ -185,6 +191,7 @@ class McpHttpTransport(
             self._protocol.closed = True
             self._closing.set()
         self._stop_listener()
+        self._join_detached()
         self._run(self._delete_flow())
         if self._owns_client:
             self._client.close()
@@ -231,14 +238,15 @@ class McpHttpTransport(
         listener.answered.wait(timeout_s)
         return listener.stream.acknowledged
 
-    def _after_get_answered(self) -> None:
+    def _after_get_answered(self, wait_s: float = ListenStream.OPEN_WAIT_S) -> None:
         """Wait until the GET that opens the stream has its answer (or failed;
-        ``ListenStream.OPEN_WAIT_S`` at most), so that the server has seen it before the call
-        about to be sent (see ``OPEN_WAIT_S``). ``initialized`` returns as soon as the server
-        accepted it; the GET is under way meanwhile, while the host prepares its first call."""
+        ``ListenStream.OPEN_WAIT_S`` and ``wait_s`` at most), so that the server has seen it
+        before the call about to be sent (see ``OPEN_WAIT_S``). ``initialized`` returns as soon
+        as the server accepted it; the GET is under way meanwhile, while the host prepares its
+        first call."""
         answered = self._get_answered
         if answered is not None:
-            answered.wait(ListenStream.OPEN_WAIT_S)
+            answered.wait(min(ListenStream.OPEN_WAIT_S, wait_s))
             self._get_answered = None  # waited once: a GET still unanswered is left alone
 
     def _stop_listener(self, *, wait: bool = True) -> None:
@@ -259,7 +267,7 @@ class McpHttpTransport(
                     outcome = getattr(self, "_do_" + s.action(stepper.step))(stepper.step, ex)
                 except Exception as exc:  # a hook, a handler or a nested flow: the flow's call
                     outcome = exc
-                stepper.answer(outcome)
+                stepper.answer(outcome, time.monotonic())  # the clock after the action
             result: T = stepper.result
             return result
 
@@ -311,11 +319,12 @@ class McpHttpTransport(
         if step.wait_s is None:  # no bound: read on this thread (``stop`` wakes it up)
             wire.lift_read_timeout(ex.response)
             try:
-                return s.Bytes(time.monotonic(), next(ex.chunks))
+                data = next(ex.chunks)
             except StopIteration:
                 return s.BodyEnd(time.monotonic())
             except wire.http_errors() as exc:
                 return wire.failure(exc)
+            return s.Bytes(time.monotonic(), data)
         if ex.broken:
             # A read ran out of its wait, which ends the body: the flow's clock ends the stream.
             ex.wake.wait(step.wait_s)
@@ -348,7 +357,7 @@ class McpHttpTransport(
         assert ex.chunks is not None
         try:
             with io_deadline(time.monotonic() + wait_s):
-                return s.Bytes(time.monotonic(), next(ex.chunks))
+                data = next(ex.chunks)
         except StopIteration:
             return s.BodyEnd(time.monotonic())
         except stack_of(ex.client).httpx.ReadTimeout:
@@ -356,6 +365,7 @@ class McpHttpTransport(
             return s.Idle(time.monotonic())
         except wire.http_errors() as exc:
             return wire.failure(exc)
+        return s.Bytes(time.monotonic(), data)  # the clock after the read, never before
 
     def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
         assert ex.chunks is not None
@@ -376,6 +386,8 @@ class McpHttpTransport(
         return s.Judged(time.monotonic(), bool(retry))
 
     def _do_handle(self, step: s.Handle, ex: Exchange) -> s.Handled:
+        # On the caller's thread, which nothing can interrupt: ``step.wait_s`` is not enforced
+        # here (the flow raises the call's timeout once the handler returns past it).
         assert self._handler is not None
         try:
             result = self._handler.handle_request(**self._handler_arguments(step.request))
@@ -383,8 +395,37 @@ class McpHttpTransport(
             return s.Handled(time.monotonic(), error=exc)
         return s.Handled(time.monotonic(), result)
 
+    def _do_detach(self, step: s.Detach, ex: Exchange) -> s.Done:
+        thread = threading.Thread(
+            target=self._run_detached,
+            args=(step.flow,),
+            name=f"mcpstream-detached-{self.server.id}",
+            daemon=True,
+        )
+        with self._lock:
+            self._detached.add(thread)
+        thread.start()
+        return s.Done(time.monotonic())
+
+    def _run_detached(self, flow: s.Flow[None]) -> None:
+        try:
+            self._run(flow)
+        except Exception as exc:  # the flow logs its own failures; this is a bug's last net
+            wire.detached_failed(self.server.id, exc)
+        finally:
+            with self._lock:
+                self._detached.discard(threading.current_thread())
+
+    def _join_detached(self) -> None:
+        """Wait for the detached flows (each bounds its own time: ``CANCEL_TIMEOUT_S``)."""
+        with self._lock:
+            threads = list(self._detached)
+        for thread in threads:
+            thread.join(CLOSE_WAIT_S)
+
     def _do_run(self, step: s.Run, ex: Exchange) -> s.Done:
-        return s.Done(time.monotonic(), self._run(step.flow))
+        value = self._run(step.flow)
+        return s.Done(time.monotonic(), value)
 
     def _do_deliver(self, step: s.Deliver, ex: Exchange) -> s.Done:
         assert self._on_notification is not None

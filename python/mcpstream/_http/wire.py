@@ -221,3 +221,11 @@ class Snippet:
 def callback_failed(server_id: str) -> None:
     """Log the exception of a notification callback (the stream goes on)."""
     logger.warning("the notification callback of server %r raised", server_id, exc_info=True)
+
+
+def detached_failed(server_id: str, exc: BaseException) -> None:
+    """Log a detached flow (a cancellation after a timeout) that raised: no call waits for
+    it."""
+    logger.warning(
+        "a background step of server %r failed: %s", server_id, type(exc).__name__, exc_info=exc
+    )

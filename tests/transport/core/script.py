@@ -131,6 +131,8 @@ class Script:
         self.opened: list[Any] = []
         """The streams of ``OpenStream`` steps (the HTTP+SSE transport's)."""
         self.notified = 0
+        self.detached = 0
+        """How many flows ran detached (``Detach``: a cancellation after a timeout)."""
 
     # -- what tests read -----------------------------------------------------------------------
 
@@ -145,7 +147,7 @@ class Script:
                     outcome: s.Outcome | Exception = self._answer(step, body)
                 except Exception as exc:
                     outcome = exc
-                stepper.answer(outcome)
+                stepper.answer(outcome, self.now)
             return stepper.result
 
     def of(self, kind: type[Any]) -> list[Any]:
@@ -226,6 +228,14 @@ class Script:
                 return s.Handled(self.now, error=exc)
         if isinstance(step, s.Run):
             return s.Done(self.now, self.run(step.flow))
+        if isinstance(step, s.Detach):
+            # Beside the flow: run here and now, on a clock of its own (the flow's time does
+            # not pass meanwhile).
+            now = self.now
+            self.detached += 1
+            self.run(step.flow)
+            self.now = now
+            return s.Done(self.now)
         if isinstance(step, s.Deliver):
             self.delivered.extend(step.notifications)
             return s.Done(self.now)

@@ -406,13 +406,21 @@ def test_an_oauth_error_of_the_hook_reaches_the_caller_as_it_is() -> None:
         request(script, protocol(has_auth=True))
 
 
-def test_time_spent_renewing_is_left_out_of_the_deadline() -> None:
-    hook = Hook([True], cost_s=10.0)
+def test_time_spent_renewing_counts_against_the_deadline() -> None:
+    hook = Hook([True], cost_s=0.5)
     script = Script(
         [Answer(401), json_answer({"jsonrpc": "2.0", "id": 1, "result": {}})], hook=hook
     )
     request(script, protocol(has_auth=True), timeout_s=2.0)
-    assert script.sent[1].timeout_s == pytest.approx(2.0)
+    assert script.sent[1].timeout_s == pytest.approx(1.5)
+
+
+def test_a_renewal_that_outlasts_the_deadline_ends_the_call_with_its_timeout() -> None:
+    hook = Hook([True], cost_s=10.0)
+    script = Script([Answer(401)], hook=hook)
+    with pytest.raises(errors.McpHttpTransportTimeoutError, match=r"within 2\.000s"):
+        request(script, protocol(has_auth=True), timeout_s=2.0)
+    assert len(script.sent) == 1  # not sent again
 
 
 def test_without_a_hook_no_credentials_are_asked_for() -> None:

@@ -63,13 +63,13 @@ def abandon_at(script: Script, flow: s.Flow[Any], kind: type[Any]) -> None:
             script.steps.append(step)
             if isinstance(step, kind) and not abandoned:
                 abandoned = True
-                stepper.answer(Abandoned())
+                stepper.answer(Abandoned(), script.now)
                 continue
             try:
                 outcome: s.Outcome | Exception = script._answer(step, body)
             except Exception as exc:
                 outcome = exc
-            stepper.answer(outcome)
+            stepper.answer(outcome, script.now)
     assert abandoned
 
 

@@ -11,9 +11,12 @@ is cancelled at the server by the rule of the era it was sent in:
 
 The notification goes only for a request the server may have received (its POST was sent and
 did not fail to connect) and has not answered yet, never for ``initialize`` (which a client
-must not cancel), and within ``CANCEL_TIMEOUT_S``: a dead server adds that much to the
-timeout at most. The flow that sends it is ``flows.call_flow`` (``cancel_at_server``); the
-rule of a relayed session (``relay``) is this module's too.
+must not cancel), and within ``CANCEL_TIMEOUT_S``. After a timeout it goes beside the error
+(``steps.Detach``), which the host has at the deadline; a transport's ``close`` waits for it
+(``CLOSE_WAIT_S`` at most). After a cancelled task it is sent before the cancellation is
+raised, so a dead server holds that up by ``CANCEL_TIMEOUT_S`` at most. The flow that sends it
+is ``flows.call_flow`` (``cancel_at_server``); the rule of a relayed session (``relay``) is this
+module's too.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ __all__ = [
     "ABANDONED_REASON",
     "CANCELLED_NOTIFICATION",
     "CANCEL_TIMEOUT_S",
+    "CLOSE_WAIT_S",
     "Abandoned",
     "cancel_params",
     "cancellable",
@@ -39,6 +43,10 @@ CANCEL_TIMEOUT_S = 2.0
 """The time the POST of ``notifications/cancelled`` may take (connect, answer, all of it; at
 most the call's own timeout): the timeout or the cancellation it follows returns by then even
 when the server no longer answers."""
+
+CLOSE_WAIT_S = CANCEL_TIMEOUT_S + 1.0
+"""How long a transport's ``close`` waits for a cancellation still under way (it runs beside
+the timeout error, ``steps.Detach``): its own bound and some slack for scheduling."""
 
 UNCANCELLABLE_METHODS = frozenset({"initialize"})
 """Requests a client must not cancel (the spec's cancellation rules)."""

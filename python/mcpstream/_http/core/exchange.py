@@ -46,12 +46,16 @@ class CallExchange:
         expected_id: JsonRpcId | None,
         timeout_s: float,
         now: float,
+        deadline: float | None = None,
     ) -> None:
         self.protocol = protocol
         self.method = method
         self.expected_id = expected_id
         self.timeout_s = timeout_s
-        self.deadline = now + timeout_s
+        self.deadline = now + timeout_s if deadline is None else min(deadline, now + timeout_s)
+        """When the call ends: ``timeout_s`` after ``now``, or the earlier ``deadline`` of the
+        operation it is a part of (a later round of a request, whose errors name its whole
+        ``timeout_s``)."""
         self.response: JsonRpcResponse | None = None
         self.last_event_id: str | None = None
         self.retry_ms: int | None = None
@@ -89,12 +93,6 @@ class CallExchange:
         """Raise the timeout error once the deadline has passed."""
         if now >= self.deadline:
             raise self.timeout_error()
-
-    def exclude(self, seconds: float) -> None:
-        """Leave ``seconds`` out of the call's budget: the time the auth hook spent renewing
-        credentials (a refresh, a login), which has timeouts of its own."""
-        if seconds > 0:
-            self.deadline += seconds
 
     def timeout_error(self) -> McpHttpTransportError:
         """The timeout error of this call."""

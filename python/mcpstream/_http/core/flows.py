@@ -59,6 +59,7 @@ from .steps import (
     Bytes,
     Checkpoint,
     Deliver,
+    Detach,
     Done,
     Failed,
     FailureKind,
@@ -101,9 +102,14 @@ class Stepper:
         self.step: Step = StreamAnswered()
         self._advance(None)
 
-    def answer(self, outcome: Outcome | Exception | Abandoned | None) -> None:
+    def answer(self, outcome: Outcome | Exception | Abandoned | None, now: float) -> None:
         """Send ``outcome`` to the flow (throw it in, for an exception, or ``Abandoned``: the
-        host gave the flow up); take its next step."""
+        host gave the flow up); take its next step. ``now``: the driver's clock read once the
+        action that produced ``outcome`` returned, which the outcome carries (the rule of time,
+        see ``steps``: whatever clock an action read before its wait, the flow is told the
+        time after it)."""
+        if isinstance(outcome, Outcome) and outcome.now != now:
+            outcome = replace(outcome, now=now)
         self._advance(outcome)
 
     def _advance(self, outcome: Outcome | Exception | Abandoned | None) -> None:
@@ -162,6 +168,7 @@ def call_flow(
     headers: Mapping[str, str] | None = None,
     checkpoint: Any = None,
     cancel_at_server: bool = False,
+    deadline: float | None = None,
 ) -> Flow[JsonRpcResponse | None]:
     """POST ``body`` (a request waiting for the response ``expected_id``, or a notification
     with None) and return the response (None for a notification) within ``timeout_s``.
@@ -169,11 +176,17 @@ def call_flow(
     ``checkpoint``: a callback for the event ids of the call's stream (``steps.Checkpoint``).
     ``cancel_at_server``: a request given up (its timeout, or ``Abandoned`` thrown in) is
     cancelled at the server by its era's rule (``cancel``); the stream is closed in any case,
-    by the driver, when the flow ends."""
+    by the driver, when the flow ends. ``deadline``: an earlier end, that of the operation the
+    call is a part of (its errors still name ``timeout_s``)."""
     if protocol.closed:
         raise protocol.closed_error()
     call = CallExchange(
-        protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=now
+        protocol,
+        method=method,
+        expected_id=expected_id,
+        timeout_s=timeout_s,
+        now=now,
+        deadline=deadline,
     )
     call.checkpoint = checkpoint
     cancel = cancel_at_server and cancellable(method, modern=protocol.modern is not None)
@@ -181,7 +194,9 @@ def call_flow(
         return (yield from _run_call(call, _post(call, body, headers or {})))
     except McpHttpTransportTimeoutError:
         if cancel:
-            yield from _cancel_at_server(call, timeout_reason(timeout_s))
+            # Beside the error, not before it: the host has its timeout at the deadline, and
+            # the notification goes on within its own bound.
+            yield from _expect(Detach(_cancel_at_server(call, timeout_reason(timeout_s))), Done)
         raise
     except Abandoned:
         if cancel:
@@ -199,12 +214,14 @@ def _cancel_at_server(call: CallExchange, reason: str) -> Flow[None]:
     assert call.expected_id is not None
     params = cancel_params(call.expected_id, reason)
     body = protocol.encode(build_jsonrpc_notification(method=CANCELLED_NOTIFICATION, params=params))
+    # The clock again: a detached cancellation starts when the driver runs it.
+    started = yield from _expect(Sleep(0.0), Done)
     notice = CallExchange(
         protocol,
         method=CANCELLED_NOTIFICATION,
         expected_id=None,
         timeout_s=min(CANCEL_TIMEOUT_S, call.timeout_s),
-        now=call.now,
+        now=started.now,
     )
     notice.renews = False
     try:
@@ -262,21 +279,23 @@ def _authorization(
 ) -> Flow[Authorized]:
     """The hook's ``Authorization`` value (None without a hook), for a replay of the message
     of ``scope`` or for a new one (``scope`` None). The time the hook spends renewing
-    credentials is left out of the call's budget (it has timeouts of its own)."""
+    credentials counts against the call, as any other wait of it: a refresh is not cut off
+    (its own timeouts bound it, and a token half renewed would be lost), but the call raises
+    its timeout as soon as it returns past the deadline."""
     if not call.protocol.has_auth:
         return Authorized(call.now, None)
     step = Authorize(call.method, replay_allowed=replay_allowed, scope=scope)
     authorized = yield from _expect(step, Authorized)
-    call.exclude(authorized.now - call.now)
     call.now = authorized.now
+    call.check_deadline(call.now)
     return authorized
 
 
 def _renewed(call: CallExchange, authorized: Authorized, head: Head, body: bytes) -> Flow[bool]:
-    """Hand a 401/403 to the hook: True to send the request again (see ``_authorization``)."""
+    """Hand a 401/403 to the hook: True to send the request again (see ``_authorization``:
+    the time of a renewal counts against the call)."""
     step = Renew(authorized.scope, head.status_code, head.headers, body)
     judged = yield from _expect(step, Judged)
-    call.exclude(judged.now - call.now)
     call.now = judged.now
     return judged.retry
 
@@ -428,6 +447,7 @@ def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
                     during=call.method,
                     now=call.now,
                     budget_s=call.remaining_s,
+                    waiting=call,
                 )
             )
             answered = yield from _expect(step, Done)
@@ -495,13 +515,24 @@ def answer_flow(
     during: str,
     now: float,
     budget_s: Callable[[float], float],
+    waiting: CallExchange | None = None,
 ) -> Flow[None]:
     """Answer ``request``, which came while ``during`` ran: the handler's result or error (or
     -32601 without a handler) POSTed back within ``budget_s(now)`` seconds. Raises the error the
-    waiting call must raise when the request was not answered with a result."""
+    waiting call must raise when the request was not answered with a result. ``waiting``: the
+    call that waits on the answer, whose deadline the handler's time counts against (its
+    timeout error is raised once the handler is done, or cut off, past it)."""
     if protocol.has_handler:
-        handled = yield from _expect(Handle(request), Handled)
-        now = handled.now
+        wait_s = None if waiting is None else waiting.deadline - now
+        outcome = yield from _expect(Handle(request, wait_s), Handled, Idle)
+        now = outcome.now
+        if waiting is not None:
+            waiting.now = now
+            waiting.check_deadline(now)
+        if not isinstance(outcome, Handled):  # cut off at the deadline of ``waiting``
+            assert waiting is not None
+            raise waiting.timeout_error()
+        handled = outcome
         reply = protocol.reply_to_server_request(
             request, during=during, outcome=handled.result, error=handled.error
         )

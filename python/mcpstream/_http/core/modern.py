@@ -84,8 +84,11 @@ class Channel:
     timeout_s: float
 
 
-def _one_request(channel: Channel, method: str, params: Any, now: float) -> Flow[JsonRpcResponse]:
-    """One POST of a modern request (a new id each time), its response."""
+def _one_request(
+    channel: Channel, method: str, params: Any, now: float, deadline: float | None = None
+) -> Flow[JsonRpcResponse]:
+    """One POST of a modern request (a new id each time), its response, within the channel's
+    timeout (by ``deadline`` at the latest: that of the whole request)."""
     protocol = channel.protocol
     stamped, headers = channel.state.stamp(method, params)
     request_id = channel.next_id()
@@ -98,6 +101,7 @@ def _one_request(channel: Channel, method: str, params: Any, now: float) -> Flow
         timeout_s=channel.timeout_s,
         now=now,
         headers=headers,
+        deadline=deadline,
     )
     assert response is not None
     return response
@@ -115,8 +119,13 @@ def modern_request_flow(
         return cached
     version_retried = relisted = False
     rounds = 0
+    # One deadline for the whole request: its retries, its rounds of input and the host's
+    # handlers answering them share the channel's timeout.
+    deadline = now + channel.timeout_s
     while True:
-        response = yield from _one_request(channel, method, params, now)
+        if now >= deadline:
+            raise protocol.timeout_error(method, channel.timeout_s)
+        response = yield from _one_request(channel, method, params, now, deadline)
         now = yield from _now()
         error = response.error
         code = error.get("code") if error is not None else None
@@ -140,16 +149,21 @@ def modern_request_flow(
                 f"'{method}' still asked for input after {state.max_rounds} rounds; giving up",
                 McpHttpTransportProtocolError,
             )
-        answers = yield from _answer_inputs(protocol, method, wanted)
+        answers = yield from _answer_inputs(protocol, method, wanted, deadline, channel.timeout_s)
         now = yield from _now()
         params = era.retry_params(params, answers, wanted.request_state)
 
 
 def _answer_inputs(
-    protocol: McpHttpProtocol, method: str, wanted: era.InputRequired
+    protocol: McpHttpProtocol,
+    method: str,
+    wanted: era.InputRequired,
+    deadline: float,
+    timeout_s: float,
 ) -> Flow[dict[str, Any]]:
     """The answers of the host's handler to the input requests of an ``input_required``
-    result (elicitation, sampling, roots), by their keys."""
+    result (elicitation, sampling, roots), by their keys; the handler's time counts against
+    the request's ``deadline`` (its ``timeout_s`` error once past it)."""
     answers: dict[str, Any] = {}
     for key, request in wanted.requests.items():
         if not protocol.has_handler:
@@ -157,10 +171,13 @@ def _answer_inputs(
                 f"'{method}' needs input ({request['method']}) and no handler is set",
                 McpHttpTransportProtocolError,
             )
+        now = yield from _now()
         handled = yield Handle(
-            JsonRpcRequest(id=key, method=request["method"], params=request.get("params"))
+            JsonRpcRequest(id=key, method=request["method"], params=request.get("params")),
+            deadline - now,
         )
-        assert isinstance(handled, Handled)
+        if handled.now >= deadline or not isinstance(handled, Handled):
+            raise protocol.timeout_error(method, timeout_s)
         if handled.error is not None:
             failure = protocol.error(
                 f"the handler failed on the input request '{request['method']}' of '{method}'",

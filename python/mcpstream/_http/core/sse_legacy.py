@@ -74,6 +74,7 @@ from .steps import (
     Await,
     BodyEnd,
     Bytes,
+    Detach,
     Done,
     Failed,
     Flow,
@@ -487,7 +488,11 @@ def sse_call_flow(
         if cancel_at_server and accepted and expected_id is not None:
             abandoned = isinstance(exc, Abandoned)
             reason = ABANDONED_REASON if abandoned else timeout_reason(timeout_s)
-            yield from _cancel_on_stream(stream, expected_id, method, reason)
+            cancellation = _cancel_on_stream(stream, expected_id, method, reason)
+            if abandoned:
+                yield from cancellation
+            else:  # beside the timeout error, not before it (see ``flows.call_flow``)
+                yield from _expect(Detach(cancellation), Done)
         raise
     finally:
         if expected_id is not None:

@@ -6,6 +6,12 @@ when the driver's action raised one that is not a failure on the wire (a hook, a
 nested flow). Every outcome carries ``now``, the driver's monotonic clock when it happened, so
 that the core never reads a clock itself.
 
+The rule of time: ``now`` is read *after* the I/O, the wait, the handler or the nested flow
+that produced the outcome, never before it (a clock read before a blocking read and stamped on
+the bytes it returned would give the call that wait again). ``Stepper.answer`` holds the rule
+for every driver: it is given the clock the driver read once the action returned, and an
+outcome stamped earlier is stamped again with it.
+
 Requests and responses are the core's own descriptions: a driver turns an ``HttpRequest`` into
 an httpx request, the head of the answer into a ``Head`` (header names in lower case), body
 bytes into ``Bytes``, and exceptions of the HTTP stack into ``Failed`` with a
@@ -30,6 +36,7 @@ __all__ = [
     "Bytes",
     "Checkpoint",
     "Deliver",
+    "Detach",
     "Done",
     "Failed",
     "FailureKind",
@@ -145,15 +152,30 @@ class Renew:
 @dataclass(frozen=True, slots=True)
 class Handle:
     """Run the host's handler on a server-initiated ``request``: ``Handled`` with what it
-    returned (awaited, if it may be) or raised."""
+    returned (awaited, if it may be) or raised. ``wait_s``: the time left to the call that
+    waits on the answer (None: no call does): an async driver cancels a handler still running
+    then and answers ``Idle``; a sync driver runs the handler on the caller's thread, which
+    cannot be interrupted (the call then raises its timeout as soon as the handler returns)."""
 
     request: JsonRpcRequest
+    wait_s: float | None = None
 
 
 @dataclass(frozen=True, slots=True)
 class Run:
     """Run ``flow`` to its end with a response of its own (an answer POSTed while the flow's
     response stays open): ``Done`` with its result, or its exception thrown in."""
+
+    flow: Flow[Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Detach:
+    """Run ``flow`` beside the flow that yields it, which goes on at once: ``Done``. What
+    follows a timeout (the cancellation of the request at the server) runs so, never delaying
+    the error; ``flow`` bounds its own time (``CANCEL_TIMEOUT_S``), and the transport's
+    ``close`` waits for it (within that bound) so that no thread, task or connection outlives
+    the transport. Its exceptions are the driver's to log."""
 
     flow: Flow[Any]
 
@@ -220,7 +242,7 @@ class Notify:
 
 Step = (
     (Send | ReadBody | ReadChunk | ReadSnippet | Authorize | Renew | Handle | Run | Deliver | Sleep)
-    | (StreamAnswered | Checkpoint)
+    | (StreamAnswered | Checkpoint | Detach)
     | (OpenStream | Await | Notify)
 )
 
