@@ -114,7 +114,7 @@ class AsyncMcpHttpTransport(
         return task is not None and not task.done() and stream is not None and stream.connected
 
     async def request(
-        self, *, method: str, params: Any | None, timeout_s: float
+        self, *, method: str, params: Any | None, timeout_s: float | None
     ) -> JsonRpcResponse:
         """Send a request and return its response (see ``McpHttpTransport.request``). A
         request whose task is cancelled is cancelled at the server as one that times out is,

@@ -148,7 +148,9 @@ class McpHttpTransport(
         listener = self._listener
         return listener is not None and listener.stream.connected
 
-    def request(self, *, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
+    def request(
+        self, *, method: str, params: Any | None, timeout_s: float | None
+    ) -> JsonRpcResponse:
         """Send a request and return its response (a JSON-RPC error response is returned, not
         raised). Raises an ``McpHttpTransportError`` subclass when no response can be had.
 
@@ -156,7 +158,8 @@ class McpHttpTransport(
         docs' "What a timeout covers"). A request that runs past it raises
         ``McpHttpTransportTimeoutError`` and is cancelled at the server: its stream is closed
         and, below 2026-07-28, ``notifications/cancelled`` is POSTed beside the error (2 s at
-        most; ``close`` waits for it; the docs' "Cancellation")."""
+        most; ``close`` waits for it; the docs' "Cancellation"). ``timeout_s`` None (or
+        ``math.inf``) is no limit; zero, a negative value or NaN raises ``ValueError``."""
         timeout_s = check_timeout("timeout_s", timeout_s)
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         self._after_get_answered(timeout_s)
