@@ -1,6 +1,7 @@
 """What an error message tells a user to check, free of I/O: whether an answer is a web page
 rather than MCP (and its title), an error body cut to the documented length, the endpoint a
-wrong path most likely meant, and a TLS failure that means plain HTTP was spoken on the port.
+wrong path most likely meant, and a failure that means the URL's scheme does not match the
+port (https:// to plain HTTP, http:// to TLS).
 
 These only shape messages: no decision of the transport depends on them.
 """
@@ -117,7 +118,7 @@ def tls_mismatch(url: str, detail: str, *, first_contact: bool = False) -> str |
     )
     if first_contact and closed:
         return (
-            f"{detail.rstrip('.')} (this port may speak TLS, whose servers close a plain HTTP "
-            f"request unanswered{try_it})"
+            "the server closed the connection without an answer (this port may speak TLS, "
+            f"whose servers close a plain HTTP request unanswered{try_it})"
         )
     return None
