@@ -5,8 +5,11 @@ docs/cli.md (2 bad arguments, 3 unreachable, 4 authentication, 1 anything else).
 
 from __future__ import annotations
 
+from typing import Literal
+
 import pytest
 from plain_http import fixed_answer, static_site
+from plain_http.tls import tls_site
 
 from .conftest import BEARER_TOKEN, RunCommand
 
@@ -103,3 +106,41 @@ def test_a_refused_token_is_not_told_to_give_one(
     line = one_line(run.err)
     assert run.status == 4
     assert "requires authentication (HTTP 401)" in line and "--token" in line
+
+
+@pytest.mark.parametrize(
+    ("answer", "explained"),
+    [
+        ("alert", "the server's answer is not HTTP: it begins as a TLS record does"),
+        ("close", "this port may speak TLS, whose servers close a plain HTTP request unanswered"),
+    ],
+)
+def test_http_to_a_tls_port_is_explained(
+    mcpstream_cli: RunCommand, answer: Literal["alert", "close"], explained: str
+) -> None:
+    with tls_site(answer) as (origin, _cert_path):
+        run = mcpstream_cli("tools", f"{origin}/mcp")
+    line = one_line(run.err)
+    assert run.status == 1
+    assert explained in line
+    assert f"try {origin.replace('http://', 'https://')}/mcp" in line
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "http://user:s3c/ret@127.0.0.1/mcp",  # urlsplit takes "s3c" for the port
+        "http://user:s3cret@127.0.0.1:99999/mcp?token=s3cret",
+        "http://[::1/mcp?token=s3cret#s3cret",
+        "127.0.0.1:8000/mcp?token=s3cret",
+        "http://127.0.0.1\x01:8000/mcp?token=s3cret",
+    ],
+)
+def test_a_malformed_url_s_secrets_stay_out_of_its_error(
+    mcpstream_cli: RunCommand, url: str
+) -> None:
+    run = mcpstream_cli("tools", url)
+    line = one_line(run.err)
+    assert run.status == 2
+    assert "server URL" in line
+    assert "s3c" not in line and "ret@" not in line

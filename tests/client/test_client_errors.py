@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterator
+from typing import Literal
 
 import pytest
 from mcpstream import AsyncClient, Client
@@ -18,6 +19,7 @@ from mcpstream.errors import (
     McpHttpTransportRemoteError,
 )
 from plain_http import fixed_answer, static_site
+from plain_http.tls import tls_site
 
 TOKEN = "client-errors-token"
 
@@ -118,3 +120,18 @@ def test_a_403_is_named_forbidden() -> None:
         error = connect_error(f"{url}/mcp", token="t0ken")
     assert isinstance(error, McpHttpTransportError) and error.status_code == 403
     assert "HTTP 403 (forbidden: the credentials sent do not allow it)" in str(error)
+
+
+@pytest.mark.parametrize(
+    ("answer", "explained"),
+    [
+        ("alert", "the server's answer is not HTTP: it begins as a TLS record does"),
+        ("close", "this port may speak TLS, whose servers close a plain HTTP request unanswered"),
+    ],
+)
+def test_http_to_a_tls_port_is_explained(answer: Literal["alert", "close"], explained: str) -> None:
+    with tls_site(answer) as (origin, _cert_path):
+        error = connect_error(f"{origin}/mcp")
+    assert isinstance(error, McpHttpTransportError)
+    assert explained in str(error)
+    assert f"try {origin.replace('http://', 'https://')}/mcp" in str(error)

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._timeouts import check_timeout
 from ..jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcResponse
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
@@ -113,11 +114,12 @@ class AsyncMcpHttpTransport(
         return task is not None and not task.done() and stream is not None and stream.connected
 
     async def request(
-        self, *, method: str, params: Any | None, timeout_s: float
+        self, *, method: str, params: Any | None, timeout_s: float | None
     ) -> JsonRpcResponse:
         """Send a request and return its response (see ``McpHttpTransport.request``). A
         request whose task is cancelled is cancelled at the server as one that times out is,
         before the ``CancelledError`` goes on."""
+        timeout_s = check_timeout("timeout_s", timeout_s)
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         await self._after_get_answered(timeout_s)
         return await self._run(self._request_flow(method, params, timeout_s, started))
@@ -160,6 +162,7 @@ class AsyncMcpHttpTransport(
         ``resume_from``: an event id of a request sent earlier, to go on with over GET and
         ``Last-Event-ID`` instead of POSTing ``body``. Raises the transport's errors, as
         ``request`` does."""
+        timeout_s = check_timeout("timeout_s", timeout_s)
         started = time.monotonic()
         await self._after_get_answered(timeout_s)
         flow = self._relay_flow(
@@ -186,6 +189,7 @@ class AsyncMcpHttpTransport(
     ) -> dict[str, Any] | None:
         """Subscribe the stateless era's listen stream to the updates of ``resources`` and
         wait for the acknowledgement (see ``McpHttpTransport.listen_for_resources``)."""
+        timeout_s = check_timeout("timeout_s", timeout_s)
         if not self._resubscribe(resources):
             return None
         # Called from a callback of the stream itself, the task is left to end by itself

@@ -11,6 +11,8 @@ from typing import Any, Generic, TypeVar
 
 import httpx
 
+from .._timeouts import call_timeout, check_connect_timeout
+from .._urls import check_url
 from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..jsonrpc import (
     JsonRpcIdGenerator,
@@ -95,9 +97,12 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             server,
             max_event_bytes=max_event_bytes,
             reconnect_policy=reconnect_policy or ReconnectPolicy(),
-            connect_timeout_s=connect_timeout_s,
+            connect_timeout_s=check_connect_timeout(connect_timeout_s),
             max_queued_notifications=max_queued_notifications,
         )
+        # Raised here rather than as httpx's InvalidURL at the first request: the ValueError
+        # Client raises, naming the bad part (the protocol above refused a missing URL).
+        check_url(self._protocol.url)
         self.server = server
         self.workspace_root = workspace_root.resolve()
         self._context = server_request_context or McpServerRequestContext(
@@ -290,7 +295,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         """Send a notification; return True when it should open the GET stream."""
         if self._protocol.modern is not None and method == INITIALIZED_NOTIFICATION:
             return False  # the stateless era has no handshake to end
-        timeout_s = completion_timeout_s or self.server.call_timeout_s
+        timeout_s = call_timeout(completion_timeout_s, self.server.call_timeout_s)
         body = self._protocol.encode(build_jsonrpc_notification(method=method, params=params))
         sse = self._active_sse()
         if sse is not None:  # the stream carries everything: no GET stream to open

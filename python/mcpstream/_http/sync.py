@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._timeouts import check_timeout
 from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
 from ..oauth import McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
@@ -147,7 +148,9 @@ class McpHttpTransport(
         listener = self._listener
         return listener is not None and listener.stream.connected
 
-    def request(self, *, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
+    def request(
+        self, *, method: str, params: Any | None, timeout_s: float | None
+    ) -> JsonRpcResponse:
         """Send a request and return its response (a JSON-RPC error response is returned, not
         raised). Raises an ``McpHttpTransportError`` subclass when no response can be had.
 
@@ -155,7 +158,9 @@ class McpHttpTransport(
         docs' "What a timeout covers"). A request that runs past it raises
         ``McpHttpTransportTimeoutError`` and is cancelled at the server: its stream is closed
         and, below 2026-07-28, ``notifications/cancelled`` is POSTed beside the error (2 s at
-        most; ``close`` waits for it; the docs' "Cancellation")."""
+        most; ``close`` waits for it; the docs' "Cancellation"). ``timeout_s`` None (or
+        ``math.inf``) is no limit; zero, a negative value or NaN raises ``ValueError``."""
+        timeout_s = check_timeout("timeout_s", timeout_s)
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         self._after_get_answered(timeout_s)
         return self._run(self._request_flow(method, params, timeout_s, started))
@@ -226,6 +231,7 @@ class McpHttpTransport(
         filter acknowledged, or None (none in time, the stream refused, ``listen=False``, or
         the handshake era, whose ``resources/subscribe`` is a request). Updates sent while the
         stream is reopened are lost: there is no replay."""
+        timeout_s = check_timeout("timeout_s", timeout_s)
         if not self._resubscribe(resources):
             return None
         # Not joined: the old stream's thread may be in a callback that waits for the client

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from urllib.parse import SplitResult, urlsplit
 
 from .._http.core.era import LEGACY_VERSIONS, MODERN_VERSIONS
-from .._text import sanitize
 from .._timeouts import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_REQUEST_TIMEOUT_S,
@@ -18,9 +16,9 @@ from .._timeouts import (
     check_connect_timeout,
     check_timeout,
 )
+from .._urls import check_url
 from ..models import McpOAuthConfig, ResolvedMcpServer
 from ..oauth import McpOAuthClientSettings, default_server_id
-from ..redaction import redact_url
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT_S",
@@ -91,40 +89,6 @@ def check_protocol(value: str | None) -> str | None:
     if value is not None and value not in PROTOCOL_CHOICES:
         raise ValueError(f"protocol must be one of {', '.join(PROTOCOL_CHOICES)} (or None)")
     return value
-
-
-def check_url(url: str) -> SplitResult:
-    """``url`` split, when it is an ``http://`` or ``https://`` URL with a host and a valid
-    port; else a ``ValueError`` that names what is wrong (never quoting the URL's userinfo,
-    query or fragment, which may hold secrets)."""
-    example = "such as http://127.0.0.1:8000/mcp"
-    if not isinstance(url, str) or not url.strip():
-        raise ValueError(f"the server URL is empty: give an http:// or https:// URL, {example}")
-    try:
-        parts = urlsplit(url.strip())
-    except ValueError as exc:  # a bracketed IPv6 host without its ']', say
-        raise ValueError(f"the server URL is malformed ({exc}); give one {example}") from None
-    if "://" not in url:
-        guess = redact_url("http://" + url.strip())
-        hint = f" (did you mean {guess}?)" if guess != "<unparseable URL>" else ""
-        raise ValueError(f"the server URL has no http:// or https:// scheme{hint}")
-    if parts.scheme.lower() not in ("http", "https"):
-        raise ValueError(
-            f"the server URL's scheme {sanitize(parts.scheme, 20)!r} is not http or https: "
-            f"MCP over HTTP needs an http:// or https:// URL, {example}"
-        )
-    if not parts.hostname:
-        raise ValueError(f"the server URL has no host; give one {example}")
-    try:
-        port = parts.port
-    except ValueError:
-        port = -1
-    if port is not None and not 0 < port < 65536:
-        written = parts.netloc.rpartition("@")[2].rpartition(":")[2]
-        raise ValueError(
-            f"the server URL's port {sanitize(written, 20)!r} is not a port number (1 to 65535)"
-        )
-    return parts
 
 
 def build_server(

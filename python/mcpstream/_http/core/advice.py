@@ -1,6 +1,7 @@
 """What an error message tells a user to check, free of I/O: whether an answer is a web page
 rather than MCP (and its title), an error body cut to the documented length, the endpoint a
-wrong path most likely meant, and a TLS failure that means plain HTTP was spoken on the port.
+wrong path most likely meant, and a failure that means the URL's scheme does not match the
+port (https:// to plain HTTP, http:// to TLS).
 
 These only shape messages: no decision of the transport depends on them.
 """
@@ -20,6 +21,8 @@ _HTML_START = re.compile(r"^\s*(<!doctype\s+html|<html|<head|<body|<title|<h1)",
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title\s*>", re.IGNORECASE | re.DOTALL)
 _H1 = re.compile(r"<h1[^>]*>(.*?)</h1\s*>", re.IGNORECASE | re.DOTALL)
 _TAG = re.compile(r"<[^>]*>")
+# The first bytes of a TLS alert or handshake record, as a quoted bytes value shows them.
+_TLS_RECORD = re.compile(r"b'\\x1[56]\\x03")
 
 # What OpenSSL says when the peer of a TLS handshake answers in plain HTTP (an https:// URL to
 # a port that serves http://): OpenSSL 1.1 and 3.x spell it differently.
@@ -66,19 +69,56 @@ def likely_endpoint(url: str) -> str | None:
     return urlunsplit((parts.scheme, netloc, path, "", ""))
 
 
-def tls_mismatch(url: str, detail: str) -> str | None:
-    """The explanation of a failed connection ``detail`` when it means an ``https://`` URL
-    reached a port that speaks plain HTTP; None otherwise."""
-    lowered = detail.lower()
-    if not url.lower().startswith("https:") or not any(s in lowered for s in _PLAIN_HTTP_ON_TLS):
-        return None
-    plain = "http:" + url[len("https:") :]
+def _at_scheme(url: str, scheme: str) -> str | None:
+    """``url`` with ``scheme`` instead of its own, without userinfo, query or fragment (they
+    may hold secrets); None for a URL that cannot be parsed."""
     try:
-        parts = urlsplit(plain)
-        plain = urlunsplit((parts.scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
+        parts = urlsplit(url)
+        return urlunsplit((scheme, parts.netloc.rpartition("@")[2], parts.path, "", ""))
     except ValueError:
-        return "the TLS handshake failed: the port answered in plain HTTP, not TLS"
-    return (
-        "the TLS handshake failed: the port answered in plain HTTP, not TLS (the server speaks "
-        f"http://, not https://: try {plain})"
+        return None
+
+
+def _tls_answer(detail: str) -> bool:
+    """True when ``detail`` (httpx's message) says the server's answer began with a byte no
+    HTTP status line begins with: h11 says a bare "illegal request line" when the first byte
+    is below 0x21, as the first byte of every TLS record is (0x15 an alert, 0x16 a
+    handshake); a stack that quotes the line shows the record's first bytes."""
+    return detail.strip() == "illegal request line" or _TLS_RECORD.search(detail) is not None
+
+
+def tls_mismatch(url: str, detail: str, *, first_contact: bool = False) -> str | None:
+    """The explanation of a failed request ``detail`` when it means the URL's scheme does not
+    match the port: an ``https://`` URL to a port that speaks plain HTTP (OpenSSL's words for
+    it), or an ``http://`` URL to a port that speaks TLS (an answer in TLS records; or, on
+    ``first_contact``, the first request of a session, a server that closed without answering,
+    as a TLS server built on OpenSSL does, said as a possibility). None otherwise."""
+    lowered = detail.lower()
+    if url.lower().startswith("https:"):
+        if not any(s in lowered for s in _PLAIN_HTTP_ON_TLS):
+            return None
+        plain = _at_scheme(url, "http")
+        if plain is None:
+            return "the TLS handshake failed: the port answered in plain HTTP, not TLS"
+        return (
+            "the TLS handshake failed: the port answered in plain HTTP, not TLS (the server "
+            f"speaks http://, not https://: try {plain})"
+        )
+    if not url.lower().startswith("http:"):
+        return None
+    secure = _at_scheme(url, "https")
+    try_it = f": try {secure}" if secure is not None else ""
+    if _tls_answer(detail):
+        return (
+            "the server's answer is not HTTP: it begins as a TLS record does, so this port "
+            f"likely speaks TLS (https://){try_it}"
+        )
+    closed = detail.startswith("Server disconnected without sending a response") or (
+        detail in ("ReadError", "RemoteProtocolError") or "connection reset" in lowered
     )
+    if first_contact and closed:
+        return (
+            "the server closed the connection without an answer (this port may speak TLS, "
+            f"whose servers close a plain HTTP request unanswered{try_it})"
+        )
+    return None

@@ -434,7 +434,9 @@ class McpHttpProtocol:
                 McpHttpTransportProtocolError,
             )
         detail = self.scrub(str(exc)) or type(exc).__name__
-        tls = tls_mismatch(self.url, detail)
+        # The first request of a session: a TLS port closes every plain HTTP one unanswered.
+        first = method in ("initialize", "server/discover")
+        tls = tls_mismatch(self.url, detail, first_contact=first)
         if tls is not None:
             return self.error(f"the HTTP {during} for '{method}' failed: {tls}")
         return self.error(f"the HTTP {during} for '{method}' failed: {detail}")
