@@ -5,7 +5,7 @@
 # error: a broken link or anchor, a page missing from the nav, a reference that does not resolve.
 # Then every public name (each public module's __all__) must have its entry in the reference.
 #
-# The tools are the `docs` extra of pyproject.toml, installed with the exact versions of
+# The tools are requirements/docs.txt, installed with the exact versions of
 # requirements/constraints.txt into .venv (made if missing), or into $MCPSTREAM_DOCS_VENV.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -14,13 +14,8 @@ venv="${MCPSTREAM_DOCS_VENV:-.venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-mapfile -t requirements < <("$venv/bin/python" -c '
-import tomllib
-with open("pyproject.toml", "rb") as file:
-    print("\n".join(tomllib.load(file)["project"]["optional-dependencies"]["docs"]))
-')
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  --constraint requirements/constraints.txt "${requirements[@]}"
+  --constraint requirements/constraints.txt --requirement requirements/docs.txt
 
 # MkDocs 1.6 prints a notice about MkDocs 2 on every build otherwise.
 NO_MKDOCS_2_WARNING=1 "$venv/bin/mkdocs" build --strict --clean --site-dir site
