@@ -7,7 +7,10 @@ again, ``--suite codec`` or ``--suite transport`` to run (and print) only the co
 transport benchmarks, and ``--repeat N`` to run the suite N times and report, for each
 benchmark, the median over the runs of its median time (``--save DIR`` keeps each run's JSON).
 ``--markdown docs/benchmarks.md`` also writes each table into its block of the benchmarks page
-(between ``<!-- report:NAME -->`` and ``<!-- /report:NAME -->``), leaving the prose as it is.
+(between ``<!-- report:NAME -->`` and ``<!-- /report:NAME -->``), leaving the prose as it is,
+and then the figures the other pages quote (``README.md``, ``docs/httpx2.md``, ``docs/sdk.md``,
+between ``<!-- figures:NAME -->`` and ``<!-- /figures:NAME -->``), derived from the tables of
+the benchmarks page: the figures live once, there (``--quote`` alone rewrites the quotes).
 """
 
 from __future__ import annotations
@@ -313,14 +316,15 @@ def median_of_runs(runs: list[list[dict[str, Any]]]) -> list[dict[str, Any]]:
     return combined
 
 
-def write_markdown(path: Path, tables: dict[str, str]) -> None:
+def write_markdown(path: Path, tables: dict[str, str], kind: str = "report") -> None:
     """Write each of ``tables`` (by block name) into its block of the markdown page at ``path``:
-    the lines between ``<!-- report:NAME -->`` and ``<!-- /report:NAME -->`` are replaced. A
-    table without its block in the page is an error (nothing is written then)."""
+    the lines between ``<!-- KIND:NAME -->`` and ``<!-- /KIND:NAME -->`` are replaced (``kind``:
+    ``report`` on the benchmarks page, ``figures`` where another page quotes them). A table
+    without its block in the page is an error (nothing is written then)."""
     text = path.read_text(encoding="utf-8")
     for name, table in tables.items():
         block = re.compile(
-            rf"^(<!-- report:{re.escape(name)} -->\n).*?^(<!-- /report:{re.escape(name)} -->)$",
+            rf"^(<!-- {kind}:{re.escape(name)} -->\n).*?^(<!-- /{kind}:{re.escape(name)} -->)$",
             re.DOTALL | re.MULTILINE,
         )
         # A blank line on each side: Markdown ends an HTML comment's block only at one.
@@ -328,8 +332,171 @@ def write_markdown(path: Path, tables: dict[str, str]) -> None:
             lambda match, table=table: f"{match[1]}\n{table}\n\n{match[2]}", text
         )
         if found != 1:
-            raise SystemExit(f"{path}: expected one <!-- report:{name} --> block, found {found}")
+            raise SystemExit(f"{path}: expected one <!-- {kind}:{name} --> block, found {found}")
     path.write_text(text, encoding="utf-8")
+
+
+HTTPX2_COLUMNS = (
+    ("sync_native", "sync, own httpx"),
+    ("async_native", "async, own httpx"),
+    ("sync_httpx2_native", "sync, host httpx2"),
+    ("async_httpx2_native", "async, host httpx2"),
+    ("sync_own_httpx2_native", "sync, own httpx2"),
+    ("async_own_httpx2_native", "async, own httpx2"),
+    ("sdk", "`mcp` SDK"),
+    ("httpx2", "bare httpx2"),
+)
+"""The columns of the httpx2 table: the transports over each HTTP stack, the SDK client, and
+bare httpx2 (the body read whole; the large result and small calls only)."""
+
+
+def httpx2_table(benchmarks: list[dict[str, Any]]) -> str:
+    """Markdown table of the transports over httpx and over httpx2 (the host's client and
+    their own), beside the SDK client and bare httpx2: MB/s, calls/s and us per call."""
+    units = {workload: unit for workload, _, unit, _ in TRANSPORT_WORKLOADS}
+    rates: dict[tuple[str, str], float] = {}
+    for bench in benchmarks:
+        info = bench.get("extra_info", {})
+        workload = info.get("workload")
+        if bench["group"].startswith("transport-") and workload in units:
+            per = float(info["bytes"]) / 1e6 if units[workload] == "MB/s" else float(info["calls"])
+            rates[workload, info["implementation"]] = per / bench["stats"]["median"]
+    for (workload, client), seconds in _session_times(benchmarks).items():
+        if workload == "small300":
+            rates[workload, client] = seconds * 1e6
+    header = " | ".join(label for _, label in HTTPX2_COLUMNS)
+    rows = [f"| workload | unit | {header} |", "|---|---|" + "---:|" * len(HTTPX2_COLUMNS)]
+    workloads = [(w, label, unit) for w, label, unit, _ in TRANSPORT_WORKLOADS if w != "small_json"]
+    for workload, label, unit in (
+        *workloads,
+        ("small300", "300 small calls on one session", "us / call"),
+    ):
+        if not any(key[0] == workload for key in rates):
+            continue
+        cells = [rates.get((workload, client)) for client, _ in HTTPX2_COLUMNS]
+        values = " | ".join("-" if cell is None else _rate(cell) for cell in cells)
+        rows.append(f"| {label} | {unit} | {values} |")
+    return "\n".join(rows)
+
+
+FIGURE_PAGES = {
+    "README.md": ("headline",),
+    "docs/httpx2.md": ("httpx2",),
+    "docs/sdk.md": ("sdk",),
+}
+"""The pages that quote figures of the benchmarks page, and their ``figures`` blocks."""
+BENCHMARKS_PAGE = "docs/benchmarks.md"
+
+
+def read_tables(page: str) -> dict[str, list[dict[str, str]]]:
+    """The tables of a page's ``report`` blocks, by block name: one dict (header to cell) per
+    row."""
+    tables: dict[str, list[dict[str, str]]] = {}
+    block = re.compile(r"^<!-- report:(\w+) -->\n(.*?)^<!-- /report:\1 -->$", re.M | re.S)
+    for match in block.finditer(page):
+        lines = [line for line in match[2].splitlines() if line.startswith("|")]
+        if len(lines) < 2:
+            continue
+        cells = [[cell.strip() for cell in line.strip("|").split("|")] for line in lines]
+        tables[match[1]] = [dict(zip(cells[0], row, strict=True)) for row in cells[2:]]
+    return tables
+
+
+def _number(cell: str) -> float:
+    return float(cell.replace(",", "").rstrip("x"))
+
+
+def _row(table: list[dict[str, str]], label: str) -> dict[str, str]:
+    for row in table:
+        if next(iter(row.values())).startswith(label):
+            return row
+    raise SystemExit(f"{BENCHMARKS_PAGE}: no row {label!r} to quote")
+
+
+def _span(values: list[float], unit: str = "") -> str:
+    """``low-high``: whole numbers from 10 up, one decimal below."""
+
+    def figure(value: float) -> str:
+        return f"{value:,.0f}" if value >= 10 else f"{value:.1f}"
+
+    low, high = min(values), max(values)
+    return f"{figure(low)}-{figure(high)}{unit}" if low != high else f"{figure(low)}{unit}"
+
+
+def headline_table(tables: dict[str, list[dict[str, str]]]) -> str:
+    """The README's headline figures, each quoted from a table of the benchmarks page."""
+    transport, sessions = tables["transport"], tables["sessions"]
+    rows = [
+        "| workload | mcpstream (native codec) | compared with | ratio |",
+        "|---|---:|---|---:|",
+    ]
+    for label in ("16 MiB tool result", "20,000 notifications + result"):
+        row = _row(transport, label)
+        rows.append(
+            f"| {label}, sync / async | {row['sync, native']} / {row['async, native']} MB/s"
+            f" | `mcp` SDK client, {row['`mcp` SDK client']} MB/s"
+            f" | {row['sync native / SDK']} / {row['async native / SDK']} |"
+        )
+    opening = _row(sessions, "session open")
+    ratio = _number(opening["sync, native"]) / _number(opening["reference"])
+    rows.append(
+        f"| session open (constructor, handshake, first call) | {opening['sync, native']} ms"
+        f" | reference transport, {opening['reference']} ms | {ratio:.2f}x the time |"
+    )
+    small = _row(sessions, "300 small calls")
+    sync, aio = _number(small["sync, native"]), _number(small["async, native"])
+    for name, column in (
+        ("reference transport", "reference"),
+        ("`mcp` SDK client", "`mcp` SDK client"),
+    ):
+        base = _number(small[column])
+        rows.append(
+            f"| small call on one session, sync / async"
+            f" | {small['sync, native']} / {small['async, native']} us"
+            f" | {name}, {small[column]} us | {sync / base:.2f}x / {aio / base:.2f}x the time |"
+        )
+    codec = tables["codec"]
+    for backend, column, ratio_column in (
+        ("", "native MB/s", "native / httpx-sse"),
+        (", pure-Python codec", "pure MB/s", "pure / httpx-sse"),
+    ):
+        speeds = [_number(row[column]) for row in codec]
+        ratios = [_number(row[ratio_column]) for row in codec]
+        rows.append(
+            f"| SSE + JSON-RPC decoding ({len(codec)} workloads){backend} | {_span(speeds)} MB/s"
+            f" | httpx-sse + `json.loads` | {_span(ratios, 'x')} |"
+        )
+    sdk = tables.get("sdk")
+    if sdk:
+        large = _row(sdk, "one 16 MiB result")
+        theirs = large["SDK's transport"]
+        rows.append(
+            f"| under `mcp.Client`: one 16 MiB result, CPU | {large['mcpstream.sdk']}"
+            f" | the SDK's own transport, {theirs}"
+            f" | {large['ratio (range)'].split(' ')[0]} less |"
+        )
+    return "\n".join(rows)
+
+
+def quoted_figures(page: str) -> dict[str, str]:
+    """What each ``figures`` block shows, from the benchmarks page's text."""
+    tables = read_tables(page)
+    quotes = {"headline": headline_table(tables)}
+    for name in ("httpx2", "sdk"):
+        block = re.search(
+            rf"^<!-- report:{name} -->\n\n(.*?)\n\n<!-- /report:{name} -->$", page, re.M | re.S
+        )
+        if block is None:
+            raise SystemExit(f"{BENCHMARKS_PAGE}: no report:{name} block to quote")
+        quotes[name] = block[1]
+    return quotes
+
+
+def write_quotes(root: Path) -> None:
+    """Rewrite the ``figures`` blocks of ``FIGURE_PAGES`` from the benchmarks page."""
+    quotes = quoted_figures((root / BENCHMARKS_PAGE).read_text(encoding="utf-8"))
+    for page, names in FIGURE_PAGES.items():
+        write_markdown(root / page, {name: quotes[name] for name in names}, kind="figures")
 
 
 def main() -> None:
@@ -351,7 +518,15 @@ def main() -> None:
         type=Path,
         help="a page (docs/benchmarks.md) whose report blocks get the tables",
     )
+    parser.add_argument(
+        "--quote",
+        action="store_true",
+        help="only rewrite the figures the other pages quote from docs/benchmarks.md",
+    )
     args = parser.parse_args()
+    if args.quote:
+        write_quotes(BENCHES.parent)
+        return
     runs: list[list[dict[str, Any]]] = []
     if args.json is None:
         with tempfile.TemporaryDirectory() as tmp:
@@ -372,9 +547,11 @@ def main() -> None:
     if args.suite in ("all", "transport"):
         tables["transport"] = transport_table(benchmarks)
         tables["sessions"] = session_table(benchmarks)
+        tables["httpx2"] = httpx2_table(benchmarks)
     print("\n\n".join(tables.values()))
     if args.markdown is not None:
         write_markdown(args.markdown, tables)
+        write_quotes(BENCHES.parent)
 
 
 if __name__ == "__main__":

@@ -3,15 +3,18 @@
 //!
 //! Core, free of Python: `utf8` (strict incremental decoding), `sse` (lines, fields, events,
 //! the size cap), `json_scan` (JSON tokens), `json_text` (JSON string literals), `jsonrpc` (the
-//! message rules), `errors`, `prefault` (large buffers faulted in ahead, on Linux), `simd`
-//! (SSE2 byte masks) and `stack` (the stack left to the recursive parser and encoder).
+//! message rules), `http1` (HTTP/1.1 response framing and request heads), `errors`,
+//! `prefault` (large buffers faulted in ahead, on Linux), `simd` (SSE2 byte masks) and `stack`
+//! (the stack left to the recursive parser and encoder).
 //!
 //! The thin PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values from JSON), `pyjsonrpc`
 //! (messages from JSON), `pymessages` (the message classes), `pyrecord` (the value classes'
-//! shared shape), `pyencode`, `pystr` (`str` objects from UTF-8), `pystrview` (a `str` parsed
-//! where it lies) and `pyerrors`, the one place a core error becomes a Python exception.
+//! shared shape), `pyencode`, `pyhttp1` (`Http1Response`, `encode_request_head`), `pystr`
+//! (`str` objects from UTF-8), `pystrview` (a `str` parsed where it lies) and `pyerrors`, the
+//! one place a core error becomes a Python exception.
 
 pub mod errors;
+pub mod http1;
 pub mod json_scan;
 pub mod json_text;
 pub mod jsonrpc;
@@ -23,6 +26,7 @@ pub mod utf8;
 
 mod pyencode;
 mod pyerrors;
+mod pyhttp1;
 mod pyjson;
 mod pyjsonrpc;
 mod pymessages;
@@ -58,5 +62,9 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pymessages::JsonRpcResponse>()?;
     m.add_function(wrap_pyfunction!(pyjsonrpc::parse_jsonrpc_line, m)?)?;
     m.add_function(wrap_pyfunction!(pyencode::encode_jsonrpc_message, m)?)?;
+    m.add("DEFAULT_MAX_HEAD_BYTES", http1::DEFAULT_MAX_HEAD_BYTES)?;
+    m.add("DEFAULT_MAX_HEADERS", http1::DEFAULT_MAX_HEADERS)?;
+    m.add_class::<pyhttp1::Http1Response>()?;
+    m.add_function(wrap_pyfunction!(pyhttp1::encode_request_head, m)?)?;
     Ok(())
 }

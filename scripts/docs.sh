@@ -5,6 +5,9 @@
 # error: a broken link or anchor, a page missing from the nav, a reference that does not resolve.
 # Then every public name (each public module's __all__) must have its entry in the reference.
 #
+# Signatures are formatted by ruff when it is importable (in .venv it is). Serve the site with
+# `python -m http.server -d site` (search needs it served: a page opened as a file has none).
+#
 # The tools are requirements/docs.txt, installed with the exact versions of
 # requirements/constraints.txt into .venv (made if missing), or into $MCPSTREAM_DOCS_VENV.
 set -euo pipefail

@@ -37,6 +37,15 @@ fi
 # mcpstream.codec picked at import (as do the hostile-server suites), so they run once per backend.
 # Each run is spread over both cores (pytest-xdist; every test starts or shares servers of its
 # worker's own, on ports the system picks).
+# The other SDKs' MCP servers (tests/peers): server-everything and servers of ours written with
+# the TypeScript SDK v2, the Go SDK and rmcp, built into a cache outside the clone (keyed by their
+# sources' hash, so a later run reuses them).
+echo "== peer servers"
+bash scripts/install-peers.sh
+# A real server of the 2024-11-05 HTTP+SSE kind (the TypeScript SDK 1.0.4), outside the clone.
+echo "== the 2024-11-05 test server"
+bash scripts/install-legacy-server.sh
+
 echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest -n 2 tests -q
 echo "== pytest (pure-Python backend: transport, hostile servers, client, command, OAuth, SDK)"

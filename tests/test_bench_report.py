@@ -12,7 +12,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGE = ROOT / "docs" / "benchmarks.md"
-TABLES = ("codec", "parse", "linearity", "transport", "sessions")
+TABLES = ("codec", "parse", "linearity", "transport", "sessions", "httpx2")
 
 
 def load_report() -> ModuleType:
@@ -51,3 +51,34 @@ def test_a_table_without_its_block_writes_nothing(tmp_path: Path) -> None:
     with pytest.raises(SystemExit, match="report:parse"):
         report.write_markdown(page, {"codec": "| new |", "parse": "| new |"})
     assert page.read_text() == before
+
+
+def test_the_pages_quote_the_figures_of_the_benchmarks_page() -> None:
+    # One source: what README.md, docs/httpx2.md and docs/sdk.md show is derived from the
+    # tables of the benchmarks page (`benches/report.py --quote` writes it).
+    report = load_report()
+    quotes = report.quoted_figures(PAGE.read_text(encoding="utf-8"))
+    for page, names in report.FIGURE_PAGES.items():
+        text = (ROOT / page).read_text(encoding="utf-8")
+        for name in names:
+            block = f"<!-- figures:{name} -->\n\n{quotes[name]}\n\n<!-- /figures:{name} -->"
+            assert block in text, f"{page}: run `python benches/report.py --quote`"
+
+
+def test_a_quote_follows_the_benchmarks_page(tmp_path: Path) -> None:
+    report = load_report()
+    page = PAGE.read_text(encoding="utf-8")
+    before = report.quoted_figures(page)
+    sessions = report.read_tables(page)["sessions"]
+    reference = next(row["reference"] for row in sessions if row["workload"].startswith("300"))
+    changed = page.replace(f"| {reference} |", "| 1,570 |", 1)
+    after = report.quoted_figures(changed)
+    assert before["headline"] != after["headline"]
+    assert "reference transport, 1,570 us" in after["headline"]
+    for directory in ("docs",):
+        (tmp_path / directory).mkdir()
+    (tmp_path / "docs" / "benchmarks.md").write_text(changed, encoding="utf-8")
+    for name in report.FIGURE_PAGES:
+        (tmp_path / name).write_text((ROOT / name).read_text(encoding="utf-8"), encoding="utf-8")
+    report.write_quotes(tmp_path)
+    assert "reference transport, 1,570 us" in (tmp_path / "README.md").read_text(encoding="utf-8")

@@ -17,7 +17,7 @@ PACKAGE_ROOT = Path(mcpstream.__file__).parent
 
 CORE = "mcpstream._http.core"
 CORE_LAYERS: tuple[frozenset[str], ...] = (
-    frozenset({"steps", "era", "cancel"}),  # what a flow asks for and is told; era rules
+    frozenset({"steps", "era", "cancel", "advice"}),  # what a flow asks for; era rules; hints
     frozenset({"protocol"}),  # the state of one transport: session, headers, era, queue
     frozenset(
         {"exchange", "listen", "relay"}

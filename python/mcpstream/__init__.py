@@ -17,7 +17,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ._version import __version__
-from .errors import McpError
+from .errors import McpError, McpStreamError
 
 if TYPE_CHECKING:
     # For type checkers and the API reference; at run time __getattr__ below serves them.
@@ -128,6 +128,7 @@ __all__ = [
     "ImageContent",
     "LogMessage",
     "McpError",
+    "McpStreamError",
     "Notification",
     "Progress",
     "Prompt",

@@ -31,10 +31,14 @@ Classes and arguments (both backends):
   run time; a backend module need not.
 """
 
+from collections.abc import Iterable
 from typing import Any, Final, Self, TypeAlias, final
 
 __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
+    "DEFAULT_MAX_HEADERS",
+    "DEFAULT_MAX_HEAD_BYTES",
+    "Http1Response",
     "JsonRpcEvent",
     "JsonRpcNotification",
     "JsonRpcRequest",
@@ -43,6 +47,7 @@ __all__ = [
     "SseEvent",
     "Utf8Decoder",
     "encode_jsonrpc_message",
+    "encode_request_head",
     "parse_jsonrpc_line",
 ]
 
@@ -51,7 +56,7 @@ JsonRpcId: TypeAlias = int | str
 JsonRpcMessage: TypeAlias = "JsonRpcRequest | JsonRpcNotification | JsonRpcResponse"
 
 DEFAULT_MAX_EVENT_BYTES: Final[int]
-"""16 MiB: the default cap on the size of one SSE event."""
+"""64 MiB: the default cap on the size of one SSE event (the transports' documented default)."""
 
 @final
 class Utf8Decoder:
@@ -339,4 +344,130 @@ def encode_jsonrpc_message(payload: Any) -> str:
     A list, tuple, dict or message nested deeper than 100 levels (the payload is level 1) gives
     that error too, in both backends (and, in the native one, a shallower level in a thread whose
     stack has no room for 100: see ``parse_jsonrpc_line``).
+    """
+
+DEFAULT_MAX_HEAD_BYTES: Final[int]
+"""64 KiB: the default cap on one HTTP/1.1 response head, and on a chunked body's trailers."""
+
+DEFAULT_MAX_HEADERS: Final[int]
+"""100: the default cap on the header fields of one HTTP/1.1 response head."""
+
+@final
+class Http1Response:
+    """One HTTP/1.1 response, framed from the bytes a client reads from its connection (no I/O).
+
+    Feed it every byte read after the request was sent, then ``feed_eof`` if the connection
+    closes. The outcome (head, body, error) does not depend on how the bytes are cut into reads.
+
+    Head: interim responses (100-199 but 101) are read and dropped. The final head is parsed by
+    the grammar of the ``httparse`` crate: leading empty lines skipped; ``HTTP/1.0`` or
+    ``HTTP/1.1``, one space, three digits, then a line end or a space and a reason phrase (HTAB,
+    SP, VCHAR, obs-text); fields ``name:value`` with a token name directly followed by the colon
+    (so obs-fold and a space before the colon are refused), the value's HTAB, SP, VCHAR and
+    obs-text, trimmed of SP and HTAB; lines end at CRLF or LF. The head is parsed within its first
+    ``max_head_bytes`` bytes: a head that does not end within them is too large; more than
+    ``max_headers`` fields are refused. A status below 100 is refused, and so is 101.
+
+    Body framing (RFC 9112, 6.3), from the final head: none for a response to HEAD
+    (``head_request``), 204 and 304; otherwise ``Transfer-Encoding`` must be exactly
+    ``chunked`` (any other coding is refused, so is a ``Transfer-Encoding`` in an HTTP/1.0
+    response or beside a ``Content-Length``); else ``Content-Length`` (1*DIGIT, at most
+    2**64 - 1; several values, in one field or several, must be equal); else the body runs until
+    the connection closes. Every ``Content-Length`` of a final head is checked, whatever the
+    framing. Chunked: a chunk-size line is ``1*HEXDIG`` (at most 2**64 - 1), then optionally SP/HTAB
+    and ``;`` and extension bytes (HTAB, SP, VCHAR, obs-text; ignored), then CRLF, at most 4096
+    bytes before its LF; chunk data is followed by CRLF; the trailer section (lines ending in
+    CRLF, at most ``max_head_bytes`` in all) is read and ignored.
+
+    ``keep_alive``: the response is complete, its version is HTTP/1.1, no ``Connection`` field
+    holds the token ``close``, the body was not delimited by the close, and no byte followed the
+    response (``trailing``).
+
+    Errors: ``CodecError`` (of ``mcpstream.errors``) with one of these messages, the same in
+    both backends; once failed, every later call raises the same error again:
+
+    * ``"invalid HTTP response head: bad HTTP version"``, ``"... bad status line"``,
+      ``"... bad header name"``, ``"... bad header value"``, ``"... bad line ending"``
+    * ``"HTTP response head has more than {max_headers} header fields"``
+    * ``"HTTP response head exceeds {max_head_bytes} bytes"``
+    * ``"HTTP 101 Switching Protocols is not supported"``
+    * ``"invalid HTTP Content-Length"``
+    * ``"HTTP response has both Transfer-Encoding and Content-Length"``
+    * ``"unsupported HTTP Transfer-Encoding (only chunked is supported)"``
+    * ``"HTTP/1.0 response with Transfer-Encoding"``
+    * ``"invalid HTTP chunk-size line"``, ``"HTTP chunk-size line exceeds 4096 bytes"``
+    * ``"HTTP chunk data not followed by CRLF"``
+    * ``"invalid HTTP trailer line"``, ``"HTTP trailer section exceeds {max_head_bytes} bytes"``
+    * ``"connection closed before the end of the HTTP response head"`` and ``"... body"``
+      (``feed_eof``)
+    """
+
+    def __new__(
+        cls,
+        *,
+        head_request: bool = False,
+        max_head_bytes: int = 65536,
+        max_headers: int = 100,
+    ) -> Self:
+        """0 for either limit raises ``ValueError``; a negative one ``OverflowError``."""
+
+    def feed(self, data: bytes) -> list[bytes]:
+        """Take the next bytes read from the connection; return the body data they complete.
+
+        Bytes past the end of the response are kept in ``trailing``, not returned."""
+
+    def feed_eof(self) -> None:
+        """The connection closed (EOF): ends a body read until the close, or raises."""
+
+    @property
+    def status(self) -> int | None:
+        """The final status code, ``None`` until the final head has arrived."""
+
+    @property
+    def reason(self) -> bytes | None:
+        """The reason phrase as received, ``None`` until the final head has arrived."""
+
+    @property
+    def http_version(self) -> bytes | None:
+        """``b"HTTP/1.1"`` or ``b"HTTP/1.0"``, ``None`` until the final head has arrived."""
+
+    @property
+    def headers(self) -> list[tuple[bytes, bytes]] | None:
+        """The header fields ``(name, value)`` in order, names as received; ``None`` until the
+        final head has arrived."""
+
+    @property
+    def framing(self) -> str | None:
+        """How the body is delimited: ``"empty"``, ``"content-length"``, ``"chunked"`` or
+        ``"close"``; ``None`` until the final head has arrived."""
+
+    @property
+    def complete(self) -> bool:
+        """Whether the whole response has been read (``False`` once failed)."""
+
+    @property
+    def keep_alive(self) -> bool:
+        """Whether the connection may carry another request (see the class)."""
+
+    @property
+    def trailing(self) -> bytes:
+        """The bytes received past the end of the response."""
+
+def encode_request_head(
+    method: bytes,
+    target: bytes,
+    headers: Iterable[tuple[bytes, bytes]],
+    content_length: int | None = None,
+) -> bytes:
+    """The head of an HTTP/1.1 request: ``{method} {target} HTTP/1.1``, each field as
+    ``{name}: {value}`` in order, ``Content-Length: {content_length}`` when given, and the blank
+    line, each line ending in CRLF.
+
+    Raises ``ValueError`` for a method or a header name that is not a token, a target that is
+    empty or holds a byte at or below SP or DEL, a value with a byte that is not HTAB, SP, VCHAR
+    or obs-text (CR and LF included: no field can be injected), and for ``content_length`` given
+    beside a ``Content-Length`` field (messages: ``"invalid HTTP method"``, ``"invalid HTTP
+    request target"``, ``"invalid HTTP header name"``, ``"invalid HTTP header value"``,
+    ``"content_length given and a Content-Length header too"``). Each header must be a tuple of
+    two bytes objects (``TypeError``).
     """

@@ -11,8 +11,8 @@ and benchmarks. The contract of every name is written in ``mcpstream/_native.pyi
 ``DEFAULT_MAX_EVENT_BYTES`` (64 MiB) is mcpstream's default byte budget for one SSE event or one
 JSON body, which the transports pass to every decoder they make: a tool result of 16 MiB of
 text is about 20 MB on the wire, twice that when the server repeats it in
-``structuredContent``. A backend's ``SseDecoder()`` made without an argument keeps the
-backend's own default (16 MiB).
+``structuredContent``. A backend's ``SseDecoder()`` made without an argument has the same
+cap.
 """
 
 from __future__ import annotations

@@ -1,8 +1,12 @@
-"""Every exception mcpstream raises, in one tree.
+"""Every exception mcpstream raises, in one tree under one root.
 
-The codec (``mcpstream.codec``, both backends) raises only these:
+    Exception
+    └── McpStreamError           every documented failure below derives from it: an
+                                 ``except McpStreamError`` catches them all
 
-    ValueError
+The codec (``mcpstream.codec``, both backends) raises only these (each also a ``ValueError``):
+
+    McpStreamError, ValueError
     └── CodecError                    bad bytes or text reached the hot path
         ├── InvalidUtf8Error          body bytes are not UTF-8 (``.offset``: where, in bytes)
         ├── SseEventTooLargeError     one SSE event grew past ``max_event_bytes`` (``.limit``)
@@ -11,7 +15,7 @@ The codec (``mcpstream.codec``, both backends) raises only these:
 The transports (``mcpstream.transport_http``, sync and async) raise only these, and for a server
 with ``oauth`` settings the OAuth errors below, as the OAuth session raised them:
 
-    Exception
+    McpStreamError
     └── McpTransportError                        any failure to exchange messages with a server
         ├── McpTimeoutError                      a call did not complete within its time budget
         ├── McpProtocolError                     the server broke the MCP / JSON-RPC / SSE rules
@@ -27,8 +31,8 @@ with ``oauth`` settings the OAuth errors below, as the OAuth session raised them
             └── McpHttpTransportSessionExpiredError  HTTP 404 for a request that carried a session
                                                      (``.request_delivered``: the call may have run)
 
-OAuth (``mcpstream.oauth``, ``mcpstream.oauth_store``; defined in ``mcpstream._oauth_errors``)
-raises these, all under ``McpAuthError`` and carrying ``server_id`` and
+OAuth (``mcpstream.oauth``, ``mcpstream.oauth_store``; defined here, and importable from
+``mcpstream.oauth`` too) raises these, all under ``McpAuthError`` and carrying ``server_id`` and
 ``authorization_server_url``:
 
     McpAuthError
@@ -59,12 +63,12 @@ The clients (``mcpstream.Client``, ``mcpstream.AsyncClient``) raise the transpor
 ``McpProtocolError``), the OAuth errors above, and, for a request the server answered with a
 JSON-RPC error, this one:
 
-    Exception
+    McpStreamError
     └── McpError                                 a JSON-RPC error (``code``, ``message``, ``data``)
 
 and, for the skills extension (``list_skills``, ``get_skill``, ``read_skill``), these:
 
-    Exception
+    McpStreamError
     └── McpSkillError                            a skill that cannot be found or used
         ├── McpSkillsNotSupportedError           the server does not declare the extension
         └── McpSkillIntegrityError               a skill file is not what its entry lists
@@ -75,7 +79,7 @@ and, for tasks (``call_tool(..., as_task=True)``, the task handles, ``list_tasks
 2025-11-25 tasks and the 2026-07-28 ``io.modelcontextprotocol/tasks`` extension), these
 (a task that failed with a JSON-RPC error raises that error, as ``McpError``):
 
-    Exception
+    McpStreamError
     └── McpTaskError                             a task that cannot be used (``.task_id``)
         ├── McpTasksNotSupportedError            the server or its era lacks the operation
         ├── McpTaskCancelledError                the task ended cancelled
@@ -83,6 +87,10 @@ and, for tasks (``call_tool(..., as_task=True)``, the task handles, ``list_tasks
         │                                        ``McpTimeoutError``; the task goes on)
         └── McpTaskProtocolError                 a malformed task object (also an
                                                  ``McpProtocolError``)
+
+The reference transport's classes keep their names and bases (``McpTransportError`` and its
+tree); the root is their base's base. Exceptions a host's own server-request handler raises
+(``McpServerRequestHandlerError``...) are the host's signals, not failures, and stay outside.
 
 Each transport error has a class-level ``error_code`` (a stable string for hosts to branch on and
 log) and ``retryable`` (whether sending the same call again may succeed as it is).
@@ -110,11 +118,26 @@ __all__ = [
     "McpHttpTransportResponseTooLargeError",
     "McpHttpTransportSessionExpiredError",
     "McpHttpTransportTimeoutError",
+    "McpOAuthAssertionRejectedError",
+    "McpOAuthAuthRequiredError",
+    "McpOAuthAuthorizationError",
+    "McpOAuthConfigurationError",
+    "McpOAuthDPoPError",
+    "McpOAuthDiscoveryError",
+    "McpOAuthError",
+    "McpOAuthInsufficientScopeError",
+    "McpOAuthIssuerMismatchError",
+    "McpOAuthPkceNotSupportedError",
+    "McpOAuthReLoginRequired",
+    "McpOAuthRegistrationError",
+    "McpOAuthTokenExchangeError",
+    "McpOAuthTokenStoreError",
     "McpProtocolError",
     "McpRemoteError",
     "McpSkillError",
     "McpSkillIntegrityError",
     "McpSkillsNotSupportedError",
+    "McpStreamError",
     "McpTaskCancelledError",
     "McpTaskError",
     "McpTaskProtocolError",
@@ -126,7 +149,13 @@ __all__ = [
 ]
 
 
-class CodecError(ValueError):
+class McpStreamError(Exception):
+    """The root of every error mcpstream raises on purpose: ``except McpStreamError`` catches
+    any documented failure of the codec, the transports, the clients, OAuth, skills and tasks
+    (a ``ValueError`` or ``TypeError`` for a bad argument is not one of them)."""
+
+
+class CodecError(McpStreamError, ValueError):
     """Base class of the errors raised by the hot path (UTF-8, SSE and JSON-RPC decoding)."""
 
 
@@ -155,7 +184,7 @@ class JsonRpcProtocolError(CodecError):
     """Text that is not valid JSON, or JSON that is not a valid JSON-RPC 2.0 message or batch."""
 
 
-class McpTransportError(Exception):
+class McpTransportError(McpStreamError):
     """Base class of every failure to exchange MCP messages with a server."""
 
     error_code: ClassVar[str] = "mcp_transport_error"
@@ -196,6 +225,9 @@ class McpHttpTransportError(McpTransportError):
     of the answer the error reports, None when it reports none (a network error, a timeout)."""
 
     status_code: int | None = None
+    body_excerpt: str | None = None
+    """The start of the answer's body when the error reports an HTTP status: a web page named
+    by its title, other text cut to 200 characters (secrets the request sent cut out)."""
 
 
 class McpHttpTransportTimeoutError(McpHttpTransportError, McpTimeoutError):
@@ -258,7 +290,7 @@ class McpHttpTransportSessionExpiredError(
     request_delivered: bool = False
 
 
-class McpError(Exception):
+class McpError(McpStreamError):
     """The server answered a request with a JSON-RPC error.
 
     ``code`` is the JSON-RPC error code (``-32601`` method not found, ``-32602`` invalid params,
@@ -287,7 +319,7 @@ class McpError(Exception):
         return f"McpError(code={self.code!r}, message={self.message!r}, method={self.method!r})"
 
 
-class McpSkillError(Exception):
+class McpSkillError(McpStreamError):
     """A skill of the skills extension (SEP-2640) that cannot be found or used: no skill of
     that name or URI in the listing, a name that several skills share, a path outside the
     skill. The subclasses below narrow it down."""
@@ -327,7 +359,7 @@ class McpSkillIntegrityError(McpSkillError):
 # -- tasks -----------------------------------------------------------------------------------------
 
 
-class McpTaskError(Exception):
+class McpTaskError(McpStreamError):
     """A task (2025-11-25 tasks, or the 2026-07-28 ``io.modelcontextprotocol/tasks``
     extension) that cannot be used; ``task_id`` names it (None when there is no task yet).
     The subclasses below narrow it down. Messages never quote the server's payload."""
@@ -362,3 +394,172 @@ class McpTaskProtocolError(McpTaskError, McpProtocolError, error_code="mcp_task_
 
     def __init__(self, message: str, *, task_id: str | None = None) -> None:
         McpTaskError.__init__(self, message, task_id=task_id)
+
+
+# -- OAuth (raised by ``mcpstream.oauth`` and ``mcpstream.oauth_store``) ---------------------------
+
+
+class McpOAuthError(McpAuthError):
+    """Base class of every OAuth failure.
+
+    ``server_id`` names the MCP server the credentials are for and ``authorization_server_url``
+    the authorization server involved, when known; both are safe to show and log.
+    """
+
+    error_code: ClassVar[str] = "mcp_oauth_error"
+    retryable: ClassVar[bool] = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        server_id: str | None = None,
+        authorization_server_url: str | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.server_id = server_id
+        self.authorization_server_url = authorization_server_url
+
+
+class McpOAuthAuthRequiredError(McpOAuthError):
+    """No usable credentials: the user has to log in (the message names the command)."""
+
+    error_code: ClassVar[str] = "mcp_oauth_auth_required"
+
+
+class McpOAuthReLoginRequired(McpOAuthAuthRequiredError):
+    """Stored credentials exist but can no longer be used or refreshed: log in again."""
+
+    error_code: ClassVar[str] = "mcp_oauth_relogin_required"
+
+
+class McpOAuthDiscoveryError(McpOAuthError):
+    """Protected resource or authorization server metadata could not be found or is invalid."""
+
+    error_code: ClassVar[str] = "mcp_oauth_discovery_error"
+
+
+class McpOAuthPkceNotSupportedError(McpOAuthDiscoveryError):
+    """The authorization server's metadata does not list ``S256`` in
+    ``code_challenge_methods_supported``, so the MCP specification forbids going on."""
+
+    error_code: ClassVar[str] = "mcp_oauth_pkce_not_supported"
+
+
+class McpOAuthRegistrationError(McpOAuthError):
+    """No client registration could be had: none was configured, the server offers neither a
+    Client ID Metadata Document nor dynamic registration, or the registration request failed."""
+
+    error_code: ClassVar[str] = "mcp_oauth_registration_error"
+
+
+class McpOAuthConfigurationError(McpOAuthError):
+    """The OAuth settings cannot work as given (a missing private key, an unknown method...)."""
+
+    error_code: ClassVar[str] = "mcp_oauth_configuration_error"
+
+
+class McpOAuthAuthorizationError(McpOAuthError):
+    """The authorization step failed: the server answered with an error, the ``state`` did not
+    match, no code came back, or the user did not finish in time. ``oauth_error`` holds the
+    server's OAuth error code when it sent one."""
+
+    error_code: ClassVar[str] = "mcp_oauth_authorization_error"
+
+    def __init__(
+        self, message: str, *, oauth_error: str | None = None, **where: str | None
+    ) -> None:
+        super().__init__(message, **where)  # server_id, authorization_server_url
+        self.oauth_error = oauth_error
+
+
+class McpOAuthIssuerMismatchError(McpOAuthAuthorizationError):
+    """The authorization response failed the RFC 9207 check: its ``iss`` is not, as an exact
+    string, the issuer the request was sent to, or it has none although the server's metadata
+    advertises ``authorization_response_iss_parameter_supported``. The code is not redeemed and
+    any ``error`` the response carries is not believed (a mix-up attack may have forged it)."""
+
+    error_code: ClassVar[str] = "mcp_oauth_issuer_mismatch"
+
+
+class McpOAuthTokenExchangeError(McpOAuthError):
+    """The token endpoint refused a request or answered with something unusable.
+
+    ``oauth_error`` is the OAuth error code (``invalid_grant``...), ``error_description`` the
+    server's description (control characters escaped, every secret the request sent cut out)
+    and ``status_code`` the HTTP status, when there was an answer.
+    """
+
+    error_code: ClassVar[str] = "mcp_oauth_token_exchange_error"
+
+    def __init__(
+        self, message: str, *, status_code: int | None = None, **details: str | None
+    ) -> None:
+        oauth_error = details.pop("oauth_error", None)
+        error_description = details.pop("error_description", None)
+        super().__init__(message, **details)  # server_id, authorization_server_url
+        self.oauth_error = oauth_error
+        self.error_description = error_description
+        self.status_code = status_code
+
+
+class McpOAuthAssertionRejectedError(McpOAuthTokenExchangeError):
+    """A token request made with an assertion the host supplied was refused: the JWT bearer
+    grant (RFC 7523; workload identity, or the ID-JAG of enterprise-managed authorization) at
+    the authorization server, or the token exchange (RFC 8693) of the ID token at the
+    identity provider. mcpstream does not retry it and does not fall back to another grant.
+
+    ``reason`` says why, from the server's ``error`` and ``error_description``:
+    ``"expired"``, ``"wrong_audience"``, ``"malformed"`` (bad signature or claims, not a JWT),
+    ``"invalid_grant"`` (refused for another reason), or the OAuth error code itself for the
+    other refusals (``"invalid_scope"``, ``"unauthorized_client"``, ``"invalid_client"``,
+    ``"invalid_request"``...; ``"refused"`` when the answer names none). ``grant`` is
+    ``"jwt-bearer"`` or ``"token-exchange"``. The assertion is never part of the message.
+    """
+
+    error_code: ClassVar[str] = "mcp_oauth_assertion_rejected"
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        reason: str,
+        grant: str = "jwt-bearer",
+        status_code: int | None = None,
+        **details: str | None,
+    ) -> None:
+        super().__init__(message, status_code=status_code, **details)
+        self.reason = reason
+        self.grant = grant
+
+
+class McpOAuthInsufficientScopeError(McpOAuthError):
+    """The server answered 403 ``insufficient_scope`` and stepping up was not possible or did not
+    help within the retry limit. ``required_scopes`` holds the scopes the server asked for."""
+
+    error_code: ClassVar[str] = "mcp_oauth_insufficient_scope"
+
+    def __init__(
+        self, message: str, *, required_scopes: tuple[str, ...] = (), **where: str | None
+    ) -> None:
+        super().__init__(message, **where)  # server_id, authorization_server_url
+        self.required_scopes = required_scopes
+
+
+class McpOAuthTokenStoreError(McpOAuthError):
+    """The token store file could not be read or written; ``path`` names the file."""
+
+    error_code: ClassVar[str] = "mcp_oauth_token_store_error"
+
+    def __init__(self, message: str, *, path: str | None = None, **where: str | None) -> None:
+        super().__init__(message, **where)  # server_id, authorization_server_url
+        self.path = path
+
+
+class McpOAuthDPoPError(McpOAuthError):
+    """The MCP server refused the DPoP proof (RFC 9449): it asked for a nonce again
+    (``use_dpop_nonce``) after the one retry with the nonce it gave. The token endpoint's
+    refusals are :class:`McpOAuthTokenExchangeError` (``oauth_error`` ``use_dpop_nonce``)."""
+
+    error_code: ClassVar[str] = "mcp_oauth_dpop_error"
+    oauth_error: ClassVar[str] = "use_dpop_nonce"

@@ -18,6 +18,8 @@ from .redaction import redact_url
 __all__ = ["McpOAuthConfig", "ResolvedMcpServer"]
 
 DEFAULT_CALL_TIMEOUT_S = 60.0
+"""The default budget of a request that is not a tool call (``ResolvedMcpServer.call_timeout_s``,
+the clients' ``request_timeout_s``): the table of docs/limits.md has every default."""
 
 
 @dataclass(frozen=True, slots=True, repr=False)

@@ -16,8 +16,8 @@ use crate::utf8::{check, complete_len, Check};
 use events::{EventAssembler, Line, RETAIN_BYTES};
 use lines::{find_terminator, rfind_terminator, Bom, BomStep};
 
-/// 16 MiB: the default cap on the size of one SSE event.
-pub const DEFAULT_MAX_EVENT_BYTES: usize = 16 * 1024 * 1024;
+/// 64 MiB: the default cap on the size of one SSE event (the transports' documented default).
+pub const DEFAULT_MAX_EVENT_BYTES: usize = 64 * 1024 * 1024;
 
 /// A carried line growing past this many bytes gets its final buffer in one step (see
 /// `SseCore::carry_extend`); shorter ones grow as a `Vec` does.

@@ -28,7 +28,7 @@ def test_tools_prints_a_table_of_every_tool(mcpstream_cli: RunCommand, demo_url:
     run = mcpstream_cli("tools", demo_url)
     assert run.status == 0, run.err
     # The demo server (the SDK's) speaks both eras: the command negotiates the stateless one.
-    assert "mcpstream-demo (modern era, protocol 2026-07-28): 13 tools" in run.out
+    assert "mcpstream-demo (modern era, protocol 2026-07-28): 14 tools" in run.out
     assert "big_text" in run.out and "a*: number, b*: number" in run.out
 
 
@@ -38,7 +38,7 @@ def test_tools_json_is_the_servers_listing(mcpstream_cli: RunCommand, demo_url: 
     document = json.loads(run.out)
     assert document["server"]["protocolVersion"] == "2026-07-28"
     assert document["server"]["era"] == "modern"
-    assert len(document["tools"]) == 13
+    assert len(document["tools"]) == 14
     assert {"name", "inputSchema"} <= set(document["tools"][0])
 
 

@@ -36,10 +36,11 @@ def test_the_async_client_lists_and_calls_tools(server: DemoServer) -> None:
     async def scenario() -> None:
         async with AsyncClient(server.url, protocol="legacy") as client:
             assert client.protocol_version == "2025-11-25"
-            assert len(await client.list_tools()) == 13
+            assert len(await client.list_tools()) == 14
             result = await client.call_tool("add", {"a": 1, "b": 2})
             assert result.text == "3.0" and not result.is_error
-            (readme,) = await client.list_resources()
+            resources = await client.list_resources()
+            (readme,) = [r for r in resources if r.uri.startswith("demo://")]  # not the skill's
             assert (await client.read_resource(readme.uri))[0].text
             assert (await client.get_prompt("review", {"code": "y"})).messages
             assert await client.ping() > 0

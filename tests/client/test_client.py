@@ -37,6 +37,7 @@ DEMO_TOOLS = {
     "update_notes",
     "log_levels",
     "roots_changes",
+    "render",
 }
 
 
@@ -198,7 +199,8 @@ def test_roots_are_offered_when_given(sse_server: DemoServer, tmp_path: Path) ->
 
 def test_resources_templates_and_reading(server: DemoServer) -> None:
     with Client(server.url) as client:
-        (readme,) = client.list_resources()
+        # The demo's skill files are resources too (skill://...): the demo's own are demo://.
+        (readme,) = [r for r in client.list_resources() if r.uri.startswith("demo://")]
         templates = client.list_resource_templates()
         (contents,) = client.read_resource(readme.uri)
         (greeting,) = client.read_resource("demo://greeting/Ada")
@@ -331,7 +333,7 @@ def test_a_tool_call_past_its_timeout_raises_a_timeout_error(sse_server: DemoSer
     ("kwargs", "message"),
     [
         ({"url": "ftp://example.com/mcp"}, "http:// or https://"),
-        ({"url": "http:///mcp"}, "with a host"),
+        ({"url": "http:///mcp"}, "has no host"),
         (
             {"url": "http://h/mcp", "token": "t", "headers": {"authorization": "x"}},
             "not both",

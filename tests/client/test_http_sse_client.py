@@ -12,6 +12,7 @@ from typing import Any
 
 import httpx
 import pytest
+from legacy_server import ts_sdk_2024_server
 from mcpstream import (
     AsyncClient,
     Client,
@@ -21,6 +22,7 @@ from mcpstream import (
     Progress,
 )
 from mcpstream._http.core.sse_legacy import NEGOTIATED
+from mcpstream.client import SUPPORTED_PROTOCOL_VERSIONS
 from mcpstream.demo import DemoServer
 from transport.conftest import http_sse_server, mcp_server_urls
 
@@ -32,6 +34,14 @@ def demo_sse() -> Iterator[DemoServer]:
     """The demo server on the HTTP+SSE transport."""
     with DemoServer(http_sse=True) as server:
         yield server
+
+
+@pytest.fixture(scope="module")
+def ts_sdk_2024() -> Iterator[str]:
+    """A real 2024-11-05 server (the TypeScript SDK 1.0.4 on its HTTP+SSE transport): it
+    answers ``initialize`` with protocol version 2024-11-05."""
+    with ts_sdk_2024_server() as url:
+        yield url
 
 
 def stats(base: str) -> dict[str, int]:
@@ -92,6 +102,41 @@ def test_the_async_client_falls_back_and_calls_tools_with_progress(demo_sse: Dem
 
     asyncio.run(scenario())
     assert [p.progress for p in seen] == [1, 2, 3, 4]
+
+
+@pytest.mark.parametrize("protocol", [None, "http+sse", "legacy", "2024-11-05"])
+def test_the_client_speaks_to_a_2024_11_05_server(ts_sdk_2024: str, protocol: str | None) -> None:
+    NEGOTIATED.drop(ts_sdk_2024)
+    with Client(ts_sdk_2024, protocol=protocol) as client:
+        info = client.connect()
+        assert (info.protocol_version, info.era, info.transport) == (
+            "2024-11-05",
+            "legacy",
+            "http+sse",
+        )
+        assert info.name == "ts-sdk-2024"
+        assert [tool.name for tool in client.list_tools()] == ["add", "echo"]
+        assert client.call_tool("add", {"a": 2, "b": 5}).text == "7"
+        assert client.ping() > 0
+
+
+def test_the_async_client_speaks_to_a_2024_11_05_server(ts_sdk_2024: str) -> None:
+    async def scenario() -> None:
+        async with AsyncClient(ts_sdk_2024) as client:
+            info = await client.connect()
+            assert (info.protocol_version, info.transport) == ("2024-11-05", "http+sse")
+            texts = await asyncio.gather(
+                *(client.call_tool("echo", {"text": f"t{i}"}) for i in range(4))
+            )
+            assert [t.text for t in texts] == [f"t{i}" for i in range(4)]
+
+    asyncio.run(scenario())
+
+
+def test_the_supported_versions_are_every_era_newest_first() -> None:
+    assert SUPPORTED_PROTOCOL_VERSIONS[0] == "2026-07-28"
+    assert SUPPORTED_PROTOCOL_VERSIONS[-1] == "2024-11-05"
+    assert list(SUPPORTED_PROTOCOL_VERSIONS) == sorted(SUPPORTED_PROTOCOL_VERSIONS, reverse=True)
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])

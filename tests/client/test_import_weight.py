@@ -119,7 +119,12 @@ def test_the_package_serves_every_name_of_the_client_module() -> None:
     import mcpstream.client
 
     assert set(mcpstream._CLIENT_NAMES) == set(mcpstream.client.__all__)
-    assert set(mcpstream.__all__) == {*mcpstream.client.__all__, "McpError", "__version__"}
+    assert set(mcpstream.__all__) == {
+        *mcpstream.client.__all__,
+        "McpError",
+        "McpStreamError",
+        "__version__",
+    }
     assert all(
         getattr(mcpstream, name) is getattr(mcpstream.client, name)
         for name in mcpstream.__all__

@@ -49,6 +49,7 @@ from mcpstream.errors import (
     McpTimeoutError,
 )
 
+from .skills_server import skills_server
 from .tasks_server import TasksServer, tasks_server
 from .test_core import ScriptedDriver, make_core
 
@@ -605,14 +606,19 @@ def test_a_tool_that_requires_a_task_is_called_as_one_and_one_that_forbids_it_is
 
 
 def test_a_task_of_a_server_without_tasks_is_the_call_run_inline(era: str) -> None:
+    # The demo serves tasks for its render tool only: echo is answered inline.
     with DemoServer() as demo, Client(demo.url, protocol=ERAS[era]) as client:
         handle = client.call_tool("echo", {"text": "inline"}, as_task=True)
         assert handle.task_id is None and handle.task is None and handle.status == "completed"
         assert handle.result().text == "inline" and handle.refresh() is None
         assert handle.cancel() is None
-        if era == "legacy":
-            with pytest.raises(McpTasksNotSupportedError):
-                client.list_tasks()
+    if era == "legacy":  # a server without the tasks capability (the skills server's) lists none
+        with (
+            skills_server() as served,
+            Client(served.url, protocol=ERAS[era]) as client,
+            pytest.raises(McpTasksNotSupportedError),
+        ):
+            client.list_tasks()
 
 
 def test_progress_is_refused_for_a_task() -> None:

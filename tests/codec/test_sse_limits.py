@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import ModuleType
 
 import pytest
+from mcpstream import codec
 from mcpstream.errors import CodecError, InvalidUtf8Error, SseEventTooLargeError
 
 from .helpers import decode_every_way, event_tuple, run_stream
@@ -19,26 +20,26 @@ def too_large(limit: int) -> tuple[type[SseEventTooLargeError], str]:
     )
 
 
-def test_the_default_cap_is_16_mib(backend: ModuleType) -> None:
-    assert 16 * MiB == backend.DEFAULT_MAX_EVENT_BYTES
+def test_the_default_cap_is_the_documented_64_mib(backend: ModuleType) -> None:
+    assert 64 * MiB == backend.DEFAULT_MAX_EVENT_BYTES == codec.DEFAULT_MAX_EVENT_BYTES
 
 
 def test_an_event_of_exactly_the_default_cap_passes_and_one_byte_more_fails(
     backend: ModuleType,
 ) -> None:
-    line = b"data: " + b"x" * (16 * MiB - 6)
+    line = b"data: " + b"x" * (64 * MiB - 6)
     assert run_stream(backend, [line, b"\n\n"], backend.DEFAULT_MAX_EVENT_BYTES).events == [
-        (None, "x" * (16 * MiB - 6), None, None)
+        (None, "x" * (64 * MiB - 6), None, None)
     ]
     decoder = backend.SseDecoder()
     with pytest.raises(SseEventTooLargeError):
         decoder.feed(line + b"x")
 
 
-def test_no_cap_allows_events_over_16_mib(backend: ModuleType) -> None:
-    line = b"data: " + b"y" * (16 * MiB + 10)
-    assert run_stream(backend, [line[: 8 * MiB], line[8 * MiB :] + b"\n\n"], None).events == [
-        (None, "y" * (16 * MiB + 10), None, None)
+def test_no_cap_allows_events_over_the_default(backend: ModuleType) -> None:
+    line = b"data: " + b"y" * (64 * MiB + 10)
+    assert run_stream(backend, [line[: 32 * MiB], line[32 * MiB :] + b"\n\n"], None).events == [
+        (None, "y" * (64 * MiB + 10), None, None)
     ]
 
 

@@ -394,3 +394,22 @@ def _text(result: types.CallToolResult) -> str:
     content = result.content[0]
     assert isinstance(content, types.TextContent)
     return content.text
+
+
+def test_errors_name_the_server_by_its_url_not_sdk(mcp_server_urls: dict[str, str]) -> None:
+    url = mcp_server_urls["json"]
+    base = url.rsplit("/", 1)[0]
+    host = base.removeprefix("http://")
+
+    async def main() -> None:
+        async with Client(streamable_http_client(f"{base}/wrong-path"), mode="legacy"):
+            pass
+
+    with pytest.raises(ExceptionGroup) as caught:
+        run(main())
+    errors = _leaves(caught.value)
+    assert len(errors) == 1 and isinstance(errors[0], MCPError)
+    message = errors[0].error.message
+    assert f"MCP server '{host}' at {base}/wrong-path" in message
+    assert "'sdk'" not in message
+    assert "no MCP endpoint at this path" in message

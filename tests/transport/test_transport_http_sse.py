@@ -16,6 +16,7 @@ from typing import Any
 
 import httpx
 import pytest
+from legacy_server import ts_sdk_2024_server
 from mcpstream._http.core.sse_legacy import NEGOTIATED
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportProtocolError
 
@@ -26,6 +27,17 @@ def stats(base: str) -> dict[str, int]:
     """The requests the SDK server saw so far, by method and path."""
     counts: dict[str, int] = httpx.get(f"{base}/stats", timeout=5).json()
     return counts
+
+
+def test_a_real_2024_11_05_server_is_reached(make_transport: Any) -> None:
+    """The TypeScript SDK 1.0.4, whose newest protocol is 2024-11-05, answers with it."""
+    with ts_sdk_2024_server() as url:
+        transport = make_transport(url)
+        result = initialize(transport)
+        assert result["protocolVersion"] == "2024-11-05"
+        assert transport.http_sse
+        assert tool_text(call_tool(transport, "add", {"a": 1, "b": 2})) == "3"
+        transport.close()
 
 
 def test_a_refused_initialize_post_falls_back_to_the_http_sse_transport(
@@ -177,8 +189,9 @@ def test_a_server_without_either_transport_is_refused_with_both_reasons(
     with pytest.raises(McpHttpTransportProtocolError) as caught:
         initialize(transport)
     message = str(caught.value)
-    assert "initialize POST (HTTP 404)" in message
-    assert "neither Streamable HTTP nor HTTP+SSE (the GET for its stream: HTTP 404)" in message
+    assert "no MCP endpoint at this path (check the URL's path: MCP servers usually" in message
+    assert "HTTP 404 to the initialize POST and to the GET of an HTTP+SSE stream" in message
+    assert "may only speak" not in message  # the old message contradicted itself
     assert not transport.http_sse
 
 

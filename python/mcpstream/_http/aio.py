@@ -56,7 +56,8 @@ class AsyncMcpHttpTransport(
         AsyncNotificationCallback,
     ]
 ):
-    """An asyncio MCP client transport over Streamable HTTP (MCP 2025-11-25).
+    """An asyncio MCP client transport over Streamable HTTP (MCP 2026-07-28, and the
+    handshake era down to 2024-11-05, with the HTTP+SSE transport of 2024-11-05 as a fallback).
 
     Takes the keywords of ``McpHttpTransport``, with ``client`` an ``httpx.AsyncClient`` or an
     ``httpx2.AsyncClient``.

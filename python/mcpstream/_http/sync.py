@@ -58,7 +58,8 @@ class McpHttpTransport(
         NotificationCallback,
     ]
 ):
-    """A sync MCP client transport over Streamable HTTP (MCP 2025-11-25).
+    """A sync MCP client transport over Streamable HTTP (MCP 2026-07-28, and the
+    handshake era down to 2024-11-05, with the HTTP+SSE transport of 2024-11-05 as a fallback).
 
     ``server``: the resolved server (``transport="http"``, ``url``, static ``headers``,
     ``call_timeout_s``). ``workspace_root``: the host's workspace. ``client``: an

@@ -34,8 +34,8 @@ from .jsonrpc import JsonRpcEvent, jsonrpc_events
 
 __all__ = ["DEFAULT_MAX_EVENT_BYTES", "SseDecoder", "SseEvent"]
 
-DEFAULT_MAX_EVENT_BYTES: Final = 16 * 1024 * 1024
-"""16 MiB: the default cap on the size of one SSE event."""
+DEFAULT_MAX_EVENT_BYTES: Final = 64 * 1024 * 1024
+"""64 MiB: the default cap on the size of one SSE event (the transports' documented default)."""
 
 _BOM: Final = b"\xef\xbb\xbf"
 _MAX_RETRY: Final = 2**63 - 1

@@ -3,7 +3,7 @@ options, building a ``Client`` from them, and turning failures into one line and
 
 Exit statuses: 0 success; 1 the server answered with an error (a JSON-RPC error, a tool that
 failed) or another failure; 2 bad arguments; 3 the server cannot be reached; 4 authentication
-is required or failed; 5 a timeout.
+is required or was refused (HTTP 401 or 403); 5 a timeout.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any
 
 from rich.console import Console
 
+from .._http.core.advice import tls_mismatch
 from .._http.stack import errors_named
 from .._text import sanitize, terminal_text
 from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client, ServerInfo
@@ -27,6 +28,7 @@ from ..errors import (
     McpAuthError,
     McpError,
     McpHttpTransportAuthRequiredError,
+    McpHttpTransportError,
     McpTimeoutError,
     McpTransportError,
 )
@@ -59,7 +61,7 @@ EXIT_AUTH = 4
 EXIT_TIMEOUT = 5
 EXIT_STATUS_HELP = (
     "exit status: 0 ok, 1 error from the server, 2 bad arguments, 3 server unreachable, "
-    "4 authentication required, 5 timeout"
+    "4 authentication required or refused (HTTP 401, 403), 5 timeout"
 )
 
 Handler = Callable[[argparse.Namespace], int]
@@ -198,25 +200,48 @@ def open_client(args: argparse.Namespace, **kwargs: Any) -> Client:
         raise UsageError(str(exc)) from None
 
 
-def _unreachable_reason(exc: BaseException) -> str | None:
-    """Why the server could not be reached, when ``exc`` was caused by that."""
+def _unreachable_reason(exc: BaseException, url: str | None) -> str | None:
+    """Why the server could not be reached, when ``exc`` was caused by that (an https:// URL
+    to a port that speaks plain HTTP explained as such, not as OpenSSL words it)."""
     cause = exc.__cause__
     if not isinstance(cause, errors_named("ConnectError", "UnsupportedProtocol")):
         return None
     text = str(cause) or type(cause).__name__
+    tls = tls_mismatch(url or "", text)
+    if tls is not None:
+        return tls
     text = re.sub(r"^\[Errno -?\d+\]\s*", "", text)
     return text[:1].lower() + text[1:]
 
 
-def _describe(exc: BaseException, url: str | None) -> tuple[str, int]:
-    """The one-line message and exit status for ``exc``. With ``--auth``, a 401 reaches here as
-    the OAuth session's error, which names ``mcpstream auth login`` for the URL itself."""
+def _gave_credentials(args: argparse.Namespace | None) -> bool:
+    """True when the command was given a token (``--token``, or an Authorization header)."""
+    if args is None:
+        return False
+    headers = getattr(args, "header", None) or []
+    named = any(h.partition(":")[0].strip().lower() == "authorization" for h in headers)
+    return bool(getattr(args, "token", None)) or named
+
+
+def _describe(
+    exc: BaseException, url: str | None, args: argparse.Namespace | None = None
+) -> tuple[str, int]:
+    """The one-line message and exit status for ``exc`` (``args``: the command's, for a hint
+    that fits what it was given). With ``--auth``, a 401 reaches here as the OAuth session's
+    error, which names ``mcpstream auth login`` for the URL itself."""
     where = safe_url(url) if url else "the server"
     if isinstance(exc, UsageError):
         return str(exc), EXIT_USAGE
     if isinstance(exc, McpError):
         return f"the server answered with an error: {exc}", EXIT_ERROR
     if isinstance(exc, McpHttpTransportAuthRequiredError):
+        if _gave_credentials(args):
+            return (
+                f"{where} refused the credentials given (HTTP 401): check --token (or the "
+                f"Authorization header), or log in with 'mcpstream auth login {where}' and "
+                "use --auth instead",
+                EXIT_AUTH,
+            )
         return (
             f"{where} requires authentication (HTTP 401): log in with "
             f"'mcpstream auth login {where}' and add --auth, or pass --token or --header",
@@ -224,9 +249,16 @@ def _describe(exc: BaseException, url: str | None) -> tuple[str, int]:
         )
     if isinstance(exc, McpAuthError):
         return str(exc), EXIT_AUTH
+    if isinstance(exc, McpHttpTransportError) and exc.status_code == 403:
+        why = (
+            "the credentials given do not allow it"
+            if _gave_credentials(args) or getattr(args, "auth", False)
+            else "it may want credentials: --token, --header or --auth"
+        )
+        return f"{where} refused access (HTTP 403: forbidden; {why})", EXIT_AUTH
     if isinstance(exc, McpTimeoutError):
         return str(exc), EXIT_TIMEOUT
-    reason = _unreachable_reason(exc)
+    reason = _unreachable_reason(exc, url)
     if reason is not None:
         return f"cannot connect to {where}: {reason}", EXIT_UNREACHABLE
     return str(exc) or type(exc).__name__, EXIT_ERROR
@@ -262,7 +294,7 @@ def guarded(handler: Handler) -> Handler:
         except (McpError, McpTransportError, UsageError) as exc:
             if getattr(args, "debug", False):
                 raise
-            message, status = _describe(exc, getattr(args, "url", None))
+            message, status = _describe(exc, getattr(args, "url", None), args)
             return fail(message, status)
         except BrokenPipeError:
             # The reader went away (``| head``): stop writing, without a traceback at exit.

@@ -131,8 +131,8 @@ def _show(result: ToolResult) -> None:
     texts = [content_text(item) for item in result.content]
     if texts:
         print(plain("\n".join(texts)))
-    elif result.structured is not None:
-        print(plain(json.dumps(result.structured, indent=2, ensure_ascii=False)))
+    elif result.structured_content is not None:
+        print(plain(json.dumps(result.structured_content, indent=2, ensure_ascii=False)))
 
 
 def run_call(args: argparse.Namespace) -> int:

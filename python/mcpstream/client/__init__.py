@@ -1,7 +1,9 @@
 """The high-level MCP client, sync (``Client``) and asyncio (``AsyncClient``).
 
-Both connect to one server over Streamable HTTP (the transports of ``mcpstream.transport_http``
-underneath), run the initialize handshake, and offer the MCP methods with typed results:
+Both connect to one server over Streamable HTTP, or the deprecated HTTP+SSE transport (the
+transports of ``mcpstream.transport_http`` underneath), negotiate the protocol (2026-07-28
+first, else the ``initialize`` handshake of 2025-11-25 down to 2024-11-05), and offer the MCP
+methods with typed results:
 ``list_tools``, ``call_tool`` (with progress), ``list_resources``, ``read_resource``,
 ``list_prompts``, ``get_prompt``, ``ping``, and the skills extension (``list_skills``,
 ``get_skill``, ``read_skill``: every file verified, see ``mcpstream.client.skills``),

@@ -26,6 +26,7 @@ from ._settings import (
     ClientSettings,
     OAuthOption,
     build_server,
+    check_connect_timeout,
     check_protocol,
     check_timeout,
     oauth_config,
@@ -49,7 +50,7 @@ class TransportOptions(TypedDict):
     http_stack: StackName | None
     oauth_store: McpOAuthTokenStore | None
     oauth_redirect_handler: Any
-    connect_timeout_s: float
+    connect_timeout_s: float | None
 
 
 class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
@@ -66,9 +67,9 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         oauth: OAuthOption = None,
         oauth_store: McpOAuthTokenStore | None = None,
         oauth_redirect_handler: RedirectT | None = None,
-        connect_timeout_s: float = DEFAULT_CONNECT_TIMEOUT_S,
-        request_timeout_s: float = DEFAULT_REQUEST_TIMEOUT_S,
-        tool_timeout_s: float = DEFAULT_TOOL_TIMEOUT_S,
+        connect_timeout_s: float | None = DEFAULT_CONNECT_TIMEOUT_S,
+        request_timeout_s: float | None = DEFAULT_REQUEST_TIMEOUT_S,
+        tool_timeout_s: float | None = DEFAULT_TOOL_TIMEOUT_S,
         on_notification: NotificationCallback | None = None,
         elicitation_handler: ElicitationHandler | None = None,
         sampling_handler: SamplingHandler | None = None,
@@ -81,7 +82,15 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         http_stack: StackName | None = None,
         logging_handler: LoggingHandler | None = None,
         on_resource_updated: ResourceUpdatedCallback | None = None,
+        notification_handler: NotificationCallback | None = None,
+        resource_updated_handler: ResourceUpdatedCallback | None = None,
     ) -> None:
+        # The hooks are named ``<what>_handler`` (as FastMCP's Client names them); the
+        # earlier ``on_notification`` and ``on_resource_updated`` stay as aliases.
+        on_notification = _one_hook("notification_handler", notification_handler, on_notification)
+        on_resource_updated = _one_hook(
+            "resource_updated_handler", resource_updated_handler, on_resource_updated
+        )
         request_timeout_s = check_timeout("request_timeout_s", request_timeout_s)
         server = build_server(
             url,
@@ -93,7 +102,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         )
         settings = ClientSettings(
             server=server,
-            connect_timeout_s=check_timeout("connect_timeout_s", connect_timeout_s),
+            connect_timeout_s=check_connect_timeout(connect_timeout_s),
             request_timeout_s=request_timeout_s,
             tool_timeout_s=check_timeout("tool_timeout_s", tool_timeout_s),
             client_info={"name": client_name, "version": client_version or __version__},
@@ -163,3 +172,18 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
     def closed(self) -> bool:
         """True once ``close`` was called."""
         return self._core.closed
+
+
+HookT = TypeVar("HookT")
+
+_HOOK_ALIASES = {
+    "notification_handler": "on_notification",
+    "resource_updated_handler": "on_resource_updated",
+}
+
+
+def _one_hook(name: str, given: HookT | None, alias: HookT | None) -> HookT | None:
+    """The hook given as ``name`` or under its earlier name; a ``TypeError`` for both."""
+    if given is not None and alias is not None:
+        raise TypeError(f"give {name} or {_HOOK_ALIASES[name]} (its earlier name), not both")
+    return given if given is not None else alias

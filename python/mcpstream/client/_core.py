@@ -54,7 +54,7 @@ from ._messages import (
     unwrap,
 )
 from ._notify import NotificationRouter, ProgressCallback
-from ._settings import ClientSettings
+from ._settings import ClientSettings, call_timeout
 from ._tasks import (
     Answer,
     Sleep,
@@ -281,7 +281,7 @@ class SessionCore:
         _, generation = yield Locked(self._open())
         if self.log_level is not None and self._modern:
             params = with_log_level(params, self.log_level)  # the 2026-07-28 log opt-in
-        step = Request(method, params, timeout_s or self.settings.request_timeout_s)
+        step = Request(method, params, call_timeout(timeout_s, self.settings.request_timeout_s))
         try:
             response = yield step
         except McpHttpTransportSessionExpiredError as exc:
@@ -341,7 +341,7 @@ class SessionCore:
         """``tools/call``; ``progress`` gets the call's progress until it returns. A task the
         server makes of the call unasked (2026-07-28), or that a listed tool requires
         (2025-11-25), is waited for within the call's time."""
-        timeout_s = timeout_s or self.settings.tool_timeout_s
+        timeout_s = call_timeout(timeout_s, self.settings.tool_timeout_s)
         token = self.router.register(progress) if progress is not None else None
         try:
             started = yield Sleep(0.0)
@@ -414,7 +414,7 @@ class SessionCore:
         tool forbids them: the tools are listed first if need be; at 2026-07-28 the server
         chose not to make one)."""
         outcome = yield from self._tool_call(
-            name, arguments, None, timeout_s or self.settings.tool_timeout_s, meta, True
+            name, arguments, None, call_timeout(timeout_s, self.settings.tool_timeout_s), meta, True
         )
         if isinstance(outcome, ToolResult):
             return TaskState(self._modern, None, final=outcome)
@@ -435,7 +435,9 @@ class SessionCore:
 
     def task_result(self, state: TaskState, timeout_s: float | None) -> Flow[ToolResult]:
         """The task's tool result, polled for within ``timeout_s`` (the tool timeout)."""
-        return wait_for_result(self.request, state, timeout_s or self.settings.tool_timeout_s)
+        return wait_for_result(
+            self.request, state, call_timeout(timeout_s, self.settings.tool_timeout_s)
+        )
 
     def cancel_task(self, state: TaskState, timeout_s: float | None) -> Flow[Task | None]:
         """``tasks/cancel`` (see ``_tasks.cancel_task``)."""
@@ -561,7 +563,7 @@ class SessionCore:
         changed = subscriptions.add(uri) if subscribe else subscriptions.discard(uri)
         if not changed:
             return
-        timeout_s = timeout_s or self.settings.request_timeout_s
+        timeout_s = call_timeout(timeout_s, self.settings.request_timeout_s)
         honored = yield Listen(subscriptions.uris, timeout_s)
         if not isinstance(honored, dict):
             raise McpHttpTransportProtocolError(

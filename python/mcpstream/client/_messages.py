@@ -1,6 +1,6 @@
-"""The MCP messages of a client, without I/O: the initialize handshake's params and version
-negotiation, request params, paging, JSON-RPC errors, and the rule for sending a call again
-after the server lost the session."""
+"""The MCP messages of a client, without I/O: the protocol versions it speaks and the check of
+the negotiated one, request params, paging, JSON-RPC errors, and the rule for sending a call
+again after the server lost the session."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
+from .._http.core.era import LEGACY_VERSIONS, MODERN_VERSIONS
 from ..errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
 from ..jsonrpc import JsonRpcResponse
 from ..transport_http import Negotiated
@@ -18,7 +19,6 @@ __all__ = [
     "MAX_PAGES",
     "SUPPORTED_PROTOCOL_VERSIONS",
     "Pager",
-    "initialize_params",
     "negotiate",
     "prompt_get_params",
     "retry_after_expiry",
@@ -26,37 +26,32 @@ __all__ = [
     "unwrap",
 ]
 
-SUPPORTED_PROTOCOL_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26")
-"""The protocol revisions the client speaks, newest first; it offers the first."""
+SUPPORTED_PROTOCOL_VERSIONS = MODERN_VERSIONS + LEGACY_VERSIONS
+"""The MCP protocol revisions the client speaks, newest first: the stateless era (2026-07-28)
+and the handshake era (2025-11-25 down to 2024-11-05, the revision of the HTTP+SSE transport).
+It asks for the first with ``server/discover`` and falls back to ``initialize`` offering the
+newest of the handshake era, whose answer may be any of them."""
 LATEST_PROTOCOL_VERSION = SUPPORTED_PROTOCOL_VERSIONS[0]
+"""The newest MCP protocol revision the client speaks (the one it asks for first)."""
 
 MAX_PAGES = 10_000
 """A listing that has not ended after this many pages is a server bug, not data."""
 
 
-def initialize_params(
-    capabilities: Mapping[str, Any], client_info: Mapping[str, str]
-) -> dict[str, Any]:
-    """The params of ``initialize``: the newest protocol version we speak is offered."""
-    return {
-        "protocolVersion": LATEST_PROTOCOL_VERSION,
-        "capabilities": dict(capabilities),
-        "clientInfo": dict(client_info),
-    }
-
-
 def negotiate(negotiated: Negotiated) -> ServerInfo:
     """The server's info from what the transport negotiated: the ``server/discover`` result
-    (2026-07-28) or the ``initialize`` one, whose version must be one we speak."""
+    (2026-07-28) or the ``initialize`` one, whose version must be one of the handshake era's
+    (2025-11-25 down to 2024-11-05)."""
     if negotiated.modern:
         return ServerInfo.from_dict(negotiated.result, version=negotiated.version, era="modern")
     info = ServerInfo.from_dict(negotiated.result)
     if negotiated.transport != info.transport:
         info = replace(info, transport=negotiated.transport)
-    if info.protocol_version not in SUPPORTED_PROTOCOL_VERSIONS:
+    if info.protocol_version not in LEGACY_VERSIONS:
         raise McpProtocolError(
             f"the server chose the MCP protocol version {info.protocol_version!r}, which this "
-            f"client does not speak (it speaks {', '.join(SUPPORTED_PROTOCOL_VERSIONS)})"
+            f"client does not speak in the initialize handshake (it speaks "
+            f"{', '.join(LEGACY_VERSIONS)} there)"
         )
     return info
 

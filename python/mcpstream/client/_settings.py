@@ -5,28 +5,38 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
-from urllib.parse import urlsplit
+from urllib.parse import SplitResult, urlsplit
 
+from .._http.core.era import LEGACY_VERSIONS, MODERN_VERSIONS
+from .._text import sanitize
+from .._timeouts import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_REQUEST_TIMEOUT_S,
+    DEFAULT_TOOL_TIMEOUT_S,
+    NO_LIMIT_S,
+    call_timeout,
+    check_connect_timeout,
+    check_timeout,
+)
 from ..models import McpOAuthConfig, ResolvedMcpServer
 from ..oauth import McpOAuthClientSettings, default_server_id
+from ..redaction import redact_url
 
 __all__ = [
     "DEFAULT_CONNECT_TIMEOUT_S",
     "DEFAULT_REQUEST_TIMEOUT_S",
     "DEFAULT_TOOL_TIMEOUT_S",
+    "NO_LIMIT_S",
     "ClientSettings",
     "OAuthOption",
     "build_server",
+    "call_timeout",
+    "check_connect_timeout",
     "check_timeout",
+    "check_url",
     "oauth_config",
 ]
 
-DEFAULT_CONNECT_TIMEOUT_S = 10.0
-"""How long establishing each HTTP connection to the server (TCP and TLS) may take."""
-DEFAULT_REQUEST_TIMEOUT_S = 60.0
-"""Budget of the handshake, a listing, a read, a prompt or a ping."""
-DEFAULT_TOOL_TIMEOUT_S = 600.0
-"""Budget of a tool call: tools may run for minutes."""
 OAuthOption = bool | McpOAuthConfig | McpOAuthClientSettings | None
 """What a client's ``oauth`` argument may be: ``True`` for the login stored by ``mcpstream auth
 login URL``, or the OAuth settings of the server (an ``McpOAuthConfig``, or the
@@ -53,20 +63,14 @@ def oauth_config(option: object) -> McpOAuthConfig | None:
     )
 
 
-def check_timeout(name: str, value: float) -> float:
-    """``value`` as a float; ``ValueError`` naming the argument ``name`` unless it is > 0."""
-    if not value > 0:
-        raise ValueError(f"{name} must be greater than 0")
-    return float(value)
-
-
 @dataclass(frozen=True, slots=True)
 class ClientSettings:
     """The validated settings of one client."""
 
     server: ResolvedMcpServer
-    connect_timeout_s: float
-    """How long establishing each HTTP connection may take (the transport's connect timeout)."""
+    connect_timeout_s: float | None
+    """How long establishing each HTTP connection may take (the transport's connect timeout;
+    None: the call's whole deadline)."""
     request_timeout_s: float
     tool_timeout_s: float
     client_info: Mapping[str, str]
@@ -75,18 +79,11 @@ class ClientSettings:
     version), or None to negotiate it with the server."""
 
 
-PROTOCOL_CHOICES = (
-    "modern",
-    "legacy",
-    "http+sse",
-    "2026-07-28",
-    "2025-11-25",
-    "2025-06-18",
-    "2025-03-26",
-)
+PROTOCOL_CHOICES = ("modern", "legacy", "http+sse", *MODERN_VERSIONS, *LEGACY_VERSIONS)
 """The values of ``protocol=``: an era, the HTTP+SSE transport of 2024-11-05 (the handshake
 era over the old transport; ``"legacy"`` also falls back to it when the server refuses the
-``initialize`` POST), or a version."""
+``initialize`` POST), or a version (2026-07-28, or one of the handshake era from 2025-11-25
+down to 2024-11-05, offered in ``initialize``)."""
 
 
 def check_protocol(value: str | None) -> str | None:
@@ -94,6 +91,40 @@ def check_protocol(value: str | None) -> str | None:
     if value is not None and value not in PROTOCOL_CHOICES:
         raise ValueError(f"protocol must be one of {', '.join(PROTOCOL_CHOICES)} (or None)")
     return value
+
+
+def check_url(url: str) -> SplitResult:
+    """``url`` split, when it is an ``http://`` or ``https://`` URL with a host and a valid
+    port; else a ``ValueError`` that names what is wrong (never quoting the URL's userinfo,
+    query or fragment, which may hold secrets)."""
+    example = "such as http://127.0.0.1:8000/mcp"
+    if not isinstance(url, str) or not url.strip():
+        raise ValueError(f"the server URL is empty: give an http:// or https:// URL, {example}")
+    try:
+        parts = urlsplit(url.strip())
+    except ValueError as exc:  # a bracketed IPv6 host without its ']', say
+        raise ValueError(f"the server URL is malformed ({exc}); give one {example}") from None
+    if "://" not in url:
+        guess = redact_url("http://" + url.strip())
+        hint = f" (did you mean {guess}?)" if guess != "<unparseable URL>" else ""
+        raise ValueError(f"the server URL has no http:// or https:// scheme{hint}")
+    if parts.scheme.lower() not in ("http", "https"):
+        raise ValueError(
+            f"the server URL's scheme {sanitize(parts.scheme, 20)!r} is not http or https: "
+            f"MCP over HTTP needs an http:// or https:// URL, {example}"
+        )
+    if not parts.hostname:
+        raise ValueError(f"the server URL has no host; give one {example}")
+    try:
+        port = parts.port
+    except ValueError:
+        port = -1
+    if port is not None and not 0 < port < 65536:
+        written = parts.netloc.rpartition("@")[2].rpartition(":")[2]
+        raise ValueError(
+            f"the server URL's port {sanitize(written, 20)!r} is not a port number (1 to 65535)"
+        )
+    return parts
 
 
 def build_server(
@@ -111,9 +142,7 @@ def build_server(
     the token store: by default the server's canonical URL, the key ``mcpstream auth login URL``
     stores the login under (the URL's host and port without OAuth).
     """
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise ValueError("the server URL must be an http:// or https:// URL with a host")
+    parts = check_url(url)
     all_headers = dict(headers or {})
     if token is not None:
         if oauth is not None:

@@ -7,9 +7,11 @@ import asyncio
 import inspect
 import time
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-import httpx
+if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never imported here
+    import httpx  # noqa: F401 (named in the quoted base below)
+    import httpx2  # noqa: F401
 
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..transport_http_async import AsyncMcpHttpTransport
@@ -39,8 +41,11 @@ T = TypeVar("T")
 RedirectHandler = AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler
 
 
-class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectHandler]):
-    """An asyncio client for one MCP server over Streamable HTTP.
+class AsyncClient(
+    ClientBase[AsyncMcpHttpTransport, "httpx.AsyncClient | httpx2.AsyncClient", RedirectHandler]
+):
+    """An asyncio client for one MCP server over Streamable HTTP (or the deprecated HTTP+SSE
+    transport of 2024-11-05, which it falls back to by itself).
 
     For example:
 
@@ -256,19 +261,23 @@ class AsyncClient(ClientBase[AsyncMcpHttpTransport, httpx.AsyncClient, RedirectH
 
     # -- closing ---------------------------------------------------------------------------
 
-    async def close(self) -> None:
-        """End the session (DELETE) and its GET stream task, close the connections.
-        Idempotent."""
+    async def aclose(self) -> None:
+        """End the session (DELETE) and its GET stream task, close the connections (as
+        ``httpx.AsyncClient.aclose``; ``async with`` does it). Idempotent."""
         if self._core.close():
             await self._transport.close()
+
+    async def close(self) -> None:
+        """The same as ``aclose`` (kept: the name ``Client`` has)."""
+        await self.aclose()
 
     async def __aenter__(self) -> AsyncClient:
         try:
             await self.connect()
         except BaseException:
-            await self.close()
+            await self.aclose()
             raise
         return self
 
     async def __aexit__(self, *exc_info: object) -> None:
-        await self.close()
+        await self.aclose()

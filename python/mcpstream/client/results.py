@@ -123,11 +123,13 @@ class Tool:
 @dataclass(frozen=True, slots=True)
 class ToolResult:
     """The result of ``tools/call``. ``is_error`` is the tool's own failure (the call itself
-    worked; the content says what went wrong); ``structured`` is ``structuredContent``."""
+    worked; the content says what went wrong); ``structured_content`` is the result's
+    ``structuredContent`` (the name the SDK's ``CallToolResult`` uses; ``structured`` is the
+    same value, the name of earlier releases)."""
 
     content: tuple[Content, ...]
     is_error: bool = False
-    structured: Any = None
+    structured_content: Any = None
     raw: dict[str, Any] = field(default_factory=dict, repr=False, compare=False)
 
     @classmethod
@@ -138,9 +140,14 @@ class ToolResult:
         return cls(
             content=tuple(parse_content(item) for item in result.get("content", [])),
             is_error=result.get("isError") is True,
-            structured=result.get("structuredContent"),
+            structured_content=result.get("structuredContent"),
             raw=result,
         )
+
+    @property
+    def structured(self) -> Any:
+        """``structured_content`` under its earlier name (kept as an alias)."""
+        return self.structured_content
 
     @property
     def text(self) -> str:

@@ -6,9 +6,11 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Mapping
-from typing import Any, Literal, TypeVar, overload
+from typing import TYPE_CHECKING, Any, Literal, TypeVar, overload
 
-import httpx
+if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never imported here
+    import httpx  # noqa: F401 (named in the quoted base below)
+    import httpx2  # noqa: F401
 
 from ..oauth import McpOAuthRedirectHandler
 from ..transport_http import McpHttpTransport
@@ -37,8 +39,9 @@ __all__ = ["Client"]
 T = TypeVar("T")
 
 
-class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]):
-    """A blocking client for one MCP server over Streamable HTTP.
+class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAuthRedirectHandler]):
+    """A blocking client for one MCP server over Streamable HTTP (or the deprecated HTTP+SSE
+    transport of 2024-11-05, which it falls back to by itself).
 
     For example:
 
@@ -47,8 +50,12 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
             result = client.call_tool("add", {"a": 1, "b": 2}, progress=print)
             print(result.text)
 
-    ``connect`` (run by ``with``, or by the first call) does the initialize handshake: it offers
-    protocol version 2025-11-25 and accepts 2025-06-18 and 2025-03-26 too.
+    ``connect`` (run by ``with``, or by the first call) negotiates the protocol: it asks for
+    2026-07-28, the stateless era, with ``server/discover``; a server of the handshake era gets
+    the ``initialize`` handshake, offering 2025-11-25 and accepting any version down to
+    2024-11-05 (``SUPPORTED_PROTOCOL_VERSIONS``), over Streamable HTTP or, when the server
+    refuses the POST, the HTTP+SSE transport. ``protocol`` pins an era, the transport or a
+    version instead.
 
     Authentication: static ``headers``, a bearer ``token``, or OAuth, done by the transport:
     ``oauth=True`` for the login stored by ``mcpstream auth login URL`` (or an
@@ -64,9 +71,13 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
 
     Timeouts: ``connect_timeout_s`` bounds establishing each connection (TCP and TLS), so an
     unreachable server fails fast; ``request_timeout_s`` is the budget of the handshake,
-    listings, reads and pings, ``tool_timeout_s`` that of tool calls; each call may pass its own.
+    listings, reads and pings, ``tool_timeout_s`` that of tool calls; each call may pass its own
+    ``timeout_s`` (None: the client's). A timeout of None (or ``math.inf``) means no limit
+    (``connect_timeout_s=None``: a connection may take the call's whole budget); zero, a
+    negative value or NaN is refused with ``ValueError``. The defaults are in docs/limits.md.
 
-    ``on_notification`` gets every notification the server sends (progress of a call with a
+    ``notification_handler`` (or ``on_notification``, its earlier name) gets every
+    notification the server sends (progress of a call with a
     ``progress`` callback goes to that callback instead), pushed by the transport as soon as it
     arrives: on the calling thread for those on a call's answer (all delivered before the call
     returns), on the transport's GET stream thread for the others. Callbacks on different
@@ -74,9 +85,10 @@ class Client(ClientBase[McpHttpTransport, httpx.Client, McpOAuthRedirectHandler]
     answers the server's questions to the user (default: decline), ``sampling_handler`` its
     requests for a completion (default: refused), and ``roots`` are the roots offered to it.
     ``logging_handler`` gets the server's log messages (``LogMessage``; see
-    ``set_logging_level``) and ``on_resource_updated`` the updates of the resources subscribed
-    to (``ResourceUpdated``; see ``subscribe_resource``), in the order the server sent them,
-    instead of ``on_notification``.
+    ``set_logging_level``) and ``resource_updated_handler`` (or ``on_resource_updated``) the
+    updates of the resources subscribed to (``ResourceUpdated``; see ``subscribe_resource``), in
+    the order the server sent them, instead of ``notification_handler``. The hooks are named as
+    FastMCP's ``Client`` names them; the ``on_*`` names are kept as aliases.
 
     When the server lost the session (it restarted: HTTP 404 to a request with the session id),
     the client initializes a new session once on its own and sends the call again, unless the

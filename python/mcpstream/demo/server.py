@@ -47,25 +47,32 @@ def build_demo_server(*, tools_page_size: int | None = None) -> MCPServer:
     ``demo://greeting/{name}``; a prompt ``review``; and the completion, logging,
     subscription and roots demos of ``mcpstream.demo._features`` (tools ``update_notes``,
     ``log_levels``, ``roots_changes``, a template ``demo://note/{name}``, a prompt ``greet``).
+    A task tool ``render`` (``mcpstream.demo._tasks``: a task at 2025-11-25 and through the
+    2026-07-28 tasks extension) and a skill ``pdf-processing`` (``mcpstream.demo._skills``).
     ``tools_page_size`` makes ``tools/list`` answer in pages of that size."""
     _require_sdk()
     from mcp.server.mcpserver import MCPServer
 
+    from ._skills import DemoSkills
+    from ._tasks import DemoTasks, add_task_tool
     from ._tools import add_demo_features
 
     # MCPServer configures the root logger (a handler, level INFO) when the process has none;
     # the demo runs inside someone else's process, whose logging it must leave as it was.
     root = logging.getLogger()
     handlers, level = list(root.handlers), root.level
+    tasks = DemoTasks()
     try:
         server = MCPServer(
             "mcpstream-demo",
             instructions="A demo server for mcpstream: try the count and big_text tools.",
+            extensions=[tasks, DemoSkills()],
         )
     finally:
         root.handlers[:] = handlers
         root.setLevel(level)
     add_demo_features(server)
+    add_task_tool(server, tasks)
     if tools_page_size is not None:
         from ._tools import paginate_tools
 

@@ -12,6 +12,7 @@ from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
 
 from .._http.core import ReconnectPolicy
+from .._timeouts import DEFAULT_CONNECT_TIMEOUT_S, check_connect_timeout, check_timeout
 from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..models import McpOAuthConfig
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
@@ -29,12 +30,12 @@ async def streamable_http_client(
     http_client: httpx2.AsyncClient | httpx.AsyncClient | None = None,
     terminate_on_close: bool = True,
     max_sse_event_size: int | None = DEFAULT_MAX_EVENT_BYTES,
-    call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S,
-    connect_timeout_s: float | None = None,
+    call_timeout_s: float | None = DEFAULT_CALL_TIMEOUT_S,
+    connect_timeout_s: float | None = DEFAULT_CONNECT_TIMEOUT_S,
     reconnect_policy: ReconnectPolicy | None = None,
     listen: bool = True,
     headers: dict[str, str] | None = None,
-    server_id: str = SERVER_ID,
+    server_id: str | None = SERVER_ID,
     oauth: McpOAuthConfig | None = None,
     oauth_store: McpOAuthTokenStore | None = None,
     oauth_redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None,
@@ -50,10 +51,12 @@ async def streamable_http_client(
     (DELETE the session on exit),
     ``max_sse_event_size`` (bytes of one SSE event or JSON body once decompressed; 64 MiB by
     default, where the SDK's is 1 MiB; None: no limit). mcpstream's: ``call_timeout_s`` (one
-    request's deadline, end to end), ``connect_timeout_s``, ``reconnect_policy`` (resuming a
+    request's deadline, end to end; 600 s, None: no limit), ``connect_timeout_s`` (10 s; None:
+    the request's whole deadline), ``reconnect_policy`` (resuming a
     broken stream, reopening the GET stream), ``listen`` (open the GET stream after the
     handshake), ``headers`` (sent with every request),
-    ``server_id`` (names the server in errors and logs), and mcpstream's OAuth 2.1
+    ``server_id`` (names the server in errors and logs; by default its ``host:port``, or with
+    ``oauth`` its canonical URL, the token store's key), and mcpstream's OAuth 2.1
     (``oauth``, ``oauth_store``, ``oauth_redirect_handler``).
 
     A request that fails is answered with a JSON-RPC error coded as the SDK's transport codes
@@ -62,8 +65,8 @@ async def streamable_http_client(
     """
     options = RelayOptions(
         max_sse_event_size=max_sse_event_size,
-        call_timeout_s=call_timeout_s,
-        connect_timeout_s=connect_timeout_s,
+        call_timeout_s=check_timeout("call_timeout_s", call_timeout_s),
+        connect_timeout_s=check_connect_timeout(connect_timeout_s),
         reconnect_policy=reconnect_policy,
         listen=listen,
         headers=dict(headers or {}),

@@ -7,21 +7,32 @@ import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from .._http.core import ReconnectPolicy
+from .._timeouts import (
+    DEFAULT_CONNECT_TIMEOUT_S,
+    DEFAULT_TOOL_TIMEOUT_S,
+    check_connect_timeout,
+    check_timeout,
+)
 from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..models import McpOAuthConfig, ResolvedMcpServer
-from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
+from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler, default_server_id
 from ..oauth_store import McpOAuthTokenStore
+from ..redaction import url_without_secrets
 from ..transport_http_async import AsyncMcpHttpTransport
 
 __all__ = ["DEFAULT_CALL_TIMEOUT_S", "SERVER_ID", "RelayOptions"]
 
-DEFAULT_CALL_TIMEOUT_S = 3600.0
-"""The default deadline of one request, end to end. The session has timeouts of its own
+DEFAULT_CALL_TIMEOUT_S = DEFAULT_TOOL_TIMEOUT_S
+"""The default deadline of one request, end to end: 600 s, the tool-call default of every entry
+point (a relayed request may be a tool call). The session has timeouts of its own
 (``read_timeout_seconds``); this one only ends a request nobody bounded."""
-SERVER_ID = "sdk"
-"""The server id in mcpstream's error messages and logs (and the OAuth store's key)."""
+SERVER_ID = None
+"""The default ``server_id``: None, the server named by its URL in mcpstream's error messages
+and logs (its ``host:port``; with OAuth, the canonical URL, the OAuth store's key that
+``mcpstream auth login URL`` stores the login under)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,11 +46,11 @@ class RelayOptions:
 
     max_sse_event_size: int | None = DEFAULT_MAX_EVENT_BYTES
     call_timeout_s: float = DEFAULT_CALL_TIMEOUT_S
-    connect_timeout_s: float | None = None
+    connect_timeout_s: float | None = DEFAULT_CONNECT_TIMEOUT_S
     reconnect_policy: ReconnectPolicy | None = None
     listen: bool = True
     headers: dict[str, str] = field(default_factory=dict)
-    server_id: str = SERVER_ID
+    server_id: str | None = SERVER_ID
     oauth: McpOAuthConfig | None = None
     oauth_store: McpOAuthTokenStore | None = None
     oauth_redirect_handler: AsyncMcpOAuthRedirectHandler | McpOAuthRedirectHandler | None = None
@@ -47,15 +58,17 @@ class RelayOptions:
     def __post_init__(self) -> None:
         if self.max_sse_event_size is not None and self.max_sse_event_size <= 0:
             raise ValueError("max_sse_event_size must be positive or None")
-        if not self.call_timeout_s > 0:
-            raise ValueError("call_timeout_s must be greater than 0")
+        # Zero, negative or NaN refused (the rule of every entry point; None, no limit, is
+        # made a number by ``streamable_http_client``).
+        check_timeout("call_timeout_s", self.call_timeout_s)
+        check_connect_timeout(self.connect_timeout_s)
 
     def transport(
         self, url: str, *, client: Any, handler: Any, on_notification: Any
     ) -> AsyncMcpHttpTransport:
         """The transport for ``url`` (``client``: the host's, or None for one of its own)."""
         server = ResolvedMcpServer(
-            id=self.server_id,
+            id=self.server_id or _default_id(url, self.oauth),
             url=url,
             headers=dict(self.headers),
             call_timeout_s=self.call_timeout_s,
@@ -77,3 +90,14 @@ class RelayOptions:
             oauth_redirect_handler=self.oauth_redirect_handler,
             connect_timeout_s=self.connect_timeout_s,
         )
+
+
+def _default_id(url: str, oauth: McpOAuthConfig | None) -> str:
+    """The server's id when the host gave none: as ``Client`` names it (``host:port``, or with
+    OAuth the canonical URL, the token store's key)."""
+    if oauth is not None:
+        return default_server_id(url)
+    try:
+        return urlsplit(url).netloc.rpartition("@")[2] or url_without_secrets(url)
+    except ValueError:
+        return url_without_secrets(url)

@@ -117,8 +117,14 @@ def test_a_404_in_a_session_means_it_expired_before_the_call_ran() -> None:
     assert caught.value.request_delivered is False
 
 
-def test_a_404_to_initialize_without_a_session_names_the_older_transport() -> None:
+def test_a_404_to_initialize_without_a_session_says_no_mcp_endpoint_at_this_path() -> None:
     script = Script([Answer(404)])
+    with pytest.raises(errors.McpHttpTransportProtocolError, match="no MCP endpoint at this path"):
+        request(script, method="initialize")
+
+
+def test_a_405_to_initialize_without_a_session_names_the_older_transport() -> None:
+    script = Script([Answer(405)])
     with pytest.raises(errors.McpHttpTransportProtocolError, match="older HTTP\\+SSE"):
         request(script, method="initialize")
 

@@ -34,7 +34,7 @@ from ...jsonrpc import (
 )
 from ...models import ResolvedMcpServer
 from ...oauth import login_command
-from ...redaction import body_snippet, redact_url, scrub_secrets
+from ...redaction import redact_url, scrub_secrets
 from ...server_requests import (
     JSONRPC_INTERNAL_ERROR,
     JSONRPC_METHOD_NOT_FOUND,
@@ -43,6 +43,7 @@ from ...server_requests import (
 )
 from ..codings import ACCEPT_ENCODING
 from . import era
+from .advice import body_excerpt, html_title, likely_endpoint, tls_mismatch
 from .steps import Failed, FailureKind, Head, HttpRequest
 
 __all__ = [
@@ -433,6 +434,9 @@ class McpHttpProtocol:
                 McpHttpTransportProtocolError,
             )
         detail = self.scrub(str(exc)) or type(exc).__name__
+        tls = tls_mismatch(self.url, detail)
+        if tls is not None:
+            return self.error(f"the HTTP {during} for '{method}' failed: {tls}")
         return self.error(f"the HTTP {during} for '{method}' failed: {detail}")
 
     def closed_error(self) -> McpHttpTransportError:
@@ -528,28 +532,43 @@ class McpHttpProtocol:
     def status_error(
         self, *, status_code: int, body: bytes, method: str, had_session_id: bool
     ) -> McpHttpTransportError | None:
-        """The error for a non-2xx answer to ``method`` (None for 2xx); its ``status_code`` is
-        set."""
+        """The error for a non-2xx answer to ``method`` (None for 2xx); its ``status_code`` and
+        ``body_excerpt`` are set."""
         if 200 <= status_code < 300:
             return None
         error = self._status_error(
             status_code=status_code, body=body, method=method, had_session_id=had_session_id
         )
         error.status_code = status_code
+        error.body_excerpt = body_excerpt(self.scrub(body.decode("utf-8", errors="replace")))
         return error
 
     def _status_error(
         self, *, status_code: int, body: bytes, method: str, had_session_id: bool
     ) -> McpHttpTransportError:
-        snippet = body_snippet(self.scrub(body.decode("utf-8", errors="replace")))
+        text = self.scrub(body.decode("utf-8", errors="replace"))
+        snippet = body_excerpt(text)
         suffix = f": {snippet}" if snippet else ""
         if status_code == 401:
-            login = login_command(self.server.id, self.url)
+            return self.error(self._auth_hint(suffix), McpHttpTransportAuthRequiredError)
+        if status_code == 403:
+            why = (
+                "the credentials sent do not allow it"
+                if self._sends_credentials
+                else "it may want credentials"
+            )
             return self.error(
-                "the server requires authentication (HTTP 401): give this server an "
-                "Authorization header, or OAuth settings and log in with "
-                f"'{login}'{suffix}",
-                McpHttpTransportAuthRequiredError,
+                f"'{method}' was refused with HTTP 403 (forbidden: {why}){suffix}",
+                McpHttpTransportProtocolError,
+            )
+        if html_title(text) is not None and not had_session_id:
+            # A web server's error page where MCP was expected: say so rather than the page.
+            return self.error(
+                f"not an MCP endpoint: '{method}' was answered with HTTP {status_code} and "
+                f"{snippet} (is this the URL of an MCP server?)",
+                McpHttpTransportRemoteError
+                if status_code >= 500
+                else McpHttpTransportProtocolError,
             )
         if status_code == 404 and (had_session_id or self.sse_endpoint is not None):
             return self.error(
@@ -557,9 +576,18 @@ class McpHttpProtocol:
                 McpHttpTransportSessionExpiredError,
             )
         if method == "initialize" and not had_session_id and status_code in (400, 404, 405):
+            if status_code == 404:
+                hint = likely_endpoint(self.url)
+                check = f"; check the URL's path (MCP servers usually serve at {hint})"
+                message = f"no MCP endpoint at this path: HTTP 404 to the initialize POST{suffix}"
+                message += check if hint else ""
+            else:
+                message = (
+                    f"the server refused the initialize POST with HTTP {status_code} (as a "
+                    f"server of the older HTTP+SSE transport does){suffix}"
+                )
             return self.error(
-                f"the server rejected the initialize POST (HTTP {status_code}); it may only "
-                f"speak the older HTTP+SSE transport{suffix}",
+                message,
                 McpHttpTransportProtocolError,
             )
         if status_code >= 500:
@@ -570,6 +598,33 @@ class McpHttpProtocol:
         return self.error(
             f"'{method}' was refused with HTTP {status_code}{suffix}",
             McpHttpTransportProtocolError,
+        )
+
+    @property
+    def _sends_credentials(self) -> bool:
+        """True when the host's server entry carries an ``Authorization`` header (a token)."""
+        return any(name.lower() == "authorization" for name in self.server.headers)
+
+    def _auth_hint(self, suffix: str) -> str:
+        """The message of a 401: credentials refused when some were sent (the host gave an
+        ``Authorization`` header or token), else what to send; the login command names a
+        ``--server-id`` only for a server with OAuth settings, whose store key it is."""
+        if self._sends_credentials:
+            return (
+                "the server refused the credentials sent (HTTP 401): the token is wrong, "
+                f"expired or not for this server{suffix}"
+            )
+        # A host's server id is the token store's key (the login must be stored under it),
+        # unless it is only the URL's host:port, the name Client and the SDK route give a
+        # server without OAuth: then the login's default key is the one to use.
+        netloc = urlsplit(self.url).netloc.rpartition("@")[2]
+        if self.server.oauth is None and self.server.id == netloc:
+            login = f"mcpstream auth login {self.redacted_url}"
+        else:
+            login = login_command(self.server.id, self.url)
+        return (
+            "the server requires authentication (HTTP 401) and no credentials were sent: a "
+            f"bearer token, or an OAuth login ('{login}'){suffix}"
         )
 
     def classify_post_answer(

@@ -51,6 +51,7 @@ from ...jsonrpc import (
     JsonRpcResponse,
     build_jsonrpc_notification,
 )
+from .advice import likely_endpoint
 from .cancel import (
     ABANDONED_REASON,
     CANCEL_TIMEOUT_S,
@@ -573,11 +574,8 @@ def initialize_flow(
     except McpHttpTransportError as exc:
         if refusal is None:
             raise
-        # The GET's failure in short, the POST's (with its body's snippet) in full.
-        detail = f"HTTP {exc.status_code}" if exc.status_code else sanitize(_reason(exc), 300)
         error = protocol.error(
-            "the server speaks neither Streamable HTTP nor HTTP+SSE (the GET for its stream: "
-            f"{detail}); {_reason(refusal)}",
+            _neither_message(protocol.url, refusal, exc),
             # A GET refused outright: the POST's refusal is the answer (as the reference
             # transport raises it); a stream that failed later: its own failure.
             type(refusal) if exc.status_code else _plain(type(exc)),
@@ -654,6 +652,28 @@ def stale_entry(error: McpHttpTransportError) -> bool:
 def _plain(kind: type[McpHttpTransportError]) -> type[McpHttpTransportError]:
     """``kind``, or the protocol error for the one class whose constructor takes more."""
     return McpHttpTransportProtocolError if kind is McpHttpTransportResponseTooLargeError else kind
+
+
+def _neither_message(
+    url: str, refusal: McpHttpTransportError, failure: McpHttpTransportError
+) -> str:
+    """Why neither transport answered at ``url``: the initialize POST's ``refusal`` and the
+    GET's ``failure``. Both 404 is the commonest mistake, a URL without the endpoint's path."""
+    hint = likely_endpoint(url)
+    check = f" (check the URL's path: MCP servers usually serve at {hint})" if hint else ""
+    # The POST's answer last: it is the part a message may cut.
+    answer = f"; the POST's answer: {refusal.body_excerpt}" if refusal.body_excerpt else ""
+    if refusal.status_code == 404 and failure.status_code == 404:
+        return (
+            f"no MCP endpoint at this path{check}: HTTP 404 to the initialize POST and to the "
+            f"GET of an HTTP+SSE stream{answer}"
+        )
+    status = failure.status_code
+    got = f"HTTP {status}" if status else sanitize(_reason(failure), 300)
+    return (
+        f"no MCP transport answers at this URL{check}: the initialize POST was refused with "
+        f"HTTP {refusal.status_code}, and the GET of an HTTP+SSE stream got {got}{answer}"
+    )
 
 
 def _reason(error: McpHttpTransportError) -> str:

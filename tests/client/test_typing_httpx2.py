@@ -1,0 +1,70 @@
+"""The documented httpx2 route passes ``mypy --strict``: ``Client`` and ``AsyncClient`` take an
+``httpx2`` client as ``http_client`` (as docs/httpx2.md shows), and an httpx one, while a
+value of another type is still refused (the check could fail)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import mcpstream
+
+PACKAGE_ROOT = Path(mcpstream.__file__).resolve().parents[1]
+
+DOCUMENTED = """
+    import httpx
+    import httpx2
+    from mcpstream import AsyncClient, Client
+
+
+    def sync_route(url: str) -> str:
+        with httpx2.Client(proxy="http://proxy:3128") as http:
+            with Client(url, http_client=http) as client:
+                return client.call_tool("echo", {"text": "hi"}).text
+
+
+    async def async_route(url: str) -> None:
+        async with httpx2.AsyncClient() as http:
+            async with AsyncClient(url, http_client=http) as client:
+                await client.ping()
+
+
+    def httpx_route(url: str) -> None:
+        with httpx.Client() as http, Client(url, http_client=http) as client:
+            client.ping()
+"""
+
+WRONG = """
+    import httpx2
+    from mcpstream import Client
+
+    Client("http://127.0.0.1:8000/mcp", http_client=httpx2.AsyncClient())
+"""
+
+
+def run_mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "snippet.py"
+    path.write_text(textwrap.dedent(source))
+    env = dict(os.environ, MYPYPATH=str(PACKAGE_ROOT))
+    return subprocess.run(
+        [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(path)],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        env=env,
+        timeout=300,
+    )
+
+
+def test_the_documented_httpx2_snippets_pass_mypy_strict(tmp_path: Path) -> None:
+    run = run_mypy(tmp_path, DOCUMENTED)
+    assert run.returncode == 0, run.stdout + run.stderr
+
+
+def test_an_async_client_given_to_the_sync_client_is_refused(tmp_path: Path) -> None:
+    run = run_mypy(tmp_path, WRONG)
+    assert run.returncode == 1, run.stdout + run.stderr
+    assert 'Argument "http_client" to "Client"' in run.stdout

@@ -1,0 +1,55 @@
+"""Helpers for the HTTP/1.1 framing tests: reading a response from chunks, as an outcome."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from types import ModuleType
+from typing import Any
+
+from mcpstream.errors import CodecError
+
+from .helpers import every_chunking
+
+Outcome = tuple[Any, ...]
+"""``("ok", status, reason, headers, body, keep_alive, framing, trailing)`` or
+``("error", message)``."""
+
+
+def read_response(
+    backend: ModuleType,
+    chunks: Iterable[bytes],
+    *,
+    head_request: bool = False,
+    eof: bool = True,
+    **limits: int,
+) -> Outcome:
+    """Feed ``chunks`` to a fresh ``Http1Response``, then the EOF when ``eof`` and the response
+    is not complete; the outcome."""
+    response = backend.Http1Response(head_request=head_request, **limits)
+    body = []
+    try:
+        for chunk in chunks:
+            body.extend(response.feed(chunk))
+        if eof and not response.complete:
+            response.feed_eof()
+    except CodecError as exc:
+        assert type(exc) is CodecError
+        return ("error", str(exc))
+    return (
+        "ok" if response.complete else "incomplete",
+        response.status,
+        response.reason,
+        response.headers,
+        b"".join(body),
+        response.keep_alive,
+        response.framing,
+        response.trailing,
+    )
+
+
+def read_every_way(backend: ModuleType, data: bytes, **options: Any) -> Outcome:
+    """The outcome of ``data``, checked to be the same for every way of cutting it."""
+    first = read_response(backend, [data], **options)
+    for chunks in every_chunking(data):
+        assert read_response(backend, chunks, **options) == first, chunks
+    return first

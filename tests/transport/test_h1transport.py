@@ -1,0 +1,425 @@
+"""Http1Transport (``mcpstream._http.h1transport``) under httpx.Client, against real servers on
+loopback: a scripted socket server for the pool's rules (keep-alive, stale connections, early
+closes, timeouts) and the official SDK's MCP server for whole sessions (JSON and SSE)."""
+
+from __future__ import annotations
+
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import h11
+import httpx
+import pytest
+from mcpstream._http.h1transport import Http1Transport
+from mcpstream._http.httpx_clients import io_deadline
+from mcpstream.models import ResolvedMcpServer
+from mcpstream.transport_http import McpHttpTransport
+
+from .helpers import call_tool, free_port, initialize, tool_text
+from .test_asyncio_backend import _tls_contexts
+
+Reply = Callable[["Exchange"], None]
+
+
+class Exchange:
+    """One request the scripted server read (with h11), and its connection to answer on."""
+
+    def __init__(self, sock: socket.socket, request: h11.Request, body: bytes, index: int) -> None:
+        self.sock = sock
+        self.request = request
+        self.body = body
+        self.connection_index = index
+
+    def send(self, data: bytes) -> None:
+        self.sock.sendall(data)
+
+
+class ScriptedServer:
+    """A socket server on 127.0.0.1 that reads requests with h11 and answers each with a reply
+    function of the test's (raw bytes: exact framing, closes, silences). Counts connections and
+    requests."""
+
+    def __init__(self, reply: Reply, tls: ssl.SSLContext | None = None) -> None:
+        self.reply = reply
+        self.tls = tls
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.port = self.listener.getsockname()[1]
+        self.connections = 0
+        self.requests: list[tuple[h11.Request, bytes]] = []
+        self._threads: list[threading.Thread] = []
+        self._accepting = threading.Thread(target=self._accept, daemon=True)
+        self._accepting.start()
+
+    @property
+    def url(self) -> str:
+        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                sock, _ = self.listener.accept()
+            except OSError:
+                return
+            self.connections += 1
+            thread = threading.Thread(
+                target=self._serve, args=(sock, self.connections), daemon=True
+            )
+            thread.start()
+            self._threads.append(thread)
+
+    def _serve(self, sock: socket.socket, index: int) -> None:
+        if self.tls is not None:
+            try:
+                sock = self.tls.wrap_socket(sock, server_side=True)
+            except OSError:  # a client that refused the certificate
+                sock.close()
+                return
+        with sock:
+            connection = h11.Connection(h11.SERVER)
+            while True:
+                request, body = None, b""
+                try:
+                    while True:
+                        event = connection.next_event()
+                        if event is h11.NEED_DATA:
+                            data = sock.recv(65536)
+                            if not data:
+                                return
+                            connection.receive_data(data)
+                        elif isinstance(event, h11.Request):
+                            request = event
+                        elif isinstance(event, h11.Data):
+                            body += event.data
+                        elif isinstance(event, h11.EndOfMessage):
+                            break
+                        else:
+                            return
+                except (OSError, h11.ProtocolError):
+                    return
+                assert request is not None
+                self.requests.append((request, body))
+                try:
+                    self.reply(Exchange(sock, request, body, index))
+                except OSError:
+                    return
+                if sock.fileno() == -1:
+                    return
+                # the reply wrote raw bytes: h11 is told the response ended so that it reads
+                # the next request
+                connection.send(h11.Response(status_code=200, headers=[("Content-Length", "0")]))
+                connection.send(h11.EndOfMessage())
+                connection.start_next_cycle()
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., ScriptedServer]]:
+    servers: list[ScriptedServer] = []
+
+    def start(reply: Reply, tls: ssl.SSLContext | None = None) -> ScriptedServer:
+        server = ScriptedServer(reply, tls)
+        servers.append(server)
+        return server
+
+    yield start
+    for server in servers:
+        server.close()
+
+
+@pytest.fixture
+def client() -> Iterator[httpx.Client]:
+    with httpx.Client(transport=Http1Transport(keepalive_expiry=30.0), timeout=10.0) as client:
+        yield client
+
+
+def ok(body: bytes) -> Reply:
+    def reply(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body))
+
+    return reply
+
+
+def test_get_and_post_reuse_one_keep_alive_connection(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        body = exchange.request.method + b" " + exchange.request.target + b" " + exchange.body
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body))
+
+    server = serve(reply)
+    assert client.get(server.url + "/a?x=1").content == b"GET /a?x=1 "
+    response = client.post(server.url + "/b", content=b"payload")
+    assert (response.status_code, response.content) == (200, b"POST /b payload")
+    assert response.http_version == "HTTP/1.1"
+    assert response.reason_phrase == "OK"
+    assert client.post(server.url + "/c", json={"k": "v"}).content == b'POST /c {"k":"v"}'
+    assert server.connections == 1
+    assert len(server.requests) == 3
+
+
+def test_a_chunked_request_body_and_a_chunked_response(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for piece in (b"hel", b"lo ", exchange.body):
+            exchange.send(b"%x;ext\r\n%b\r\n" % (len(piece), piece))
+        exchange.send(b"0\r\nTrailer: ignored\r\n\r\n")
+
+    server = serve(reply)
+
+    def body() -> Iterator[bytes]:
+        yield b"stream"
+        yield b""
+        yield b"ed"
+
+    assert client.post(server.url, content=body()).content == b"hello streamed"
+    request, received = server.requests[0]
+    assert (b"transfer-encoding", b"chunked") in list(request.headers)
+    assert received == b"streamed"
+    assert client.get(server.url).content == b"hello "
+    assert server.connections == 1
+
+
+def test_connection_close_and_http10_are_not_reused(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        if exchange.request.target == b"/close":
+            exchange.send(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
+        else:
+            exchange.send(b"HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        exchange.sock.close()
+
+    server = serve(reply)
+    for target in ("/close", "/ten", "/close"):
+        assert client.get(server.url + target).content == b"ok"
+    assert server.connections == 3
+
+
+def test_a_body_until_the_close(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\n\r\nall ")
+        exchange.send(b"of it")
+        exchange.sock.close()
+
+    server = serve(reply)
+    assert client.get(server.url).content == b"all of it"
+    assert client.get(server.url).content == b"all of it"
+    assert server.connections == 2
+
+
+def test_a_connection_the_server_closed_while_idle_is_not_used(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        ok(b"fine")(exchange)
+        exchange.sock.shutdown(socket.SHUT_RDWR)
+        exchange.sock.close()
+
+    server = serve(reply)
+    assert client.get(server.url).content == b"fine"
+    # each time the server's close reaches the client's socket before the next request (a
+    # close racing a request is the race every HTTP/1.1 client has: the request fails, and is
+    # not resent, as it may have reached the server)
+    time.sleep(0.3)
+    assert client.get(server.url).content == b"fine"
+    time.sleep(0.3)
+    assert client.post(server.url, content=b"once").content == b"fine"
+    assert server.connections == 3
+    assert len(server.requests) == 3  # each request sent once
+
+
+def test_a_response_closed_before_its_end_closes_its_connection(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    server = serve(ok(b"x" * 200_000))
+    with client.stream("GET", server.url) as response:
+        first = next(response.iter_raw())
+        assert first
+    assert client.get(server.url).content == b"x" * 200_000
+    assert server.connections == 2
+    assert client.get(server.url).content == b"x" * 200_000
+    assert server.connections == 2  # read to its end: kept
+
+
+def test_a_stream_arrives_piece_by_piece(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    go_on = threading.Event()
+
+    def reply(exchange: Exchange) -> None:
+        exchange.send(
+            b"HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\n"
+            b"Transfer-Encoding: chunked\r\n\r\n"
+        )
+        exchange.send(b"d\r\ndata: first\n\n\r\n")
+        assert go_on.wait(10)
+        exchange.send(b"e\r\ndata: second\n\n\r\n0\r\n\r\n")
+
+    server = serve(reply)
+    with client.stream("GET", server.url) as response:
+        lines = response.iter_lines()
+        assert next(lines) == "data: first"  # before the server sent the rest
+        go_on.set()
+        assert list(lines) == ["", "data: second", ""]
+
+
+def test_a_silent_server_times_out_within_the_read_timeout(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    server = serve(lambda exchange: time.sleep(5))
+    started = time.monotonic()
+    with pytest.raises(httpx.ReadTimeout):
+        client.get(server.url, timeout=httpx.Timeout(10.0, read=0.5))
+    assert 0.4 < time.monotonic() - started < 4.0
+
+
+def test_a_trickled_head_obeys_the_deadline_of_the_operation(
+    serve: Callable[..., ScriptedServer], client: httpx.Client
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"x" * 100:
+            exchange.send(bytes([byte]))
+            time.sleep(0.05)
+
+    server = serve(reply)
+    started = time.monotonic()
+    with pytest.raises(httpx.ReadTimeout), io_deadline(time.monotonic() + 0.5):
+        client.get(server.url, timeout=10.0)  # each read is within its timeout
+    assert 0.4 < time.monotonic() - started < 3.0
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        (b"", "Server disconnected without sending a response."),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nhalf",
+            "closed before the end of the HTTP response body",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\nx",
+            "invalid HTTP Content-Length",
+        ),
+        (
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nfffffffffffffffff\r\n",
+            "invalid HTTP chunk-size line",
+        ),
+        (b"HTTP/1.1 200 OK\r\nA: b\r\n folded\r\n\r\n", "bad header name"),
+    ],
+)
+def test_a_broken_response_is_a_remote_protocol_error_and_never_resent(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client, answer: bytes, error: str
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        exchange.send(answer)
+        exchange.sock.shutdown(socket.SHUT_RDWR)
+        exchange.sock.close()
+
+    server = serve(reply)
+    with pytest.raises(httpx.RemoteProtocolError, match=error):
+        client.post(server.url, content=b"not twice")
+    assert len(server.requests) == 1
+
+
+def test_a_refused_connection_is_a_connect_error(client: httpx.Client) -> None:
+    with pytest.raises(httpx.ConnectError):
+        client.get(f"http://127.0.0.1:{free_port()}/")
+
+
+def test_a_header_that_would_inject_a_field_is_refused(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    server = serve(ok(b""))
+    request = client.build_request("GET", server.url)
+    request.headers["X-Bad"] = "a"
+    request.headers._list[-1] = (b"X-Bad", b"x-bad", b"a\r\nInjected: 1")
+    with pytest.raises(httpx.LocalProtocolError, match="invalid HTTP header value"):
+        client.send(request)
+    assert server.requests == []
+
+
+def test_other_schemes_are_refused(client: httpx.Client) -> None:
+    with pytest.raises(httpx.UnsupportedProtocol):
+        client.get("ftp://127.0.0.1/")
+
+
+def test_threads_share_the_pool(
+    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+) -> None:
+    server = serve(ok(b"shared"))
+    results: list[bytes] = []
+
+    def work() -> None:
+        for _ in range(20):
+            results.append(client.get(server.url).content)
+
+    threads = [threading.Thread(target=work) for _ in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(30)
+    assert results == [b"shared"] * 80
+    assert server.connections <= 4
+
+
+@pytest.mark.parametrize("mode", ["json", "sse", "stateless"])
+def test_an_mcp_session_runs_over_it(
+    mcp_server_urls: dict[str, str], tmp_path: Path, mode: str
+) -> None:
+    transport = Http1Transport()
+    with httpx.Client(transport=transport) as host_client:
+        server = ResolvedMcpServer(
+            id="test", url=mcp_server_urls[mode], headers={}, call_timeout_s=10.0
+        )
+        mcp = McpHttpTransport(server=server, workspace_root=tmp_path, client=host_client)
+        try:
+            assert initialize(mcp)["protocolVersion"] == "2025-11-25"
+            text = "h\u00e9llo \u2028 \U0001f600"
+            assert tool_text(call_tool(mcp, "echo", {"text": text})) == text
+            result = call_tool(mcp, "count", {"steps": 20}, progress_token="tok")
+            assert tool_text(result) == "counted 20"
+            big = tool_text(call_tool(mcp, "big_text", {"size": 300_000}, timeout_s=60))
+            assert len(big) == 300_000
+        finally:
+            mcp.close()
+
+
+def test_tls_with_the_hosts_ssl_context_and_keep_alive(
+    serve: Callable[..., ScriptedServer], tmp_path: Path
+) -> None:
+    server_context, client_context = _tls_contexts(tmp_path, "localhost")
+    server = serve(ok(b"secret"), server_context)
+    url = f"https://localhost:{server.port}/"
+    with httpx.Client(transport=Http1Transport(verify=client_context)) as client:
+        assert client.get(url).content == b"secret"
+        assert client.get(url).content == b"secret"
+    assert server.connections == 1
+
+
+@pytest.mark.parametrize(
+    ("host", "trusted"), [("localhost", False), ("127.0.0.1", False), ("localhost", True)]
+)
+def test_a_certificate_that_is_not_trusted_or_for_another_name_is_a_connect_error(
+    serve: Callable[..., ScriptedServer], tmp_path: Path, host: str, trusted: bool
+) -> None:
+    # the certificate names other.example (and 127.0.0.1): the default CAs do not trust it,
+    # and a context that trusts it still refuses it for localhost
+    server_context, client_context = _tls_contexts(tmp_path, "other.example")
+    server = serve(ok(b"secret"), server_context)
+    transport = Http1Transport(verify=client_context if trusted else True)
+    with (
+        httpx.Client(transport=transport) as client,
+        pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"),
+    ):
+        client.get(f"https://{host}:{server.port}/")
+    assert server.requests == []
