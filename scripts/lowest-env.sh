@@ -58,7 +58,8 @@ sed -n 's/^\s*"\(PyJWT\)>=\([^,]*\),.*/\1==\2/p' "$ROOT/pyproject.toml" >"$work/
   --override "$work/overrides.txt" --no-emit-package mcpstream -o "$work/lowest.txt"
 "$uv" pip sync --quiet --python "$VENV/bin/python" "$work/lowest.txt"
 if [ -n "${MCPSTREAM_WHEEL:-}" ]; then
-  "$uv" pip install --quiet --python "$VENV/bin/python" --no-deps --reinstall "$MCPSTREAM_WHEEL"
+  wheel="$(cd "$(dirname "$MCPSTREAM_WHEEL")" && pwd)/$(basename "$MCPSTREAM_WHEEL")"
+  "$uv" pip install --quiet --python "$VENV/bin/python" --no-deps --reinstall "$wheel"
   pythonpath=""
 else
   pythonpath="$(cd "${MCPSTREAM_SRC:-$ROOT/python}" && pwd)"

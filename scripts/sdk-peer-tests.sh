@@ -43,8 +43,8 @@ grep -viE '^(mcp|mcp-types)==' "$ROOT/requirements/constraints.txt" >"$WORK/cons
   -c "$ROOT/requirements/sdk-peer.txt" "${mcpstream[@]}" \
   "mcp==$MCP_VERSION" "mcp-types==$MCP_VERSION" pytest trio inline-snapshot dirty-equals logfire opentelemetry-sdk \
   blockbuster httpx2
-# The sdist of the pinned mcp holds its test suite.
-"$VENV/bin/pip" download -q --no-deps --no-binary :all: "mcp==$MCP_VERSION" -d "$WORK"
+# The sdist of the pinned mcp holds its test suite (its build tools may come as wheels).
+"$VENV/bin/pip" download -q --no-deps --no-binary mcp "mcp==$MCP_VERSION" -d "$WORK"
 tar xzf "$WORK/mcp-$MCP_VERSION.tar.gz" -C "$WORK"
 cd "$WORK/mcp-$MCP_VERSION"
 
