@@ -27,7 +27,7 @@ uv="$ROOT/.venv/bin/uv"
 
 # The test tools, exact: requirements/test.txt's names at the constraints' versions, except the
 # packages whose lowest allowed version is the point (mcpstream's own requirements) and the
-# tools the suites do not run (ruff, uv); mypy is one (tests/client/test_typing_httpx2.py).
+# tools the suites do not run (ruff, uv; mypy stays: tests/client/test_typing_httpx2.py runs it).
 "$VENV/bin/python" - "$ROOT" >"$work/tools.txt" <<'EOF'
 import re
 import sys
