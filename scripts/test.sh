@@ -19,7 +19,7 @@ mypy
 python -m mypy.stubtest mcpstream._native --allowlist tests/stubtest-allowlist.txt
 
 # The documentation site, with --strict (a broken link or reference fails it) and every public
-# name checked to be in the API reference; its tools are the pinned `docs` extra.
+# name checked to be in the API reference; its tools are requirements/docs.txt, at the constraints.
 echo "== docs"
 bash scripts/docs.sh
 
