@@ -7,9 +7,9 @@
 #   bash scripts/dev.sh tests/codec -q               # both codec backends side by side
 #   bash scripts/dev.sh --backend python tests/transport -x   # pure-Python codec, no Rust build
 #
-# 1. .venv: created if missing; the pinned dependencies (pyproject.toml's dependencies, its
-#    `test` extra and maturin, under requirements/constraints.txt) are installed again only
-#    when pyproject.toml or the constraints changed.
+# 1. .venv: created if missing; the pinned dependencies (pyproject.toml's dependencies, every
+#    extra's, maturin and the tools of requirements/test.txt, under requirements/constraints.txt)
+#    are installed again only when pyproject.toml or the requirements changed.
 # 2. `maturin develop` (debug profile): cargo builds incrementally and maturin copies the
 #    extension to python/mcpstream/; the first time it also installs mcpstream editable (later,
 #    `--skip-install`: only the build). Skipped outright when nothing under rust/, nor
@@ -52,7 +52,7 @@ if [ ! -x "$py" ]; then
 fi
 
 # -- 1. pinned dependencies and the editable install, when their inputs changed ---------------
-deps_sum="$(cat pyproject.toml requirements/constraints.txt | sha256sum | cut -d' ' -f1)"
+deps_sum="$(cat pyproject.toml requirements/constraints.txt requirements/test.txt | sha256sum | cut -d' ' -f1)"
 deps_stamp="$venv/.mcpstream-dev-deps"
 if [ "$(cat "$deps_stamp" 2>/dev/null)" != "$deps_sum" ]; then
   echo "dev.sh: installing the pinned dependencies into $venv"
@@ -61,16 +61,15 @@ import tomllib
 
 with open("pyproject.toml", "rb") as f:
     meta = tomllib.load(f)
-for dep in [
-    *meta["build-system"]["requires"],
-    *meta["project"]["dependencies"],
-    *meta["project"]["optional-dependencies"]["test"],
-]:
+for dep in [*meta["build-system"]["requires"], *meta["project"]["dependencies"]]:
     print(dep)
+for extra in meta["project"]["optional-dependencies"].values():
+    for dep in extra:
+        print(dep)
 EOF
   )
   "$py" -m pip install --quiet --disable-pip-version-check \
-    --constraint requirements/constraints.txt "${deps[@]}"
+    --constraint requirements/constraints.txt "${deps[@]}" --requirement requirements/test.txt
   echo "$deps_sum" >"$deps_stamp"
 fi
 

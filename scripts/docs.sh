@@ -8,7 +8,7 @@
 # Signatures are formatted by ruff when it is importable (in .venv it is). Serve the site with
 # `python -m http.server -d site` (search needs it served: a page opened as a file has none).
 #
-# The tools are the `docs` extra of pyproject.toml, installed with the exact versions of
+# The tools are requirements/docs.txt, installed with the exact versions of
 # requirements/constraints.txt into .venv (made if missing), or into $MCPSTREAM_DOCS_VENV.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -17,13 +17,8 @@ venv="${MCPSTREAM_DOCS_VENV:-.venv}"
 if [ ! -x "$venv/bin/python" ]; then
   python3 -m venv "$venv"
 fi
-mapfile -t requirements < <("$venv/bin/python" -c '
-import tomllib
-with open("pyproject.toml", "rb") as file:
-    print("\n".join(tomllib.load(file)["project"]["optional-dependencies"]["docs"]))
-')
 "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
-  --constraint requirements/constraints.txt "${requirements[@]}"
+  --constraint requirements/constraints.txt --requirement requirements/docs.txt
 
 # MkDocs 1.6 prints a notice about MkDocs 2 on every build otherwise.
 NO_MKDOCS_2_WARNING=1 "$venv/bin/mkdocs" build --strict --clean --site-dir site

@@ -8,7 +8,9 @@
 # MCPSTREAM_SRC=python (a source tree with its built extension, as scripts/dev.sh leaves it)
 # runs that tree instead of installing this checkout into the venv (which builds the codec);
 # MCPSTREAM_WHEEL=dist/....whl installs that wheel instead (scripts/test.sh: the one it built).
-# The SDK's test dependencies are pinned in requirements/sdk-peer.txt.
+# The SDK's test dependencies are pinned in requirements/sdk-peer.txt. MCP_VERSION=2.0.0 runs the
+# tests of that mcp release instead of the pinned one (scripts/test.sh: the lowest the sdk extra
+# allows, and the pinned, highest).
 #
 # Every test passes but the ones listed in tests/sdk/peer/known.txt, each with why (they pin the
 # SDK's own defaults or its own message text); those are run one by one and must fail.
@@ -16,7 +18,7 @@ set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="${1:-$ROOT/.venv-sdk-peer}"
 WORK="${WORK:-$(mktemp -d)}"
-MCP_VERSION="$(sed -n 's/^mcp==//p' "$ROOT/requirements/constraints.txt")"
+MCP_VERSION="${MCP_VERSION:-$(sed -n 's/^mcp==//p' "$ROOT/requirements/constraints.txt")}"
 FILES=(
   tests/client/test_streamable_http.py
   tests/shared/test_streamable_http.py
@@ -28,18 +30,21 @@ if [ ! -x "$VENV/bin/python" ]; then
 fi
 if [ -n "${MCPSTREAM_SRC:-}" ]; then
   MCPSTREAM_SRC="$(cd "$MCPSTREAM_SRC" && pwd)"
-  mcpstream=(httpx sniffio platformdirs PyJWT cryptography rich PyYAML)
+  mcpstream=(httpx sniffio platformdirs PyJWT cryptography PyYAML)
 elif [ -n "${MCPSTREAM_WHEEL:-}" ]; then
   mcpstream=("$(cd "$(dirname "$MCPSTREAM_WHEEL")" && pwd)/$(basename "$MCPSTREAM_WHEEL")")
 else
   mcpstream=("$ROOT")
 fi
-"$VENV/bin/pip" install -q --disable-pip-version-check -c "$ROOT/requirements/constraints.txt" \
+# The constraints but the SDK's own pins, which MCP_VERSION sets.
+mkdir -p "$WORK"
+grep -viE '^(mcp|mcp-types)==' "$ROOT/requirements/constraints.txt" >"$WORK/constraints.txt"
+"$VENV/bin/pip" install -q --disable-pip-version-check -c "$WORK/constraints.txt" \
   -c "$ROOT/requirements/sdk-peer.txt" "${mcpstream[@]}" \
-  "mcp==$MCP_VERSION" pytest trio inline-snapshot dirty-equals logfire opentelemetry-sdk \
+  "mcp==$MCP_VERSION" "mcp-types==$MCP_VERSION" pytest trio inline-snapshot dirty-equals logfire opentelemetry-sdk \
   blockbuster httpx2
-# The sdist of the pinned mcp holds its test suite.
-"$VENV/bin/pip" download -q --no-deps --no-binary :all: "mcp==$MCP_VERSION" -d "$WORK"
+# The sdist of the pinned mcp holds its test suite (its build tools may come as wheels).
+"$VENV/bin/pip" download -q --no-deps --no-binary mcp "mcp==$MCP_VERSION" -d "$WORK"
 tar xzf "$WORK/mcp-$MCP_VERSION.tar.gz" -C "$WORK"
 cd "$WORK/mcp-$MCP_VERSION"
 

@@ -19,7 +19,7 @@ mypy
 python -m mypy.stubtest mcpstream._native --allowlist tests/stubtest-allowlist.txt
 
 # The documentation site, with --strict (a broken link or reference fails it) and every public
-# name checked to be in the API reference; its tools are the pinned `docs` extra.
+# name checked to be in the API reference; its tools are requirements/docs.txt, at the constraints.
 echo "== docs"
 bash scripts/docs.sh
 
@@ -71,14 +71,29 @@ MCPSTREAM_BACKEND=python python -m pytest tests/fuzz/test_transport_fuzz.py -q
 echo "== wheels (built for every supported Python and both architectures, some tested installed)"
 bash scripts/wheels.sh --pythons "oldest newest" --aarch64 newest
 
-# The SDK's side (mcpstream.sdk under mcp.Client), with the wheel just built for this machine's
-# python3 installed in a venv of the SDK's test dependencies: the SDK's own tests of its
-# Streamable HTTP client with our transport in its place (from the sdist of the pinned mcp), then
-# the SDK's conformance client over mcpstream.sdk in every client scenario of both wires.
-echo "== the SDK's own transport tests and its conformance client, over mcpstream.sdk"
 py_tag="$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
 wheel="$(ls dist/mcpstream-*-"$py_tag"-"$py_tag"-*x86_64*.whl | head -n 1)"
+
+# The install requirements are ranges: the suites again at their lower bounds, in a venv that
+# uv resolves with --resolution lowest-direct (mcpstream's requirements and extras at their
+# lowest, the test tools at the constraints), with the wheel just built for this python3.
+echo "== pytest at the lowest allowed versions (transport, client, OAuth, SDK)"
+MCPSTREAM_WHEEL="$wheel" bash scripts/lowest-env.sh
+# And mcpstream resolves beside the host environments of requirements/host-envs.txt (pip's
+# resolver, dry run): older and newer releases of each dependency, the agent frameworks.
+echo "== mcpstream beside host environments (pip's resolver)"
+bash scripts/check-resolve.sh "$wheel"
+
+# The SDK's side (mcpstream.sdk under mcp.Client), with the wheel just built for this machine's
+# python3 installed in a venv of the SDK's test dependencies: the SDK's own tests of its
+# Streamable HTTP client with our transport in its place (from the sdist of the pinned mcp, the
+# highest the sdk extra is tested with, then of the lowest it allows), then the SDK's
+# conformance client over mcpstream.sdk in every client scenario of both wires.
+echo "== the SDK's own transport tests (highest and lowest mcp) and its conformance client"
 sdk_work="$(mktemp -d)"
 WORK="$sdk_work" MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh
+lowest_mcp="$(sed -n 's/^ *"mcp>=\([^,"]*\).*/\1/p' pyproject.toml | head -n 1)"
+WORK="$sdk_work/lowest" MCP_VERSION="$lowest_mcp" MCPSTREAM_WHEEL="$wheel" \
+  bash scripts/sdk-peer-tests.sh "$sdk_work/venv-lowest"
 WORK="$sdk_work" bash scripts/sdk-conformance.sh
 rm -rf "$sdk_work"

@@ -5,14 +5,170 @@ installed, and in a pure-Python twin otherwise; see ``mcpstream.codec``.
 
 ``Client`` and ``AsyncClient`` are the high-level clients (``mcpstream.client``); the transports
 for hosts are in ``mcpstream.transport_http``; the errors in ``mcpstream.errors``.
+
+``import mcpstream`` itself loads only the version and the errors: the names of
+``mcpstream.client`` below are imported at their first use (``mcpstream.Client``,
+``from mcpstream import Client``), so a host pays for the client and its transports when it
+uses them, and a command that only names mcpstream's errors never does.
 """
 
 from __future__ import annotations
 
-from . import client
+from typing import TYPE_CHECKING, Any
+
 from ._version import __version__
-from .client import *  # noqa: F403 (the names of client.__all__, added to ours below)
 from .errors import McpError, McpStreamError
 
-__all__ = ["McpError", "McpStreamError", "__version__"]
-__all__ += client.__all__
+if TYPE_CHECKING:
+    # For type checkers and the API reference; at run time __getattr__ below serves them.
+    from .client import (
+        DEFAULT_CONNECT_TIMEOUT_S,
+        DEFAULT_REQUEST_TIMEOUT_S,
+        DEFAULT_TOOL_TIMEOUT_S,
+        LATEST_PROTOCOL_VERSION,
+        SUPPORTED_PROTOCOL_VERSIONS,
+        AsyncClient,
+        AsyncTaskHandle,
+        AudioContent,
+        Client,
+        Completion,
+        Content,
+        ElicitationRequest,
+        ElicitationResponse,
+        EmbeddedResource,
+        ImageContent,
+        LogMessage,
+        Notification,
+        Progress,
+        Prompt,
+        PromptArgument,
+        PromptMessage,
+        PromptReference,
+        PromptResult,
+        Resource,
+        ResourceContents,
+        ResourceLink,
+        ResourceTemplate,
+        ResourceTemplateReference,
+        ResourceUpdated,
+        SamplingRequest,
+        SamplingResponse,
+        ServerInfo,
+        Skill,
+        SkillFile,
+        SkillFileContent,
+        Task,
+        TaskHandle,
+        TextContent,
+        Tool,
+        ToolResult,
+        UnknownContent,
+    )
+
+_CLIENT_NAMES = (
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "DEFAULT_REQUEST_TIMEOUT_S",
+    "DEFAULT_TOOL_TIMEOUT_S",
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "AsyncClient",
+    "AsyncTaskHandle",
+    "AudioContent",
+    "Client",
+    "Completion",
+    "Content",
+    "ElicitationRequest",
+    "ElicitationResponse",
+    "EmbeddedResource",
+    "ImageContent",
+    "LogMessage",
+    "Notification",
+    "Progress",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptReference",
+    "PromptResult",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceTemplate",
+    "ResourceTemplateReference",
+    "ResourceUpdated",
+    "SamplingRequest",
+    "SamplingResponse",
+    "ServerInfo",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "Task",
+    "TaskHandle",
+    "TextContent",
+    "Tool",
+    "ToolResult",
+    "UnknownContent",
+)
+"""``mcpstream.client.__all__`` (a test keeps the two equal), served from here lazily."""
+
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "DEFAULT_REQUEST_TIMEOUT_S",
+    "DEFAULT_TOOL_TIMEOUT_S",
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "AsyncClient",
+    "AsyncTaskHandle",
+    "AudioContent",
+    "Client",
+    "Completion",
+    "Content",
+    "ElicitationRequest",
+    "ElicitationResponse",
+    "EmbeddedResource",
+    "ImageContent",
+    "LogMessage",
+    "McpError",
+    "McpStreamError",
+    "Notification",
+    "Progress",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptReference",
+    "PromptResult",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceTemplate",
+    "ResourceTemplateReference",
+    "ResourceUpdated",
+    "SamplingRequest",
+    "SamplingResponse",
+    "ServerInfo",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "Task",
+    "TaskHandle",
+    "TextContent",
+    "Tool",
+    "ToolResult",
+    "UnknownContent",
+    "__version__",
+]
+
+
+def __getattr__(name: str) -> Any:
+    # PEP 562: the first use of a client name imports mcpstream.client (and with it the
+    # transports); the name is then set here, so this runs once per name.
+    if name in _CLIENT_NAMES:
+        from . import client
+
+        value = getattr(client, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), *_CLIENT_NAMES})

@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import threading
+import webbrowser
 from collections.abc import Callable
 from pathlib import Path
 
@@ -32,7 +33,7 @@ def browser(monkeypatch: pytest.MonkeyPatch) -> list[str]:
         return True
 
     monkeypatch.setattr(redirect, "_browser_available", lambda: True)
-    monkeypatch.setattr(redirect.webbrowser, "open", open_url)
+    monkeypatch.setattr(webbrowser, "open", open_url)
     return visited
 
 

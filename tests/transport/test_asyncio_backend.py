@@ -159,7 +159,13 @@ def test_an_httpx_client_gets_its_answer_over_the_backend(http_stack: str) -> No
             return response.text, type(response.extensions["network_stream"])
 
     text, stream_type = asyncio.run(run())
-    assert (text, stream_type) == ("ok", AsyncioStream)
+    assert text == "ok"
+    # The backend is put in only under the core and h11 versions its hooks were written for
+    # (stack.HOOK_VERSIONS); under others (a lower allowed httpcore2) the core's own stays.
+    if stack_named(http_stack).hooks_fit:
+        assert stream_type is AsyncioStream
+    else:
+        assert stream_type is not AsyncioStream
 
 
 def test_the_async_clients_use_anyio_away_from_asyncio(monkeypatch: pytest.MonkeyPatch) -> None:

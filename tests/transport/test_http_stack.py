@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import types
 
+import h11
+import httpcore
 import httpcore2
 import httpx
 import httpx2
@@ -13,6 +15,7 @@ import pytest
 from mcpstream._http import wire
 from mcpstream._http.httpx_clients import deadline_trace, direct_transport, make_client
 from mcpstream._http.stack import (
+    HOOK_VERSIONS,
     HTTPX,
     HttpStack,
     as_httpx_error,
@@ -68,7 +71,11 @@ def test_a_core_of_another_version_gets_no_private_hook() -> None:
     newer = types.ModuleType("httpcore2")
     newer.__version__ = "3.0.0"  # type: ignore[attr-defined]
     assert not HttpStack.of_modules(httpx2, newer).hooks_fit
-    assert HTTPX2.hooks_fit and HTTPX.hooks_fit  # the pinned versions
+    # The hooks fit the core and h11 versions HOOK_VERSIONS names (the constraints'); another
+    # allowed release (httpcore2 2.14, the lowest the httpx2 extra allows) gets none.
+    for stack, core in ((HTTPX, httpcore), (HTTPX2, httpcore2)):
+        fits = core.__version__.startswith(HOOK_VERSIONS[core.__name__])
+        assert stack.hooks_fit == (fits and h11.__version__.startswith(HOOK_VERSIONS["h11"]))
     unfit = HttpStack("httpx2", httpx2, httpcore2, hooks_fit=False)
     with make_client(unfit) as client:
         assert isinstance(client, httpx2.Client)
@@ -76,4 +83,4 @@ def test_a_core_of_another_version_gets_no_private_hook() -> None:
         assert type(client._transport._pool._network_backend) is httpcore2.SyncBackend
     assert deadline_trace(unfit) is None
     with make_client(HTTPX2) as client:
-        assert direct_transport(client) is not None
+        assert (direct_transport(client) is not None) == HTTPX2.hooks_fit

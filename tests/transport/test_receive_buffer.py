@@ -16,6 +16,7 @@ import pytest
 from h11._receivebuffer import ReceiveBuffer
 from mcpstream._http import receive_buffer
 from mcpstream._http.receive_buffer import PassThroughBuffer
+from mcpstream._http.stack import stack_named
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
 from mcpstream.transport_http_async import AsyncMcpHttpTransport
@@ -131,7 +132,12 @@ def test_the_transport_connections_get_the_buffer_and_answers_stay_whole(
             assert response.result == text
 
     asyncio.run(main())
-    assert buffers and set(buffers) == {PassThroughBuffer}
+    # Swapped only under the h11 and core versions the hook was written for (stack.HOOK_VERSIONS);
+    # under others (a lower allowed httpcore2) it is never tried, and the answers are whole.
+    if stack_named(http_stack).hooks_fit:
+        assert buffers and set(buffers) == {PassThroughBuffer}
+    else:
+        assert buffers == []
 
 
 def test_a_client_of_the_host_is_left_as_it_is() -> None:

@@ -16,7 +16,7 @@ import httpx2
 import pytest
 from mcpstream._http import httpx_clients, sync
 from mcpstream._http.httpx_clients import LazySSLContext, shared_ssl_context
-from mcpstream._http.stack import stack_of
+from mcpstream._http.stack import stack_named, stack_of
 from mcpstream.errors import McpHttpTransportTimeoutError
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
@@ -122,7 +122,10 @@ def test_a_small_sse_answer_is_read_without_a_thread(
             assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
         assert threading.active_count() == threads
         assert len(transport.drain_notifications()) == 4
-    assert pumps == []
+    # Inline where the stack's connections carry mcpstream's deadline streams, which its hooks
+    # put in under the core versions they fit (stack.HOOK_VERSIONS); on another allowed release
+    # (httpcore2 2.14, say) the reads go through a reader thread.
+    assert (pumps == []) == stack_named("httpx2" if host else "httpx").hooks_fit
     if http is not None:
         http.close()
 
@@ -140,7 +143,11 @@ def test_a_longer_answer_is_read_on_by_a_reader_thread(
 
 
 def test_a_stalled_small_answer_still_ends_at_the_deadline(
-    make_transport: Any, fault_server: FaultServer, pumps: list[object]
+    make_transport: Any,
+    fault_server: FaultServer,
+    pumps: list[object],
+    client_stack: str,
+    transport_kind: str,
 ) -> None:
     async def handler(request: Request, conn: Conn) -> None:
         await conn.start(200)
@@ -152,7 +159,9 @@ def test_a_stalled_small_answer_still_ends_at_the_deadline(
     with pytest.raises(McpHttpTransportTimeoutError):
         transport.request(method="ping", params=None, timeout_s=0.5)
     assert 0.45 <= time.monotonic() - started < 1.5
-    assert pumps == []
+    # Inline under the core versions the hooks fit (as above); the async driver has no pump.
+    fits = stack_named("httpx2" if client_stack == "httpx2" else "httpx").hooks_fit
+    assert (pumps == []) == (fits or transport_kind == "async")
 
 
 def test_cookies_and_default_headers_are_sent_as_by_client_send(

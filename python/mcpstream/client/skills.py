@@ -31,8 +31,6 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 from .._text import sanitize
 from ..errors import McpProtocolError, McpSkillError, McpSkillIntegrityError
 from ._fields import dict_or_none, int_or_none, str_or_none
@@ -68,11 +66,6 @@ MAX_SKILL_FILES = 512
 MAX_SKILL_BYTES = 16 * 1024 * 1024
 """The most bytes a skill's files may hold together, as SEP-2640 limits servers."""
 _DIGEST = re.compile(r"sha256:[0-9a-f]{64}")
-_TIMESTAMP_TAG = "tag:yaml.org,2002:timestamp"
-_BOOL_TAG = "tag:yaml.org,2002:bool"
-# YAML 1.2's booleans: YAML 1.1 (PyYAML's) also reads yes/no/on/off as booleans, which the
-# YAML 1.2 parsers most servers use keep as strings ("on:" would even be a key True).
-_YAML12_BOOL = re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$")
 
 
 @dataclass(frozen=True, slots=True)
@@ -256,35 +249,6 @@ def _failure(
 # -- the frontmatter --------------------------------------------------------------------------
 
 
-class _FrontmatterLoader(yaml.SafeLoader):
-    """PyYAML's safe loader without aliases, deep nesting or timestamps (module docstring)."""
-
-    # PyYAML reads this per class (the stubs call it an instance variable, hence no ClassVar).
-    yaml_implicit_resolvers: dict[Any, Any] = {  # noqa: RUF012
-        first: [
-            (tag, _YAML12_BOOL if tag == _BOOL_TAG else regexp)
-            for tag, regexp in resolvers
-            if tag != _TIMESTAMP_TAG
-        ]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
-
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
-
-    def compose_node(self, parent: Any, index: Any) -> Any:
-        if self.check_event(yaml.AliasEvent):
-            raise ValueError("the frontmatter uses a YAML alias")
-        self._depth += 1
-        try:
-            if self._depth > MAX_FRONTMATTER_DEPTH:
-                raise ValueError(f"the frontmatter nests deeper than {MAX_FRONTMATTER_DEPTH}")
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
-
-
 def parse_frontmatter(data: bytes) -> dict[str, Any]:
     """The YAML frontmatter of a ``SKILL.md`` (between its opening ``---`` line and the next
     ``---`` line) as a mapping; ``ValueError`` saying why there is none (no UTF-8, no
@@ -302,11 +266,11 @@ def parse_frontmatter(data: bytes) -> dict[str, Any]:
     source = "".join(lines[1:end])
     if len(source.encode("utf-8")) > MAX_FRONTMATTER_BYTES:
         raise ValueError(f"has a frontmatter larger than {MAX_FRONTMATTER_BYTES} bytes")
-    try:
-        # A SafeLoader subclass: plain data only, never a Python object.
-        value = yaml.load(source, Loader=_FrontmatterLoader)
-    except (yaml.YAMLError, RecursionError) as exc:
-        raise ValueError(f"has a malformed YAML frontmatter ({type(exc).__name__})") from None
+    # PyYAML is imported here, at the first skill read, not with mcpstream (a host that reads
+    # no skill never pays its import).
+    from ._frontmatter import load_frontmatter
+
+    value = load_frontmatter(source, max_depth=MAX_FRONTMATTER_DEPTH)
     if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
         raise ValueError("has a frontmatter that is not a mapping of names")
     return value

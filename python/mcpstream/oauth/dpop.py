@@ -28,14 +28,16 @@ import json
 import secrets
 import time
 from collections.abc import Mapping
-from typing import Any
-
-from cryptography.hazmat.primitives import serialization
-from cryptography.hazmat.primitives.asymmetric import ec
+from typing import TYPE_CHECKING, Any
 
 from ..redaction import url_without_secrets
 from .challenge import parse_www_authenticate
 from .urls import url_origin
+
+if TYPE_CHECKING:
+    # cryptography (and PyJWT) are imported when a key is first made, read or used: a host
+    # that never uses DPoP does not pay their import with mcpstream's.
+    from cryptography.hazmat.primitives.asymmetric import ec
 
 __all__ = [
     "DPOP_ALGORITHM",
@@ -80,6 +82,8 @@ class DPoPKey:
     __slots__ = ("_private", "public_jwk", "thumbprint")
 
     def __init__(self, private_key: ec.EllipticCurvePrivateKey) -> None:
+        from cryptography.hazmat.primitives.asymmetric import ec
+
         if not isinstance(private_key.curve, ec.SECP256R1):
             raise ValueError("a DPoP key must be an EC P-256 key (ES256)")
         self._private = private_key
@@ -99,12 +103,17 @@ class DPoPKey:
     @classmethod
     def generate(cls) -> DPoPKey:
         """A new key pair (one per login)."""
+        from cryptography.hazmat.primitives.asymmetric import ec
+
         return cls(ec.generate_private_key(ec.SECP256R1()))
 
     @classmethod
     def from_pem(cls, pem: str) -> DPoPKey:
         """The key stored by :meth:`to_pem`; ``ValueError`` when it is not an EC P-256 key.
         The message never quotes the PEM."""
+        from cryptography.hazmat.primitives import serialization
+        from cryptography.hazmat.primitives.asymmetric import ec
+
         try:
             key = serialization.load_pem_private_key(pem.encode("ascii"), password=None)
         except (ValueError, TypeError, UnicodeEncodeError):
@@ -115,6 +124,8 @@ class DPoPKey:
 
     def to_pem(self) -> str:
         """The private key as unencrypted PKCS#8 PEM, for the token store (a secret)."""
+        from cryptography.hazmat.primitives import serialization
+
         return self._private.private_bytes(
             serialization.Encoding.PEM,
             serialization.PrivateFormat.PKCS8,

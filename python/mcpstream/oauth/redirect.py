@@ -12,16 +12,13 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import http.server
-import socket
 import sys
 import threading
 import time
-import webbrowser
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any, Generic, TextIO, TypeVar
-from urllib.parse import parse_qs, urljoin, urlsplit
+from urllib.parse import urljoin
 
 import httpx
 
@@ -32,75 +29,12 @@ from .policy import InsecureOAuthUrlError, check_oauth_url
 
 __all__ = ["AsyncHeadlessRedirectHandler", "HeadlessRedirectHandler", "LoopbackRedirectHandler"]
 
-_CALLBACK_PATH = "/callback"
 _C = TypeVar("_C", httpx.Client, httpx.AsyncClient)
-_PAGE = (
-    "<!doctype html><html><head><meta charset='utf-8'><title>mcpstream</title></head>"
-    "<body style='font-family:sans-serif'><h2>{title}</h2><p>{text}</p></body></html>"
-)
-
-
-class _CallbackServer(http.server.HTTPServer):
-    """The listener. Each connection is held to the login's deadline, whatever the client
-    does: a socket timeout of what remains, and a timer that shuts the socket down at the
-    deadline (a client trickling a byte at a time keeps each read short), so an idle or slow
-    local connection cannot stall the login past ``timeout_s``."""
-
-    expected_state: str | None = None
-    callback_url: str | None = None
-    deadline: float = 0.0
-
-    def process_request(self, request: Any, client_address: Any) -> None:
-        remaining = max(0.05, self.deadline - time.monotonic())
-        request.settimeout(remaining)
-        watchdog = threading.Timer(remaining, _shut_down, (request,))
-        watchdog.daemon = True
-        watchdog.start()
-        try:
-            super().process_request(request, client_address)
-        finally:
-            watchdog.cancel()
-
-
-def _shut_down(connection: socket.socket) -> None:
-    with contextlib.suppress(OSError):
-        connection.shutdown(socket.SHUT_RDWR)
-
-
-class _CallbackHandler(http.server.BaseHTTPRequestHandler):
-    server: _CallbackServer
-
-    def do_GET(self) -> None:
-        split = urlsplit(self.path)
-        params = parse_qs(split.query)
-        states = params.get("state") or []
-        state = states[0] if states else None
-        if split.path != _CALLBACK_PATH or state != self.server.expected_state:
-            # Not this login's callback (a favicon, a stale tab, a stray local request).
-            self._reply(404, "Not found", "This is not the callback mcpstream is waiting for.")
-            return
-        host, port = self.server.server_address[:2]
-        self.server.callback_url = f"http://{host!s}:{port}{self.path}"
-        if params.get("error"):
-            self._reply(400, "Authorization failed", "Return to the terminal for details.")
-        else:
-            self._reply(200, "Logged in", "You can close this tab and return to the terminal.")
-
-    def _reply(self, status: int, title: str, text: str) -> None:
-        body = _PAGE.format(title=title, text=text).encode("utf-8")
-        self.send_response(status)
-        self.send_header("Content-Type", "text/html; charset=utf-8")
-        self.send_header("Content-Length", str(len(body)))
-        self.send_header("Cache-Control", "no-store")
-        self.end_headers()
-        self.wfile.write(body)
-
-    def log_message(self, format: str, *args: object) -> None:
-        # The request line carries the authorization code: never print it.
-        return
 
 
 def _browser_available() -> bool:
+    import webbrowser
+
     try:
         webbrowser.get()
     except webbrowser.Error:
@@ -126,7 +60,11 @@ class LoopbackRedirectHandler:
         self._open_browser = open_browser
         self._timeout_s = timeout_s
         self._output = output
-        self._server = _CallbackServer((host, 0), _CallbackHandler)
+        # http.server is imported with the first login listener, not with mcpstream.
+        from ._callback import CALLBACK_PATH, CallbackHandler, CallbackServer
+
+        self._callback_path = CALLBACK_PATH
+        self._server = CallbackServer((host, 0), CallbackHandler)
         self._server.timeout = 0.2
         self._lock = threading.Lock()
 
@@ -134,7 +72,7 @@ class LoopbackRedirectHandler:
     def redirect_uri(self) -> str:
         """``http://127.0.0.1:<port>/callback``."""
         host, port = self._server.server_address[:2]
-        return f"http://{host!s}:{port}{_CALLBACK_PATH}"
+        return f"http://{host!s}:{port}{self._callback_path}"
 
     def authorize(self, prompt: AuthorizationPrompt) -> str:
         """Show or open the authorization URL and wait for this request's callback."""
@@ -146,6 +84,8 @@ class LoopbackRedirectHandler:
             raise McpOAuthAuthorizationError(str(exc)) from None
         opened = False
         if self._open_browser and _browser_available():
+            import webbrowser
+
             try:
                 opened = webbrowser.open(prompt.authorization_url)
             except webbrowser.Error:
