@@ -48,7 +48,11 @@ WRONG = """
 def run_mypy(tmp_path: Path, source: str) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "snippet.py"
     path.write_text(textwrap.dedent(source))
-    env = dict(os.environ, MYPYPATH=str(PACKAGE_ROOT))
+    env = dict(os.environ)
+    # A source tree on PYTHONPATH is shown to mypy through MYPYPATH; an installed package (the
+    # wheel's venvs) is found in site-packages, which mypy refuses to see in MYPYPATH.
+    if PACKAGE_ROOT.name not in ("site-packages", "dist-packages"):
+        env["MYPYPATH"] = str(PACKAGE_ROOT)
     return subprocess.run(
         [sys.executable, "-m", "mypy", "--strict", "--no-incremental", str(path)],
         capture_output=True,
