@@ -158,7 +158,9 @@ def test_get_and_post_reuse_one_keep_alive_connection(
     assert (response.status_code, response.content) == (200, b"POST /b payload")
     assert response.http_version == "HTTP/1.1"
     assert response.reason_phrase == "OK"
-    assert client.post(server.url + "/c", json={"k": "v"}).content == b'POST /c {"k":"v"}'
+    # The JSON body as this httpx encodes it (0.27 puts spaces after separators, 0.28 does not).
+    body = httpx.Request("POST", server.url + "/c", json={"k": "v"}).content
+    assert client.post(server.url + "/c", json={"k": "v"}).content == b"POST /c " + body
     assert server.connections == 1
     assert len(server.requests) == 3
 
