@@ -25,7 +25,7 @@ except ImportError as exc:  # pragma: no cover - the test environment has the ex
         "mcpstream.sdk needs the official MCP SDK: pip install 'mcpstream[sdk]'"
     ) from exc
 
-from .client import streamable_http_client
+from .client import streamable_http_client, streamablehttp_client
 from .options import DEFAULT_CALL_TIMEOUT_S
 
-__all__ = ["DEFAULT_CALL_TIMEOUT_S", "streamable_http_client"]
+__all__ = ["DEFAULT_CALL_TIMEOUT_S", "streamable_http_client", "streamablehttp_client"]
