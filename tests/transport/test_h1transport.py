@@ -1,4 +1,4 @@
-"""Http1Transport (``mcpstream._http.h1transport``) under httpx.Client, against real servers on
+"""Http1Transport (``mcpstream._http.h1``) under httpx.Client, against real servers on
 loopback: a scripted socket server for the pool's rules (keep-alive, stale connections, early
 closes, timeouts) and the official SDK's MCP server for whole sessions (JSON and SSE)."""
 
@@ -14,7 +14,7 @@ from pathlib import Path
 import h11
 import httpx
 import pytest
-from mcpstream._http.h1transport import Http1Transport
+from mcpstream._http.h1 import Http1Transport
 from mcpstream._http.httpx_clients import io_deadline
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport

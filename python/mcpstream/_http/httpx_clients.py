@@ -54,11 +54,9 @@ import os
 import ssl
 import sys
 import threading
-import time
 import urllib.request
 import weakref
 from collections.abc import Callable
-from contextvars import ContextVar
 from types import FrameType
 from typing import Any
 
@@ -67,6 +65,8 @@ import httpx
 import sniffio
 
 from .asyncio_backend import AsyncioBackend
+from .deadline import bounded as _bounded
+from .deadline import io_deadline
 from .large_reads import COALESCE_BYTES, LARGE_READ_BYTES, READ_BYTES, HeldWrites, next_ask
 from .stack import HTTPX, HttpStack
 
@@ -160,36 +160,6 @@ def shared_ssl_context() -> LazySSLContext:
             if context is None:
                 context = _SHARED_CONTEXTS[key] = LazySSLContext(cafile, capath)
     return context
-
-
-_DEADLINE: ContextVar[float | None] = ContextVar("mcpstream_io_deadline", default=None)
-
-
-class io_deadline:  # used as a function: ``with io_deadline(at):``
-    """Bound every I/O of the streams made here, on this thread or task, by the
-    ``time.monotonic`` instant ``at`` (None: no bound) while the block runs."""
-
-    __slots__ = ("_at", "_token")
-
-    def __init__(self, at: float | None) -> None:
-        self._at = at
-
-    def __enter__(self) -> None:
-        self._token = _DEADLINE.set(self._at)
-
-    def __exit__(self, *exc_info: object) -> None:
-        _DEADLINE.reset(self._token)
-
-
-def _bounded(timeout: float | None, expired: type[Exception]) -> float | None:
-    """``timeout`` cut to what is left of the ``io_deadline``; ``expired`` raised once none is."""
-    deadline = _DEADLINE.get()
-    if deadline is None:
-        return timeout
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise expired("the deadline of the operation passed")
-    return remaining if timeout is None else min(timeout, remaining)
 
 
 class DeadlineStream(httpcore.NetworkStream):
