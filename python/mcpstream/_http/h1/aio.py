@@ -402,8 +402,9 @@ class AsyncHttp1:
         prepared = prepare(self._stack, request)
         connection, _ = await self._acquire(prepared.key, request)
         timer = _Timer(connection.loop)
-        body = _body_type(self._stack)(self, connection, timer, request, prepared)
-        connection.begin(new_framing(request, self._limits))
+        framing = new_framing(request, self._limits)
+        body = _body_type(self._stack)(self, connection, framing, timer, request, prepared)
+        connection.begin(framing)
         try:
             written = await self._send(connection, timer, request, prepared)
             await body.read_head(written)
@@ -411,7 +412,6 @@ class AsyncHttp1:
             timer.cancel()
             body.drop()
             raise
-        framing = connection.framing
         return self._stack.httpx.Response(
             framing.status,
             headers=framing.headers,
@@ -467,12 +467,14 @@ class _Body:
         self,
         transport: AsyncHttp1,
         connection: Connection,
+        framing: Any,
         timer: _Timer,
         request: Any,
         prepared: Prepared,
     ) -> None:
         self._transport = transport
         self._connection: Connection | None = connection
+        self._framing = framing
         self._timer = timer
         self._request = request
         self._prepared = prepared
@@ -496,7 +498,7 @@ class _Body:
         """Wait for more of the response (or its end, or its error)."""
         connection = self._connection
         assert connection is not None
-        if connection.error is not None or (connection.eof and not connection.framing.complete):
+        if connection.error is not None or (connection.eof and not self._framing.complete):
             raise self._fail(connection)
         timeout = timeout_of(self._request, "read")
         if not await connection.wait(self._timer, timeout):
@@ -508,7 +510,7 @@ class _Body:
         connection = self._connection
         assert connection is not None
         try:
-            while connection.framing.status is None:
+            while self._framing.status is None:
                 await self._more()
         except self._transport._stack.httpx.TransportError:
             if write_error is not None:
@@ -522,11 +524,11 @@ class _Body:
         """Once the response is complete and its data taken: its connection back to the pool,
         or closed."""
         connection = self._connection
-        if connection is None or connection.body or not connection.framing.complete:
+        if connection is None or connection.body or not self._framing.complete:
             return
         self._connection = None
         self._timer.cancel()
-        if self._keep and reusable(connection.framing, self._prepared):
+        if self._keep and reusable(self._framing, self._prepared):
             self._transport._release(connection)
         else:
             self._transport._lost(connection)
@@ -546,7 +548,7 @@ class _Body:
                     self._settle()
                     for piece in pieces:
                         yield piece
-                elif connection.framing.complete:
+                elif self._framing.complete:
                     self._settle()
                 else:
                     await self._more()
@@ -558,7 +560,7 @@ class _Body:
         """Closing before the end closes the connection: a body left unread cannot be
         skipped safely."""
         connection = self._connection
-        if connection is not None and not connection.body and connection.framing.complete:
+        if connection is not None and not connection.body and self._framing.complete:
             self._settle()
         else:
             self.drop()
