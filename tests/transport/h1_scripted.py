@@ -104,7 +104,10 @@ class ScriptedServer:
                 # the next request
                 connection.send(h11.Response(status_code=200, headers=[("Content-Length", "0")]))
                 connection.send(h11.EndOfMessage())
-                connection.start_next_cycle()
+                try:
+                    connection.start_next_cycle()
+                except h11.LocalProtocolError:  # the request asked for the close
+                    return
 
     def close(self) -> None:
         self.listener.close()

@@ -419,3 +419,196 @@ def test_a_certificate_that_is_not_trusted_or_for_another_name_is_a_connect_erro
     with pytest.raises(hx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
         client.get(f"https://{host}:{server.port}/")
     assert server.requests == []
+
+
+# -- the pool under stress: what no well-behaved server does ------------------------------
+
+
+def test_interim_heads_are_skipped_and_the_connection_kept(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        exchange.send(
+            b"HTTP/1.1 100 Continue\r\n\r\n"
+            b"HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n"
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal"
+        )
+
+    server = serve(reply)
+    for _ in range(2):
+        response = client.get(server.url)
+        assert (response.status_code, response.content) == (200, b"final")
+        assert "link" not in response.headers
+    assert server.connections == 1
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 204 No Content\r\n\r\n",
+        b"HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+    ],
+)
+def test_answers_without_a_body_keep_the_connection(
+    serve: Callable[[Reply], ScriptedServer], client: Any, answer: bytes
+) -> None:
+    server = serve(lambda exchange: exchange.send(answer))
+    for _ in range(3):
+        assert client.get(server.url).content == b""
+    assert server.connections == 1
+
+
+def test_a_head_request_reads_no_body(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        if exchange.request.method == b"HEAD":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+        else:
+            ok(b"after")(exchange)
+
+    server = serve(reply)
+    response = client.request("HEAD", server.url)
+    assert (response.headers["content-length"], response.content) == ("1000", b"")
+    assert client.get(server.url).content == b"after"
+    assert server.connections == 1
+
+
+def test_bytes_after_the_answer_make_the_connection_unusable(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    server = serve(
+        lambda exchange: exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokJUNK")
+    )
+    assert client.get(server.url).content == b"ok"
+    time.sleep(0.2)
+    assert client.get(server.url).content == b"ok"
+    assert server.connections == 2
+    assert len(server.requests) == 2
+
+
+def test_a_half_closed_idle_connection_is_not_reused(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        ok(b"fine")(exchange)
+        # the server stops writing but keeps reading: the connection is half open
+        exchange.sock.shutdown(socket.SHUT_WR)
+
+    server = serve(reply)
+    assert client.get(server.url).content == b"fine"
+    time.sleep(0.3)  # the FIN reaches the client's socket
+    assert client.post(server.url, content=b"once").content == b"fine"
+    assert server.connections == 2
+    assert len(server.requests) == 2  # nothing sent on the half-closed connection
+
+
+def test_connection_close_in_the_request_is_honoured(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    server = serve(ok(b"bye"))
+    assert client.get(server.url, headers={"Connection": "close"}).content == b"bye"
+    assert client.get(server.url).content == b"bye"
+    assert client.get(server.url).content == b"bye"
+    assert server.connections == 2
+
+
+@pytest.mark.parametrize("framing", ["chunked", "length", "close"])
+def test_a_server_that_closes_mid_body_is_an_error_not_a_hang(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any, framing: str
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        if framing == "chunked":
+            exchange.send(
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3\r\nab"
+            )
+        elif framing == "length":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello")
+        else:  # a body until the close ends well at the close: reset it instead
+            exchange.send(b"HTTP/1.1 200 OK\r\n\r\nhello")
+            exchange.sock.setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+            )
+        time.sleep(0.2)
+        exchange.sock.close()
+
+    server = serve(reply)
+    started = time.monotonic()
+    with client.stream("GET", server.url) as response:
+        received = b""
+        with pytest.raises((hx.RemoteProtocolError, hx.ReadError)):
+            for piece in response.iter_raw():
+                received += piece
+    assert received.startswith(b"hello")
+    assert time.monotonic() - started < 5.0  # the read timeout is 10 s: no wait for it
+    assert server.connections == 1
+
+
+def held(go_on: threading.Event) -> Reply:
+    """An answer of two bytes, the second sent once ``go_on`` is set (or after 10 s)."""
+
+    def reply(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nz")
+        go_on.wait(10)
+        exchange.send(b"z")
+
+    return reply
+
+
+def test_max_connections_bounds_the_pool_within_the_pool_timeout(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], new_client: Callable[..., Any]
+) -> None:
+    go_on = threading.Event()
+    server = serve(held(go_on))
+    client = new_client(max_connections=1)
+    with client.stream("GET", server.url) as response:
+        # the only connection carries an open response: another request waits for it
+        started = time.monotonic()
+        with pytest.raises(hx.PoolTimeout):
+            client.get(server.url, timeout=hx.Timeout(10.0, pool=0.3))
+        assert 0.2 < time.monotonic() - started < 4.0
+        go_on.set()
+        assert response.read() == b"zz"
+    assert client.get(server.url).content == b"zz"
+    assert server.connections == 1
+    assert len(server.requests) == 2  # the request that timed out was never sent
+
+
+def test_a_full_pool_closes_an_idle_connection_to_another_origin(
+    serve: Callable[[Reply], ScriptedServer], new_client: Callable[..., Any]
+) -> None:
+    first, second = serve(ok(b"1")), serve(ok(b"2"))
+    client = new_client(max_connections=1)
+    assert client.get(first.url).content == b"1"
+    assert client.get(second.url).content == b"2"  # the idle one to `first` made room
+    assert client.get(first.url).content == b"1"
+    assert (first.connections, second.connections) == (2, 1)
+
+
+def test_an_idle_connection_expires(
+    serve: Callable[[Reply], ScriptedServer], new_client: Callable[..., Any]
+) -> None:
+    server = serve(ok(b"e"))
+    client = new_client(keepalive_expiry=0.2)
+    assert client.get(server.url).content == b"e"
+    assert client.get(server.url).content == b"e"
+    assert server.connections == 1
+    time.sleep(0.5)
+    assert client.get(server.url).content == b"e"
+    assert server.connections == 2
+
+
+def test_only_max_keepalive_connections_stay_idle(
+    serve: Callable[[Reply], ScriptedServer], new_client: Callable[..., Any]
+) -> None:
+    go_on = threading.Event()
+    server = serve(held(go_on))
+    client = new_client(max_keepalive_connections=1)
+    with client.stream("GET", server.url) as one, client.stream("GET", server.url) as two:
+        go_on.set()
+        assert (one.read(), two.read()) == (b"zz", b"zz")
+    assert server.connections == 2
+    for _ in range(3):
+        assert client.get(server.url).content == b"zz"
+    assert server.connections == 2  # one of the two was kept, and reused
