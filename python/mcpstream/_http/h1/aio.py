@@ -35,6 +35,7 @@ from .pool import (
     frame_chunk,
     new_framing,
     prepare,
+    protocol_error,
     response_extensions,
     reusable,
     timeout_of,
@@ -110,6 +111,8 @@ class Connection(asyncio.Protocol):
         self.buffered = 0
         self.received = False
         """Some byte of the current response arrived."""
+        self.first = b""
+        """The first bytes of the current response."""
         self.error: BaseException | None = None
         """The framing's error (a ``CodecError``), or the connection's."""
         self.eof = False
@@ -131,7 +134,9 @@ class Connection(asyncio.Protocol):
         if framing is None:
             self.stale = True  # unasked bytes: the connection cannot carry a request
             return
-        self.received = True
+        if not self.received:
+            self.received = True
+            self.first = data[:16]
         if self.error is None:
             try:
                 pieces = framing.feed(data)
@@ -197,6 +202,7 @@ class Connection(asyncio.Protocol):
         self.body = []
         self.buffered = 0
         self.received = False
+        self.first = b""
         self.error = None
 
     def idle(self) -> None:
@@ -488,7 +494,8 @@ class _Body:
             message = "Server disconnected without sending a response."
             failure = transport._error("RemoteProtocolError", message, request)
         elif isinstance(error, CodecError):
-            failure = transport._error("RemoteProtocolError", error, request)
+            message = protocol_error(error, self._framing, connection.first)
+            failure = transport._error("RemoteProtocolError", message, request)
         else:
             failure = transport._error("ReadError", error or "connection lost", request)
         failure.__cause__ = error

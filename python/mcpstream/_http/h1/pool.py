@@ -39,6 +39,7 @@ __all__ = [
     "frame_chunk",
     "new_framing",
     "prepare",
+    "protocol_error",
     "response_extensions",
     "reusable",
     "timeout_of",
@@ -132,7 +133,11 @@ def prepare(stack: HttpStack, request: Any) -> Prepared:
     try:
         head = bytes(encode_request_head(request.method.encode("ascii"), url.raw_path, raw))
     except (ValueError, UnicodeEncodeError) as exc:
-        raise stack.httpx.LocalProtocolError(str(exc), request=request) from exc
+        message = str(exc)
+        bad = _bad_field(raw) if "header" in message else ""
+        if bad:
+            message += f" in the field {bad!r}: <redacted>"
+        raise stack.httpx.LocalProtocolError(message, request=request) from exc
     chunked = _has_token(raw, b"transfer-encoding", b"chunked")
     body: bytes | None = None
     stream = request.stream
@@ -143,6 +148,26 @@ def prepare(stack: HttpStack, request: Any) -> Prepared:
             content = (frame_chunk(content) if content else b"") + LAST_CHUNK
         body = content
     return Prepared(key, head, body, chunked, connection_closes(raw))
+
+
+def protocol_error(exc: Exception, framing: Any, first: bytes) -> str:
+    """The message of a response this client cannot read: the framing's, and while it is the
+    head that fails, the answer's first bytes (as h11 quotes a bad status line: they tell a
+    TLS record, from a port that speaks https, from garbage)."""
+    if framing.status is None and first:
+        return f"{exc} (the answer begins {first[:16]!r})"
+    return str(exc)
+
+
+def _bad_field(fields: Iterable[tuple[bytes, bytes]]) -> str:
+    """The name of the first field ``encode_request_head`` refuses, for its error (the value is
+    never shown: it may be a credential pasted with its line end)."""
+    for name, value in fields:
+        try:
+            encode_request_head(b"GET", b"/", [(name, value)])
+        except ValueError:
+            return name.decode("latin-1")
+    return ""
 
 
 def timeout_of(request: Any, kind: str) -> float | None:

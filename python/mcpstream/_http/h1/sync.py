@@ -33,6 +33,7 @@ from .pool import (
     frame_chunk,
     new_framing,
     prepare,
+    protocol_error,
     response_extensions,
     reusable,
     timeout_of,
@@ -397,6 +398,7 @@ class _Body:
         self._keep = keep
         self._pending: list[bytes] = []
         self._received = False
+        self._first = b""
         self._ask = READ_SIZE
 
     def _read(self) -> list[bytes]:
@@ -423,7 +425,9 @@ class _Body:
         self._ask = min(self._ask * 4, _LARGE_READ) if len(data) == self._ask else READ_SIZE
         try:
             if data:
-                self._received = True
+                if not self._received:
+                    self._received = True
+                    self._first = data[:16]
                 return list(self._framing.feed(data))
             if not self._received:
                 self._drop()
@@ -436,7 +440,8 @@ class _Body:
             return []
         except CodecError as exc:
             self._drop()
-            raise transport._error("RemoteProtocolError", exc, request) from exc
+            message = protocol_error(exc, self._framing, self._first)
+            raise transport._error("RemoteProtocolError", message, request) from exc
 
     def read_head(self) -> None:
         """Read until the final head has arrived (body data read with it is kept)."""
