@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from mcpstream._http.h1 import transport_types
+from mcpstream._http.h1 import Http1Transport, transport_types
 from mcpstream._http.httpx_clients import io_deadline
 from mcpstream._http.stack import stack_named
 from mcpstream.models import ResolvedMcpServer
@@ -612,3 +612,73 @@ def test_only_max_keepalive_connections_stay_idle(
     for _ in range(3):
         assert client.get(server.url).content == b"zz"
     assert server.connections == 2  # one of the two was kept, and reused
+
+
+def test_an_async_response_uses_one_timer_for_all_its_reads(
+    serve: Callable[[Reply], ScriptedServer], event_loop_thread: EventLoopThread
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in range(30):
+            exchange.send(b"1\r\nx\r\n")
+            time.sleep(0.01)
+        exchange.send(b"0\r\n\r\n")
+
+    server = serve(reply)
+    loop = event_loop_thread.loop
+    timers: list[float] = []
+    call_at = loop.call_at
+
+    def counting(when: float, *args: Any, **kwargs: Any) -> asyncio.TimerHandle:
+        timers.append(when)
+        return call_at(when, *args, **kwargs)
+
+    async def fetch() -> bytes:
+        async with httpx.AsyncClient(transport=transport_types("httpx")[1]()) as client:
+            await client.get(server.url, timeout=10.0)  # connected (connecting has a timer)
+            loop.call_at = counting  # type: ignore[method-assign]
+            try:
+                response = await client.get(server.url, timeout=10.0)
+            finally:
+                del loop.call_at
+            return response.content
+
+    assert event_loop_thread.run(fetch()) == b"x" * 30
+    # the head and 30 pieces of body, each a wait of its own, under one timer (a second one
+    # only if the first fired while data kept arriving: not within 10 s)
+    assert len(timers) == 1
+
+
+def test_mcpstreams_own_clients_take_the_h1_transport_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+    mcp_server_urls: dict[str, str],
+    tmp_path: Path,
+    event_loop_thread: EventLoopThread,
+) -> None:
+    from mcpstream._http.h1 import AsyncHttp1Transport
+    from mcpstream._http.httpx_clients import direct_transport, make_async_client, make_client
+
+    assert not isinstance(direct_transport(make_client()), Http1Transport)
+    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "1")
+    for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(key, raising=False)
+    sync_client = make_client()
+    assert isinstance(direct_transport(sync_client), Http1Transport)
+    sync_client.close()
+
+    async def make() -> Any:
+        return make_async_client()
+
+    async_client = event_loop_thread.run(make())
+    assert isinstance(direct_transport(async_client), AsyncHttp1Transport)
+    event_loop_thread.run(async_client.aclose())
+    server = ResolvedMcpServer(
+        id="test", url=mcp_server_urls["sse"], headers={}, call_timeout_s=10.0
+    )
+    mcp = McpHttpTransport(server=server, workspace_root=tmp_path)
+    try:
+        assert isinstance(direct_transport(mcp._client), Http1Transport)
+        assert initialize(mcp)["protocolVersion"] == "2025-11-25"
+        assert tool_text(call_tool(mcp, "echo", {"text": "own"})) == "own"
+    finally:
+        mcp.close()

@@ -567,7 +567,8 @@ class _Body:
         """Closing before the end closes the connection: a body left unread cannot be
         skipped safely."""
         connection = self._connection
-        if connection is not None and not connection.body and self._framing.complete:
+        if connection is not None and self._framing.complete:
+            connection.take()  # all of it was read off the socket: the connection is clean
             self._settle()
         else:
             self.drop()
