@@ -409,6 +409,7 @@ def main() -> None:
     parser.add_argument("--callgrind", action="store_true", help="count instructions instead")
     parser.add_argument("--only", help="KIND:SIDE: run one side --calls times, nothing printed")
     parser.add_argument("--url", help="a replay server already running (for --only)")
+    parser.add_argument("--sides", help="a comma-separated subset of the sides (the floor kept)")
     parser.add_argument("--json", type=Path, help="write the medians here")
     args = parser.parse_args()
     if args.only:
@@ -417,16 +418,22 @@ def main() -> None:
         return
     kinds = ("sync", "async") if args.kind == "both" else (args.kind,)
     sides = {"sync": SYNC_SIDES, "async": ASYNC_SIDES}
+    if args.sides:
+        chosen = set(args.sides.split(","))
+        sides = {
+            kind: tuple(s for s in names if s in chosen or s == FLOORS[kind])
+            for kind, names in sides.items()
+        }
     with replay_server() as url:
         if args.callgrind:
             results: dict[str, Any] = callgrind(url, {k: sides[k] for k in kinds}, args.calls)
         else:
             results = {}
             if "sync" in kinds:
-                samples = run_sync(url, SYNC_SIDES, args.rounds, args.calls)
+                samples = run_sync(url, sides["sync"], args.rounds, args.calls)
                 results["sync"] = report("sync", samples)
             if "async" in kinds:
-                samples = asyncio.run(run_async(url, ASYNC_SIDES, args.rounds, args.calls))
+                samples = asyncio.run(run_async(url, sides["async"], args.rounds, args.calls))
                 results["async"] = report("async", samples)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
