@@ -1,6 +1,8 @@
-"""Http1Transport (``mcpstream._http.h1``) under httpx.Client, against real servers on
-loopback: a scripted socket server for the pool's rules (keep-alive, stale connections, early
-closes, timeouts) and the official SDK's MCP server for whole sessions (JSON and SSE)."""
+"""The HTTP/1.1 transports (``mcpstream._http.h1``), sync and async, under httpx's and httpx2's
+clients (``case``: one test body for the four), against real servers on loopback: a scripted
+socket server for the pool's rules (keep-alive, stale and half-closed connections, early
+closes, 1xx, closes mid-body, pool limits and expiry, timeouts) and the official SDK's MCP
+server for whole sessions (JSON, SSE, stateless)."""
 
 from __future__ import annotations
 
