@@ -684,3 +684,22 @@ def test_mcpstreams_own_clients_take_the_h1_transport_when_asked(
         assert tool_text(call_tool(mcp, "echo", {"text": "own"})) == "own"
     finally:
         mcp.close()
+
+
+def test_an_async_transport_outlives_its_event_loop(
+    serve: Callable[[Reply], ScriptedServer],
+) -> None:
+    from mcpstream._http.h1 import AsyncHttp1Transport
+
+    server = serve(ok(b"again"))
+    transport = AsyncHttp1Transport()
+
+    async def get() -> bytes:
+        # the client is left open: closing it would close the shared transport
+        client = httpx.AsyncClient(transport=transport)
+        return (await client.get(server.url)).content
+
+    assert asyncio.run(get()) == b"again"
+    # the idle connection belongs to a loop that closed: it is dropped, not reused
+    assert asyncio.run(get()) == b"again"
+    assert server.connections == 2

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import ssl
 from collections.abc import AsyncIterator
 from typing import Any, cast
@@ -242,7 +243,9 @@ class Connection(asyncio.Protocol):
         its response is done with or broken)."""
         self.framing = None
         if self.transport is not None:
-            self.transport.abort()
+            # a connection of a loop that has closed since: nothing is left to abort
+            with contextlib.suppress(RuntimeError):
+                self.transport.abort()
 
     def get_extra_info(self, info: str) -> Any:
         """httpcore's ``AsyncNetworkStream.get_extra_info``."""
