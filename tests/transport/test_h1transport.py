@@ -660,6 +660,7 @@ def test_mcpstreams_own_clients_take_the_h1_transport_when_asked(
     from mcpstream._http.h1 import AsyncHttp1Transport
     from mcpstream._http.httpx_clients import direct_transport, make_async_client, make_client
 
+    monkeypatch.delenv("MCPSTREAM_H1_TRANSPORT", raising=False)
     assert not isinstance(direct_transport(make_client()), Http1Transport)
     monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "1")
     for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):

@@ -29,7 +29,6 @@ from ..stack import HttpStack
 __all__ = [
     "DEFAULT_PORTS",
     "LAST_CHUNK",
-    "READ_SIZE",
     "SMALL_BODY",
     "IdlePool",
     "Key",
@@ -48,9 +47,6 @@ __all__ = [
 _framing = load_backend(codec.BACKEND)
 Http1Response = _framing.Http1Response
 encode_request_head = _framing.encode_request_head
-
-READ_SIZE = 64 * 1024
-"""The most one read asks of a socket."""
 
 SMALL_BODY = 64 * 1024
 """A body smaller than this leaves with the head in one write."""

@@ -24,7 +24,6 @@ from ..deadline import bounded
 from ..stack import HTTPX, HttpStack
 from .pool import (
     LAST_CHUNK,
-    READ_SIZE,
     SMALL_BODY,
     IdlePool,
     Key,
@@ -41,8 +40,10 @@ from .pool import (
 
 __all__ = ["Http1Transport", "SyncHttp1"]
 
-_LARGE_READ = 1024 * 1024
-"""The most one read asks for after a read that got all it asked (a large body is coming)."""
+READ_BUFFER = 256 * 1024
+"""The most one read takes: each connection reads into a buffer of this size, kept for its
+life, and copies out what arrived (a ``recv`` of this size would allocate it for every read,
+a mapping of its own for the allocator, even for a small answer)."""
 
 
 class _DeadlinePassed(Exception):
@@ -54,7 +55,7 @@ class Connection:
     its responses (``get_extra_info``, as httpcore's streams), whose every read obeys the
     ``io_deadline`` (``deadline_bound``)."""
 
-    __slots__ = ("_timeout", "key", "sock")
+    __slots__ = ("_buffer", "_timeout", "key", "sock")
 
     deadline_bound = True
 
@@ -62,6 +63,15 @@ class Connection:
         self.key = key
         self.sock = sock
         self._timeout: float | None = -1.0  # what settimeout was last given (-1: never)
+        self._buffer: memoryview | None = None
+
+    def recv(self) -> bytes:
+        """One read of up to ``READ_BUFFER`` bytes (``b""`` at the end of the stream)."""
+        buffer = self._buffer
+        if buffer is None:
+            buffer = self._buffer = memoryview(bytearray(READ_BUFFER))
+        count = self.sock.recv_into(buffer)
+        return bytes(buffer[:count])
 
     def settimeout(self, timeout: float | None) -> None:
         """``sock.settimeout``, skipped when unchanged (one system call less per read)."""
@@ -399,7 +409,6 @@ class _Body:
         self._pending: list[bytes] = []
         self._received = False
         self._first = b""
-        self._ask = READ_SIZE
 
     def _read(self) -> list[bytes]:
         """One read from the socket, fed to the framing: the body data it completes."""
@@ -408,7 +417,7 @@ class _Body:
         request, transport = self._request, self._transport
         try:
             connection.settimeout(transport._wait(request, "read", "ReadTimeout"))
-            data = connection.sock.recv(self._ask)
+            data = connection.recv()
         except TimeoutError as exc:
             self._drop()
             raise transport._error("ReadTimeout", str(exc) or "timed out", request) from exc
@@ -421,8 +430,6 @@ class _Body:
                     request,
                 ) from exc
             raise transport._error("ReadError", exc, request) from exc
-        # read more at once while the body keeps filling the reads
-        self._ask = min(self._ask * 4, _LARGE_READ) if len(data) == self._ask else READ_SIZE
         try:
             if data:
                 if not self._received:
