@@ -145,6 +145,7 @@ def test_the_small_writes_of_a_request_leave_in_one_send() -> None:
     assert sent == [b"GET / HTTP/1.1\r\nhost: x\r\n\r\n"]
 
 
+@pytest.mark.httpcore_client
 @pytest.mark.parametrize("http_stack", ["httpx", "httpx2"])
 def test_an_httpx_client_gets_its_answer_over_the_backend(http_stack: str) -> None:
     async def run() -> tuple[str, type[Any]]:
