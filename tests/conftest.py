@@ -20,6 +20,7 @@ if os.environ.get("MCPSTREAM_TEST_ALIAS_HTTPX", "") not in ("", "0"):
 
     httpx2.alias_httpx()
 
+import importlib.util
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -28,6 +29,15 @@ from hypothesis import HealthCheck, settings
 from mcpstream.codec import load_backend
 
 ALL_BACKENDS = ("python", "native")
+
+FRAMEWORKS = ("fastmcp", "pydantic_ai", "agents")
+"""The agent frameworks tests/frameworks/ runs against (FastMCP, Pydantic AI, OpenAI Agents)."""
+
+# The framework peers need the frameworks, which pull large dependency trees and so live in an
+# environment of their own (scripts/framework-tests.sh); elsewhere the directory is not collected.
+collect_ignore = (
+    [] if all(importlib.util.find_spec(name) for name in FRAMEWORKS) else ["frameworks"]
+)
 
 settings.register_profile(
     "mcpstream",
