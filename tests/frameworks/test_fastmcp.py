@@ -4,13 +4,17 @@ function at import) and through ``mcpstream.fastmcp.StreamableHttpTransport``.""
 
 from __future__ import annotations
 
+import contextlib
+import inspect
+from collections.abc import AsyncIterator
+
 import fastmcp
 import fastmcp.client.transports.http as fastmcp_http
 import mcp.client.streamable_http as sdk_module
 import mcpstream.sdk
 import pytest
 from fastmcp.client.transports import StreamableHttpTransport as FastMcpTransport
-from mcpstream.fastmcp import StreamableHttpTransport
+from mcpstream.fastmcp import StreamableHttpTransport, _over_mcpstream
 
 from .conftest import DIFFERENT_FAILURES, LARGE, Relays, run, same_failure
 
@@ -107,3 +111,17 @@ def test_the_hook_keeps_fastmcps_arguments_and_session_id(
     assert seen and set(seen) == {"mine"}  # the factory's client sent every request
     assert relays.made == 1
     assert repr(transport).startswith("<mcpstream StreamableHttpTransport")
+
+
+def test_the_transport_takes_fastmcps_arguments() -> None:
+    assert issubclass(StreamableHttpTransport, FastMcpTransport)
+    assert inspect.signature(StreamableHttpTransport) == inspect.signature(FastMcpTransport)
+
+
+def test_a_fastmcp_that_opens_its_transport_otherwise_is_refused() -> None:
+    @contextlib.asynccontextmanager
+    async def connect_session(self: object, **kwargs: object) -> AsyncIterator[None]:
+        yield None
+
+    with pytest.raises(ImportError, match="does not support this FastMCP release"):
+        _over_mcpstream(connect_session)
