@@ -141,7 +141,7 @@ def _check_sdk(sdk_function: Callable[..., Any]) -> None:
     version = _sdk_version()
     major = version.split(".", 1)[0]
     if not major.isdigit() or int(major) != SUPPORTED_MAJOR:
-        _refuse(version, f"mcpstream.sdk runs the SDK's {SUPPORTED_MAJOR}.x line, not {version}")
+        _refuse(version, f"install() is built for the SDK's {SUPPORTED_MAJOR}.x line")
     try:
         theirs = inspect.signature(sdk_function).parameters
     except (TypeError, ValueError):
