@@ -33,11 +33,16 @@ ALL_BACKENDS = ("python", "native")
 FRAMEWORKS = ("fastmcp", "pydantic_ai", "agents")
 """The agent frameworks tests/frameworks/ runs against (FastMCP, Pydantic AI, OpenAI Agents)."""
 
+FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents")
+"""The agent frameworks of the SDK's 1.x line tests/frameworks_1x/ runs against."""
+
 # The framework peers need the frameworks, which pull large dependency trees and so live in an
 # environment of their own (scripts/framework-tests.sh); elsewhere the directory is not collected.
-collect_ignore = (
-    [] if all(importlib.util.find_spec(name) for name in FRAMEWORKS) else ["frameworks"]
-)
+collect_ignore = [
+    directory
+    for directory, names in (("frameworks", FRAMEWORKS), ("frameworks_1x", FRAMEWORKS_1X))
+    if not all(importlib.util.find_spec(name) for name in names)
+]
 
 settings.register_profile(
     "mcpstream",

@@ -163,12 +163,30 @@ def test_a_positional_keyword_is_refused(monkeypatch: pytest.MonkeyPatch) -> Non
 
 
 def test_another_sdk_line_is_refused(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(installer, "_sdk_version", lambda: "1.30.0")
+    monkeypatch.setattr(installer, "MAJOR", 3)
+    monkeypatch.setattr(installer, "_sdk_version", lambda: "3.0.0")
     with pytest.raises(McpSdkUnsupportedError) as caught:
         install()
-    assert caught.value.sdk_version == "1.30.0"
-    assert "2.x" in caught.value.reason
+    assert caught.value.sdk_version == "3.0.0"
+    assert "2.x and 1.x" in caught.value.reason
     assert sdk_module.streamable_http_client is _ORIGINAL[0]
+
+
+def test_a_module_level_table_holding_the_sdk_function_is_rebound_and_restored() -> None:
+    # As mcpadapt keeps it: TRANSPORTS = {"streamable-http": streamablehttp_client, ...}.
+    table_module = types.ModuleType("tests_sdk_transport_table")
+    table_module.TRANSPORTS = {"streamable-http": _ORIGINAL[0], "sse": print}  # type: ignore[attr-defined]
+    sys.modules[table_module.__name__] = table_module
+    try:
+        install()
+        transports = table_module.TRANSPORTS  # type: ignore[attr-defined]
+        assert transports["streamable-http"] is sdk_module.streamable_http_client
+        assert transports["streamable-http"] is not _ORIGINAL[0]
+        assert transports["sse"] is print
+        uninstall()
+        assert transports["streamable-http"] is _ORIGINAL[0]
+    finally:
+        del sys.modules[table_module.__name__]
 
 
 def test_install_and_uninstall_twice_are_harmless(caplog: pytest.LogCaptureFixture) -> None:
