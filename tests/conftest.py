@@ -24,6 +24,7 @@ if os.environ.get("MCPSTREAM_TEST_ALIAS_HTTPX", "") not in ("", "0"):
 
     httpx2.alias_httpx()
 
+import importlib.util
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -32,6 +33,20 @@ from hypothesis import HealthCheck, settings
 from mcpstream.codec import load_backend
 
 ALL_BACKENDS = ("python", "native")
+
+FRAMEWORKS = ("fastmcp", "pydantic_ai", "agents")
+"""The agent frameworks tests/frameworks/ runs against (FastMCP, Pydantic AI, OpenAI Agents)."""
+
+FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents")
+"""The agent frameworks of the SDK's 1.x line tests/frameworks_1x/ runs against."""
+
+# The framework peers need the frameworks, which pull large dependency trees and so live in an
+# environment of their own (scripts/framework-tests.sh); elsewhere the directory is not collected.
+collect_ignore = [
+    directory
+    for directory, names in (("frameworks", FRAMEWORKS), ("frameworks_1x", FRAMEWORKS_1X))
+    if not all(importlib.util.find_spec(name) for name in names)
+]
 
 settings.register_profile(
     "mcpstream",
