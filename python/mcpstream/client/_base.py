@@ -31,6 +31,7 @@ from ._settings import (
     check_timeout,
     oauth_config,
 )
+from ._telemetry import Telemetry
 from .handlers import ElicitationHandler, SamplingHandler, ServerRequests
 from .results import ServerInfo
 
@@ -84,6 +85,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         on_resource_updated: ResourceUpdatedCallback | None = None,
         notification_handler: NotificationCallback | None = None,
         resource_updated_handler: ResourceUpdatedCallback | None = None,
+        trace_context: bool = True,
     ) -> None:
         # The hooks are named ``<what>_handler`` (as FastMCP's Client names them); the
         # earlier ``on_notification`` and ``on_resource_updated`` stay as aliases.
@@ -107,6 +109,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
             tool_timeout_s=check_timeout("tool_timeout_s", tool_timeout_s),
             client_info={"name": client_name, "version": client_version or __version__},
             protocol=check_protocol(protocol),
+            trace_context=bool(trace_context),
         )
         requests = ServerRequests(
             elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
@@ -127,6 +130,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         )
         self._transport = self._open(options, requests, router)
         self._core = SessionCore(settings, requests, router, self._transport)
+        self._telemetry = Telemetry(url, trace_context=settings.trace_context)
 
     def _open(
         self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter

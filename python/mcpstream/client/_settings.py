@@ -75,6 +75,9 @@ class ClientSettings:
     protocol: str | None = None
     """The era or version the host pinned (``"modern"``, ``"legacy"``, ``"http+sse"``, a
     version), or None to negotiate it with the server."""
+    trace_context: bool = True
+    """Whether each message carries the OpenTelemetry trace context (W3C ``traceparent``...)
+    in ``params._meta`` while a tracer provider is configured (docs/telemetry.md)."""
 
 
 PROTOCOL_CHOICES = ("modern", "legacy", "http+sse", *MODERN_VERSIONS, *LEGACY_VERSIONS)

@@ -16,7 +16,7 @@ if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never 
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..transport_http_async import AsyncMcpHttpTransport
 from ._base import ClientBase, TransportOptions
-from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Step, advance
+from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Request, Step, advance
 from ._notify import NotificationRouter, ProgressCallback
 from ._tasks import Answer, Sleep
 from .content import ResourceContents
@@ -93,6 +93,13 @@ class AsyncClient(
         if isinstance(step, Answer):
             answer = self._answers.answer(step.method, step.params)
             return await answer if inspect.isawaitable(answer) else answer
+        operation = self._telemetry.begin(step, self.protocol_version, self._transport)
+        if operation is None:
+            return await self._send(step)
+        with operation as traced:  # the span is current while the message is out
+            return operation.done(await self._send(traced))
+
+    async def _send(self, step: Request | Negotiate | Notify | Listen) -> Any:
         transport, timeout_s = self._transport, step.timeout_s
         if isinstance(step, Negotiate):
             return await transport.negotiate(step.negotiation)
@@ -265,6 +272,7 @@ class AsyncClient(
         """End the session (DELETE) and its GET stream task, close the connections (as
         ``httpx.AsyncClient.aclose``; ``async with`` does it). Idempotent."""
         if self._core.close():
+            self._telemetry.end_session()
             await self._transport.close()
 
     async def close(self) -> None:

@@ -15,7 +15,7 @@ if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never 
 from ..oauth import McpOAuthRedirectHandler
 from ..transport_http import McpHttpTransport
 from ._base import ClientBase, TransportOptions
-from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Step, advance
+from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Request, Step, advance
 from ._notify import NotificationRouter, ProgressCallback
 from ._tasks import Answer, Sleep
 from .content import ResourceContents
@@ -96,6 +96,12 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
     then the call may have run, and the session-expired error is raised (``request_delivered``);
     the next call starts a new session. JSON-RPC errors are raised as ``McpError``; everything
     else as the transport's errors (``mcpstream.errors``). Safe to share between threads.
+
+    OpenTelemetry (docs/telemetry.md): while the host has a tracer or meter provider
+    configured, each message the client sends is a span (by the MCP semantic conventions) and a
+    duration measurement, and each message carries its span's trace context in
+    ``params._meta`` (keys the host set there are kept); ``trace_context=False`` sends none.
+    Without OpenTelemetry loaded, nothing of it is imported or done.
     """
 
     def _open(
@@ -129,6 +135,13 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
             return time.monotonic()
         if isinstance(step, Answer):
             return self._answers.answer(step.method, step.params)
+        operation = self._telemetry.begin(step, self.protocol_version, self._transport)
+        if operation is None:
+            return self._send(step)
+        with operation as traced:  # the span is current while the message is out
+            return operation.done(self._send(traced))
+
+    def _send(self, step: Request | Negotiate | Notify | Listen) -> Any:
         transport, timeout_s = self._transport, step.timeout_s
         if isinstance(step, Negotiate):
             return transport.negotiate(step.negotiation)
@@ -328,6 +341,7 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
     def close(self) -> None:
         """End the session (DELETE) and its GET stream, close the connections. Idempotent."""
         if self._core.close():
+            self._telemetry.end_session()
             self._transport.close()
 
     def __enter__(self) -> Client:
