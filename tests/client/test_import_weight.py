@@ -2,7 +2,7 @@
 at their first use), and what importing and opening a ``Client`` to a real server adds: none of
 the packages only one part of mcpstream needs (rich for the command, PyYAML for skills,
 cryptography and PyJWT for DPoP and signed assertions, ``http.server`` for the login listener,
-the SDK for ``mcpstream.sdk``), each checked in a fresh interpreter so ``sys.modules`` is clean.
+the SDK for ``mcpstream.sdk``, OpenTelemetry, loaded only by a host that configures it), each checked in a fresh interpreter so ``sys.modules`` is clean.
 
 httpx itself, which mcpstream imports, loads ``bz2`` and ``lzma`` (through ``urllib.request``)
 and, when click is installed (as uvicorn and so the SDK's server bring it), its command line's
@@ -44,6 +44,7 @@ HEAVY = (
     "httpcore2",
     "matplotlib",
     "numpy",
+    "opentelemetry",
 )
 """The modules a host calling a tool never needs at import (or only some hosts, later)."""
 LOADED_BY_HTTPX = frozenset({"bz2", "lzma"})
@@ -159,6 +160,18 @@ def test_the_parts_that_need_a_heavy_module_still_load_it() -> None:
     )
     loaded = _heavy_loaded(code, block_httpx_cli=True)
     assert {"yaml", "cryptography", "jwt", "http.server"} <= loaded
+
+
+def test_telemetry_loads_opentelemetry_only_once_the_host_did(json_server: DemoServer) -> None:
+    # A host that configured a tracer provider has loaded the API: the client then uses it.
+    code = (
+        "import opentelemetry.trace as trace\n"
+        "from opentelemetry.sdk.trace import TracerProvider\n"
+        "trace.set_tracer_provider(TracerProvider())\n"
+        + _client_session(json_server.url)
+        + "assert 'mcpstream.client._otel' in sys.modules\n"
+    )
+    assert "opentelemetry" in _heavy_loaded(code, block_httpx_cli=True)
 
 
 def test_the_command_without_rich_says_which_extra_to_install() -> None:
