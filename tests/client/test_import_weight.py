@@ -2,7 +2,8 @@
 at their first use), and what importing and opening a ``Client`` to a real server adds: none of
 the packages only one part of mcpstream needs (rich for the command, PyYAML for skills,
 cryptography and PyJWT for DPoP and signed assertions, ``http.server`` for the login listener,
-the SDK for ``mcpstream.sdk``, OpenTelemetry, loaded only by a host that configures it), each checked in a fresh interpreter so ``sys.modules`` is clean.
+the SDK for ``mcpstream.sdk``, OpenTelemetry, loaded only by a host that configures it), each
+checked in a fresh interpreter so ``sys.modules`` is clean.
 
 httpx itself, which mcpstream imports, loads ``bz2`` and ``lzma`` (through ``urllib.request``)
 and, when click is installed (as uvicorn and so the SDK's server bring it), its command line's

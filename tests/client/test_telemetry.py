@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from mcpstream import AsyncClient, Client, McpError
+from mcpstream import AsyncClient, Client, McpError, SamplingRequest, SamplingResponse
 from mcpstream.client._telemetry import error_type, operation_attributes, server_endpoint
 from mcpstream.demo import DemoServer
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportSessionExpiredError
@@ -279,6 +279,36 @@ def test_a_traceparent_the_host_put_in_meta_is_kept_and_trace_context_false_send
     run_calls(mode, json_server.url, [_call("ping")], trace_context=False)
     assert otel.spans(), "the client's spans are still made"
     assert all(span.parent is None for span in otel.spans("mcp-python-sdk"))
+
+
+@MODES
+def test_the_answer_to_a_server_request_is_a_server_span_in_the_trace_of_the_call(
+    otel: Recorded, sse_server: DemoServer, mode: str
+) -> None:
+    seen: list[trace.SpanContext] = []
+
+    def sample(request: SamplingRequest) -> SamplingResponse:
+        seen.append(trace.get_current_span().get_span_context())
+        return SamplingResponse(text="short", model="test-model")
+
+    calls = [_call("call_tool", "summarize", {"text": "long text"})]
+    (result,) = run_calls(mode, sse_server.url, calls, protocol="legacy", sampling_handler=sample)
+    assert result.text == "short"
+    served = otel.span("sampling/createMessage")
+    assert served.kind is SpanKind.SERVER
+    assert seen == [served.context]  # current while the host's handler ran
+    assert (served.attributes or {})["mcp.method.name"] == "sampling/createMessage"
+    assert isinstance((served.attributes or {})["jsonrpc.request.id"], str)
+    # Parented by the server's span of its request, from the _meta it sent; in the call's trace.
+    client = otel.span("tools/call summarize")
+    by_id = {span.context.span_id: span for span in otel.exporter.get_finished_spans()}
+    assert served.parent is not None and served.context.trace_id == client.context.trace_id
+    chain = []
+    parent = by_id.get(served.parent.span_id)
+    while parent is not None:
+        chain.append(parent.name)
+        parent = by_id.get(parent.parent.span_id) if parent.parent is not None else None
+    assert chain[-1] == "tools/call summarize" and "tools/call summarize" in chain[:-1]
 
 
 # -- errors -----------------------------------------------------------------------------------

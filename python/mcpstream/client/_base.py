@@ -128,9 +128,9 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
             oauth_redirect_handler=oauth_redirect_handler,
             connect_timeout_s=settings.connect_timeout_s,
         )
+        self._telemetry = Telemetry(url, trace_context=settings.trace_context)
         self._transport = self._open(options, requests, router)
         self._core = SessionCore(settings, requests, router, self._transport)
-        self._telemetry = Telemetry(url, trace_context=settings.trace_context)
 
     def _open(
         self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter

@@ -32,7 +32,7 @@ try:  # the proxy a meter provider is until one is set (no public name for it)
 except ImportError:  # pragma: no cover - every supported API version has it
     _ProxyMeterProvider = ()  # type: ignore[assignment,misc]
 
-__all__ = ["Operation", "begin", "end_session"]
+__all__ = ["Operation", "Served", "begin", "end_session", "serve"]
 
 SCOPE = "mcpstream"
 """The instrumentation scope of the spans and metrics."""
@@ -280,3 +280,74 @@ def _with_trace_context(params: Any, current: otel_context.Context) -> Any:
         return params
     out["_meta"] = {**carrier, **meta} if meta else carrier
     return out
+
+
+def serve(method: str, params: Any, request_id: object) -> Served | None:
+    """The ``SERVER`` span of the client's answer to a server request, or None (no tracer
+    provider configured)."""
+    tracer = _tracer()
+    return Served(tracer, method, params, request_id) if tracer is not None else None
+
+
+def _extracted(params: Any) -> otel_context.Context | None:
+    """The trace context the server sent in ``params._meta``, or None (none, or not valid)."""
+    meta = params.get("_meta") if isinstance(params, Mapping) else None
+    if not isinstance(meta, Mapping) or not meta:
+        return None
+    try:
+        extracted = propagate.extract(meta)
+    except (TypeError, ValueError):
+        return None
+    return extracted if trace.get_current_span(extracted).get_span_context().is_valid else None
+
+
+class Served:
+    """The ``SERVER`` span of the client's answer to one server request (elicitation,
+    sampling, roots, an input request of 2026-07-28), the conventions' span of an operation the
+    server initiates: its parent is the context the server sent in ``_meta`` (else the current
+    one, the span of the call the request came during, when it came on the call's stream), and
+    a different current span is linked. Current while the host's handler runs."""
+
+    __slots__ = ("_attributes", "_parent", "_span", "_token", "_tracer", "name")
+
+    def __init__(self, tracer: trace.Tracer, method: str, params: Any, request_id: object) -> None:
+        self._tracer = tracer
+        self.name, attributes = operation_attributes(method, params)
+        if isinstance(request_id, int | str) and not isinstance(request_id, bool):
+            attributes["jsonrpc.request.id"] = str(request_id)
+        self._attributes = attributes
+        self._parent = _extracted(params)
+        self._span: trace.Span | None = None
+        self._token: object = None
+
+    def __enter__(self) -> Served:
+        links = []
+        if self._parent is not None:
+            ambient = trace.get_current_span().get_span_context()
+            if ambient.is_valid:
+                links.append(trace.Link(ambient))
+        span = self._tracer.start_span(
+            self.name,
+            context=self._parent,
+            kind=SpanKind.SERVER,
+            attributes=self._attributes,
+            links=links,
+        )
+        self._span = span
+        self._token = otel_context.attach(trace.set_span_in_context(span))
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        traceback: TracebackType | None,
+    ) -> None:
+        span = self._span
+        assert span is not None
+        if exc is not None:
+            span.set_attribute("error.type", error_type(exc))
+            span.set_status(Status(StatusCode.ERROR, str(exc) or None))
+            span.record_exception(exc)
+        span.end()
+        otel_context.detach(self._token)  # type: ignore[arg-type]

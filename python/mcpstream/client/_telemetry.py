@@ -24,9 +24,10 @@ from urllib.parse import urlsplit
 
 from ..errors import McpError
 from ..redaction import url_without_secrets
+from ..server_requests import McpServerRequestHandlerError
 
 if TYPE_CHECKING:
-    from ._otel import Operation
+    from ._otel import Operation, Served
 
 __all__ = [
     "OTEL_MODULES",
@@ -87,9 +88,10 @@ def operation_attributes(method: str, params: Any) -> tuple[str, dict[str, str]]
 
 
 def error_type(exc: BaseException) -> str:
-    """The ``error.type`` of a failure: the JSON-RPC code of an ``McpError``, else the class's
-    name (the ``mcpstream.errors`` classes, ``CancelledError``...)."""
-    if isinstance(exc, McpError):
+    """The ``error.type`` of a failure: the JSON-RPC code of an ``McpError`` (or of the error a
+    handler of a server request answers with), else the class's name (the ``mcpstream.errors``
+    classes, ``CancelledError``...)."""
+    if isinstance(exc, McpError | McpServerRequestHandlerError):
         return str(exc.code)
     return type(exc).__qualname__
 
@@ -126,6 +128,17 @@ class Telemetry:
         from . import _otel  # only once the host loaded OpenTelemetry
 
         return _otel.begin(self, step, protocol_version, transport)
+
+    def serve(self, method: str, params: Any, request_id: object) -> Served | None:
+        """The recording of the client's answer to the server's request ``method`` (a
+        ``SERVER`` span; ``with`` it around the answer), or None when there is nothing to
+        record (as ``begin``)."""
+        modules = sys.modules
+        if OTEL_MODULES[0] not in modules:
+            return None
+        from . import _otel  # only once the host loaded OpenTelemetry
+
+        return _otel.serve(method, params, request_id)
 
     def end_session(self) -> None:
         """Record the duration of the session (the client is closing)."""

@@ -65,7 +65,9 @@ class AsyncClient(
         self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
     ) -> AsyncMcpHttpTransport:
         self._lock = asyncio.Lock()  # bound to no loop until first waited on
-        handler = self._answers = ServerRequestRouter(requests, awaitable_answers=True)
+        handler = self._answers = ServerRequestRouter(
+            requests, awaitable_answers=True, telemetry=self._telemetry
+        )
         return AsyncMcpHttpTransport(
             **options, server_request_handler=handler, on_notification=router.adeliver
         )

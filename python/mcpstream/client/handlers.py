@@ -20,12 +20,16 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Awaitable, Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Unpack
+from typing import TYPE_CHECKING, Any, Unpack
 
 from ..server_requests import McpUnsupportedServerRequestError, ServerRequest
 from .events import ElicitationRequest, ElicitationResponse, SamplingRequest, SamplingResponse
+
+if TYPE_CHECKING:
+    from ._telemetry import Telemetry
 
 __all__ = [
     "ElicitationHandler",
@@ -127,17 +131,35 @@ class ServerRequestRouter:
     (``Client``), an awaitable answer is refused with ``TypeError``.
     """
 
-    def __init__(self, requests: ServerRequests, *, awaitable_answers: bool) -> None:
+    def __init__(
+        self,
+        requests: ServerRequests,
+        *,
+        awaitable_answers: bool,
+        telemetry: Telemetry | None = None,
+    ) -> None:
         self._requests = requests
         self._awaitable_answers = awaitable_answers
+        self._telemetry = telemetry
 
     def handle_request(self, **request: Unpack[ServerRequest]) -> Any:
         """Answer one server request (see the module docstring)."""
-        return self.answer(request["method"], request["params"])
+        return self.answer(request["method"], request["params"], request.get("request_id"))
 
-    def answer(self, method: str, params: Any) -> Any:
+    def answer(self, method: str, params: Any, request_id: object = None) -> Any:
         """Answer the server request ``method`` with ``params``, wherever it came from (on a
-        stream, or as an input request of a task)."""
+        stream, or as an input request of a task); with ``telemetry``, in a ``SERVER`` span
+        while a provider is configured (``_telemetry``)."""
+        telemetry = self._telemetry
+        served = telemetry.serve(method, params, request_id) if telemetry is not None else None
+        if served is None:
+            return self._answer(method, params)
+        if self._awaitable_answers:
+            return _served_later(served, self._answer, method, params)
+        with served:
+            return self._answer(method, params)
+
+    def _answer(self, method: str, params: Any) -> Any:
         step = self._requests.route(method, params)
         if not isinstance(step, _Call):
             return step
@@ -154,3 +176,15 @@ class ServerRequestRouter:
 
 async def _finish_later(answer: Awaitable[Any], finish: Callable[[Any], Any]) -> Any:
     return finish(await answer)
+
+
+async def _served_later(
+    served: AbstractContextManager[object],
+    answer: Callable[[str, Any], Any],
+    method: str,
+    params: Any,
+) -> Any:
+    """``answer(method, params)``, awaited if need be, within ``served`` (its span)."""
+    with served:
+        result = answer(method, params)
+        return (await result) if inspect.isawaitable(result) else result

@@ -108,7 +108,9 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
         self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
     ) -> McpHttpTransport:
         self._lock = threading.RLock()  # reentrant: a callback may call the client back
-        handler = self._answers = ServerRequestRouter(requests, awaitable_answers=False)
+        handler = self._answers = ServerRequestRouter(
+            requests, awaitable_answers=False, telemetry=self._telemetry
+        )
         return McpHttpTransport(
             **options, server_request_handler=handler, on_notification=router.deliver
         )
