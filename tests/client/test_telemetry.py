@@ -311,6 +311,35 @@ def test_the_answer_to_a_server_request_is_a_server_span_in_the_trace_of_the_cal
     assert chain[-1] == "tools/call summarize" and "tools/call summarize" in chain[:-1]
 
 
+@pytest.mark.parametrize("era", ["legacy", "modern"])
+def test_a_task_polled_for_shows_each_poll_as_a_span_beside_the_call(
+    otel: Recorded, json_server: DemoServer, era: str
+) -> None:
+    def work() -> str:
+        with Client(json_server.url, protocol=era) as client:
+            handle = client.call_tool("render", {"seconds": 0.2}, as_task=True)
+            return handle.result().text
+
+    text, host_id = under_host_span(work)
+    assert text
+    spans = otel.spans()
+    names = [span.name for span in spans]
+    assert names.index("tools/call render") < names.index("tasks/get")
+    # Each message of the polling is a span of its own, all under the host's span.
+    assert {span.parent.span_id if span.parent else None for span in spans} == {host_id}
+
+
+@MODES
+def test_a_notification_is_a_span_without_a_request_id(
+    otel: Recorded, sse_server: DemoServer, mode: str
+) -> None:
+    run_calls(mode, sse_server.url, [_call("send_roots_list_changed")], protocol="legacy")
+    span = otel.span("notifications/roots/list_changed")
+    assert span.kind is SpanKind.CLIENT
+    assert "jsonrpc.request.id" not in (span.attributes or {})
+    assert (span.attributes or {})["mcp.session.id"]
+
+
 # -- errors -----------------------------------------------------------------------------------
 
 

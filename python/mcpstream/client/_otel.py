@@ -21,6 +21,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
+from .._http.core.era import MODERN_VERSIONS
 from .._version import __version__
 from ..errors import McpHttpTransportSessionExpiredError
 from ..transport_http import Negotiated
@@ -177,7 +178,8 @@ class Operation:
             # Renamed when done: the transport asks for 2026-07-28 first unless the host
             # pinned the handshake era, and falls back to ``initialize``.
             era = step.negotiation.era
-            method = "server/discover" if era is None or era == "modern" else "initialize"
+            modern = era is None or era == "modern" or era in MODERN_VERSIONS
+            method = "server/discover" if modern else "initialize"
             self.name, attributes = operation_attributes(method, None)
             if telemetry.session is not None:  # a new session: the server lost the last one
                 end_session(telemetry, _SESSION_EXPIRED)
