@@ -41,7 +41,7 @@ from opentelemetry.util._once import Once
 HERE = Path(__file__).parent
 STATES = ("unloaded", "no-provider", "on")
 OTEL_MODULES = ("opentelemetry.trace", "opentelemetry.metrics")
-"""The modules the client looks for (``mcpstream.client._telemetry.OTEL_MODULES``)."""
+"""The modules the client looks for (``mcpstream._telemetry.OTEL_MODULES``)."""
 
 
 class DropSpans(SpanExporter):

@@ -1,4 +1,4 @@
-"""OpenTelemetry of ``Client`` and ``AsyncClient`` (``mcpstream.client._telemetry``, ``_otel``)
+"""OpenTelemetry of ``Client`` and ``AsyncClient`` (``mcpstream._telemetry``, ``_otel``)
 against the official SDK's server (the demo server, on a thread of this process), recorded by
 the OpenTelemetry SDK's in-memory span exporter and metric reader: one CLIENT span per message
 with the MCP semantic conventions' name and attributes, under the host's span; the server's own
@@ -21,7 +21,7 @@ from typing import Any
 
 import pytest
 from mcpstream import AsyncClient, Client, McpError, SamplingRequest, SamplingResponse
-from mcpstream.client._telemetry import error_type, operation_attributes, server_endpoint
+from mcpstream._telemetry import error_type, operation_attributes, server_endpoint
 from mcpstream.demo import DemoServer
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportSessionExpiredError
 from opentelemetry import metrics, trace
@@ -486,7 +486,7 @@ def test_a_plain_call_does_not_import_opentelemetry(json_server: DemoServer) -> 
         f"with Client({json_server.url!r}) as client:\n"
         "    client.call_tool('echo', {'text': 'a'})\n"
         "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
-        "print('mcpstream.client._otel' in sys.modules)\n"
+        "print('mcpstream._otel' in sys.modules)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],

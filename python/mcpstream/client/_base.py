@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any, Generic, TypedDict, TypeVar
 
 from .._http.stack import StackName
+from .._telemetry import Telemetry
 from .._version import __version__
 from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
@@ -31,7 +32,6 @@ from ._settings import (
     check_timeout,
     oauth_config,
 )
-from ._telemetry import Telemetry
 from .handlers import ElicitationHandler, SamplingHandler, ServerRequests
 from .results import ServerInfo
 

@@ -29,7 +29,7 @@ from ..server_requests import McpUnsupportedServerRequestError, ServerRequest
 from .events import ElicitationRequest, ElicitationResponse, SamplingRequest, SamplingResponse
 
 if TYPE_CHECKING:
-    from ._telemetry import Telemetry
+    from .._telemetry import Telemetry
 
 __all__ = [
     "ElicitationHandler",

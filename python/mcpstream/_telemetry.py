@@ -1,9 +1,9 @@
-"""OpenTelemetry for ``Client`` and ``AsyncClient`` (docs/telemetry.md): what is recorded of
-each message the client sends, by the MCP semantic conventions, decided here without importing
-OpenTelemetry.
+"""OpenTelemetry for the clients and the drop-in transports (docs/telemetry.md): what is
+recorded of each message they send, by the MCP semantic conventions, decided here without
+importing OpenTelemetry.
 
-A client's ``Telemetry`` is asked by its driver, for each step that sends something
-(``begin``), whether to record it. A host that never imported ``opentelemetry`` cannot have
+A client's or transport's ``Telemetry`` is asked, for each message it sends (``begin``), whether
+to record it. A host that never imported ``opentelemetry`` cannot have
 configured a tracer or meter provider, so the answer is then found in ``sys.modules`` alone:
 nothing is imported or computed. Otherwise ``_otel`` (which imports the OpenTelemetry API) opens
 the span, carries its context in ``params._meta`` and records the duration, when a provider is
@@ -22,15 +22,17 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from ..errors import McpError
-from ..redaction import url_without_secrets
-from ..server_requests import McpServerRequestHandlerError
+from .errors import McpError
+from .redaction import url_without_secrets
+from .server_requests import McpServerRequestHandlerError
 
 if TYPE_CHECKING:
     from ._otel import Operation, Served
 
 __all__ = [
     "OTEL_MODULES",
+    "Message",
+    "Negotiating",
     "SessionClock",
     "Telemetry",
     "error_type",
@@ -97,6 +99,22 @@ def error_type(exc: BaseException) -> str:
 
 
 @dataclass(frozen=True, slots=True)
+class Message:
+    """A request or notification a drop-in transport sends (what ``begin`` records; the
+    clients' steps have the same two fields)."""
+
+    method: str
+    params: Any
+
+
+@dataclass(frozen=True, slots=True)
+class Negotiating:
+    """The negotiation of a drop-in transport (``era``: as ``Negotiation.era``)."""
+
+    era: str | None
+
+
+@dataclass(frozen=True, slots=True)
 class SessionClock:
     """When the session being measured began (``time.perf_counter``) and its version."""
 
@@ -116,12 +134,12 @@ class Telemetry:
         self.trace_context = trace_context
         self.session: SessionClock | None = None
 
-    def begin(
-        self, step: object, protocol_version: str | None, transport: object
-    ) -> Operation | None:
-        """The recording of ``step`` (a ``Request``, ``Notify`` or ``Negotiate``; the driver
-        sends what it returns instead), or None when there is nothing to record: no
-        OpenTelemetry loaded, no provider configured, a step that sends no MCP message."""
+    def begin(self, step: Any, protocol_version: str | None, transport: object) -> Operation | None:
+        """The recording of ``step``, a message (a ``method`` and ``params``: a client's
+        ``Request`` or ``Notify``, a transport's ``Message``) or a negotiation (with a
+        ``negotiation`` or an ``era``): ``with`` it gives the step to send instead. None when
+        there is nothing to record: no OpenTelemetry loaded, no provider configured, a step
+        that sends no MCP message."""
         modules = sys.modules
         if OTEL_MODULES[0] not in modules and OTEL_MODULES[1] not in modules:
             return None

@@ -1,7 +1,8 @@
-"""The OpenTelemetry calls of the client's telemetry (``_telemetry`` decides whether they are
-made; this module imports the OpenTelemetry API and is imported only once a host loaded it).
+"""The OpenTelemetry calls of the clients' and transports' telemetry (``_telemetry`` decides
+whether they are made; this module imports the OpenTelemetry API and is imported only once a
+host loaded it).
 
-One ``Operation`` per MCP message the client sends: a ``CLIENT`` span, current while the
+One ``Operation`` per MCP message sent: a ``CLIENT`` span, current while the
 message is out (the host's handlers of server requests during the call, and the spans of an
 instrumented HTTP library on the calling thread or task, nest under it), the W3C trace context
 of that span in ``params._meta``, and the ``mcp.client.operation.duration`` histogram. The
@@ -21,12 +22,11 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from .._http.core.era import MODERN_VERSIONS
-from .._version import __version__
-from ..errors import McpHttpTransportSessionExpiredError
-from ..transport_http import Negotiated
-from ._core import Negotiate, Notify, Request
+from ._http.core.era import MODERN_VERSIONS
+from ._http.core.modern import Negotiated
 from ._telemetry import SessionClock, Telemetry, error_type, operation_attributes
+from ._version import __version__
+from .errors import McpHttpTransportSessionExpiredError
 
 try:  # the proxy a meter provider is until one is set (no public name for it)
     from opentelemetry.metrics._internal import _ProxyMeterProvider
@@ -118,12 +118,23 @@ def _common(telemetry: Telemetry) -> dict[str, Any]:
     return common
 
 
+def _era(step: Any) -> tuple[bool, str | None]:
+    """Whether ``step`` is a negotiation, and the era it pins (``Negotiate.negotiation.era``,
+    ``Negotiating.era``)."""
+    negotiation = getattr(step, "negotiation", step)
+    if hasattr(negotiation, "era") and not hasattr(step, "method"):
+        era = negotiation.era
+        return True, era if isinstance(era, str) else None
+    return False, None
+
+
 def begin(
-    telemetry: Telemetry, step: object, protocol_version: str | None, transport: object
+    telemetry: Telemetry, step: Any, protocol_version: str | None, transport: object
 ) -> Operation | None:
     """The operation recording ``step``, or None (no provider configured, or a step that is
-    not an MCP message of the client's: the listen stream's reopening)."""
-    if not isinstance(step, Request | Notify | Negotiate):
+    not an MCP message: the listen stream's reopening)."""
+    negotiating, _ = _era(step)
+    if not negotiating and not isinstance(getattr(step, "method", None), str):
         return None
     tracer = _tracer()
     histograms = _histograms()
@@ -153,6 +164,7 @@ class Operation:
     __slots__ = (
         "_attributes",
         "_histograms",
+        "_negotiating",
         "_session_id",
         "_span",
         "_started",
@@ -166,7 +178,7 @@ class Operation:
     def __init__(
         self,
         telemetry: Telemetry,
-        step: Request | Notify | Negotiate,
+        step: Any,
         protocol_version: str | None,
         transport: object,
         tracer: trace.Tracer | None,
@@ -174,10 +186,11 @@ class Operation:
     ) -> None:
         self._telemetry, self._step = telemetry, step
         self._tracer, self._histograms = tracer, histograms
-        if isinstance(step, Negotiate):
+        negotiating, era = _era(step)
+        self._negotiating = negotiating
+        if negotiating:
             # Renamed when done: the transport asks for 2026-07-28 first unless the host
             # pinned the handshake era, and falls back to ``initialize``.
-            era = step.negotiation.era
             modern = era is None or era == "modern" or era in MODERN_VERSIONS
             method = "server/discover" if modern else "initialize"
             self.name, attributes = operation_attributes(method, None)
@@ -194,7 +207,7 @@ class Operation:
         self._session_id = session_id if isinstance(session_id, str) and session_id else None
         self._started = 0.0
 
-    def __enter__(self) -> Request | Notify | Negotiate:
+    def __enter__(self) -> Any:
         step = self._step
         if self._tracer is not None:
             attributes = dict(self._attributes)
@@ -204,7 +217,7 @@ class Operation:
             self._span = span
             current = trace.set_span_in_context(span)
             self._token = otel_context.attach(current)
-            if self._telemetry.trace_context and not isinstance(step, Negotiate):
+            if self._telemetry.trace_context and not self._negotiating:
                 step = replace(step, params=_with_trace_context(step.params, current))
         self._started = time.perf_counter()
         return step
