@@ -16,7 +16,7 @@ import time
 from collections.abc import Mapping
 from dataclasses import replace
 from types import TracebackType
-from typing import Any
+from typing import Any, TypeVar
 
 from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
@@ -24,7 +24,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ._http.core.era import MODERN_VERSIONS
 from ._http.core.modern import Negotiated
-from ._telemetry import SessionClock, Telemetry, error_type, operation_attributes
+from ._semconv import SessionClock, TelemetryState, error_type, operation_attributes
 from ._version import __version__
 from .errors import McpHttpTransportSessionExpiredError
 
@@ -34,6 +34,8 @@ except ImportError:  # pragma: no cover - every supported API version has it
     _ProxyMeterProvider = ()  # type: ignore[assignment,misc]
 
 __all__ = ["Operation", "Served", "begin", "end_session", "serve"]
+
+T = TypeVar("T")
 
 SCOPE = "mcpstream"
 """The instrumentation scope of the spans and metrics."""
@@ -108,7 +110,7 @@ def _histograms() -> tuple[metrics.Histogram, metrics.Histogram] | None:
     return _cache.operation, _cache.session
 
 
-def _common(telemetry: Telemetry) -> dict[str, Any]:
+def _common(telemetry: TelemetryState) -> dict[str, Any]:
     """The attributes of every span and measurement of the client's server."""
     common: dict[str, Any] = {"network.transport": "tcp", "network.protocol.name": "http"}
     if telemetry.server_address is not None:
@@ -129,7 +131,7 @@ def _era(step: Any) -> tuple[bool, str | None]:
 
 
 def begin(
-    telemetry: Telemetry, step: Any, protocol_version: str | None, transport: object
+    telemetry: TelemetryState, step: Any, protocol_version: str | None, transport: object
 ) -> Operation | None:
     """The operation recording ``step``, or None (no provider configured, or a step that is
     not an MCP message: the listen stream's reopening)."""
@@ -143,7 +145,7 @@ def begin(
     return Operation(telemetry, step, protocol_version, transport, tracer, histograms)
 
 
-def end_session(telemetry: Telemetry, failure: str | None) -> None:
+def end_session(telemetry: TelemetryState, failure: str | None) -> None:
     """Record the measured session's duration (``failure``: its ``error.type``) and forget it."""
     clock, telemetry.session = telemetry.session, None
     histograms = _histograms()
@@ -177,7 +179,7 @@ class Operation:
 
     def __init__(
         self,
-        telemetry: Telemetry,
+        telemetry: TelemetryState,
         step: Any,
         protocol_version: str | None,
         transport: object,
@@ -222,7 +224,7 @@ class Operation:
         self._started = time.perf_counter()
         return step
 
-    def done(self, outcome: Any) -> Any:
+    def done(self, outcome: T) -> T:
         """Read ``outcome`` (a response, a ``Negotiated``, None for a notification) into the
         span: the request id, a JSON-RPC error or a tool's error, what was negotiated.
         Returns ``outcome``."""

@@ -1,9 +1,10 @@
-"""OpenTelemetry of ``Client`` and ``AsyncClient`` (``mcpstream._telemetry``, ``_otel``)
-against the official SDK's server (the demo server, on a thread of this process), recorded by
-the OpenTelemetry SDK's in-memory span exporter and metric reader: one CLIENT span per message
-with the MCP semantic conventions' name and attributes, under the host's span; the server's own
-spans (the SDK makes them from the ``_meta`` it received) under the client's; errors; the
-duration metrics; nothing at all without a provider.
+"""OpenTelemetry of ``Client``, ``AsyncClient`` and the drop-in transports
+(``mcpstream._telemetry``, ``_semconv``, ``_otel``) against the official SDK's server (the demo
+server, on a thread of this process), recorded by the OpenTelemetry SDK's in-memory span
+exporter and metric reader: one CLIENT span per message with the MCP semantic conventions' name
+and attributes, under the host's span; the server's own spans (the SDK makes them from the
+``_meta`` it received) under the client's; errors; the duration metrics; nothing at all without
+a provider.
 
 A process has one global tracer and meter provider, and the SDK's server caches the tracer of
 the first: the ``otel`` fixture installs the same providers for each test and takes them away
@@ -21,9 +22,12 @@ from typing import Any
 
 import pytest
 from mcpstream import AsyncClient, Client, McpError, SamplingRequest, SamplingResponse
-from mcpstream._telemetry import error_type, operation_attributes, server_endpoint
+from mcpstream._semconv import error_type, operation_attributes, server_endpoint
 from mcpstream.demo import DemoServer
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportSessionExpiredError
+from mcpstream.models import ResolvedMcpServer
+from mcpstream.transport_http import McpHttpTransport
+from mcpstream.transport_http_async import AsyncMcpHttpTransport
 from opentelemetry import metrics, trace
 from opentelemetry.metrics import _internal as metrics_internal
 from opentelemetry.sdk.metrics import Histogram, MeterProvider
@@ -338,6 +342,60 @@ def test_a_notification_is_a_span_without_a_request_id(
     assert span.kind is SpanKind.CLIENT
     assert "jsonrpc.request.id" not in (span.attributes or {})
     assert (span.attributes or {})["mcp.session.id"]
+
+
+# -- the drop-in transports -------------------------------------------------------------------
+
+_INITIALIZE = {
+    "protocolVersion": "2025-11-25",
+    "capabilities": {},
+    "clientInfo": {"name": "host", "version": "1"},
+}
+
+
+def _transport_session(mode: str, url: str, workspace: Path, **options: Any) -> Any:
+    """A host's own handshake and tool call through ``McpHttpTransport`` (or the async one)."""
+    server = ResolvedMcpServer(id="demo", url=url, headers={}, call_timeout_s=30.0)
+    call = {"name": "echo", "arguments": {"text": "a"}}
+    if mode == "sync":
+        with McpHttpTransport(server=server, workspace_root=workspace, **options) as transport:
+            transport.request(method="initialize", params=_INITIALIZE, timeout_s=30.0)
+            transport.send_notification(method="notifications/initialized", params=None)
+            return transport.request(method="tools/call", params=call, timeout_s=30.0)
+
+    async def scenario() -> Any:
+        transport = AsyncMcpHttpTransport(server=server, workspace_root=workspace, **options)
+        try:
+            await transport.request(method="initialize", params=_INITIALIZE, timeout_s=30.0)
+            await transport.send_notification(method="notifications/initialized", params=None)
+            return await transport.request(method="tools/call", params=call, timeout_s=30.0)
+        finally:
+            await transport.close()
+
+    return asyncio.run(scenario())
+
+
+@MODES
+def test_a_drop_in_transport_records_what_the_host_sends_through_it(
+    otel: Recorded, json_server: DemoServer, mode: str, tmp_path: Path
+) -> None:
+    response, host_id = under_host_span(lambda: _transport_session(mode, json_server.url, tmp_path))
+    assert response.error is None
+    spans = otel.spans()
+    assert [span.name for span in spans] == [
+        "initialize",
+        "notifications/initialized",
+        "tools/call echo",
+    ]
+    assert all(span.parent is not None and span.parent.span_id == host_id for span in spans)
+    call = otel.span("tools/call echo")
+    assert (call.attributes or {})["mcp.session.id"]
+    server = next(s for s in otel.spans("mcp-python-sdk") if s.name == "tools/call echo")
+    assert server.parent is not None and server.parent.span_id == call.context.span_id
+
+    otel.exporter.clear()
+    _transport_session(mode, json_server.url, tmp_path, telemetry=False)
+    assert otel.spans() == []
 
 
 # -- errors -----------------------------------------------------------------------------------

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._telemetry import Message, Negotiating
 from .._timeouts import check_timeout
 from ..jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcResponse
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
@@ -120,12 +121,26 @@ class AsyncMcpHttpTransport(
         request whose task is cancelled is cancelled at the server as one that times out is,
         before the ``CancelledError`` goes on."""
         timeout_s = check_timeout("timeout_s", timeout_s)
+        operation = self._traced(Message(method, params))
+        if operation is None:
+            return await self._request(method, params, timeout_s)
+        with operation as message:  # the span is current while the request is out
+            return operation.done(await self._request(method, message.params, timeout_s))
+
+    async def _request(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         await self._after_get_answered(timeout_s)
         return await self._run(self._request_flow(method, params, timeout_s, started))
 
     async def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it (see ``McpHttpTransport.negotiate``)."""
+        operation = self._traced(Negotiating(negotiation.era))
+        if operation is None:
+            return await self._negotiate(negotiation)
+        with operation:
+            return operation.done(await self._negotiate(negotiation))
+
+    async def _negotiate(self, negotiation: Negotiation) -> Negotiated:
         negotiated = await self._run(self._negotiate_flow(negotiation, time.monotonic()))
         if not negotiated.modern:
             await self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
@@ -137,6 +152,17 @@ class AsyncMcpHttpTransport(
         self, *, method: str, params: Any | None, completion_timeout_s: float | None = None
     ) -> None:
         """Send a notification (see ``McpHttpTransport.send_notification``)."""
+        operation = self._traced(Message(method, params))
+        if operation is None:
+            await self._send_notification(method, params, completion_timeout_s)
+            return
+        with operation as message:
+            await self._send_notification(method, message.params, completion_timeout_s)
+            operation.done(None)
+
+    async def _send_notification(
+        self, method: str, params: Any | None, completion_timeout_s: float | None
+    ) -> None:
         await self._after_get_answered()
         flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
         if await self._run(flow):
@@ -220,6 +246,7 @@ class AsyncMcpHttpTransport(
         if self.closed:
             return
         self._protocol.closed = True
+        self._end_telemetry()
         current = asyncio.current_task()
         self._retire_listener(current)
         tasks, self._retired_tasks = self._retired_tasks, []

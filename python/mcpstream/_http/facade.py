@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
-from typing import Any, Generic, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
+from .._telemetry import Message, Negotiating, Telemetry
 from .._timeouts import call_timeout, check_connect_timeout
 from .._urls import check_url
 from ..codec import DEFAULT_MAX_EVENT_BYTES
@@ -47,6 +48,9 @@ from .core.relay import Relay
 from .core.sse_legacy import SseStream, host_initialize_flow, sse_call_flow
 from .core.steps import Flow
 from .stack import HttpStack, StackName, stack_named, stack_of
+
+if TYPE_CHECKING:
+    from .._otel import Operation
 
 ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
 AuthT = TypeVar("AuthT", bound=StoredCredentials)
@@ -90,6 +94,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         connect_timeout_s: float | None = None,
         on_notification: CallbackT | None = None,
         http_stack: StackName | None = None,
+        telemetry: bool = True,
     ) -> None:
         """See the transport's class."""
         self._stack: HttpStack = _resolve_stack(client, http_stack)
@@ -122,6 +127,10 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         self._protocol.push_notifications = on_notification is not None
         self._negotiated: Negotiated | None = None
         self._relay: Relay | None = None
+        self._telemetry = Telemetry(self._protocol.url, trace_context=True) if telemetry else None
+        """OpenTelemetry of the messages the host sends through ``request``,
+        ``send_notification`` and ``negotiate`` (None: a ``Client``'s transport, whose client
+        records them itself)."""
         self._sse: SseStream | None = None
         """The HTTP+SSE stream (2024-11-05) the transport speaks over, set by the driver when
         a flow opens one (``OpenStream``); None over Streamable HTTP."""
@@ -236,6 +245,20 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             return False
         stream.end(self._protocol.closed_error())
         return True
+
+    def _traced(self, step: Message | Negotiating) -> Operation | None:
+        """The recording of a message the host sends (``_telemetry``), or None."""
+        telemetry = self._telemetry
+        if telemetry is None:
+            return None
+        negotiated = self._negotiated
+        version = negotiated.version if negotiated is not None else None
+        return telemetry.begin(step, version or self._protocol.protocol_version, self)
+
+    def _end_telemetry(self) -> None:
+        """The session's duration, recorded as the transport closes."""
+        if self._telemetry is not None:
+            self._telemetry.end_session()
 
     def _negotiate_flow(self, negotiation: Negotiation, now: float) -> Flow[Negotiated]:
         negotiated = yield from negotiate_flow(

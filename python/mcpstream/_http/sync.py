@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._telemetry import Message, Negotiating
 from .._timeouts import check_timeout
 from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
 from ..oauth import McpOAuthRedirectHandler
@@ -111,6 +112,12 @@ class McpHttpTransport(
     Callbacks on different threads may therefore run at the same time. A callback that raises
     is logged and the call goes on; one that blocks holds up the stream it was called from.
 
+    OpenTelemetry (the documentation's "OpenTelemetry" page): while the host has a tracer or
+    meter provider configured, each ``request``, ``send_notification`` and ``negotiate`` is a
+    span and a duration measurement by the MCP semantic conventions, and carries its span's
+    trace context in ``params._meta`` (keys already there are kept); ``telemetry=False`` records
+    and sends none (``Client`` makes its transport so, and records its messages itself).
+
     Safe to share between threads: calls may run concurrently.
     """
 
@@ -161,6 +168,13 @@ class McpHttpTransport(
         most; ``close`` waits for it; the docs' "Cancellation"). ``timeout_s`` None (or
         ``math.inf``) is no limit; zero, a negative value or NaN raises ``ValueError``."""
         timeout_s = check_timeout("timeout_s", timeout_s)
+        operation = self._traced(Message(method, params))
+        if operation is None:
+            return self._request(method, params, timeout_s)
+        with operation as message:  # the span is current while the request is out
+            return operation.done(self._request(method, message.params, timeout_s))
+
+    def _request(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         self._after_get_answered(timeout_s)
         return self._run(self._request_flow(method, params, timeout_s, started))
@@ -169,6 +183,13 @@ class McpHttpTransport(
         """Find the era the server speaks and open it: ``server/discover`` for the stateless
         era (2026-07-28), else the ``initialize`` handshake (and ``notifications/initialized``,
         which opens the GET stream). ``negotiation.era`` may pin an era or a version."""
+        operation = self._traced(Negotiating(negotiation.era))
+        if operation is None:
+            return self._negotiate(negotiation)
+        with operation:
+            return operation.done(self._negotiate(negotiation))
+
+    def _negotiate(self, negotiation: Negotiation) -> Negotiated:
         negotiated = self._run(self._negotiate_flow(negotiation, time.monotonic()))
         if not negotiated.modern:
             self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
@@ -182,6 +203,17 @@ class McpHttpTransport(
         """Send a notification; returns once the server accepted it. After
         ``notifications/initialized`` the GET stream for server messages is opened on a thread
         of its own; the next call waits for its answer (see ``_after_get_answered``)."""
+        operation = self._traced(Message(method, params))
+        if operation is None:
+            self._send_notification(method, params, completion_timeout_s)
+            return
+        with operation as message:
+            self._send_notification(method, message.params, completion_timeout_s)
+            operation.done(None)
+
+    def _send_notification(
+        self, method: str, params: Any | None, completion_timeout_s: float | None
+    ) -> None:
         self._after_get_answered()
         flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
         if self._run(flow):
@@ -195,6 +227,7 @@ class McpHttpTransport(
                 return
             self._protocol.closed = True
             self._closing.set()
+        self._end_telemetry()
         self._stop_listener()
         self._join_detached()
         self._run(self._delete_flow())

@@ -69,7 +69,10 @@ class AsyncClient(
             requests, awaitable_answers=True, telemetry=self._telemetry
         )
         return AsyncMcpHttpTransport(
-            **options, server_request_handler=handler, on_notification=router.adeliver
+            **options,
+            server_request_handler=handler,
+            on_notification=router.adeliver,
+            telemetry=False,  # the client records its messages itself
         )
 
     async def _run(self, flow: Flow[T]) -> T:

@@ -112,7 +112,10 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
             requests, awaitable_answers=False, telemetry=self._telemetry
         )
         return McpHttpTransport(
-            **options, server_request_handler=handler, on_notification=router.deliver
+            **options,
+            server_request_handler=handler,
+            on_notification=router.deliver,
+            telemetry=False,  # the client records its messages itself
         )
 
     def _run(self, flow: Flow[T]) -> T:
