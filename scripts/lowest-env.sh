@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The suites at the lowest versions pyproject.toml allows: a venv resolved by uv with
-# `--resolution lowest-direct` (each of mcpstream's requirements, the extras cli, demo, sdk and
-# httpx2 included, at its lower bound; what those pull in at its newest), the test tools at the
-# exact versions of requirements/constraints.txt, then pytest on the suites named.
+# `--resolution lowest-direct` (each of mcpstream's requirements, the extras cli, demo, sdk,
+# httpx2 and otel included, at its lower bound; what those pull in at its newest), the test tools
+# at the exact versions of requirements/constraints.txt, then pytest on the suites named.
 #
 #   scripts/lowest-env.sh [PYTEST ARGS...]     (default: the transport, client, OAuth and SDK
 #                                               suites, -n 2)
@@ -52,9 +52,13 @@ for line in (root / "requirements/test.txt").read_text().splitlines():
 EOF
 # What mcpstream's floors are below the SDK's (see above).
 sed -n 's/^\s*"\(PyJWT\)>=\([^,]*\),.*/\1==\2/p' "$ROOT/pyproject.toml" >"$work/overrides.txt"
+# The OpenTelemetry SDK of the telemetry tests pins its API exactly: at the otel extra's floor.
+sed -n 's/^\s*"opentelemetry-api>=\([^,]*\),.*/opentelemetry-sdk==\1/p' "$ROOT/pyproject.toml" \
+  >>"$work/overrides.txt"
 
 "$uv" pip compile --quiet --python "$VENV/bin/python" --resolution lowest-direct \
-  "$ROOT/pyproject.toml" --extra cli --extra demo --extra sdk --extra httpx2 "$work/tools.txt" \
+  "$ROOT/pyproject.toml" --extra cli --extra demo --extra sdk --extra httpx2 --extra otel \
+  "$work/tools.txt" \
   --override "$work/overrides.txt" --no-emit-package mcpstream -o "$work/lowest.txt"
 "$uv" pip sync --quiet --python "$VENV/bin/python" "$work/lowest.txt"
 if [ -n "${MCPSTREAM_WHEEL:-}" ]; then

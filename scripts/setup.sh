@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 extras="${MCPSTREAM_EXTRAS:-}"
 tools=()
 if [ -z "$extras" ] || [ "$extras" = test ]; then
-  extras="cli,demo,sdk,httpx2,plot"
+  extras="cli,demo,sdk,httpx2,otel,plot"
   tools=(--requirement requirements/test.txt)
 fi
 if [ ! -x .venv/bin/python ]; then
