@@ -74,15 +74,24 @@ bash scripts/wheels.sh --pythons "oldest newest" --aarch64 newest
 py_tag="$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
 wheel="$(ls dist/mcpstream-*-"$py_tag"-"$py_tag"-*x86_64*.whl | head -n 1)"
 
+# mcpstream resolves beside the host environments of requirements/host-envs.txt (pip's
+# resolver, dry run): older and newer releases of each dependency, the agent frameworks. Its
+# time is mostly pip waiting on the package index (a few seconds of CPU an environment), so it
+# runs in the background beside the steps below and its report is printed after them; more
+# resolutions at once than its own four only slowed it down (the index and pip's cache).
+echo "== mcpstream beside host environments (pip's resolver): started, reported below"
+resolve_log="$(mktemp)"
+# Its own process group (setsid), so that a step below that fails, ending this script, ends
+# every pip of it too.
+setsid -w bash scripts/check-resolve.sh "$wheel" >"$resolve_log" 2>&1 &
+resolve_pid=$!
+trap 'kill -- -"$resolve_pid" 2>/dev/null || true' EXIT
+
 # The install requirements are ranges: the suites again at their lower bounds, in a venv that
 # uv resolves with --resolution lowest-direct (mcpstream's requirements and extras at their
 # lowest, the test tools at the constraints), with the wheel just built for this python3.
 echo "== pytest at the lowest allowed versions (transport, client, OAuth, SDK)"
 MCPSTREAM_WHEEL="$wheel" bash scripts/lowest-env.sh
-# And mcpstream resolves beside the host environments of requirements/host-envs.txt (pip's
-# resolver, dry run): older and newer releases of each dependency, the agent frameworks.
-echo "== mcpstream beside host environments (pip's resolver)"
-bash scripts/check-resolve.sh "$wheel"
 
 # The SDK's side (mcpstream.sdk under mcp.Client), with the wheel just built for this machine's
 # python3 installed in a venv of the SDK's test dependencies: the SDK's own tests of its
@@ -97,3 +106,10 @@ WORK="$sdk_work/lowest" MCP_VERSION="$lowest_mcp" MCPSTREAM_WHEEL="$wheel" \
   bash scripts/sdk-peer-tests.sh "$sdk_work/venv-lowest"
 WORK="$sdk_work" bash scripts/sdk-conformance.sh
 rm -rf "$sdk_work"
+
+echo "== mcpstream beside host environments (pip's resolver)"
+resolve_status=0
+wait "$resolve_pid" || resolve_status=$?
+cat "$resolve_log"
+rm -f "$resolve_log"
+exit "$resolve_status"
