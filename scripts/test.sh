@@ -67,9 +67,13 @@ MCPSTREAM_BACKEND=python python -m pytest tests/fuzz/test_transport_fuzz.py -q
 # oldest and newest Python's x86_64 wheels installed in fresh venvs and the codec, transport and
 # client suites run against them with no Rust toolchain and no source tree on the path; the
 # newest aarch64 wheel the same way under qemu, with the codec suite and client tests against
-# the SDK's server; the sdist built and installed by pip. `scripts/wheels.sh --all` tests them all.
+# the SDK's server; the sdist built and installed by pip. The wheel of the Python that ran the
+# suites above (python3, in .venv) gets that short run only (--smoke): its transport and client
+# suites just ran in full against the same source (built by setup.sh), and its codec suite checks
+# the wheel's own binary. `scripts/wheels.sh --all` tests them all.
 echo "== wheels (built for every supported Python and both architectures, some tested installed)"
-bash scripts/wheels.sh --pythons "oldest newest" --aarch64 newest
+venv_py="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+bash scripts/wheels.sh --pythons "oldest newest" --smoke "$venv_py" --aarch64 newest
 
 py_tag="$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
 wheel="$(ls dist/mcpstream-*-"$py_tag"-"$py_tag"-*x86_64*.whl | head -n 1)"
