@@ -34,7 +34,12 @@ fi
 
 # The codec suites test both backends side by side, and the conformance suite runs its client
 # under each backend itself. The transport, client, command and OAuth suites use the backend
-# mcpstream.codec picked at import (as do the hostile-server suites), so they run once per backend.
+# mcpstream.codec picked at import (as do the hostile-server suites): the native run has them
+# all; the pure-Python run has the suites where the codec does the work (the transport, hostile
+# servers, client and SDK suites), and of the OAuth and command suites the files whose MCP
+# traffic goes through the transport (a 401 replays the encoded request; a command prints the
+# decoded result). The rest of those two (discovery, tokens, DPoP proofs, the token store,
+# redaction, argument parsing) never reach the codec.
 # Each run is spread over both cores (pytest-xdist; every test starts or shares servers of its
 # worker's own, on ports the system picks).
 # The other SDKs' MCP servers (tests/peers): server-everything and servers of ours written with
@@ -48,9 +53,11 @@ bash scripts/install-legacy-server.sh
 
 echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest -n 2 tests -q
-echo "== pytest (pure-Python backend: transport, hostile servers, client, command, OAuth, SDK)"
-MCPSTREAM_BACKEND=python python -m pytest -n 2 tests/transport tests/hostile tests/client tests/cli \
-  tests/oauth tests/sdk -q
+echo "== pytest (pure-Python backend: transport, hostile servers, client, SDK; OAuth, command over it)"
+MCPSTREAM_BACKEND=python python -m pytest -n 2 tests/transport tests/hostile tests/client tests/sdk \
+  tests/oauth/test_transport_oauth.py tests/oauth/test_transport_oauth_async.py \
+  tests/oauth/test_client_oauth.py tests/oauth/test_sdk_transport_oauth.py \
+  tests/cli/test_cli_client_commands.py -q
 # As an application that called httpx2.alias_httpx() runs mcpstream (import httpx gives httpx2;
 # tests/conftest.py calls it first): the transport and client suites, one stack (the own client),
 # native backend; the httpx2 runs of every other suite are in the runs above (client_stack).
