@@ -123,6 +123,7 @@ rm -rf "$sdk_work"
 echo "== mcpstream beside host environments (pip's resolver)"
 resolve_status=0
 wait "$resolve_pid" || resolve_status=$?
+trap - EXIT  # it has ended: its group's number is free for others
 cat "$resolve_log"
 rm -f "$resolve_log"
 exit "$resolve_status"
