@@ -66,7 +66,9 @@ PY
   fi
   printf '%-4s mcpstream[%s] + %s: %s\n' "$status" "$extras" "$requirements" "$picked"
   if [ "$status" != ok ]; then
-    grep -E "ERROR|conflict|requires|depends" "$work/$i.log" | head -n 8 | sed 's/^/       /'
+    # (a log with none of these words, e.g. a network error's, must not end the summary here)
+    { grep -E "ERROR|conflict|requires|depends" "$work/$i.log" || tail -n 3 "$work/$i.log"; } |
+      sed -n '1,8s/^/       /p'
   fi
 done
 echo "check-resolve: $((n - failed)) of $n host environments resolve ($((SECONDS - started)) s)"

@@ -34,7 +34,12 @@ fi
 
 # The codec suites test both backends side by side, and the conformance suite runs its client
 # under each backend itself. The transport, client, command and OAuth suites use the backend
-# mcpstream.codec picked at import (as do the hostile-server suites), so they run once per backend.
+# mcpstream.codec picked at import (as do the hostile-server suites): the native run has them
+# all; the pure-Python run has the suites where the codec does the work (the transport, hostile
+# servers, client and SDK suites), and of the OAuth and command suites the files whose MCP
+# traffic goes through the transport (a 401 replays the encoded request; a command prints the
+# decoded result). The rest of those two (discovery, tokens, DPoP proofs, the token store,
+# redaction, argument parsing) never reach the codec.
 # Each run is spread over both cores (pytest-xdist; every test starts or shares servers of its
 # worker's own, on ports the system picks).
 # The other SDKs' MCP servers (tests/peers): server-everything and servers of ours written with
@@ -48,15 +53,19 @@ bash scripts/install-legacy-server.sh
 
 echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest -n 2 tests -q
-echo "== pytest (pure-Python backend: transport, hostile servers, client, command, OAuth, SDK)"
-MCPSTREAM_BACKEND=python python -m pytest -n 2 tests/transport tests/hostile tests/client tests/cli \
-  tests/oauth tests/sdk -q
+echo "== pytest (pure-Python backend: transport, hostile servers, client, SDK; OAuth, command over it)"
+# (The typing test runs mypy, which neither the backend nor httpx2.alias_httpx() below changes:
+# it runs in the native run, and at the lowest versions.)
+MCPSTREAM_BACKEND=python python -m pytest -n 2 tests/transport tests/hostile tests/client tests/sdk \
+  tests/oauth/test_transport_oauth.py tests/oauth/test_transport_oauth_async.py \
+  tests/oauth/test_client_oauth.py tests/oauth/test_sdk_transport_oauth.py \
+  tests/cli/test_cli_client_commands.py --ignore=tests/client/test_typing_httpx2.py -q
 # As an application that called httpx2.alias_httpx() runs mcpstream (import httpx gives httpx2;
 # tests/conftest.py calls it first): the transport and client suites, one stack (the own client),
 # native backend; the httpx2 runs of every other suite are in the runs above (client_stack).
 echo "== pytest under httpx2.alias_httpx() (transport, client; native backend)"
 MCPSTREAM_TEST_ALIAS_HTTPX=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
-  python -m pytest -n 2 tests/transport tests/client -q
+  python -m pytest -n 2 tests/transport tests/client --ignore=tests/client/test_typing_httpx2.py -q
 # The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
 # its codec half compares both backends and ran above, its transport half runs once per backend.
 echo "== fuzz, bounded (transport core, pure-Python backend)"
@@ -67,22 +76,35 @@ MCPSTREAM_BACKEND=python python -m pytest tests/fuzz/test_transport_fuzz.py -q
 # oldest and newest Python's x86_64 wheels installed in fresh venvs and the codec, transport and
 # client suites run against them with no Rust toolchain and no source tree on the path; the
 # newest aarch64 wheel the same way under qemu, with the codec suite and client tests against
-# the SDK's server; the sdist built and installed by pip. `scripts/wheels.sh --all` tests them all.
+# the SDK's server; the sdist built and installed by pip. The wheel of the Python that ran the
+# suites above (python3, in .venv) gets that short run only (--smoke): its transport and client
+# suites just ran in full against the same source (built by setup.sh), and its codec suite checks
+# the wheel's own binary. `scripts/wheels.sh --all` tests them all.
 echo "== wheels (built for every supported Python and both architectures, some tested installed)"
-bash scripts/wheels.sh --pythons "oldest newest" --aarch64 newest
+venv_py="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
+bash scripts/wheels.sh --pythons "oldest newest" --smoke "$venv_py" --aarch64 newest
 
 py_tag="$(python3 -c 'import sys; print("cp%d%d" % sys.version_info[:2])')"
 wheel="$(ls dist/mcpstream-*-"$py_tag"-"$py_tag"-*x86_64*.whl | head -n 1)"
+
+# mcpstream resolves beside the host environments of requirements/host-envs.txt (pip's
+# resolver, dry run): older and newer releases of each dependency, the agent frameworks. Its
+# time is mostly pip waiting on the package index (a few seconds of CPU an environment), so it
+# runs in the background beside the steps below and its report is printed after them; more
+# resolutions at once than its own four only slowed it down (the index and pip's cache).
+echo "== mcpstream beside host environments (pip's resolver): started, reported below"
+resolve_log="$(mktemp)"
+# Its own process group (setsid), so that a step below that fails, ending this script, ends
+# every pip of it too.
+setsid -w bash scripts/check-resolve.sh "$wheel" >"$resolve_log" 2>&1 &
+resolve_pid=$!
+trap 'kill -- -"$resolve_pid" 2>/dev/null || true' EXIT
 
 # The install requirements are ranges: the suites again at their lower bounds, in a venv that
 # uv resolves with --resolution lowest-direct (mcpstream's requirements and extras at their
 # lowest, the test tools at the constraints), with the wheel just built for this python3.
 echo "== pytest at the lowest allowed versions (transport, client, OAuth, SDK)"
 MCPSTREAM_WHEEL="$wheel" bash scripts/lowest-env.sh
-# And mcpstream resolves beside the host environments of requirements/host-envs.txt (pip's
-# resolver, dry run): older and newer releases of each dependency, the agent frameworks.
-echo "== mcpstream beside host environments (pip's resolver)"
-bash scripts/check-resolve.sh "$wheel"
 
 # The SDK's side (mcpstream.sdk under mcp.Client), with the wheel just built for this machine's
 # python3 installed in a venv of the SDK's test dependencies: the SDK's own tests of its
@@ -101,3 +123,11 @@ WORK="$sdk_work/v1" MCP_VERSION=1.30.0 MCPSTREAM_WHEEL="$wheel" \
   bash scripts/sdk-peer-tests.sh "$sdk_work/venv-1x"
 WORK="$sdk_work" bash scripts/sdk-conformance.sh
 rm -rf "$sdk_work"
+
+echo "== mcpstream beside host environments (pip's resolver)"
+resolve_status=0
+wait "$resolve_pid" || resolve_status=$?
+trap - EXIT  # it has ended: its group's number is free for others
+cat "$resolve_log"
+rm -f "$resolve_log"
+exit "$resolve_status"

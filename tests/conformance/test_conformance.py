@@ -13,7 +13,8 @@ SKIPPED with exit 0: never taken for a pass), no check failed or warned, every c
 scenario is about succeeded, the client ran on the backend and transport asked for, negotiated
 the era of the wire and said it did what the scenario is about, and it ended as the scenario
 expects: done, or, where the suite allows a client error, failed with exactly the expected
-exception.
+exception. Each scenario runs on both backends and on both transports, paired diagonally
+(``backend_transport_runs``), not on all four pairs.
 
 ``MCPSTREAM_TEST_BACKENDS`` (comma-separated) limits the backends, as for the rest of the tests;
 ``MCPSTREAM_CONFORMANCE_TOOLS`` points at another install directory.
@@ -457,12 +458,34 @@ def describe(check: dict[str, Any]) -> str:
     return text
 
 
-@pytest.mark.parametrize("transport", ["sync", "async"])
-@pytest.mark.parametrize("backend", selected_backends())
+TRANSPORTS = ("sync", "async")
+
+
+def backend_transport_runs() -> list[tuple[Scenario, Wire, str, str]]:
+    """Each run of ``RUNS`` on every backend and on both transports, crossed diagonally: the
+    k-th run pairs the backends with the transports in turn, so with two backends a run is
+    made twice (each backend once, each transport once) and every pair of backend and
+    transport still meets, on every other run. The backend is below the I/O-free core both
+    transports share, and the transport and codec suites cross the two in full; making each
+    run four times doubled the time of this suite, the slowest of all. One backend selected:
+    both transports."""
+    backends = selected_backends()
+    if len(backends) < 2:
+        return [(s, w, backends[0], t) for s, w in RUNS for t in TRANSPORTS]
+    return [
+        (scenario, wire, backend, TRANSPORTS[(k + j) % len(TRANSPORTS)])
+        for k, (scenario, wire) in enumerate(RUNS)
+        for j, backend in enumerate(backends)
+    ]
+
+
+BACKEND_TRANSPORT_RUNS = backend_transport_runs()
+
+
 @pytest.mark.parametrize(
-    ("scenario", "wire"),
-    RUNS,
-    ids=[f"{scenario.name}@{wire.label}" for scenario, wire in RUNS],
+    ("scenario", "wire", "backend", "transport"),
+    BACKEND_TRANSPORT_RUNS,
+    ids=[f"{s.name}@{w.label}-{b}-{t}" for s, w, b, t in BACKEND_TRANSPORT_RUNS],
 )
 def test_conformance_scenario(
     scenario: Scenario, wire: Wire, backend: str, transport: str, tmp_path: Path
