@@ -66,6 +66,12 @@ MCPSTREAM_BACKEND=python python -m pytest -n 2 tests/transport tests/hostile tes
 echo "== pytest under httpx2.alias_httpx() (transport, client; native backend)"
 MCPSTREAM_TEST_ALIAS_HTTPX=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
   python -m pytest -n 2 tests/transport tests/client --ignore=tests/client/test_typing_httpx2.py -q
+# mcpstream's own clients on its HTTP/1.1 transport (opt-in, MCPSTREAM_H1_TRANSPORT=1): every
+# hostile server and the client's deadlines over it (the transport's own suite,
+# tests/transport/test_h1transport.py, ran above).
+echo "== pytest over the HTTP/1.1 transport (hostile servers, client deadlines; native backend)"
+MCPSTREAM_H1_TRANSPORT=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
+  python -m pytest -n 2 tests/hostile tests/client/test_client_deadlines.py -q
 # The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
 # its codec half compares both backends and ran above, its transport half runs once per backend.
 echo "== fuzz, bounded (transport core, pure-Python backend)"
@@ -107,22 +113,33 @@ echo "== pytest at the lowest allowed versions (transport, client, OAuth, SDK)"
 MCPSTREAM_WHEEL="$wheel" bash scripts/lowest-env.sh
 
 # The SDK's side (mcpstream.sdk under mcp.Client), with the wheel just built for this machine's
-# python3 installed in a venv of the SDK's test dependencies: the SDK's own tests of its
+# python3 installed in one venv of the SDK's test dependencies: the SDK's own tests of its
 # Streamable HTTP client with our transport in its place (from the sdist of the pinned mcp, the
-# highest the sdk extra is tested with, then of the lowest it allows), then the SDK's
-# conformance client over mcpstream.sdk in every client scenario of both wires.
+# highest the sdk extra is tested with), the SDK's conformance client over mcpstream.sdk in every
+# client scenario of both wires, then the SDK's tests again at the lowest mcp the extra allows
+# and at the newest of the 1.x line (LangChain's adapters, smolagents and mcp-proxy still require
+# it), each release installed over the last in the same venv.
 echo "== the SDK's own transport tests (highest and lowest mcp 2.x, newest 1.x) and its conformance client"
 sdk_work="$(mktemp -d)"
-WORK="$sdk_work" MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh
+sdk_venv="$sdk_work/venv"
+WORK="$sdk_work" MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh "$sdk_venv"
+WORK="$sdk_work" bash scripts/sdk-conformance.sh "$sdk_venv"
 lowest_mcp="$(sed -n 's/^ *"mcp>=\([^,"]*\).*/\1/p' pyproject.toml | head -n 1)"
 WORK="$sdk_work/lowest" MCP_VERSION="$lowest_mcp" MCPSTREAM_WHEEL="$wheel" \
-  bash scripts/sdk-peer-tests.sh "$sdk_work/venv-lowest"
-# The SDK's 1.x line (mcp 1.24-1.30, which LangChain's adapters, smolagents and mcp-proxy still
-# require): its own transport tests at the newest 1.x release over mcpstream.sdk.
+  bash scripts/sdk-peer-tests.sh "$sdk_venv"
 WORK="$sdk_work/v1" MCP_VERSION=1.30.0 MCPSTREAM_WHEEL="$wheel" \
-  bash scripts/sdk-peer-tests.sh "$sdk_work/venv-1x"
-WORK="$sdk_work" bash scripts/sdk-conformance.sh
+  bash scripts/sdk-peer-tests.sh "$sdk_venv"
 rm -rf "$sdk_work"
+
+# The agent frameworks over mcpstream, by mcpstream.sdk.install() and by their own hooks, each in
+# a venv of its own (their dependency trees stay out of .venv): FastMCP, Pydantic AI and OpenAI
+# Agents on the SDK's 2.x line (requirements/frameworks.txt), LangChain's MCP adapters and
+# smolagents on its 1.x line (requirements/frameworks-1x.txt).
+echo "== the agent frameworks over mcpstream (tests/frameworks, tests/frameworks_1x)"
+fw_work="$(mktemp -d)"
+MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv"
+MCPSTREAM_FRAMEWORKS=1.x MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv-1x"
+rm -rf "$fw_work"
 
 echo "== mcpstream beside host environments (pip's resolver)"
 resolve_status=0
