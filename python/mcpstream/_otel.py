@@ -23,7 +23,7 @@ from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
 from ._http.core.era import MODERN_VERSIONS
-from ._http.core.modern import Negotiated
+from ._http.core.modern import Negotiated, Negotiation
 from ._semconv import SessionClock, TelemetryState, error_type, operation_attributes
 from ._version import __version__
 from .errors import McpHttpTransportSessionExpiredError
@@ -219,8 +219,12 @@ class Operation:
             self._span = span
             current = trace.set_span_in_context(span)
             self._token = otel_context.attach(current)
-            if self._telemetry.trace_context and not self._negotiating:
-                step = replace(step, params=_with_trace_context(step.params, current))
+            if self._telemetry.trace_context:
+                step = (
+                    _negotiation_with_trace_context(step, current)
+                    if self._negotiating
+                    else replace(step, params=_with_trace_context(step.params, current))
+                )
         self._started = time.perf_counter()
         return step
 
@@ -297,6 +301,19 @@ def _with_trace_context(params: Any, current: otel_context.Context) -> Any:
         return params
     out["_meta"] = {**carrier, **meta} if meta else carrier
     return out
+
+
+def _negotiation_with_trace_context(step: Any, current: otel_context.Context) -> Any:
+    """A negotiation step (a ``Negotiation``, or a step holding one as ``negotiation``) whose
+    requests carry the W3C trace context of ``current`` in ``_meta`` (``Negotiation.meta``),
+    each key only where the negotiation's own ``meta`` has none."""
+    carrier: dict[str, str] = {}
+    propagate.inject(carrier, context=current)
+    negotiation = getattr(step, "negotiation", step)
+    if not carrier or not isinstance(negotiation, Negotiation):
+        return step
+    traced = replace(negotiation, meta={**carrier, **(negotiation.meta or {})})
+    return traced if negotiation is step else replace(step, negotiation=traced)
 
 
 def serve(method: str, params: Any, request_id: object) -> Served | None:

@@ -250,13 +250,15 @@ def _taken(
 class Negotiation:
     """What a client says of itself when it negotiates (``capabilities``, ``client_info``),
     the era or version it pins (``era``: None to detect it, ``"modern"``, ``"legacy"``,
-    ``"http+sse"`` or a version), and the time the negotiation may take (None: the server's
-    call timeout)."""
+    ``"http+sse"`` or a version), the time the negotiation may take (None: the server's
+    call timeout), and ``meta``: entries of ``params._meta`` for the negotiation's requests
+    (the W3C trace context of the host's span, for one)."""
 
     capabilities: Mapping[str, Any]
     client_info: Mapping[str, Any]
     era: str | None = None
     timeout_s: float | None = None
+    meta: Mapping[str, Any] | None = None
 
 
 def negotiate_flow(
@@ -326,7 +328,8 @@ def _probe(
         protocol.modern = state
         try:
             channel = Channel(protocol, state, next_id, timeout_s)
-            response = yield from modern_request_flow(channel, "server/discover", None, now=now)
+            params = {"_meta": dict(negotiation.meta)} if negotiation.meta else None
+            response = yield from modern_request_flow(channel, "server/discover", params, now=now)
         except McpHttpTransportProtocolError:
             # A 4xx without a JSON-RPC error: a server of the handshake era.
             response = None
@@ -383,11 +386,14 @@ def _initialize_params(negotiation: Negotiation) -> dict[str, Any]:
     """The params of ``initialize``: the pinned version, or the newest of the handshake era."""
     pin = negotiation.era
     offered = pin if pin in era.LEGACY_VERSIONS else era.LEGACY_VERSIONS[0]
-    return {
+    params: dict[str, Any] = {
         "protocolVersion": offered,
         "capabilities": dict(negotiation.capabilities),
         "clientInfo": dict(negotiation.client_info),
     }
+    if negotiation.meta:
+        params["_meta"] = dict(negotiation.meta)
+    return params
 
 
 def _initialized(protocol: McpHttpProtocol, response: JsonRpcResponse | None) -> Negotiated:
