@@ -87,8 +87,12 @@ def test_a_16_mib_result_arrives_whole(mcp_server_urls: dict[str, str], mode: st
 
 
 def test_the_event_cap_fails_the_request_with_a_json_rpc_error(
-    mcp_server_urls: dict[str, str], mode: str
+    mcp_server_urls: dict[str, str],
 ) -> None:
+    # The handshake era: the server answers on an event stream (at 2026-07-28 a result is a
+    # JSON body, which the event cap does not bound, as in the SDK).
+    mode = "legacy"
+
     async def main() -> tuple[MCPError, str]:
         transport = streamable_http_client(mcp_server_urls["sse"], max_sse_event_size=64 * 1024)
         async with Client(transport, mode=mode) as c:

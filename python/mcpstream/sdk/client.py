@@ -49,11 +49,12 @@ async def streamable_http_client(
     SDK takes, or an ``httpx.AsyncClient`` as mcpstream's transports take; None: one of
     mcpstream's own, closed on exit; a client given is left open), ``terminate_on_close``
     (DELETE the session on exit),
-    ``max_sse_event_size`` (bytes of one SSE event or JSON body once decompressed; 64 MiB by
-    default, where the SDK's is 1 MiB; None: no limit). mcpstream's: ``call_timeout_s`` (one
-    request's deadline, end to end; 600 s, None: no limit), ``connect_timeout_s`` (10 s; None:
-    the request's whole deadline), ``reconnect_policy`` (resuming a
-    broken stream, reopening the GET stream), ``listen`` (open the GET stream after the
+    ``max_sse_event_size`` (bytes of one SSE event once decompressed; 64 MiB by default, where
+    the SDK's is 1 MiB; None: no limit; as in the SDK, JSON bodies are not capped by it: they
+    keep mcpstream's limit, 64 MiB or the event cap if larger). mcpstream's:
+    ``call_timeout_s`` (one request's deadline, end to end; 600 s, None: no limit),
+    ``connect_timeout_s`` (10 s; None: the request's whole deadline), ``reconnect_policy``
+    (resuming a broken stream, reopening the GET stream), ``listen`` (open the GET stream after the
     handshake), ``headers`` (sent with every request),
     ``server_id`` (names the server in errors and logs; by default its ``host:port``, or with
     ``oauth`` its canonical URL, the token store's key), and mcpstream's OAuth 2.1

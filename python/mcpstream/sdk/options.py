@@ -37,8 +37,9 @@ and logs (its ``host:port``; with OAuth, the canonical URL, the OAuth store's ke
 
 @dataclass(frozen=True, slots=True)
 class RelayOptions:
-    """The transport's settings: ``max_sse_event_size`` (bytes of one SSE event or JSON body,
-    None: no limit), ``call_timeout_s`` (one request's deadline), ``connect_timeout_s``,
+    """The transport's settings: ``max_sse_event_size`` (bytes of one SSE event, None: no
+    limit; JSON bodies: ``max_json_bytes``), ``call_timeout_s`` (one request's deadline),
+    ``connect_timeout_s``,
     ``reconnect_policy`` (resuming a broken stream, reopening the GET stream), ``listen`` (the
     GET stream below 2026-07-28), ``headers``
     (sent with every request), ``server_id``, and mcpstream's OAuth (``oauth``, ``oauth_store``,
@@ -74,7 +75,7 @@ class RelayOptions:
             call_timeout_s=self.call_timeout_s,
             oauth=self.oauth,
         )
-        return AsyncMcpHttpTransport(
+        transport = AsyncMcpHttpTransport(
             server=server,
             # Only a handler of roots requests reads it, and the session answers those itself.
             workspace_root=Path(tempfile.gettempdir()),
@@ -90,6 +91,17 @@ class RelayOptions:
             oauth_redirect_handler=self.oauth_redirect_handler,
             connect_timeout_s=self.connect_timeout_s,
         )
+        # The SDK caps SSE events only ("JSON responses are not affected"): a JSON body keeps
+        # mcpstream's own budget, or the event cap where that is larger.
+        transport.relay_rules().protocol.max_json_bytes = self.max_json_bytes
+        return transport
+
+    @property
+    def max_json_bytes(self) -> int | None:
+        """The budget of one JSON body: ``DEFAULT_MAX_EVENT_BYTES`` (64 MiB), or
+        ``max_sse_event_size`` when that is larger; None (no limit) when it is None."""
+        cap = self.max_sse_event_size
+        return None if cap is None else max(cap, DEFAULT_MAX_EVENT_BYTES)
 
 
 def _default_id(url: str, oauth: McpOAuthConfig | None) -> str:

@@ -405,7 +405,7 @@ def _take_post_answer(
         raise protocol.untyped_body_error(call.method)
     if kind is BodyKind.JSON:
         call.check_length(head.headers)
-        read = ReadBody(call.remaining_s(call.now), protocol.max_event_bytes)
+        read = ReadBody(call.remaining_s(call.now), protocol.max_json_bytes)
         outcome = yield from _expect(read, Bytes, Idle, Failed)
         call.now = outcome.now
         if isinstance(outcome, Idle):

@@ -276,6 +276,9 @@ class McpHttpProtocol:
         self.url: str = server.url
         self.redacted_url = redact_url(server.url)
         self.max_event_bytes = max_event_bytes
+        self.max_json_bytes = max_event_bytes
+        """The budget of one ``application/json`` body: ``max_event_bytes`` unless a driver
+        sets its own (a relayed SDK session caps SSE events only, as the SDK does)."""
         self.reconnect_policy = reconnect_policy
         if connect_timeout_s is not None and not connect_timeout_s > 0:
             raise ValueError("connect_timeout_s must be greater than 0")
