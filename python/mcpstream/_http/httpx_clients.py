@@ -389,8 +389,12 @@ _DIRECT: weakref.WeakKeyDictionary[httpx.Client | httpx.AsyncClient, Any] = (
 def direct_transport(client: httpx.Client | httpx.AsyncClient) -> Any:
     """The transport that every request of ``client`` goes through when the client is one made
     here without proxies (None otherwise): a request may then be handed to it directly (see
-    ``wire.send``)."""
-    return _DIRECT.get(client)
+    ``wire.send``). A host's client is never one (a proxy of one may not even take a weak
+    reference)."""
+    try:
+        return _DIRECT.get(client)
+    except TypeError:  # not weakly referenceable: not a client made here
+        return None
 
 
 def deadline_bound(response: httpx.Response) -> bool:

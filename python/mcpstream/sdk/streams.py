@@ -32,6 +32,7 @@ from .messages import (
     answer_payload,
     error_message,
     failure_message,
+    http_failure,
     notification_message,
     outgoing,
     request_message,
@@ -139,6 +140,7 @@ class SessionRelay:
     ) -> None:
         key = _key(request_id)
         reply: SessionMessage | None = None
+        raised: BaseException | None = None
         try:
             with scope:
                 try:
@@ -154,7 +156,9 @@ class SessionRelay:
                         else None,
                     )
                 except McpTransportError as exc:
-                    reply = failure_message(request_id, exc)
+                    raised = http_failure(exc)
+                    if raised is None:
+                        reply = failure_message(request_id, exc)
                 except Exception as exc:  # not the transport's (a host's client, a callback)
                     logger.warning("request %r failed: %s", request_id, type(exc).__name__)
                     reply = error_message(
@@ -163,6 +167,10 @@ class SessionRelay:
                 else:
                     assert response is not None
                     reply = response_message(response, request_id)
+                if raised is not None:
+                    # As the SDK's transport: the session's task group ends with the client's
+                    # exception (raised outside the handler: no cycle of contexts).
+                    raise raised
         finally:
             if self._calls.get(key) is scope:
                 del self._calls[key]

@@ -28,6 +28,7 @@ from .protocol import (
     Resume,
     carried_event_id,
     mark_delivered,
+    mark_streaming,
     normalized_content_type,
 )
 from .steps import Failed
@@ -391,7 +392,10 @@ class SseBody:
             return None
         if self._progress:
             call._idle_reconnects = 0
-        failure = error or call._protocol_error(
-            f"the event stream ended before the response to '{call.method}' arrived"
+        failure = error or mark_streaming(
+            call._protocol_error(
+                f"the event stream ended before the response to '{call.method}' arrived"
+            ),
+            ended=True,
         )
         return call._resume_or_raise(now, failure)
