@@ -3,18 +3,27 @@
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 from mcp.client.streamable_http import streamable_http_client as sdk_streamable_http_client
 from mcpstream.sdk import streamable_http_client
 
-__all__ = ["TRANSPORTS", "leaves", "shape"]
+__all__ = ["CAPPED", "TRANSPORTS", "leaves", "shape"]
 
 TRANSPORTS: dict[str, Any] = {
     "sdk": sdk_streamable_http_client,
     "mcpstream": streamable_http_client,
 }
 """The transports by name: the SDK's and mcpstream's."""
+
+CAPPED = sorted(
+    name
+    for name, factory in TRANSPORTS.items()
+    if "max_sse_event_size" in inspect.signature(factory).parameters
+)
+"""The transports that take ``max_sse_event_size``: mcpstream's always, the SDK's from mcp 2.2
+on (its transport had no event cap before)."""
 
 
 def leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
