@@ -2,7 +2,8 @@
 ``AsyncClient`` that sends through an ``httpx2`` client it borrowed (never running
 ``__init__``, as LiteLLM's does), a subclass of httpx2's that overrides ``send``, and a proxy
 object forwarding to a client (as frameworks wrap a client they were lent), each under
-``mcp.Client`` against the SDK's server; the speed hooks stay off them."""
+``mcp.Client`` against the SDK's server; the connections of a stock host client read as
+mcpstream's own, those of a host's own transport are left alone."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcpstream._http.httpx_clients import direct_transport
+from mcpstream._http.httpx_clients import READ_BYTES, direct_transport
+from mcpstream._http.receive_buffer import PassThroughBuffer
 from mcpstream._http.stack import stack_named, stack_of
 from mcpstream.sdk import streamable_http_client
 from mcpstream.sdk.host import HostClient
@@ -122,3 +124,47 @@ def test_the_host_clients_timeouts_win_and_mcpstreams_fill_the_gaps() -> None:
         "pool": 2.0,
     }
     assert stack_of(HostClient(httpx.AsyncClient())) is stack_named("httpx")
+
+
+class OwnTransport(httpx2.AsyncHTTPTransport):
+    """A transport of the host's own (a subclass): mcpstream leaves its connections alone."""
+
+
+def _connections(client: httpx2.AsyncClient) -> list[Any]:
+    pool = client._transport._pool  # type: ignore[attr-defined]
+    return [getattr(c, "_connection", None) for c in pool.connections]
+
+
+@pytest.mark.parametrize("stock", [True, False])
+def test_a_stock_host_client_reads_large_bodies_as_mcpstreams_own(
+    mcp_server_urls: dict[str, str], stock: bool
+) -> None:
+    size = 4 * 1024 * 1024
+    hooked: list[int] = []
+
+    async def on_response(response: httpx2.Response) -> None:
+        hooked.append(response.status_code)
+
+    async def main() -> tuple[int, list[Any]]:
+        transport = None if stock else OwnTransport()
+        async with httpx2.AsyncClient(
+            transport=transport, event_hooks={"response": [on_response]}
+        ) as client:
+            factory = streamable_http_client(mcp_server_urls["sse"], http_client=client)
+            async with Client(factory, mode="legacy") as c:
+                result = await c.call_tool("big_text", {"size": size})
+                text = result.content[0]
+                assert isinstance(text, types.TextContent)
+                return len(text.text), _connections(client)
+
+    length, connections = run(main(), 120)
+    assert length == size
+    assert hooked  # the host's hooks ran
+    h11_connections = [c for c in connections if c is not None]
+    assert h11_connections
+    reads = {c.READ_NUM_BYTES for c in h11_connections}
+    buffers = {type(c._h11_state._receive_buffer) for c in h11_connections}
+    if stock:
+        assert reads == {READ_BYTES} and buffers == {PassThroughBuffer}
+    else:
+        assert reads == {64 * 1024} and PassThroughBuffer not in buffers

@@ -6,6 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from .._http.httpx_clients import host_response_hooks
+from .._http.stack import stack_of
+
 __all__ = ["HostClient", "host_read_timeout"]
 
 
@@ -19,10 +22,11 @@ class HostClient:
     is left of the call's deadline, its connect timeout); here each of the four is the
     host's, and mcpstream's only where the host's is None (no limit)."""
 
-    __slots__ = ("__weakref__", "_client")
+    __slots__ = ("__weakref__", "_client", "_stack")
 
     def __init__(self, client: Any) -> None:
         self._client = client
+        self._stack = stack_of(client)
 
     @property
     def wrapped(self) -> Any:
@@ -50,8 +54,11 @@ class HostClient:
         return self._client.build_request(method, url, timeout=timeout, **kwargs)
 
     async def send(self, request: Any, **kwargs: Any) -> Any:
-        """The client's ``send``."""
-        return await self._client.send(request, **kwargs)
+        """The client's ``send``; the response's connection then reads as the clients made
+        by mcpstream do, where that is safe (``host_response_hooks``)."""
+        response = await self._client.send(request, **kwargs)
+        host_response_hooks(self._client, response, self._stack)
+        return response
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
