@@ -35,17 +35,33 @@ def public_modules() -> dict[str, Path]:
 
 
 def declared_names(path: Path, modules: dict[str, Path]) -> list[str]:
-    """The names of a module's ``__all__``: its literal list, plus ``__all__ += other.__all__``
-    of another public module imported under ``other``."""
+    """The names of a module's ``__all__``: its literal list (``*NAMES`` of a literal tuple or
+    list of the same module spread in it), plus ``__all__ += other.__all__`` of another public
+    module imported under ``other``."""
     names: list[str] = []
-    for node in ast.parse(path.read_text(encoding="utf-8")).body:
+    body = ast.parse(path.read_text(encoding="utf-8")).body
+    # Module-level literal tuples and lists, for `__all__ = [..., *_NAMES]`.
+    literals = {
+        target.id: node.value
+        for node in body
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.List | ast.Tuple)
+        for target in node.targets
+        if isinstance(target, ast.Name)
+    }
+    for node in body:
         if isinstance(node, ast.Assign | ast.AugAssign):
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             if not any(isinstance(t, ast.Name) and t.id == "__all__" for t in targets):
                 continue
             value = node.value
             if isinstance(value, ast.List | ast.Tuple):
+                items = []
                 for item in value.elts:
+                    if isinstance(item, ast.Starred) and isinstance(item.value, ast.Name):
+                        items += getattr(literals.get(item.value.id), "elts", [item])
+                    else:
+                        items.append(item)
+                for item in items:
                     if not (isinstance(item, ast.Constant) and isinstance(item.value, str)):
                         raise SystemExit(f"{path}: __all__ is not a list of strings")
                     names.append(item.value)

@@ -63,8 +63,10 @@ with open("pyproject.toml", "rb") as f:
     meta = tomllib.load(f)
 for dep in [*meta["build-system"]["requires"], *meta["project"]["dependencies"]]:
     print(dep)
-for extra in meta["project"]["optional-dependencies"].values():
-    for dep in extra:
+# FastMCP's tree stays out of the dev venv: its tests run in a venv of their own
+# (scripts/framework-tests.sh).
+for name, extra in meta["project"]["optional-dependencies"].items():
+    for dep in extra if name != "fastmcp" else ():
         print(dep)
 EOF
   )

@@ -89,11 +89,15 @@ bash scripts/check-resolve.sh "$wheel"
 # Streamable HTTP client with our transport in its place (from the sdist of the pinned mcp, the
 # highest the sdk extra is tested with, then of the lowest it allows), then the SDK's
 # conformance client over mcpstream.sdk in every client scenario of both wires.
-echo "== the SDK's own transport tests (highest and lowest mcp) and its conformance client"
+echo "== the SDK's own transport tests (highest and lowest mcp 2.x, newest 1.x) and its conformance client"
 sdk_work="$(mktemp -d)"
 WORK="$sdk_work" MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh
 lowest_mcp="$(sed -n 's/^ *"mcp>=\([^,"]*\).*/\1/p' pyproject.toml | head -n 1)"
 WORK="$sdk_work/lowest" MCP_VERSION="$lowest_mcp" MCPSTREAM_WHEEL="$wheel" \
   bash scripts/sdk-peer-tests.sh "$sdk_work/venv-lowest"
+# The SDK's 1.x line (mcp 1.24-1.30, which LangChain's adapters, smolagents and mcp-proxy still
+# require): its own transport tests at the newest 1.x release over mcpstream.sdk.
+WORK="$sdk_work/v1" MCP_VERSION=1.30.0 MCPSTREAM_WHEEL="$wheel" \
+  bash scripts/sdk-peer-tests.sh "$sdk_work/venv-1x"
 WORK="$sdk_work" bash scripts/sdk-conformance.sh
 rm -rf "$sdk_work"

@@ -6,6 +6,10 @@ never skipped. Set ``MCPSTREAM_TEST_BACKENDS=python`` (a comma-separated list) t
 backends, e.g. before the Rust extension is built. Tests marked ``both_backends`` compare the two
 backends with each other; they are deselected (not skipped) when only one backend is tested.
 
+``MCPSTREAM_H1_TRANSPORT=1`` runs the suites with mcpstream's own HTTP clients on its HTTP/1.1
+transport (``mcpstream._http.h1``); the tests of their httpcore pool (marked
+``httpcore_client``) are then deselected.
+
 ``MCPSTREAM_TEST_ALIAS_HTTPX=1`` runs the suites as an application that called
 ``httpx2.alias_httpx()`` does: it is called here, before anything imports httpx or mcpstream,
 so that ``import httpx`` (mcpstream's, the tests', every library's) gives httpx2.
@@ -20,6 +24,7 @@ if os.environ.get("MCPSTREAM_TEST_ALIAS_HTTPX", "") not in ("", "0"):
 
     httpx2.alias_httpx()
 
+import importlib.util
 from collections.abc import Iterator
 from types import ModuleType
 
@@ -28,6 +33,20 @@ from hypothesis import HealthCheck, settings
 from mcpstream.codec import load_backend
 
 ALL_BACKENDS = ("python", "native")
+
+FRAMEWORKS = ("fastmcp", "pydantic_ai", "agents")
+"""The agent frameworks tests/frameworks/ runs against (FastMCP, Pydantic AI, OpenAI Agents)."""
+
+FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents")
+"""The agent frameworks of the SDK's 1.x line tests/frameworks_1x/ runs against."""
+
+# The framework peers need the frameworks, which pull large dependency trees and so live in an
+# environment of their own (scripts/framework-tests.sh); elsewhere the directory is not collected.
+collect_ignore = [
+    directory
+    for directory, names in (("frameworks", FRAMEWORKS), ("frameworks_1x", FRAMEWORKS_1X))
+    if not all(importlib.util.find_spec(name) for name in names)
+]
 
 settings.register_profile(
     "mcpstream",
@@ -69,10 +88,22 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "own_client: tests the transport's own client; not run over a host's client"
     )
+    config.addinivalue_line(
+        "markers",
+        "httpcore_client: tests the httpcore pool of mcpstream's own clients (its streams, "
+        "read sizes, hooks); not run when MCPSTREAM_H1_TRANSPORT puts them on the h1 transport",
+    )
+
+
+def _on_h1() -> bool:
+    """Whether mcpstream's own clients run on the HTTP/1.1 transport in this run."""
+    return os.environ.get("MCPSTREAM_H1_TRANSPORT", "") not in ("", "0")
 
 
 def _dropped(item: pytest.Item, both: bool) -> bool:
     if not both and item.get_closest_marker("both_backends"):
+        return True
+    if _on_h1() and item.get_closest_marker("httpcore_client"):
         return True
     callspec = getattr(item, "callspec", None)
     stack = callspec.params.get("client_stack") if callspec is not None else None

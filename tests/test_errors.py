@@ -5,7 +5,6 @@ there (the same classes ``mcpstream.oauth`` and ``mcpstream.oauth_store`` raise)
 from __future__ import annotations
 
 import mcpstream
-import mcpstream._oauth_errors as old_home
 import mcpstream.oauth as oauth
 import mcpstream.oauth_store as oauth_store
 import pytest
@@ -49,12 +48,13 @@ def test_the_codec_errors_are_still_value_errors_and_caught_by_the_root() -> Non
     assert isinstance(caught.value, errors.SseEventTooLargeError)
 
 
-def test_the_oauth_errors_are_reachable_from_errors() -> None:
-    for name in old_home.__all__:
+def test_the_oauth_errors_are_reachable_from_errors_and_oauth() -> None:
+    oauth_names = [name for name in errors.__all__ if name.startswith("McpOAuth")]
+    assert len(oauth_names) == 14
+    for name in oauth_names:
         kind = getattr(errors, name)
-        assert getattr(old_home, name) is kind
+        assert getattr(oauth, name) is kind
         assert issubclass(kind, errors.McpAuthError)
-    assert oauth.McpOAuthAuthRequiredError is errors.McpOAuthAuthRequiredError
     assert oauth_store.McpOAuthTokenStoreError is errors.McpOAuthTokenStoreError
 
 

@@ -20,50 +20,9 @@ from ._version import __version__
 from .errors import McpError, McpStreamError
 
 if TYPE_CHECKING:
-    # For type checkers and the API reference; at run time __getattr__ below serves them.
-    from .client import (
-        DEFAULT_CONNECT_TIMEOUT_S,
-        DEFAULT_REQUEST_TIMEOUT_S,
-        DEFAULT_TOOL_TIMEOUT_S,
-        LATEST_PROTOCOL_VERSION,
-        SUPPORTED_PROTOCOL_VERSIONS,
-        AsyncClient,
-        AsyncTaskHandle,
-        AudioContent,
-        Client,
-        Completion,
-        Content,
-        ElicitationRequest,
-        ElicitationResponse,
-        EmbeddedResource,
-        ImageContent,
-        LogMessage,
-        Notification,
-        Progress,
-        Prompt,
-        PromptArgument,
-        PromptMessage,
-        PromptReference,
-        PromptResult,
-        Resource,
-        ResourceContents,
-        ResourceLink,
-        ResourceTemplate,
-        ResourceTemplateReference,
-        ResourceUpdated,
-        SamplingRequest,
-        SamplingResponse,
-        ServerInfo,
-        Skill,
-        SkillFile,
-        SkillFileContent,
-        Task,
-        TaskHandle,
-        TextContent,
-        Tool,
-        ToolResult,
-        UnknownContent,
-    )
+    # For type checkers and the API reference (a star import re-exports mcpstream.client's
+    # __all__); at run time __getattr__ below serves the names.
+    from .client import *  # noqa: F403
 
 _CLIENT_NAMES = (
     "DEFAULT_CONNECT_TIMEOUT_S",
@@ -110,52 +69,7 @@ _CLIENT_NAMES = (
 )
 """``mcpstream.client.__all__`` (a test keeps the two equal), served from here lazily."""
 
-__all__ = [
-    "DEFAULT_CONNECT_TIMEOUT_S",
-    "DEFAULT_REQUEST_TIMEOUT_S",
-    "DEFAULT_TOOL_TIMEOUT_S",
-    "LATEST_PROTOCOL_VERSION",
-    "SUPPORTED_PROTOCOL_VERSIONS",
-    "AsyncClient",
-    "AsyncTaskHandle",
-    "AudioContent",
-    "Client",
-    "Completion",
-    "Content",
-    "ElicitationRequest",
-    "ElicitationResponse",
-    "EmbeddedResource",
-    "ImageContent",
-    "LogMessage",
-    "McpError",
-    "McpStreamError",
-    "Notification",
-    "Progress",
-    "Prompt",
-    "PromptArgument",
-    "PromptMessage",
-    "PromptReference",
-    "PromptResult",
-    "Resource",
-    "ResourceContents",
-    "ResourceLink",
-    "ResourceTemplate",
-    "ResourceTemplateReference",
-    "ResourceUpdated",
-    "SamplingRequest",
-    "SamplingResponse",
-    "ServerInfo",
-    "Skill",
-    "SkillFile",
-    "SkillFileContent",
-    "Task",
-    "TaskHandle",
-    "TextContent",
-    "Tool",
-    "ToolResult",
-    "UnknownContent",
-    "__version__",
-]
+__all__ = ["McpError", "McpStreamError", "__version__", *_CLIENT_NAMES]
 
 
 def __getattr__(name: str) -> Any:

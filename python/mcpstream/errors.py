@@ -88,6 +88,14 @@ and, for tasks (``call_tool(..., as_task=True)``, the task handles, ``list_tasks
         └── McpTaskProtocolError                 a malformed task object (also an
                                                  ``McpProtocolError``)
 
+``mcpstream.sdk.install()`` refuses an official MCP SDK it was not built for (a release outside
+the ``sdk`` extra's range, or a ``streamable_http_client`` whose parameters mcpstream's does not
+take) with this one, before it changes anything:
+
+    McpStreamError
+    └── McpSdkUnsupportedError                   the installed ``mcp`` (``.sdk_version``) cannot
+                                                 be run over mcpstream (``.reason``)
+
 The reference transport's classes keep their names and bases (``McpTransportError`` and its
 tree); the root is their base's base. Exceptions a host's own server-request handler raises
 (``McpServerRequestHandlerError``...) are the host's signals, not failures, and stay outside.
@@ -134,6 +142,7 @@ __all__ = [
     "McpOAuthTokenStoreError",
     "McpProtocolError",
     "McpRemoteError",
+    "McpSdkUnsupportedError",
     "McpSkillError",
     "McpSkillIntegrityError",
     "McpSkillsNotSupportedError",
@@ -317,6 +326,17 @@ class McpError(McpStreamError):
 
     def __repr__(self) -> str:
         return f"McpError(code={self.code!r}, message={self.message!r}, method={self.method!r})"
+
+
+class McpSdkUnsupportedError(McpStreamError):
+    """``mcpstream.sdk.install()`` refused the installed official MCP SDK: its release
+    (``sdk_version``) or its ``streamable_http_client``'s signature is not one mcpstream's
+    transport stands in for (``reason`` says which parameter or range). Nothing was rebound."""
+
+    def __init__(self, message: str, *, sdk_version: str, reason: str) -> None:
+        super().__init__(message)
+        self.sdk_version = sdk_version
+        self.reason = reason
 
 
 class McpSkillError(McpStreamError):

@@ -45,7 +45,7 @@ from pathlib import Path
 from types import MappingProxyType
 from typing import Any, ClassVar, NoReturn, Protocol, Self, get_type_hints
 
-from ._oauth_errors import McpOAuthTokenStoreError
+from .errors import McpOAuthTokenStoreError
 
 __all__ = [
     "CONFIG_DIR_ENV_VAR",

@@ -7,7 +7,9 @@ as the pages say (``mcpstream demo --serve --port 8000``) on a free port: the ex
 ``http://127.0.0.1:8000`` is rewritten to that port, nothing else. A block that is deliberately
 not a whole program (a fragment of a call, a configuration shown alone) says so in its fence's
 info string, as a class (which the site's Markdown accepts and GitHub ignores):
-```` ```python {.fragment} ````; those are compiled, not run, and kept few.
+```` ```python {.fragment} ````; those are compiled, not run, and kept few. A block that needs an
+agent framework (```` ```python {.framework} ````, in ``docs/frameworks.md``) is compiled here and
+run by ``tests/frameworks/test_recipes.py`` in the frameworks' own environment.
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ ROOT = Path(__file__).resolve().parent.parent.parent
 PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DEMO_URL = "http://127.0.0.1:8000"
 FRAGMENT = "fragment"
+FRAMEWORK = "framework"
 RUN_TIMEOUT_S = 120.0
 START_TIMEOUT_S = 60.0
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<info>[^\n`]*)$")
@@ -50,6 +53,11 @@ class Example:
     @property
     def fragment(self) -> bool:
         return FRAGMENT in self.info[1:]
+
+    @property
+    def framework(self) -> bool:
+        """Needs an agent framework: run by tests/frameworks/test_recipes.py."""
+        return FRAMEWORK in self.info[1:]
 
 
 def fenced_blocks(page: Path) -> Iterator[Example]:
@@ -155,13 +163,22 @@ def test_the_fence_parser_reads_info_strings_and_indented_blocks(tmp_path: Path)
     assert blocks[0].fragment and not blocks[1].fragment
 
 
-@pytest.mark.parametrize("example", [e for e in EXAMPLES if e.fragment], ids=lambda e: e.id)
+@pytest.mark.parametrize(
+    "example", [e for e in EXAMPLES if e.fragment or e.framework], ids=lambda e: e.id
+)
 def test_a_fragment_compiles(example: Example) -> None:
     compile(example.code, example.id, "exec")
 
 
-@pytest.mark.parametrize("example", [e for e in EXAMPLES if not e.fragment], ids=lambda e: e.id)
+@pytest.mark.parametrize(
+    "example", [e for e in EXAMPLES if not (e.fragment or e.framework)], ids=lambda e: e.id
+)
 def test_the_example_runs_as_written(example: Example, demo_port: int, tmp_path: Path) -> None:
+    run_example(example, demo_port, tmp_path)
+
+
+def run_example(example: Example, demo_port: int, tmp_path: Path) -> None:
+    """Run ``example`` as a script of its own against the demo server on ``demo_port``."""
     code = example.code.replace(DEMO_URL, f"http://127.0.0.1:{demo_port}")
     script = tmp_path / "example.py"
     script.write_text(code, encoding="utf-8")

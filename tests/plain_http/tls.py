@@ -25,16 +25,20 @@ from cryptography.hazmat.primitives import hashes, serialization
 from cryptography.hazmat.primitives.asymmetric import ec
 from cryptography.x509.oid import NameOID
 
-__all__ = ["TLS_ALERT", "tls_site"]
+__all__ = ["TLS_ALERT", "self_signed_certificate", "tls_site"]
 
 TLS_ALERT = b"\x15\x03\x03\x00\x02\x02\x0a"
 """A TLS 1.2 record: a fatal alert, unexpected_message."""
 
 
-def _certificate(root: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1, and its key, written under ``root``."""
+def self_signed_certificate(root: Path, name: str | None = None) -> tuple[Path, Path]:
+    """A self-signed certificate for 127.0.0.1 (and the DNS name ``name``, when given), and its
+    key, written under ``root`` as ``cert.pem`` and ``key.pem``."""
     key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
+    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name or "127.0.0.1")])
+    alternative_names: list[x509.GeneralName] = [x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
+    if name is not None:
+        alternative_names.insert(0, x509.DNSName(name))
     now = datetime.datetime.now(datetime.UTC)
     certificate = (
         x509.CertificateBuilder()
@@ -44,10 +48,7 @@ def _certificate(root: Path) -> tuple[Path, Path]:
         .serial_number(x509.random_serial_number())
         .not_valid_before(now - datetime.timedelta(minutes=5))
         .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
+        .add_extension(x509.SubjectAlternativeName(alternative_names), critical=False)
         .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
         .sign(key, hashes.SHA256())
     )
@@ -80,7 +81,7 @@ def tls_site(answer: Literal["close", "alert"]) -> Iterator[tuple[str, Path]]:
     ``answer`` says; yields its ``http://`` origin (the mistake under test) and the path of
     its certificate (for a client that checks the server over https://)."""
     with tempfile.TemporaryDirectory() as root:
-        cert_path, key_path = _certificate(Path(root))
+        cert_path, key_path = self_signed_certificate(Path(root))
         context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
         context.load_cert_chain(cert_path, key_path)
 

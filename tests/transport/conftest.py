@@ -39,9 +39,13 @@ HERE = Path(__file__).parent
 
 
 def pytest_report_header() -> str:
-    """Say which codec backend the transports run on, and which line of httpx ``httpx`` is
-    (``httpx2`` under ``MCPSTREAM_TEST_ALIAS_HTTPX``)."""
-    return f"mcpstream codec backend: {codec.BACKEND}; the module httpx is {httpx.__name__}'s"
+    """Say which codec backend the transports run on, which line of httpx ``httpx`` is
+    (``httpx2`` under ``MCPSTREAM_TEST_ALIAS_HTTPX``), and whether the own clients are on the
+    HTTP/1.1 transport."""
+    header = f"mcpstream codec backend: {codec.BACKEND}; the module httpx is {httpx.__name__}'s"
+    if os.environ.get("MCPSTREAM_H1_TRANSPORT", "") not in ("", "0"):
+        header += "; mcpstream's own clients on its HTTP/1.1 transport (MCPSTREAM_H1_TRANSPORT)"
+    return header
 
 
 class EventLoopThread:

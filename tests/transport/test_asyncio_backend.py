@@ -6,8 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
-import ipaddress
 import socket
 import ssl
 import struct
@@ -19,10 +17,6 @@ from typing import Any
 import httpcore
 import httpx
 import pytest
-from cryptography import x509
-from cryptography.hazmat.primitives import hashes, serialization
-from cryptography.hazmat.primitives.asymmetric import ec
-from cryptography.x509.oid import NameOID
 from mcpstream._http import httpx_clients
 from mcpstream._http.asyncio_backend import BUFFER_BYTES, AsyncioBackend, AsyncioStream
 from mcpstream._http.httpx_clients import (
@@ -33,6 +27,7 @@ from mcpstream._http.httpx_clients import (
     make_async_client,
 )
 from mcpstream._http.stack import stack_named
+from plain_http.tls import self_signed_certificate
 
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
 
@@ -150,6 +145,7 @@ def test_the_small_writes_of_a_request_leave_in_one_send() -> None:
     assert sent == [b"GET / HTTP/1.1\r\nhost: x\r\n\r\n"]
 
 
+@pytest.mark.httpcore_client
 @pytest.mark.parametrize("http_stack", ["httpx", "httpx2"])
 def test_an_httpx_client_gets_its_answer_over_the_backend(http_stack: str) -> None:
     async def run() -> tuple[str, type[Any]]:
@@ -427,44 +423,10 @@ def test_a_unix_socket_round_trip(tmp_path: Path) -> None:
 # -- TLS ----------------------------------------------------------------------------------------
 
 
-def _certificate(tmp_path: Path, name: str) -> tuple[Path, Path]:
-    """A self-signed certificate for the DNS name ``name`` and 127.0.0.1, and its key."""
-    key = ec.generate_private_key(ec.SECP256R1())
-    subject = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, name)])
-    now = datetime.datetime.now(datetime.UTC)
-    certificate = (
-        x509.CertificateBuilder()
-        .subject_name(subject)
-        .issuer_name(subject)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(minutes=5))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName(
-                [x509.DNSName(name), x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]
-            ),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = tmp_path / "cert.pem", tmp_path / "key.pem"
-    cert_path.write_bytes(certificate.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
-
-
 def _tls_contexts(tmp_path: Path, name: str) -> tuple[ssl.SSLContext, ssl.SSLContext]:
     """The server's context (ALPN ``http/1.1``) and a client context trusting its
     certificate."""
-    cert_path, key_path = _certificate(tmp_path, name)
+    cert_path, key_path = self_signed_certificate(tmp_path, name)
     server_context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
     server_context.load_cert_chain(cert_path, key_path)
     server_context.set_alpn_protocols(["http/1.1"])

@@ -1,121 +1,80 @@
-"""Http1Transport (``mcpstream._http.h1transport``) under httpx.Client, against real servers on
-loopback: a scripted socket server for the pool's rules (keep-alive, stale connections, early
-closes, timeouts) and the official SDK's MCP server for whole sessions (JSON and SSE)."""
+"""The HTTP/1.1 transports (``mcpstream._http.h1``), sync and async, under httpx's and httpx2's
+clients (``case``: one test body for the four), against real servers on loopback: a scripted
+socket server for the pool's rules (keep-alive, stale and half-closed connections, early
+closes, 1xx, closes mid-body, pool limits and expiry, timeouts) and the official SDK's MCP
+server for whole sessions (JSON, SSE, stateless)."""
 
 from __future__ import annotations
 
+import asyncio
 import socket
 import ssl
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
+from typing import Any
 
-import h11
 import httpx
 import pytest
-from mcpstream._http.h1transport import Http1Transport
+from mcpstream._http.h1 import Http1Transport, transport_types
 from mcpstream._http.httpx_clients import io_deadline
+from mcpstream._http.stack import stack_named
 from mcpstream.models import ResolvedMcpServer
-from mcpstream.transport_http import McpHttpTransport
+from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
 
+from .conftest import AsyncFacade, EventLoopThread
+from .h1_scripted import AsyncView, Exchange, Reply, ScriptedServer, ok
 from .helpers import call_tool, free_port, initialize, tool_text
 from .test_asyncio_backend import _tls_contexts
 
-Reply = Callable[["Exchange"], None]
+CASES = [("sync", "httpx"), ("async", "httpx"), ("sync", "httpx2"), ("async", "httpx2")]
 
 
-class Exchange:
-    """One request the scripted server read (with h11), and its connection to answer on."""
-
-    def __init__(self, sock: socket.socket, request: h11.Request, body: bytes, index: int) -> None:
-        self.sock = sock
-        self.request = request
-        self.body = body
-        self.connection_index = index
-
-    def send(self, data: bytes) -> None:
-        self.sock.sendall(data)
+@pytest.fixture(params=CASES, ids=["-".join(case) for case in CASES])
+def case(request: pytest.FixtureRequest) -> tuple[str, str]:
+    """(transport kind, HTTP stack) of the test."""
+    return tuple(request.param)  # type: ignore[return-value]
 
 
-class ScriptedServer:
-    """A socket server on 127.0.0.1 that reads requests with h11 and answers each with a reply
-    function of the test's (raw bytes: exact framing, closes, silences). Counts connections and
-    requests."""
+@pytest.fixture
+def hx(case: tuple[str, str]) -> Any:
+    """The httpx module of the case (``httpx`` or ``httpx2``), for its exceptions."""
+    return stack_named(case[1]).httpx
 
-    def __init__(self, reply: Reply, tls: ssl.SSLContext | None = None) -> None:
-        self.reply = reply
-        self.tls = tls
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.port = self.listener.getsockname()[1]
-        self.connections = 0
-        self.requests: list[tuple[h11.Request, bytes]] = []
-        self._threads: list[threading.Thread] = []
-        self._accepting = threading.Thread(target=self._accept, daemon=True)
-        self._accepting.start()
 
-    @property
-    def url(self) -> str:
-        return f"{'https' if self.tls else 'http'}://127.0.0.1:{self.port}"
+@pytest.fixture
+def new_client(
+    case: tuple[str, str], hx: Any, event_loop_thread: EventLoopThread
+) -> Iterator[Callable[..., Any]]:
+    """``new_client(**transport_options)``: a client of the case's kind and stack over the
+    HTTP/1.1 transport (an ``AsyncView`` for the async ones), closed after the test."""
+    kind, stack = case
+    sync_type, async_type = transport_types(stack)
+    made: list[Any] = []
 
-    def _accept(self) -> None:
-        while True:
-            try:
-                sock, _ = self.listener.accept()
-            except OSError:
-                return
-            self.connections += 1
-            thread = threading.Thread(
-                target=self._serve, args=(sock, self.connections), daemon=True
-            )
-            thread.start()
-            self._threads.append(thread)
+    def new(**options: Any) -> Any:
+        options.setdefault("keepalive_expiry", 30.0)
+        if kind == "sync":
+            client = hx.Client(transport=sync_type(**options), timeout=10.0)
+            made.append(client)
+            return client
 
-    def _serve(self, sock: socket.socket, index: int) -> None:
-        if self.tls is not None:
-            try:
-                sock = self.tls.wrap_socket(sock, server_side=True)
-            except OSError:  # a client that refused the certificate
-                sock.close()
-                return
-        with sock:
-            connection = h11.Connection(h11.SERVER)
-            while True:
-                request, body = None, b""
-                try:
-                    while True:
-                        event = connection.next_event()
-                        if event is h11.NEED_DATA:
-                            data = sock.recv(65536)
-                            if not data:
-                                return
-                            connection.receive_data(data)
-                        elif isinstance(event, h11.Request):
-                            request = event
-                        elif isinstance(event, h11.Data):
-                            body += event.data
-                        elif isinstance(event, h11.EndOfMessage):
-                            break
-                        else:
-                            return
-                except (OSError, h11.ProtocolError):
-                    return
-                assert request is not None
-                self.requests.append((request, body))
-                try:
-                    self.reply(Exchange(sock, request, body, index))
-                except OSError:
-                    return
-                if sock.fileno() == -1:
-                    return
-                # the reply wrote raw bytes: h11 is told the response ended so that it reads
-                # the next request
-                connection.send(h11.Response(status_code=200, headers=[("Content-Length", "0")]))
-                connection.send(h11.EndOfMessage())
-                connection.start_next_cycle()
+        async def build() -> Any:
+            return hx.AsyncClient(transport=async_type(**options), timeout=10.0)
 
-    def close(self) -> None:
-        self.listener.close()
+        view = AsyncView(event_loop_thread, event_loop_thread.run(build()))
+        made.append(view)
+        return view
+
+    yield new
+    for client in made:
+        client.close()
+
+
+@pytest.fixture
+def client(new_client: Callable[..., Any]) -> Any:
+    return new_client()
 
 
 @pytest.fixture
@@ -132,21 +91,8 @@ def serve() -> Iterator[Callable[..., ScriptedServer]]:
         server.close()
 
 
-@pytest.fixture
-def client() -> Iterator[httpx.Client]:
-    with httpx.Client(transport=Http1Transport(keepalive_expiry=30.0), timeout=10.0) as client:
-        yield client
-
-
-def ok(body: bytes) -> Reply:
-    def reply(exchange: Exchange) -> None:
-        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body))
-
-    return reply
-
-
 def test_get_and_post_reuse_one_keep_alive_connection(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+    serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
     def reply(exchange: Exchange) -> None:
         body = exchange.request.method + b" " + exchange.request.target + b" " + exchange.body
@@ -166,7 +112,7 @@ def test_get_and_post_reuse_one_keep_alive_connection(
 
 
 def test_a_chunked_request_body_and_a_chunked_response(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+    serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
     def reply(exchange: Exchange) -> None:
         exchange.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
@@ -181,7 +127,12 @@ def test_a_chunked_request_body_and_a_chunked_response(
         yield b""
         yield b"ed"
 
-    assert client.post(server.url, content=body()).content == b"hello streamed"
+    async def abody() -> AsyncIterator[bytes]:
+        for piece in body():
+            yield piece
+
+    content: Any = abody() if isinstance(client, AsyncView) else body()
+    assert client.post(server.url, content=content).content == b"hello streamed"
     request, received = server.requests[0]
     assert (b"transfer-encoding", b"chunked") in list(request.headers)
     assert received == b"streamed"
@@ -190,7 +141,7 @@ def test_a_chunked_request_body_and_a_chunked_response(
 
 
 def test_connection_close_and_http10_are_not_reused(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+    serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
     def reply(exchange: Exchange) -> None:
         if exchange.request.target == b"/close":
@@ -205,9 +156,7 @@ def test_connection_close_and_http10_are_not_reused(
     assert server.connections == 3
 
 
-def test_a_body_until_the_close(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
-) -> None:
+def test_a_body_until_the_close(serve: Callable[[Reply], ScriptedServer], client: Any) -> None:
     def reply(exchange: Exchange) -> None:
         exchange.send(b"HTTP/1.1 200 OK\r\n\r\nall ")
         exchange.send(b"of it")
@@ -220,7 +169,7 @@ def test_a_body_until_the_close(
 
 
 def test_a_connection_the_server_closed_while_idle_is_not_used(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+    serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
     def reply(exchange: Exchange) -> None:
         ok(b"fine")(exchange)
@@ -241,20 +190,30 @@ def test_a_connection_the_server_closed_while_idle_is_not_used(
 
 
 def test_a_response_closed_before_its_end_closes_its_connection(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+    serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
-    server = serve(ok(b"x" * 200_000))
-    with client.stream("GET", server.url) as response:
-        first = next(response.iter_raw())
-        assert first
-    assert client.get(server.url).content == b"x" * 200_000
+    go_on = threading.Event()
+
+    def reply(exchange: Exchange) -> None:
+        if exchange.request.target == b"/slow":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 200\r\n\r\n" + b"x" * 100)
+            assert go_on.wait(10)  # the rest only once the client closed the response
+            exchange.send(b"x" * 100)
+        else:
+            ok(b"y" * 200_000)(exchange)
+
+    server = serve(reply)
+    with client.stream("GET", server.url + "/slow") as response:
+        assert next(response.iter_raw()) == b"x" * 100
+    go_on.set()
+    assert client.get(server.url).content == b"y" * 200_000
     assert server.connections == 2
-    assert client.get(server.url).content == b"x" * 200_000
+    assert client.get(server.url).content == b"y" * 200_000
     assert server.connections == 2  # read to its end: kept
 
 
 def test_a_stream_arrives_piece_by_piece(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+    serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
     go_on = threading.Event()
 
@@ -276,17 +235,17 @@ def test_a_stream_arrives_piece_by_piece(
 
 
 def test_a_silent_server_times_out_within_the_read_timeout(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
     server = serve(lambda exchange: time.sleep(5))
     started = time.monotonic()
-    with pytest.raises(httpx.ReadTimeout):
-        client.get(server.url, timeout=httpx.Timeout(10.0, read=0.5))
+    with pytest.raises(hx.ReadTimeout):
+        client.get(server.url, timeout=hx.Timeout(10.0, read=0.5))
     assert 0.4 < time.monotonic() - started < 4.0
 
 
 def test_a_trickled_head_obeys_the_deadline_of_the_operation(
-    serve: Callable[..., ScriptedServer], client: httpx.Client
+    hx: Any, serve: Callable[..., ScriptedServer], client: Any
 ) -> None:
     def reply(exchange: Exchange) -> None:
         for byte in b"HTTP/1.1 200 OK\r\nX-Slow: " + b"x" * 100:
@@ -295,8 +254,18 @@ def test_a_trickled_head_obeys_the_deadline_of_the_operation(
 
     server = serve(reply)
     started = time.monotonic()
-    with pytest.raises(httpx.ReadTimeout), io_deadline(time.monotonic() + 0.5):
-        client.get(server.url, timeout=10.0)  # each read is within its timeout
+    if isinstance(client, AsyncView):
+        # the async drivers run each operation under asyncio.timeout: it cancels the wait
+
+        async def get() -> Any:
+            async with asyncio.timeout(0.5):
+                return await client.client.get(server.url, timeout=10.0)
+
+        with pytest.raises(TimeoutError):
+            client.runner.run(get())
+    else:
+        with pytest.raises(hx.ReadTimeout), io_deadline(time.monotonic() + 0.5):
+            client.get(server.url, timeout=10.0)  # each read is within its timeout
     assert 0.4 < time.monotonic() - started < 3.0
 
 
@@ -320,7 +289,7 @@ def test_a_trickled_head_obeys_the_deadline_of_the_operation(
     ],
 )
 def test_a_broken_response_is_a_remote_protocol_error_and_never_resent(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client, answer: bytes, error: str
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any, answer: bytes, error: str
 ) -> None:
     def reply(exchange: Exchange) -> None:
         exchange.send(answer)
@@ -328,38 +297,50 @@ def test_a_broken_response_is_a_remote_protocol_error_and_never_resent(
         exchange.sock.close()
 
     server = serve(reply)
-    with pytest.raises(httpx.RemoteProtocolError, match=error):
+    with pytest.raises(hx.RemoteProtocolError, match=error):
         client.post(server.url, content=b"not twice")
     assert len(server.requests) == 1
 
 
-def test_a_refused_connection_is_a_connect_error(client: httpx.Client) -> None:
-    with pytest.raises(httpx.ConnectError):
+def test_a_refused_connection_is_a_connect_error(hx: Any, client: Any) -> None:
+    with pytest.raises(hx.ConnectError):
         client.get(f"http://127.0.0.1:{free_port()}/")
 
 
 def test_a_header_that_would_inject_a_field_is_refused(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
     server = serve(ok(b""))
     request = client.build_request("GET", server.url)
     request.headers["X-Bad"] = "a"
     request.headers._list[-1] = (b"X-Bad", b"x-bad", b"a\r\nInjected: 1")
-    with pytest.raises(httpx.LocalProtocolError, match="invalid HTTP header value"):
+    with pytest.raises(hx.LocalProtocolError, match="invalid HTTP header value"):
         client.send(request)
     assert server.requests == []
 
 
-def test_other_schemes_are_refused(client: httpx.Client) -> None:
-    with pytest.raises(httpx.UnsupportedProtocol):
+def test_other_schemes_are_refused(hx: Any, client: Any) -> None:
+    with pytest.raises(hx.UnsupportedProtocol):
         client.get("ftp://127.0.0.1/")
 
 
-def test_threads_share_the_pool(
-    serve: Callable[[Reply], ScriptedServer], client: httpx.Client
-) -> None:
+def test_threads_share_the_pool(serve: Callable[[Reply], ScriptedServer], client: Any) -> None:
     server = serve(ok(b"shared"))
     results: list[bytes] = []
+    if isinstance(client, AsyncView):
+
+        async def task() -> None:
+            for _ in range(20):
+                response = await client.client.get(server.url)
+                results.append(response.content)
+
+        async def tasks() -> None:
+            await asyncio.gather(*(task() for _ in range(4)))
+
+        client.runner.run(tasks())
+        assert results == [b"shared"] * 80
+        assert server.connections <= 4
+        return
 
     def work() -> None:
         for _ in range(20):
@@ -376,35 +357,48 @@ def test_threads_share_the_pool(
 
 @pytest.mark.parametrize("mode", ["json", "sse", "stateless"])
 def test_an_mcp_session_runs_over_it(
-    mcp_server_urls: dict[str, str], tmp_path: Path, mode: str
+    mcp_server_urls: dict[str, str],
+    tmp_path: Path,
+    mode: str,
+    new_client: Callable[..., Any],
+    event_loop_thread: EventLoopThread,
 ) -> None:
-    transport = Http1Transport()
-    with httpx.Client(transport=transport) as host_client:
-        server = ResolvedMcpServer(
-            id="test", url=mcp_server_urls[mode], headers={}, call_timeout_s=10.0
-        )
+    host_client = new_client()
+    server = ResolvedMcpServer(
+        id="test", url=mcp_server_urls[mode], headers={}, call_timeout_s=10.0
+    )
+    mcp: Any
+    if isinstance(host_client, AsyncView):
+
+        async def build() -> AsyncMcpHttpTransport:
+            return AsyncMcpHttpTransport(
+                server=server, workspace_root=tmp_path, client=host_client.client
+            )
+
+        mcp = AsyncFacade(event_loop_thread, event_loop_thread.run(build()))
+    else:
         mcp = McpHttpTransport(server=server, workspace_root=tmp_path, client=host_client)
-        try:
-            assert initialize(mcp)["protocolVersion"] == "2025-11-25"
-            text = "h\u00e9llo \u2028 \U0001f600"
-            assert tool_text(call_tool(mcp, "echo", {"text": text})) == text
-            result = call_tool(mcp, "count", {"steps": 20}, progress_token="tok")
-            assert tool_text(result) == "counted 20"
-            big = tool_text(call_tool(mcp, "big_text", {"size": 300_000}, timeout_s=60))
-            assert len(big) == 300_000
-        finally:
-            mcp.close()
+    try:
+        assert initialize(mcp)["protocolVersion"] == "2025-11-25"
+        text = "h\u00e9llo \u2028 \U0001f600"
+        assert tool_text(call_tool(mcp, "echo", {"text": text})) == text
+        result = call_tool(mcp, "count", {"steps": 20}, progress_token="tok")
+        assert tool_text(result) == "counted 20"
+        big = tool_text(call_tool(mcp, "big_text", {"size": 300_000}, timeout_s=60))
+        assert len(big) == 300_000
+    finally:
+        mcp.close()
 
 
 def test_tls_with_the_hosts_ssl_context_and_keep_alive(
-    serve: Callable[..., ScriptedServer], tmp_path: Path
+    serve: Callable[..., ScriptedServer], tmp_path: Path, new_client: Callable[..., Any]
 ) -> None:
     server_context, client_context = _tls_contexts(tmp_path, "localhost")
     server = serve(ok(b"secret"), server_context)
     url = f"https://localhost:{server.port}/"
-    with httpx.Client(transport=Http1Transport(verify=client_context)) as client:
-        assert client.get(url).content == b"secret"
-        assert client.get(url).content == b"secret"
+    client = new_client(verify=client_context)
+    assert client.get(url).content == b"secret"
+    assert client.get(url).content == b"secret"
     assert server.connections == 1
 
 
@@ -412,16 +406,301 @@ def test_tls_with_the_hosts_ssl_context_and_keep_alive(
     ("host", "trusted"), [("localhost", False), ("127.0.0.1", False), ("localhost", True)]
 )
 def test_a_certificate_that_is_not_trusted_or_for_another_name_is_a_connect_error(
-    serve: Callable[..., ScriptedServer], tmp_path: Path, host: str, trusted: bool
+    hx: Any,
+    serve: Callable[..., ScriptedServer],
+    tmp_path: Path,
+    host: str,
+    trusted: bool,
+    new_client: Callable[..., Any],
 ) -> None:
     # the certificate names other.example (and 127.0.0.1): the default CAs do not trust it,
     # and a context that trusts it still refuses it for localhost
     server_context, client_context = _tls_contexts(tmp_path, "other.example")
     server = serve(ok(b"secret"), server_context)
-    transport = Http1Transport(verify=client_context if trusted else True)
-    with (
-        httpx.Client(transport=transport) as client,
-        pytest.raises(httpx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"),
-    ):
+    client = new_client(verify=client_context if trusted else True)
+    with pytest.raises(hx.ConnectError, match="CERTIFICATE_VERIFY_FAILED"):
         client.get(f"https://{host}:{server.port}/")
     assert server.requests == []
+
+
+# -- the pool under stress: what no well-behaved server does ------------------------------
+
+
+def test_interim_heads_are_skipped_and_the_connection_kept(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        exchange.send(
+            b"HTTP/1.1 100 Continue\r\n\r\n"
+            b"HTTP/1.1 103 Early Hints\r\nLink: </a>; rel=preload\r\n\r\n"
+            b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nfinal"
+        )
+
+    server = serve(reply)
+    for _ in range(2):
+        response = client.get(server.url)
+        assert (response.status_code, response.content) == (200, b"final")
+        assert "link" not in response.headers
+    assert server.connections == 1
+
+
+@pytest.mark.parametrize(
+    "answer",
+    [
+        b"HTTP/1.1 204 No Content\r\n\r\n",
+        b"HTTP/1.1 304 Not Modified\r\nContent-Length: 10\r\n\r\n",
+        b"HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n",
+    ],
+)
+def test_answers_without_a_body_keep_the_connection(
+    serve: Callable[[Reply], ScriptedServer], client: Any, answer: bytes
+) -> None:
+    server = serve(lambda exchange: exchange.send(answer))
+    for _ in range(3):
+        assert client.get(server.url).content == b""
+    assert server.connections == 1
+
+
+def test_a_head_request_reads_no_body(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        if exchange.request.method == b"HEAD":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\n")
+        else:
+            ok(b"after")(exchange)
+
+    server = serve(reply)
+    response = client.request("HEAD", server.url)
+    assert (response.headers["content-length"], response.content) == ("1000", b"")
+    assert client.get(server.url).content == b"after"
+    assert server.connections == 1
+
+
+def test_bytes_after_the_answer_make_the_connection_unusable(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    server = serve(
+        lambda exchange: exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nokJUNK")
+    )
+    assert client.get(server.url).content == b"ok"
+    time.sleep(0.2)
+    assert client.get(server.url).content == b"ok"
+    assert server.connections == 2
+    assert len(server.requests) == 2
+
+
+def test_a_half_closed_idle_connection_is_not_reused(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        ok(b"fine")(exchange)
+        # the server stops writing but keeps reading: the connection is half open
+        exchange.sock.shutdown(socket.SHUT_WR)
+
+    server = serve(reply)
+    assert client.get(server.url).content == b"fine"
+    time.sleep(0.3)  # the FIN reaches the client's socket
+    assert client.post(server.url, content=b"once").content == b"fine"
+    assert server.connections == 2
+    assert len(server.requests) == 2  # nothing sent on the half-closed connection
+
+
+def test_connection_close_in_the_request_is_honoured(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    server = serve(ok(b"bye"))
+    assert client.get(server.url, headers={"Connection": "close"}).content == b"bye"
+    assert client.get(server.url).content == b"bye"
+    assert client.get(server.url).content == b"bye"
+    assert server.connections == 2
+
+
+@pytest.mark.parametrize("framing", ["chunked", "length", "close"])
+def test_a_server_that_closes_mid_body_is_an_error_not_a_hang(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any, framing: str
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        if framing == "chunked":
+            exchange.send(
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n3\r\nab"
+            )
+        elif framing == "length":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nhello")
+        else:  # a body until the close ends well at the close: reset it instead
+            exchange.send(b"HTTP/1.1 200 OK\r\n\r\nhello")
+            exchange.sock.setsockopt(
+                socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+            )
+        time.sleep(0.2)
+        exchange.sock.close()
+
+    server = serve(reply)
+    started = time.monotonic()
+    with client.stream("GET", server.url) as response:
+        received = b""
+        with pytest.raises((hx.RemoteProtocolError, hx.ReadError)):
+            for piece in response.iter_raw():
+                received += piece
+    assert received.startswith(b"hello")
+    assert time.monotonic() - started < 5.0  # the read timeout is 10 s: no wait for it
+    assert server.connections == 1
+
+
+def held(go_on: threading.Event) -> Reply:
+    """An answer of two bytes, the second sent once ``go_on`` is set (or after 10 s)."""
+
+    def reply(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nz")
+        go_on.wait(10)
+        exchange.send(b"z")
+
+    return reply
+
+
+def test_max_connections_bounds_the_pool_within_the_pool_timeout(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], new_client: Callable[..., Any]
+) -> None:
+    go_on = threading.Event()
+    server = serve(held(go_on))
+    client = new_client(max_connections=1)
+    with client.stream("GET", server.url) as response:
+        # the only connection carries an open response: another request waits for it
+        started = time.monotonic()
+        with pytest.raises(hx.PoolTimeout):
+            client.get(server.url, timeout=hx.Timeout(10.0, pool=0.3))
+        assert 0.2 < time.monotonic() - started < 4.0
+        go_on.set()
+        assert response.read() == b"zz"
+    assert client.get(server.url).content == b"zz"
+    assert server.connections == 1
+    assert len(server.requests) == 2  # the request that timed out was never sent
+
+
+def test_a_full_pool_closes_an_idle_connection_to_another_origin(
+    serve: Callable[[Reply], ScriptedServer], new_client: Callable[..., Any]
+) -> None:
+    first, second = serve(ok(b"1")), serve(ok(b"2"))
+    client = new_client(max_connections=1)
+    assert client.get(first.url).content == b"1"
+    assert client.get(second.url).content == b"2"  # the idle one to `first` made room
+    assert client.get(first.url).content == b"1"
+    assert (first.connections, second.connections) == (2, 1)
+
+
+def test_an_idle_connection_expires(
+    serve: Callable[[Reply], ScriptedServer], new_client: Callable[..., Any]
+) -> None:
+    server = serve(ok(b"e"))
+    client = new_client(keepalive_expiry=0.2)
+    assert client.get(server.url).content == b"e"
+    assert client.get(server.url).content == b"e"
+    assert server.connections == 1
+    time.sleep(0.5)
+    assert client.get(server.url).content == b"e"
+    assert server.connections == 2
+
+
+def test_only_max_keepalive_connections_stay_idle(
+    serve: Callable[[Reply], ScriptedServer], new_client: Callable[..., Any]
+) -> None:
+    go_on = threading.Event()
+    server = serve(held(go_on))
+    client = new_client(max_keepalive_connections=1)
+    with client.stream("GET", server.url) as one, client.stream("GET", server.url) as two:
+        go_on.set()
+        assert (one.read(), two.read()) == (b"zz", b"zz")
+    assert server.connections == 2
+    for _ in range(3):
+        assert client.get(server.url).content == b"zz"
+    assert server.connections == 2  # one of the two was kept, and reused
+
+
+def test_an_async_response_uses_one_timer_for_all_its_reads(
+    serve: Callable[[Reply], ScriptedServer], event_loop_thread: EventLoopThread
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+        for _ in range(30):
+            exchange.send(b"1\r\nx\r\n")
+            time.sleep(0.01)
+        exchange.send(b"0\r\n\r\n")
+
+    server = serve(reply)
+    loop = event_loop_thread.loop
+    timers: list[float] = []
+    call_at = loop.call_at
+
+    def counting(when: float, *args: Any, **kwargs: Any) -> asyncio.TimerHandle:
+        timers.append(when)
+        return call_at(when, *args, **kwargs)
+
+    async def fetch() -> bytes:
+        async with httpx.AsyncClient(transport=transport_types("httpx")[1]()) as client:
+            await client.get(server.url, timeout=10.0)  # connected (connecting has a timer)
+            loop.call_at = counting  # type: ignore[method-assign]
+            try:
+                response = await client.get(server.url, timeout=10.0)
+            finally:
+                del loop.call_at
+            return response.content
+
+    assert event_loop_thread.run(fetch()) == b"x" * 30
+    # the head and 30 pieces of body, each a wait of its own, under one timer (a second one
+    # only if the first fired while data kept arriving: not within 10 s)
+    assert len(timers) == 1
+
+
+def test_mcpstreams_own_clients_take_the_h1_transport_when_asked(
+    monkeypatch: pytest.MonkeyPatch,
+    mcp_server_urls: dict[str, str],
+    tmp_path: Path,
+    event_loop_thread: EventLoopThread,
+) -> None:
+    from mcpstream._http.h1 import AsyncHttp1Transport
+    from mcpstream._http.httpx_clients import direct_transport, make_async_client, make_client
+
+    monkeypatch.delenv("MCPSTREAM_H1_TRANSPORT", raising=False)
+    assert not isinstance(direct_transport(make_client()), Http1Transport)
+    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "1")
+    for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
+        monkeypatch.delenv(key, raising=False)
+    sync_client = make_client()
+    assert isinstance(direct_transport(sync_client), Http1Transport)
+    sync_client.close()
+
+    async def make() -> Any:
+        return make_async_client()
+
+    async_client = event_loop_thread.run(make())
+    assert isinstance(direct_transport(async_client), AsyncHttp1Transport)
+    event_loop_thread.run(async_client.aclose())
+    server = ResolvedMcpServer(
+        id="test", url=mcp_server_urls["sse"], headers={}, call_timeout_s=10.0
+    )
+    mcp = McpHttpTransport(server=server, workspace_root=tmp_path)
+    try:
+        assert isinstance(direct_transport(mcp._client), Http1Transport)
+        assert initialize(mcp)["protocolVersion"] == "2025-11-25"
+        assert tool_text(call_tool(mcp, "echo", {"text": "own"})) == "own"
+    finally:
+        mcp.close()
+
+
+def test_an_async_transport_outlives_its_event_loop(
+    serve: Callable[[Reply], ScriptedServer],
+) -> None:
+    from mcpstream._http.h1 import AsyncHttp1Transport
+
+    server = serve(ok(b"again"))
+    transport = AsyncHttp1Transport()
+
+    async def get() -> bytes:
+        # the client is left open: closing it would close the shared transport
+        client = httpx.AsyncClient(transport=transport)
+        return (await client.get(server.url)).content
+
+    assert asyncio.run(get()) == b"again"
+    # the idle connection belongs to a loop that closed: it is dropped, not reused
+    assert asyncio.run(get()) == b"again"
+    assert server.connections == 2

@@ -67,6 +67,7 @@ def test_every_httpx2_failure_is_sorted_as_its_httpx_twin() -> None:
     assert set(errors_named("ConnectError")) == {httpx.ConnectError, httpx2.ConnectError}
 
 
+@pytest.mark.httpcore_client
 def test_a_core_of_another_version_gets_no_private_hook() -> None:
     newer = types.ModuleType("httpcore2")
     newer.__version__ = "3.0.0"  # type: ignore[attr-defined]

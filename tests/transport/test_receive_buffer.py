@@ -103,6 +103,7 @@ def _large_answers(text: str) -> Any:
     return handler
 
 
+@pytest.mark.httpcore_client
 @pytest.mark.parametrize("http_stack", ["httpx", "httpx2"])
 def test_the_transport_connections_get_the_buffer_and_answers_stay_whole(
     fault_server: FaultServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, http_stack: Any

@@ -158,6 +158,7 @@ class _ReadLog:
             expected = LARGE_READ_BYTES if got >= asked else READ_BYTES
 
 
+@pytest.mark.httpcore_client
 @pytest.mark.parametrize("kind", ["sync", "async"])
 def test_after_a_full_read_the_next_asks_for_more(
     large_body_url: str, kind: str, monkeypatch: pytest.MonkeyPatch
@@ -205,6 +206,7 @@ def test_the_clients_follow_no_redirects() -> None:
     assert make_async_client().follow_redirects is False
 
 
+@pytest.mark.httpcore_client
 def test_the_transports_make_these_clients(tmp_path: Path) -> None:
     server = ResolvedMcpServer(id="client", url="http://127.0.0.1:9/mcp")
     sync = McpHttpTransport(server=server, workspace_root=tmp_path, listen=False)

@@ -165,6 +165,12 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         return self._protocol.session_negotiated
 
     @property
+    def session_id(self) -> str | None:
+        """The session id the server assigned in its answer to ``initialize`` (None before, and
+        in the 2026-07-28 era, which has no sessions)."""
+        return self._protocol.session_id
+
+    @property
     def negotiated_protocol_version(self) -> str | None:
         """The protocol version set by ``set_negotiated_protocol_version``."""
         return self._protocol.protocol_version
@@ -188,11 +194,13 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         ``max_queued_notifications``."""
         return self._protocol.dropped_notifications
 
-    def relay_rules(self) -> Relay:
+    def relay_rules(self, *, error_bodies_answer: bool = True) -> Relay:
         """The rules for carrying the messages of a host's own MCP session over this transport
-        (``mcpstream.sdk``; see ``relay``), one set per transport."""
+        (``mcpstream.sdk``; see ``relay``), one set per transport, made on the first call
+        (``error_bodies_answer``: a non-2xx answer carrying a JSON-RPC error is the request's
+        response, in any era)."""
         if self._relay is None:
-            self._relay = Relay(self._protocol)
+            self._relay = Relay(self._protocol, error_bodies_answer=error_bodies_answer)
         return self._relay
 
     # -- flows ---------------------------------------------------------------------------------

@@ -54,11 +54,9 @@ import os
 import ssl
 import sys
 import threading
-import time
 import urllib.request
 import weakref
 from collections.abc import Callable
-from contextvars import ContextVar
 from types import FrameType
 from typing import Any
 
@@ -68,11 +66,15 @@ import sniffio
 
 from . import receive_buffer
 from .asyncio_backend import AsyncioBackend
+from .deadline import bounded as _bounded
+from .deadline import io_deadline
+from .h1 import transport_types
 from .large_reads import COALESCE_BYTES, LARGE_READ_BYTES, READ_BYTES, HeldWrites, next_ask
 from .stack import HTTPX, HttpStack
 
 __all__ = [
     "COALESCE_BYTES",
+    "H1_ENV",
     "LARGE_READ_BYTES",
     "READ_BYTES",
     "DeadlineStream",
@@ -162,36 +164,6 @@ def shared_ssl_context() -> LazySSLContext:
             if context is None:
                 context = _SHARED_CONTEXTS[key] = LazySSLContext(cafile, capath)
     return context
-
-
-_DEADLINE: ContextVar[float | None] = ContextVar("mcpstream_io_deadline", default=None)
-
-
-class io_deadline:  # used as a function: ``with io_deadline(at):``
-    """Bound every I/O of the streams made here, on this thread or task, by the
-    ``time.monotonic`` instant ``at`` (None: no bound) while the block runs."""
-
-    __slots__ = ("_at", "_token")
-
-    def __init__(self, at: float | None) -> None:
-        self._at = at
-
-    def __enter__(self) -> None:
-        self._token = _DEADLINE.set(self._at)
-
-    def __exit__(self, *exc_info: object) -> None:
-        _DEADLINE.reset(self._token)
-
-
-def _bounded(timeout: float | None, expired: type[Exception]) -> float | None:
-    """``timeout`` cut to what is left of the ``io_deadline``; ``expired`` raised once none is."""
-    deadline = _DEADLINE.get()
-    if deadline is None:
-        return timeout
-    remaining = deadline - time.monotonic()
-    if remaining <= 0:
-        raise expired("the deadline of the operation passed")
-    return remaining if timeout is None else min(timeout, remaining)
 
 
 class DeadlineStream(httpcore.NetworkStream):
@@ -404,7 +376,8 @@ def deadline_bound(response: httpx.Response) -> bool:
     stream is one of the clients made here, or a host's connection given a ``DeadlineStream``
     (``deadline_trace``)."""
     stream = response.extensions.get("network_stream")
-    return isinstance(stream, DeadlineStream)  # LargeReadStream is one too
+    # LargeReadStream is a DeadlineStream too; the h1 transport's sync connections say so
+    return isinstance(stream, DeadlineStream) or getattr(stream, "deadline_bound", False) is True
 
 
 _STACK_CONTEXTS: dict[tuple[str, str | None, str | None], ssl.SSLContext] = {}
@@ -475,17 +448,48 @@ def _reading_in_large_pieces(
     return client
 
 
+H1_ENV = "MCPSTREAM_H1_TRANSPORT"
+"""The environment variable that opts the clients made here into mcpstream's own HTTP/1.1
+transport (``mcpstream._http.h1``): ``1`` (anything but empty or ``0``). Experimental; with
+proxies in the environment the clients stay httpx's."""
+
+
+def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
+    """A client of ``stack`` over the HTTP/1.1 transport when ``H1_ENV`` asks for it and no
+    proxy is configured (None otherwise), with httpx's default limits and the shared SSL
+    context; its transport carries every request (``direct_transport``)."""
+    if os.environ.get(H1_ENV, "") in ("", "0") or urllib.request.getproxies():
+        return None
+    sync_type, async_type = transport_types(stack)
+    transport = (async_type if asynchronous else sync_type)(
+        verify=_ssl_context(stack),
+        max_connections=_LIMITS.max_connections,
+        max_keepalive_connections=_LIMITS.max_keepalive_connections,
+        keepalive_expiry=_LIMITS.keepalive_expiry,
+    )
+    module = stack.httpx
+    client_type = module.AsyncClient if asynchronous else module.Client
+    client = client_type(follow_redirects=False, transport=transport)
+    _DIRECT[client] = transport
+    return client
+
+
 def make_client(stack: HttpStack = HTTPX) -> httpx.Client:
     """The default ``Client`` of ``stack`` (redirects not followed), reading in large pieces
-    (an ``httpx2.Client`` on the httpx2 stack: the annotation is httpx's, whose API it has)."""
-    client: httpx.Client = _reading_in_large_pieces(stack, False, _LargeReadBackend)
+    (an ``httpx2.Client`` on the httpx2 stack: the annotation is httpx's, whose API it has);
+    over the HTTP/1.1 transport when ``H1_ENV`` opts in."""
+    client: httpx.Client = _on_h1(stack, False) or _reading_in_large_pieces(
+        stack, False, _LargeReadBackend
+    )
     return client
 
 
 def make_async_client(stack: HttpStack = HTTPX) -> httpx.AsyncClient:
     """The default ``AsyncClient`` of ``stack`` (redirects not followed), reading in large
-    pieces."""
-    client: httpx.AsyncClient = _reading_in_large_pieces(stack, True, _AsyncLargeReadBackend)
+    pieces; over the HTTP/1.1 transport when ``H1_ENV`` opts in."""
+    client: httpx.AsyncClient = _on_h1(stack, True) or _reading_in_large_pieces(
+        stack, True, _AsyncLargeReadBackend
+    )
     return client
 
 

@@ -10,7 +10,7 @@ import sys
 import time
 from typing import Any
 
-from .._oauth_errors import McpOAuthConfigurationError
+from ..errors import McpOAuthConfigurationError
 from ..oauth import (
     LoopbackRedirectHandler,
     McpOAuthClientSettings,

@@ -57,7 +57,7 @@ Against a hostile server (``policy`` and the drivers in ``_flow`` hold these for
 
 from __future__ import annotations
 
-from .._oauth_errors import (
+from ..errors import (
     McpOAuthAssertionRejectedError,
     McpOAuthAuthorizationError,
     McpOAuthAuthRequiredError,

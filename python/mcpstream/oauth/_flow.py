@@ -45,8 +45,8 @@ import httpx
 
 from .._http.bodies import ACCEPT_ENCODING, abody_chunks, body_chunks
 from .._http.stack import as_httpx_error, as_httpx_request, errors_named, stack_of
-from .._oauth_errors import McpOAuthAuthorizationError
 from .._version import __version__
+from ..errors import McpOAuthAuthorizationError
 from .policy import InsecureOAuthUrlError, check_oauth_url
 
 __all__ = [

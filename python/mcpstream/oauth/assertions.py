@@ -26,13 +26,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast
 
-from .._oauth_errors import (
+from .._text import sanitize
+from ..errors import (
     McpOAuthAssertionRejectedError,
     McpOAuthConfigurationError,
     McpOAuthError,
     McpOAuthTokenExchangeError,
 )
-from .._text import sanitize
 from ..oauth_store import is_header_safe
 from ._flow import Flow, HostCall
 

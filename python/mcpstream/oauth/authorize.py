@@ -9,7 +9,7 @@ import logging
 from dataclasses import dataclass
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from .._oauth_errors import (
+from ..errors import (
     McpOAuthAuthorizationError,
     McpOAuthDiscoveryError,
     McpOAuthIssuerMismatchError,

@@ -8,7 +8,7 @@ import secrets
 import time
 from urllib.parse import quote
 
-from .._oauth_errors import McpOAuthConfigurationError
+from ..errors import McpOAuthConfigurationError
 from ..oauth_store import McpOAuthClientRegistration
 from .metadata import McpAuthorizationServerMetadata
 

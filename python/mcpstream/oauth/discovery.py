@@ -22,7 +22,7 @@ from dataclasses import dataclass
 
 import httpx
 
-from .._oauth_errors import McpOAuthDiscoveryError, McpOAuthPkceNotSupportedError
+from ..errors import McpOAuthDiscoveryError, McpOAuthPkceNotSupportedError
 from ._flow import Flow, build_request, http_step, response_json, run_async, run_sync
 from .challenge import parse_www_authenticate_bearer_challenge
 from .metadata import McpAuthorizationServerMetadata, McpProtectedResourceMetadata

@@ -15,7 +15,7 @@ import time
 import httpx
 
 from .._http.stack import errors_named
-from .._oauth_errors import McpOAuthDiscoveryError
+from ..errors import McpOAuthDiscoveryError
 from ..oauth_store import McpOAuthTokenRecord, McpOAuthTokenStore
 from ._flow import USER_AGENT, McpOAuthRedirectHandler, _SocketWatchdog
 from .session import McpOAuthSession, default_server_id

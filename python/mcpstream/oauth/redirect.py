@@ -23,7 +23,7 @@ from urllib.parse import urljoin
 import httpx
 
 from .._http.stack import errors_named
-from .._oauth_errors import McpOAuthAuthorizationError
+from ..errors import McpOAuthAuthorizationError
 from ._flow import USER_AGENT, AuthorizationPrompt, _SocketWatchdog
 from .policy import InsecureOAuthUrlError, check_oauth_url
 

@@ -16,8 +16,8 @@ from __future__ import annotations
 import logging
 from urllib.parse import urlsplit
 
-from .._oauth_errors import McpOAuthRegistrationError
 from .._text import sanitize
+from ..errors import McpOAuthRegistrationError
 from ..oauth_store import McpOAuthClientRegistration, finite_seconds
 from ._flow import Flow, build_request, http_step, response_json
 from .client_auth import choose_token_endpoint_auth_method

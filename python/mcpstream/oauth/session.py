@@ -58,7 +58,8 @@ from typing import Generic, TypeVar
 
 import httpx
 
-from .._oauth_errors import (
+from .._text import sanitize
+from ..errors import (
     McpOAuthAuthRequiredError,
     McpOAuthDiscoveryError,
     McpOAuthDPoPError,
@@ -69,7 +70,6 @@ from .._oauth_errors import (
     McpOAuthTokenExchangeError,
     McpOAuthTokenStoreError,
 )
-from .._text import sanitize
 from ..oauth_store import (
     McpOAuthClientRegistration,
     McpOAuthTokenRecord,

@@ -22,8 +22,8 @@ import logging
 from dataclasses import dataclass
 from typing import Protocol
 
-from .._oauth_errors import McpOAuthTokenExchangeError
 from .._text import sanitize
+from ..errors import McpOAuthTokenExchangeError
 from ..oauth_store import is_header_safe
 from ..redaction import scrub_secrets
 from ._flow import Flow, build_request, http_step, response_json

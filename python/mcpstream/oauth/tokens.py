@@ -15,8 +15,8 @@ from collections.abc import Callable, Iterable
 
 import httpx
 
-from .._oauth_errors import McpOAuthTokenExchangeError
 from .._text import sanitize
+from ..errors import McpOAuthTokenExchangeError
 from ..oauth_store import (
     McpOAuthClientRegistration,
     McpOAuthTokenRecord,

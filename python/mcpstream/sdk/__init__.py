@@ -14,6 +14,8 @@ mcpstream`` does not import it.
 * ``streams``: ``SessionRelay``, the driver between the session's streams and the transport.
 * ``messages``: the SDK's messages from mcpstream's decoded ones, and back.
 * ``options``: mcpstream's own options of the transport.
+* ``installer``: ``install()``, ``uninstall()``, ``installed()``: the SDK's own
+  ``streamable_http_client`` over mcpstream everywhere in the process.
 """
 
 from __future__ import annotations
@@ -25,7 +27,15 @@ except ImportError as exc:  # pragma: no cover - the test environment has the ex
         "mcpstream.sdk needs the official MCP SDK: pip install 'mcpstream[sdk]'"
     ) from exc
 
-from .client import streamable_http_client
+from .client import streamable_http_client, streamablehttp_client
+from .installer import install, installed, uninstall
 from .options import DEFAULT_CALL_TIMEOUT_S
 
-__all__ = ["DEFAULT_CALL_TIMEOUT_S", "streamable_http_client"]
+__all__ = [
+    "DEFAULT_CALL_TIMEOUT_S",
+    "install",
+    "installed",
+    "streamable_http_client",
+    "streamablehttp_client",
+    "uninstall",
+]

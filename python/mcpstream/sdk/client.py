@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
 
 import anyio
 import httpx
 import httpx2
-from mcp.client._transport import TransportStreams
 from mcp.shared.message import SessionMessage
+from typing_extensions import deprecated
 
 from .._http.core import ReconnectPolicy
 from .._timeouts import DEFAULT_CONNECT_TIMEOUT_S, check_connect_timeout
@@ -17,10 +19,15 @@ from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..models import McpOAuthConfig
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
+from .line import MAJOR
 from .options import FROM_HOST, SERVER_ID, FromHost, RelayOptions, resolve_call_timeout
 from .streams import SessionRelay
 
-__all__ = ["streamable_http_client"]
+if TYPE_CHECKING:
+    # 2.x's alias of (read stream, write stream); 1.x yields (read, write, get_session_id).
+    from mcp.client._transport import TransportStreams
+
+__all__ = ["streamable_http_client", "streamablehttp_client"]
 
 
 @asynccontextmanager
@@ -101,10 +108,52 @@ async def streamable_http_client(
             anyio.create_task_group() as tg,
         ):
             tg.start_soon(relay.run, write_reader, tg)
+            streams: Any = (read_stream, write_stream)
+            if MAJOR == 1:
+                streams += (relay.session_id,)
             try:
-                yield read_stream, write_stream
+                yield streams
             finally:
                 tg.cancel_scope.cancel()
     finally:
         with anyio.CancelScope(shield=True):
             await relay.close(terminate=terminate_on_close)
+
+
+@asynccontextmanager
+# Warns at the call, as the SDK's own does (typing_extensions comes with pydantic, so with mcp).
+@deprecated("Use `streamable_http_client` instead.")
+async def streamablehttp_client(
+    url: str,
+    headers: dict[str, str] | None = None,
+    timeout: float | timedelta = 30,
+    sse_read_timeout: float | timedelta = 60 * 5,
+    terminate_on_close: bool = True,
+    httpx_client_factory: Callable[..., Any] | None = None,
+    auth: httpx.Auth | httpx2.Auth | None = None,
+) -> AsyncGenerator[Any, None]:
+    """The SDK 1.x line's deprecated ``streamablehttp_client``, with its arguments, over
+    mcpstream: the HTTP client is made as the SDK makes it (``httpx_client_factory``, by default
+    the SDK's ``create_mcp_http_client``, called with ``headers``, an ``httpx.Timeout`` of
+    ``timeout`` with ``sse_read_timeout`` for reads, and ``auth``), closed on exit, and
+    ``streamable_http_client`` runs on it. Yields what that yields: ``(read, write,
+    get_session_id)`` on the 1.x line, ``(read, write)`` on 2.x."""
+    from mcp.shared._httpx_utils import create_mcp_http_client
+
+    def seconds(value: float | timedelta) -> float:
+        return value.total_seconds() if isinstance(value, timedelta) else value
+
+    factory: Callable[..., Any] = httpx_client_factory or create_mcp_http_client
+    timeout_class = httpx.Timeout if MAJOR == 1 else httpx2.Timeout
+    client = factory(
+        headers=headers,
+        timeout=timeout_class(seconds(timeout), read=seconds(sse_read_timeout)),
+        auth=auth,
+    )
+    async with (
+        client,
+        streamable_http_client(
+            url, http_client=client, terminate_on_close=terminate_on_close
+        ) as streams,
+    ):
+        yield streams

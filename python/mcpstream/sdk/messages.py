@@ -15,21 +15,6 @@ import logging
 from typing import Any
 
 from mcp.shared.message import SessionMessage
-from mcp_types import (
-    CONNECTION_CLOSED,
-    INTERNAL_ERROR,
-    INVALID_REQUEST,
-    METHOD_NOT_FOUND,
-    PARSE_ERROR,
-    REQUEST_TIMEOUT,
-    ErrorData,
-    JSONRPCError,
-    JSONRPCMessage,
-    JSONRPCNotification,
-    JSONRPCRequest,
-    JSONRPCResponse,
-    RequestId,
-)
 from pydantic import ValidationError
 
 from .._http.core.protocol import failed_while_streaming, stream_ended
@@ -44,6 +29,27 @@ from ..errors import (
     McpTransportError,
 )
 from ..jsonrpc import JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
+from .line import (
+    CONNECTION_CLOSED,
+    DUMP_OPTIONS,
+    INTERNAL_ERROR,
+    INVALID_REQUEST,
+    MAJOR,
+    METHOD_NOT_FOUND,
+    NOT_FOUND_TERMINATES,
+    PARSE_ERROR,
+    REQUEST_TIMEOUT,
+    SESSION_TERMINATED_CODE,
+    ErrorData,
+    JSONRPCError,
+    JSONRPCMessage,
+    JSONRPCNotification,
+    JSONRPCRequest,
+    JSONRPCResponse,
+    RequestId,
+    unwrap,
+    wrap,
+)
 
 __all__ = [
     "Outgoing",
@@ -69,9 +75,9 @@ def response_message(response: JsonRpcResponse, request_id: RequestId) -> Sessio
     try:
         if error is not None:
             payload["error"] = error
-            return SessionMessage(JSONRPCError.model_validate(payload))
+            return SessionMessage(wrap(JSONRPCError.model_validate(payload)))
         payload["result"] = response.result
-        return SessionMessage(JSONRPCResponse.model_validate(payload))
+        return SessionMessage(wrap(JSONRPCResponse.model_validate(payload)))
     except ValidationError as exc:
         return error_message(request_id, PARSE_ERROR, f"Failed to parse the response: {exc}")
 
@@ -81,7 +87,7 @@ def notification_message(notification: JsonRpcNotification) -> SessionMessage | 
     transport hands the session for one its models refuse (``params`` not an object)."""
     payload = {"jsonrpc": "2.0", "method": notification.method, **_params(notification.params)}
     try:
-        return SessionMessage(JSONRPCNotification.model_validate(payload))
+        return SessionMessage(wrap(JSONRPCNotification.model_validate(payload)))
     except ValidationError as exc:
         return exc
 
@@ -96,7 +102,7 @@ def request_message(request: JsonRpcRequest) -> SessionMessage | ValidationError
         **_params(request.params),
     }
     try:
-        return SessionMessage(JSONRPCRequest.model_validate(payload))
+        return SessionMessage(wrap(JSONRPCRequest.model_validate(payload)))
     except ValidationError as exc:
         return exc
 
@@ -109,7 +115,7 @@ def _params(params: Any) -> dict[str, Any]:
 def error_message(request_id: RequestId, code: int, message: str) -> SessionMessage:
     """A JSON-RPC error for the session's request ``request_id``."""
     error = ErrorData(code=code, message=message)
-    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+    return SessionMessage(wrap(JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
 
 
 def http_failure(exc: McpTransportError) -> BaseException | None:
@@ -122,9 +128,10 @@ def http_failure(exc: McpTransportError) -> BaseException | None:
     task: the transport's task group, and with it the session, ends with that exception (an
     ``ExceptionGroup`` of it). A failure once the answer's event stream has begun is resolved
     with a JSON-RPC error instead (``CONNECTION_CLOSED``). mcpstream's own deadline
-    (``call_timeout_s``) is not the client's: it stays a ``REQUEST_TIMEOUT`` error."""
+    (``call_timeout_s``) is not the client's: it stays a ``REQUEST_TIMEOUT`` error. On the
+    1.x line every failure stays a JSON-RPC error (its parity is not established here)."""
     cause = exc.__cause__
-    if cause is None or failed_while_streaming(exc):
+    if MAJOR == 1 or cause is None or failed_while_streaming(exc):
         return None
     if isinstance(cause, errors_named("TransportError")):
         return cause
@@ -133,9 +140,9 @@ def http_failure(exc: McpTransportError) -> BaseException | None:
 
 def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMessage:
     """The JSON-RPC error that tells the session its request ``request_id`` failed with
-    ``exc``, coded as the SDK's transport codes the same failure: an expired session is
-    ``INVALID_REQUEST`` "Session terminated" (the SDK's words alone; mcpstream's message is
-    logged), a message past the byte cap
+    ``exc``, coded as the SDK's transport codes the same failure: an expired session (on the
+    1.x line, any 404) is "Session terminated" with the line's code (``INVALID_REQUEST``; 1.x:
+    32600) and the SDK's words alone (mcpstream's message is logged), a message past the byte cap
     ``CONNECTION_CLOSED`` (the SDK's "SSE stream failed"), a 404 without a session
     ``METHOD_NOT_FOUND``, a 2xx without a response or a redirect ``INVALID_REQUEST``, another
     HTTP status ``INTERNAL_ERROR``, a timeout ``REQUEST_TIMEOUT``, an answer that is not
@@ -144,10 +151,12 @@ def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMes
     an expired session."""
     text = sanitize(exc, _MESSAGE_LIMIT)
     status = exc.status_code if isinstance(exc, McpHttpTransportError) else None
-    if isinstance(exc, McpHttpTransportSessionExpiredError):
+    if isinstance(exc, McpHttpTransportSessionExpiredError) or (
+        status == 404 and NOT_FOUND_TERMINATES
+    ):
         # The SDK's own signal, word for word: a host may test for it.
         logger.info("%s", text)
-        return error_message(request_id, INVALID_REQUEST, "Session terminated")
+        return error_message(request_id, SESSION_TERMINATED_CODE, "Session terminated")
     elif isinstance(exc, McpHttpTransportResponseTooLargeError):
         code, text = CONNECTION_CLOSED, f"SSE stream failed: {text}"  # the SDK's words
     elif status == 404:
@@ -167,7 +176,7 @@ def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMes
     else:
         code = CONNECTION_CLOSED
     error = ErrorData(code=code, message=text, data={"mcpstream_error": type(exc).__name__})
-    return SessionMessage(JSONRPCError(jsonrpc="2.0", id=request_id, error=error))
+    return SessionMessage(wrap(JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
 
 
 class Outgoing:
@@ -182,10 +191,11 @@ class Outgoing:
         self.body, self.method, self.request_id, self.params = body, method, request_id, params
 
 
-def outgoing(message: JSONRPCMessage) -> Outgoing:
-    """The body and parts of a message the session wrote (encoded as the SDK's transport
-    encodes it: by alias, unset members left out)."""
-    body = message.model_dump_json(by_alias=True, exclude_unset=True).encode("utf-8")
+def outgoing(wrapped: JSONRPCMessage) -> Outgoing:
+    """The body and parts of a message the session wrote (``SessionMessage.message``), encoded
+    as the SDK's transport of this line encodes it (``line.DUMP_OPTIONS``)."""
+    message = unwrap(wrapped)
+    body = message.model_dump_json(**DUMP_OPTIONS).encode("utf-8")
     if isinstance(message, JSONRPCRequest):
         return Outgoing(body, message.method, message.id, message.params)
     if isinstance(message, JSONRPCNotification):
@@ -193,8 +203,10 @@ def outgoing(message: JSONRPCMessage) -> Outgoing:
     return Outgoing(body, None, message.id, None)
 
 
-def answer_payload(message: JSONRPCMessage) -> dict[str, Any]:
-    """The ``result`` or ``error`` member of the session's answer to a server request."""
+def answer_payload(wrapped: JSONRPCMessage) -> dict[str, Any]:
+    """The ``result`` or ``error`` member of the session's answer to a server request
+    (``SessionMessage.message``)."""
+    message = unwrap(wrapped)
     if isinstance(message, JSONRPCError):
         return {"error": message.error.model_dump(by_alias=True, mode="json", exclude_unset=True)}
     assert isinstance(message, JSONRPCResponse)

@@ -24,6 +24,7 @@ from ..oauth_store import McpOAuthTokenStore
 from ..redaction import url_without_secrets
 from ..transport_http_async import AsyncMcpHttpTransport
 from .host import HostClient, host_read_timeout
+from .line import MAJOR
 
 __all__ = [
     "DEFAULT_CALL_TIMEOUT_S",
@@ -115,8 +116,9 @@ class RelayOptions:
             workspace_root=Path(tempfile.gettempdir()),
             # A HostClient has the API of the client it wraps (typed as httpx's).
             client=None if client is None else cast(Any, HostClient(client)),
-            # A client of its own on the SDK's stack: its failures are the SDK's classes.
-            http_stack="httpx2" if client is None else None,
+            # A client of its own on the SDK's stack (httpx2; httpx for the 1.x line): its
+            # failures are the SDK's classes.
+            http_stack=("httpx2" if MAJOR == 2 else "httpx") if client is None else None,
             server_request_handler=handler,
             on_notification=on_notification,
             max_event_bytes=self.max_sse_event_size,

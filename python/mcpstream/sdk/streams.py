@@ -18,7 +18,6 @@ import anyio
 from anyio.abc import TaskGroup
 from anyio.streams.memory import MemoryObjectReceiveStream, MemoryObjectSendStream
 from mcp.shared.message import ClientMessageMetadata, SessionMessage
-from mcp_types import INTERNAL_ERROR, INVALID_PARAMS, RequestId
 
 from .._http.core.protocol import ForwardedAnswer
 from .._http.core.relay import Route
@@ -27,6 +26,14 @@ from ..errors import McpTransportError
 from ..jsonrpc import JsonRpcNotification, JsonRpcRequest
 from ..server_requests import McpServerRequestContext
 from ..transport_http_async import AsyncMcpHttpTransport
+from .line import (
+    ERROR_BODIES_ANSWER,
+    INTERNAL_ERROR,
+    INVALID_PARAMS,
+    TRANSPORT_SETS_PROTOCOL_VERSION,
+    RequestId,
+    message_headers,
+)
 from .messages import (
     Outgoing,
     answer_payload,
@@ -61,7 +68,7 @@ class SessionRelay:
         self.transport: AsyncMcpHttpTransport = options.transport(
             url, client=http_client, handler=self, on_notification=self._notify
         )
-        self._rules = self.transport.relay_rules()
+        self._rules = self.transport.relay_rules(error_bodies_answer=ERROR_BODIES_ANSWER)
         self._calls: dict[_Key, anyio.CancelScope] = {}
         self._answers: dict[_Key, asyncio.Future[ForwardedAnswer]] = {}
 
@@ -75,6 +82,11 @@ class SessionRelay:
                     logger.warning("%s", sanitize(exc, 2000))
                 except Exception as exc:  # not the transport's: the loop goes on
                     logger.warning("a message could not be sent: %s", type(exc).__name__)
+
+    def session_id(self) -> str | None:
+        """The session id the server assigned (None before ``initialize`` is answered, and in
+        the 2026-07-28 era): the ``get_session_id`` the SDK's 1.x transport yields."""
+        return self.transport.session_id
 
     async def close(self, *, terminate: bool) -> None:
         """End the transport: the GET stream, the DELETE of the session (``terminate``), the
@@ -94,7 +106,7 @@ class SessionRelay:
             method=out.method,
             request_id=out.request_id,
             params=out.params,
-            headers=metadata.headers if metadata is not None else None,
+            headers=message_headers(metadata),
             resumption_token=metadata.resumption_token if metadata is not None else None,
         )
         kind = route.route
@@ -166,6 +178,8 @@ class SessionRelay:
                     )
                 else:
                     assert response is not None
+                    if TRANSPORT_SETS_PROTOCOL_VERSION and out.method == "initialize":
+                        self._take_protocol_version(response.result)
                     reply = response_message(response, request_id)
                 if raised is not None:
                     # As the SDK's transport: the session's task group ends with the client's
@@ -177,6 +191,12 @@ class SessionRelay:
                 self._rules.finished(request_id)
         if reply is not None and not scope.cancel_called:
             await self._send(reply)
+
+    def _take_protocol_version(self, result: Any) -> None:
+        # The 1.x line's transport sends the version the server chose from then on.
+        version = result.get("protocolVersion") if isinstance(result, dict) else None
+        if isinstance(version, str):
+            self.transport.set_negotiated_protocol_version(version)
 
     # -- what the server sends -----------------------------------------------------------------
 

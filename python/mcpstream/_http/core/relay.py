@@ -73,9 +73,11 @@ class Relay:
     """Per-transport state of a relayed session: the requests in flight (by id, typed as they
     came: ``"1"`` is not ``1``) and the server requests waiting for the host's answer."""
 
-    def __init__(self, protocol: McpHttpProtocol) -> None:
+    def __init__(self, protocol: McpHttpProtocol, *, error_bodies_answer: bool = True) -> None:
+        # error_bodies_answer: a non-2xx answer carrying a JSON-RPC error is the request's
+        # response (the SDK's 2.x transport reads such bodies; its 1.x transport does not).
         self.protocol = protocol
-        protocol.error_bodies_answer = True
+        protocol.error_bodies_answer = error_bodies_answer
         self._in_flight: dict[tuple[type, JsonRpcId], _InFlight] = {}
         self._waiting: set[tuple[type, JsonRpcId]] = set()
 

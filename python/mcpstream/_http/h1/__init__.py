@@ -1,0 +1,48 @@
+"""HTTP/1.1 transports for httpx and httpx2: the framing of mcpstream's codec
+(``Http1Response``, ``encode_request_head``: Rust or pure Python, no I/O), the reads and writes
+on Python's ``socket`` and ``ssl`` (sync) or asyncio's transports (async), so that TLS is
+configured as httpx configures it (``verify``, ``cert``, an ``ssl.SSLContext`` of the host's).
+A host puts one under its own client::
+
+    client = httpx.Client(transport=Http1Transport())
+    aclient = httpx.AsyncClient(transport=AsyncHttp1Transport())
+
+and ``transport_types("httpx2")`` gives the pair for httpx2's clients. They speak HTTP/1.1
+only, to ``http`` and ``https`` URLs, without proxies: httpx's own transport stays the path for
+anything else. Opt-in: mcpstream's own clients use them only when ``MCPSTREAM_H1_TRANSPORT=1``
+(see ``httpx_clients``).
+
+The pool's rules are in ``pool``. Failures are the stack's exceptions, as httpx's own transport
+raises them: ``ConnectError``, ``ConnectTimeout``, ``PoolTimeout``, ``ReadError``,
+``ReadTimeout``, ``WriteError``, ``WriteTimeout``, ``RemoteProtocolError`` (a response this
+client does not read, or a server that closed without one or within one),
+``LocalProtocolError`` (a request head that cannot be written), ``UnsupportedProtocol``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..stack import HTTPX, HttpStack, stack_named
+from .aio import AsyncHttp1, AsyncHttp1Transport
+from .sync import Http1Transport, SyncHttp1
+
+__all__ = ["AsyncHttp1Transport", "Http1Transport", "transport_types"]
+
+_TYPES: dict[str, tuple[type[Any], type[Any]]] = {HTTPX.name: (Http1Transport, AsyncHttp1Transport)}
+
+
+def transport_types(stack: HttpStack | str) -> tuple[type[Any], type[Any]]:
+    """``(sync, async)`` transport classes for the clients of ``stack`` (an ``HttpStack`` or
+    its name, ``"httpx"`` or ``"httpx2"``): subclasses of its ``BaseTransport`` and
+    ``AsyncBaseTransport`` raising its exceptions and returning its responses."""
+    if isinstance(stack, str):
+        stack = stack_named(stack)
+    made = _TYPES.get(stack.name)
+    if made is None:
+        module = stack.httpx
+        made = _TYPES[stack.name] = (
+            type("Http1Transport", (SyncHttp1, module.BaseTransport), {"_stack": stack}),
+            type("AsyncHttp1Transport", (AsyncHttp1, module.AsyncBaseTransport), {"_stack": stack}),
+        )
+    return made

@@ -1,0 +1,596 @@
+"""``AsyncHttp1Transport``: an ``httpx.AsyncBaseTransport`` (or httpx2's) for HTTP/1.1 over a
+keep-alive pool of asyncio connections, with the framing of mcpstream's codec (see the package).
+
+Each connection is an ``asyncio.Protocol`` of its own (``Connection``) that feeds what the
+socket delivers straight into the response's framing: the body data is ready when the
+response's reader wakes, one future per wait. A response has one timer of the event loop for
+all its waits (``_Timer``): it is set for the first wait and, when it fires while data kept
+arriving, set again for the current wait's end, rather than a timer made and cancelled per
+read. Reading from the socket pauses while more than ``BUFFER_BYTES`` of body wait unread.
+
+Timeouts are the request's ``timeout`` extension (``connect``, ``read``, ``write``, and
+``pool`` for a free connection when ``max_connections`` are in use); mcpstream's async driver
+runs each operation under ``asyncio.timeout`` of what is left of it, and a cancelled request or
+body closes its connection.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import collections
+import contextlib
+import ssl
+from collections.abc import AsyncIterator
+from typing import Any, cast
+
+import httpx
+
+from ...errors import CodecError
+from ..stack import HTTPX, HttpStack
+from .pool import (
+    LAST_CHUNK,
+    IdlePool,
+    Key,
+    Limits,
+    Prepared,
+    frame_chunk,
+    new_framing,
+    prepare,
+    protocol_error,
+    response_extensions,
+    reusable,
+    timeout_of,
+)
+
+__all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
+
+BUFFER_BYTES = 2 * 1024 * 1024
+"""Reading from the socket pauses while this much body data waits unread."""
+
+
+def _wake(waiter: asyncio.Future[bool] | None, value: bool = True) -> None:
+    if waiter is not None and not waiter.done():
+        waiter.set_result(value)
+
+
+class _Timer:
+    """One timer of the loop for every wait of one response (see the module). ``wait`` returns
+    False when its timeout passed first."""
+
+    __slots__ = ("_at", "_handle", "_loop", "_waiter")
+
+    def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._loop = loop
+        self._handle: asyncio.TimerHandle | None = None
+        self._at = 0.0
+        """The end of the current wait."""
+        self._waiter: asyncio.Future[bool] | None = None
+
+    async def wait(self, waiter: asyncio.Future[bool], timeout: float | None) -> bool:
+        if timeout is None:
+            return await waiter
+        loop = self._loop
+        self._at = at = loop.time() + timeout
+        handle = self._handle
+        if handle is None or handle.when() > at:
+            if handle is not None:
+                handle.cancel()
+            self._handle = loop.call_at(at, self._fire)
+        self._waiter = waiter
+        try:
+            return await waiter
+        finally:
+            self._waiter = None
+
+    def _fire(self) -> None:
+        self._handle = None
+        waiter = self._waiter
+        if waiter is None or waiter.done():
+            return
+        if self._loop.time() >= self._at:
+            waiter.set_result(False)
+        else:  # the wait under way began after this timer was set: its own end is later
+            self._handle = self._loop.call_at(self._at, self._fire)
+
+    def cancel(self) -> None:
+        if self._handle is not None:
+            self._handle.cancel()
+            self._handle = None
+
+
+class Connection(asyncio.Protocol):
+    """One asyncio connection to one origin, and the response it is reading (``framing``;
+    None while idle: anything the server sends or a close then makes it ``stale``). It is also
+    the ``network_stream`` extension of its responses (``get_extra_info``)."""
+
+    def __init__(self, loop: asyncio.AbstractEventLoop, key: Key) -> None:
+        self.loop = loop
+        self.key = key
+        self.transport: asyncio.Transport | None = None
+        self.framing: Any = None
+        self.body: list[bytes] = []
+        self.buffered = 0
+        self.received = False
+        """Some byte of the current response arrived."""
+        self.first = b""
+        """The first bytes of the current response."""
+        self.error: BaseException | None = None
+        """The framing's error (a ``CodecError``), or the connection's."""
+        self.eof = False
+        self.lost = False
+        self.stale = False
+        self.tls = False
+        self.reading_paused = False
+        self.writing_paused = False
+        self.waiter: asyncio.Future[bool] | None = None
+        self.drain_waiter: asyncio.Future[bool] | None = None
+
+    # -- asyncio.Protocol ------------------------------------------------------------------
+
+    def connection_made(self, transport: asyncio.BaseTransport) -> None:
+        self.transport = cast(asyncio.Transport, transport)
+
+    def data_received(self, data: bytes) -> None:
+        framing = self.framing
+        if framing is None:
+            self.stale = True  # unasked bytes: the connection cannot carry a request
+            return
+        if not self.received:
+            self.received = True
+            self.first = data[:16]
+        if self.error is None:
+            try:
+                pieces = framing.feed(data)
+            except CodecError as exc:
+                self.error = exc
+            else:
+                if pieces:
+                    self.body += pieces
+                    self.buffered += sum(map(len, pieces))
+                    if self.buffered >= BUFFER_BYTES and not self.reading_paused:
+                        self.reading_paused = True
+                        if self.transport is not None:
+                            self.transport.pause_reading()
+        _wake(self.waiter)
+
+    def _ended(self) -> None:
+        framing = self.framing
+        if framing is None:
+            self.stale = True
+            return
+        if self.error is None and self.received:
+            try:
+                framing.feed_eof()
+            except CodecError as exc:
+                self.error = exc
+        _wake(self.waiter)
+
+    def eof_received(self) -> bool:
+        self.eof = True
+        self._ended()
+        # Over plain TCP the sending half stays open: the rest of a request may still go to a
+        # server that half-closed before answering. Under TLS asyncio closes the connection.
+        return not self.tls
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        already = self.eof
+        self.eof = self.lost = True
+        if exc is not None and self.error is None and not (self.framing and self.framing.complete):
+            self.error = exc
+        if not already:
+            self._ended()
+        _wake(self.waiter)
+        _wake(self.drain_waiter)
+
+    def pause_writing(self) -> None:
+        self.writing_paused = True
+
+    def resume_writing(self) -> None:
+        self.writing_paused = False
+        _wake(self.drain_waiter)
+
+    # -- for the transport -----------------------------------------------------------------
+
+    def usable(self) -> bool:
+        """Whether an idle connection may carry a request (the server neither closed it nor
+        sent anything meanwhile)."""
+        transport = self.transport
+        return not (self.stale or self.eof or transport is None or transport.is_closing())
+
+    def begin(self, framing: Any) -> None:
+        """A new response is expected."""
+        self.framing = framing
+        self.body = []
+        self.buffered = 0
+        self.received = False
+        self.first = b""
+        self.error = None
+
+    def idle(self) -> None:
+        """The response was read to its end: unasked bytes from now on make the connection
+        stale."""
+        self.framing = None
+
+    def take(self) -> list[bytes]:
+        """The body data received and not taken yet (reading resumed if it was paused)."""
+        pieces, self.body, self.buffered = self.body, [], 0
+        if self.reading_paused and self.transport is not None:
+            self.reading_paused = False
+            self.transport.resume_reading()
+        return pieces
+
+    async def wait(self, timer: _Timer, timeout: float | None) -> bool:
+        """Wait for data or the end; False when ``timeout`` passed first."""
+        self.waiter = waiter = self.loop.create_future()
+        try:
+            return await timer.wait(waiter, timeout)
+        finally:
+            self.waiter = None
+
+    async def drained(self, timer: _Timer, timeout: float | None) -> bool:
+        """Wait while writing is paused; False when ``timeout`` passed first."""
+        while self.writing_paused and not self.lost:
+            self.drain_waiter = waiter = self.loop.create_future()
+            try:
+                if not await timer.wait(waiter, timeout):
+                    return False
+            finally:
+                self.drain_waiter = None
+        return True
+
+    def close(self) -> None:
+        """Abort the connection (nothing is left to flush: a connection is closed only when
+        its response is done with or broken)."""
+        self.framing = None
+        if self.transport is not None:
+            # a connection of a loop that has closed since: nothing is left to abort
+            with contextlib.suppress(RuntimeError):
+                self.transport.abort()
+
+    def get_extra_info(self, info: str) -> Any:
+        """httpcore's ``AsyncNetworkStream.get_extra_info``."""
+        if info == "is_readable":
+            return not self.usable()
+        name = {
+            "ssl_object": "ssl_object",
+            "client_addr": "sockname",
+            "server_addr": "peername",
+            "socket": "socket",
+        }.get(info)
+        if name is None or self.transport is None:
+            return None
+        return self.transport.get_extra_info(name)
+
+
+class AsyncHttp1:
+    """The async transport's logic, on the HTTP stack of ``_stack``; ``AsyncHttp1Transport`` is
+    it on httpx, ``transport_types`` makes it on httpx2. The options are those of the sync
+    transport (``SyncHttp1``). One event loop at a time: the pool belongs to the loop of its
+    first request (a loop that closed leaves connections the next loop does not reuse)."""
+
+    _stack: HttpStack = HTTPX
+
+    def __init__(
+        self,
+        *,
+        verify: ssl.SSLContext | str | bool = True,
+        cert: Any = None,
+        trust_env: bool = True,
+        max_connections: int | None = 100,
+        max_keepalive_connections: int = 20,
+        keepalive_expiry: float = 5.0,
+        max_head_bytes: int = 64 * 1024,
+        max_headers: int = 100,
+    ) -> None:
+        if isinstance(verify, ssl.SSLContext):
+            self._ssl_context = verify
+        else:
+            self._ssl_context = self._stack.httpx.create_ssl_context(
+                verify=verify, cert=cert, trust_env=trust_env
+            )
+            self._ssl_context.set_alpn_protocols(["http/1.1"])
+        self._limits = Limits(
+            max_connections,
+            max_keepalive_connections,
+            keepalive_expiry,
+            max_head_bytes,
+            max_headers,
+        )
+        self._pool: IdlePool[Connection] = IdlePool(self._limits)
+        self._waiting: collections.deque[asyncio.Future[bool]] = collections.deque()
+        self._closed = False
+
+    def _error(self, name: str, message: object, request: Any) -> Exception:
+        error: Exception = getattr(self._stack.httpx, name)(str(message), request=request)
+        return error
+
+    # -- the pool --------------------------------------------------------------------------
+
+    async def _acquire(self, key: Key, request: Any) -> tuple[Connection, bool]:
+        loop = asyncio.get_running_loop()
+        pool = self._pool
+        while True:
+            if self._closed:
+                raise RuntimeError("the transport is closed")
+            for old in pool.expire(loop.time()):
+                old.close()
+            found = pool.take(key)
+            if found is not None:
+                if found.usable() and found.loop is loop:
+                    return found, True
+                self._lost(found)
+                continue
+            room = pool.make_room()
+            if room is not None:
+                room.close()
+            if pool.can_open():
+                pool.opened()
+                try:
+                    return await self._connect(loop, key, request), False
+                except BaseException:
+                    self._discard()
+                    raise
+            waiter: asyncio.Future[bool] = loop.create_future()
+            self._waiting.append(waiter)
+            try:
+                async with asyncio.timeout(timeout_of(request, "pool")):
+                    await waiter
+            except TimeoutError:
+                raise self._error(
+                    "PoolTimeout", "no connection free within the timeout", request
+                ) from None
+            finally:
+                if waiter in self._waiting:
+                    self._waiting.remove(waiter)
+
+    def _notify(self) -> None:
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(True)
+                return
+
+    def _discard(self) -> None:
+        self._pool.discard()
+        self._notify()
+
+    def _lost(self, connection: Connection) -> None:
+        connection.close()
+        self._discard()
+
+    def _release(self, connection: Connection) -> None:
+        connection.idle()
+        if self._closed:
+            self._lost(connection)
+            return
+        for old in self._pool.put(connection, connection.key, connection.loop.time()):
+            old.close()
+        self._notify()
+
+    async def _connect(self, loop: asyncio.AbstractEventLoop, key: Key, request: Any) -> Connection:
+        scheme, host, port = key
+        hostname = host.decode("ascii")
+        tls = scheme == b"https"
+        connection = Connection(loop, key)
+        connection.tls = tls
+        try:
+            async with asyncio.timeout(timeout_of(request, "connect")):
+                await loop.create_connection(
+                    lambda: connection,
+                    hostname,
+                    port,
+                    ssl=self._ssl_context if tls else None,
+                    server_hostname=hostname if tls else None,
+                )
+        except TimeoutError as exc:
+            connection.close()
+            raise self._error("ConnectTimeout", str(exc) or "timed out", request) from exc
+        except OSError as exc:  # ssl.SSLError included
+            connection.close()
+            raise self._error("ConnectError", exc, request) from exc
+        except BaseException:
+            connection.close()
+            raise
+        if tls:
+            ssl_object = connection.get_extra_info("ssl_object")
+            if ssl_object is not None and ssl_object.selected_alpn_protocol() not in (
+                None,
+                "http/1.1",
+            ):
+                connection.close()
+                raise self._error(
+                    "ConnectError", "the server chose a protocol other than HTTP/1.1", request
+                )
+        return connection
+
+    # -- one exchange ----------------------------------------------------------------------
+
+    async def handle_async_request(self, request: Any) -> Any:
+        """Send ``request`` on a pooled or new connection; return the response once its head
+        has arrived (the body streams as it is read)."""
+        prepared = prepare(self._stack, request)
+        connection, _ = await self._acquire(prepared.key, request)
+        timer = _Timer(connection.loop)
+        framing = new_framing(request, self._limits)
+        body = _body_type(self._stack)(self, connection, framing, timer, request, prepared)
+        connection.begin(framing)
+        try:
+            written = await self._send(connection, timer, request, prepared)
+            await body.read_head(written)
+        except BaseException:
+            timer.cancel()
+            body.drop()
+            raise
+        return self._stack.httpx.Response(
+            framing.status,
+            headers=framing.headers,
+            stream=body,
+            extensions=response_extensions(framing, connection),
+            request=request,
+        )
+
+    async def _send(
+        self, connection: Connection, timer: _Timer, request: Any, prepared: Prepared
+    ) -> Exception | None:
+        """Write the request; the stack's ``WriteError`` when the connection broke while it
+        was written (the caller looks for an answer first), else None."""
+        transport = connection.transport
+        assert transport is not None
+        head, body = prepared.head, prepared.body
+        if body is not None:
+            transport.write(head + body)
+        else:
+            transport.write(head)
+            async for chunk in request.stream:
+                if not chunk:
+                    continue
+                if connection.lost:
+                    break
+                transport.write(frame_chunk(chunk) if prepared.chunked else chunk)
+                if not await connection.drained(timer, timeout_of(request, "write")):
+                    raise self._error("WriteTimeout", "timed out", request)
+            if prepared.chunked and not connection.lost:
+                transport.write(LAST_CHUNK)
+        if not await connection.drained(timer, timeout_of(request, "write")):
+            raise self._error("WriteTimeout", "timed out", request)
+        if connection.lost and not connection.received:
+            return self._error("WriteError", connection.error or "connection lost", request)
+        return None
+
+    async def aclose(self) -> None:
+        """Close every idle connection; responses still being read close theirs when done."""
+        self._closed = True
+        for connection in self._pool.clear():
+            connection.close()
+        while self._waiting:
+            waiter = self._waiting.popleft()
+            if not waiter.done():
+                waiter.set_result(False)
+
+
+class _Body:
+    """The body of one response, as its connection's protocol frames it (the base of the
+    stack's ``AsyncByteStream`` made by ``_body_type``)."""
+
+    def __init__(
+        self,
+        transport: AsyncHttp1,
+        connection: Connection,
+        framing: Any,
+        timer: _Timer,
+        request: Any,
+        prepared: Prepared,
+    ) -> None:
+        self._transport = transport
+        self._connection: Connection | None = connection
+        self._framing = framing
+        self._timer = timer
+        self._request = request
+        self._prepared = prepared
+        self._keep = False
+
+    def _fail(self, connection: Connection) -> Exception:
+        """The stack's error for what broke the response."""
+        transport, request = self._transport, self._request
+        error = connection.error
+        if not connection.received:
+            message = "Server disconnected without sending a response."
+            failure = transport._error("RemoteProtocolError", message, request)
+        elif isinstance(error, CodecError):
+            message = protocol_error(error, self._framing, connection.first)
+            failure = transport._error("RemoteProtocolError", message, request)
+        else:
+            failure = transport._error("ReadError", error or "connection lost", request)
+        failure.__cause__ = error
+        return failure
+
+    async def _more(self) -> None:
+        """Wait for more of the response (or its end, or its error)."""
+        connection = self._connection
+        assert connection is not None
+        if connection.error is not None or (connection.eof and not self._framing.complete):
+            raise self._fail(connection)
+        timeout = timeout_of(self._request, "read")
+        if not await connection.wait(self._timer, timeout):
+            raise self._transport._error("ReadTimeout", "timed out", self._request)
+
+    async def read_head(self, write_error: Exception | None) -> None:
+        """Wait for the final head (body data that came with it is kept); a ``write_error``
+        is raised when no answer came."""
+        connection = self._connection
+        assert connection is not None
+        try:
+            while self._framing.status is None:
+                await self._more()
+        except self._transport._stack.httpx.TransportError:
+            if write_error is not None:
+                raise write_error from write_error.__cause__
+            raise
+        # after a broken write the connection is not reused, whatever the answer says
+        self._keep = write_error is None
+        self._settle()
+
+    def _settle(self) -> None:
+        """Once the response is complete and its data taken: its connection back to the pool,
+        or closed."""
+        connection = self._connection
+        if connection is None or connection.body or not self._framing.complete:
+            return
+        self._connection = None
+        self._timer.cancel()
+        if self._keep and reusable(self._framing, self._prepared):
+            self._transport._release(connection)
+        else:
+            self._transport._lost(connection)
+
+    def drop(self) -> None:
+        """Close the connection (a response broken, cancelled or closed before its end)."""
+        connection, self._connection = self._connection, None
+        self._timer.cancel()
+        if connection is not None:
+            self._transport._lost(connection)
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        try:
+            while (connection := self._connection) is not None:
+                if connection.body:
+                    pieces = connection.take()
+                    self._settle()
+                    for piece in pieces:
+                        yield piece
+                elif self._framing.complete:
+                    self._settle()
+                else:
+                    await self._more()
+        except BaseException:
+            self.drop()
+            raise
+
+    async def aclose(self) -> None:
+        """Closing before the end closes the connection: a body left unread cannot be
+        skipped safely."""
+        connection = self._connection
+        if connection is not None and self._framing.complete:
+            connection.take()  # all of it was read off the socket: the connection is clean
+            self._settle()
+        else:
+            self.drop()
+
+
+_BODY_TYPES: dict[str, type[_Body]] = {}
+
+
+def _body_type(stack: HttpStack) -> type[_Body]:
+    """``_Body`` as an ``AsyncByteStream`` of ``stack`` (httpx's client checks the type)."""
+    made = _BODY_TYPES.get(stack.name)
+    if made is None:
+        made = _BODY_TYPES[stack.name] = type(
+            "AsyncHttp1Body", (_Body, stack.httpx.AsyncByteStream), {}
+        )
+    return made
+
+
+class AsyncHttp1Transport(AsyncHttp1, httpx.AsyncBaseTransport):
+    """HTTP/1.1 over a keep-alive pool of asyncio connections, with the framing of mcpstream's
+    codec, for an ``httpx.AsyncClient`` (``transport_types`` gives httpx2's). See ``SyncHttp1``
+    for the options."""

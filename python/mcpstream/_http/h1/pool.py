@@ -1,0 +1,274 @@
+"""What the sync and the async HTTP/1.1 transports share, none of it I/O: the origin a request
+goes to, its head and body framing, the idle connections of a pool and the rules of reuse, the
+request's timeouts, and the responses and errors of the HTTP stack (httpx or httpx2) the
+transport serves.
+
+The pool's rules (``IdlePool`` and ``reusable``):
+
+* a connection goes back to the pool only when its response was read to its end, was HTTP/1.1
+  without ``Connection: close`` (in the response or the request), and nothing followed it;
+* an idle connection is dropped after ``keepalive_expiry`` seconds, and before reuse the driver
+  checks it for a close (or any byte) from the server while it was idle;
+* at most ``max_keepalive_connections`` idle connections are kept (the oldest go first), and at
+  most ``max_connections`` are open at once: a request waits for one within its ``pool``
+  timeout (``PoolTimeout`` after it);
+* a request is sent again (once more, on a new connection) only when a reused connection failed
+  before a single byte of it was written.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+from ... import codec
+from ...codec import load_backend
+from ..stack import HttpStack
+
+__all__ = [
+    "DEFAULT_PORTS",
+    "LAST_CHUNK",
+    "SMALL_BODY",
+    "IdlePool",
+    "Key",
+    "Limits",
+    "Prepared",
+    "connection_closes",
+    "frame_chunk",
+    "new_framing",
+    "prepare",
+    "protocol_error",
+    "response_extensions",
+    "reusable",
+    "timeout_of",
+]
+
+_framing = load_backend(codec.BACKEND)
+Http1Response = _framing.Http1Response
+encode_request_head = _framing.encode_request_head
+
+SMALL_BODY = 64 * 1024
+"""A body smaller than this leaves with the head in one write."""
+
+DEFAULT_PORTS = {b"http": 80, b"https": 443}
+
+Key = tuple[bytes, bytes, int]
+"""A connection's origin: (scheme, host, port)."""
+
+C = TypeVar("C")
+
+
+@dataclass(frozen=True)
+class Limits:
+    """The pool's limits (httpx's ``Limits``, with its defaults): ``max_connections`` open at
+    once (None: no bound), ``max_keepalive_connections`` idle ones kept, ``keepalive_expiry``
+    seconds an idle one is kept; ``max_head_bytes`` and ``max_headers`` bound each response
+    head (and the trailers of a chunked body)."""
+
+    max_connections: int | None = 100
+    max_keepalive_connections: int = 20
+    keepalive_expiry: float = 5.0
+    max_head_bytes: int = 64 * 1024
+    max_headers: int = 100
+
+    def __post_init__(self) -> None:
+        if self.max_connections is not None and self.max_connections < 1:
+            raise ValueError("max_connections must be at least 1 (or None)")
+        if self.max_keepalive_connections < 0 or self.keepalive_expiry < 0:
+            raise ValueError("max_keepalive_connections and keepalive_expiry must be >= 0")
+
+
+@dataclass(frozen=True)
+class Prepared:
+    """A request made ready to write: its origin, its head, and its body when the whole of it
+    is known (``body``, already framed; None: ``stream`` is iterated and framed as it goes)."""
+
+    key: Key
+    head: bytes
+    body: bytes | None
+    chunked: bool
+    closes: bool
+    """The request asked for ``Connection: close``: its connection is not reused."""
+
+
+def _has_token(headers: Iterable[tuple[bytes, bytes]], name: bytes, token: bytes) -> bool:
+    for field, value in headers:
+        if field.lower() == name and any(
+            item.strip(b" \t").lower() == token for item in value.split(b",")
+        ):
+            return True
+    return False
+
+
+def connection_closes(headers: Iterable[tuple[bytes, bytes]]) -> bool:
+    """Whether ``headers`` hold ``Connection: close``."""
+    return _has_token(headers, b"connection", b"close")
+
+
+def frame_chunk(chunk: bytes) -> bytes:
+    """One chunk of a chunked request body."""
+    return b"%x\r\n%b\r\n" % (len(chunk), chunk)
+
+
+LAST_CHUNK = b"0\r\n\r\n"
+
+
+def prepare(stack: HttpStack, request: Any) -> Prepared:
+    """``request`` (an ``httpx.Request`` of ``stack``) ready to write. Raises the stack's
+    ``UnsupportedProtocol`` for a scheme other than http and https, its
+    ``LocalProtocolError`` for a head that cannot be written."""
+    url = request.url
+    scheme = url.raw_scheme
+    if scheme not in DEFAULT_PORTS:
+        raise stack.httpx.UnsupportedProtocol(
+            f"Request URL has an unsupported protocol '{url.scheme}://'.", request=request
+        )
+    key: Key = (scheme, url.raw_host, url.port or DEFAULT_PORTS[scheme])
+    raw = request.headers.raw
+    try:
+        head = bytes(encode_request_head(request.method.encode("ascii"), url.raw_path, raw))
+    except (ValueError, UnicodeEncodeError) as exc:
+        message = str(exc)
+        bad = _bad_field(raw) if "header" in message else ""
+        if bad:
+            message += f" in the field {bad!r}: <redacted>"
+        raise stack.httpx.LocalProtocolError(message, request=request) from exc
+    chunked = _has_token(raw, b"transfer-encoding", b"chunked")
+    body: bytes | None = None
+    stream = request.stream
+    if isinstance(stream, stack.httpx.ByteStream):
+        # the whole body is known (httpx's ``content=``, ``json=``, ``data=``)
+        content = b"".join(stream)
+        if chunked:
+            content = (frame_chunk(content) if content else b"") + LAST_CHUNK
+        body = content
+    return Prepared(key, head, body, chunked, connection_closes(raw))
+
+
+def protocol_error(exc: Exception, framing: Any, first: bytes) -> str:
+    """The message of a response this client cannot read: the framing's, and while it is the
+    head that fails, the answer's first bytes (as h11 quotes a bad status line: they tell a
+    TLS record, from a port that speaks https, from garbage)."""
+    if framing.status is None and first:
+        return f"{exc} (the answer begins {first[:16]!r})"
+    return str(exc)
+
+
+def _bad_field(fields: Iterable[tuple[bytes, bytes]]) -> str:
+    """The name of the first field ``encode_request_head`` refuses, for its error (the value is
+    never shown: it may be a credential pasted with its line end)."""
+    for name, value in fields:
+        try:
+            encode_request_head(b"GET", b"/", [(name, value)])
+        except ValueError:
+            return name.decode("latin-1")
+    return ""
+
+
+def timeout_of(request: Any, kind: str) -> float | None:
+    """The ``kind`` timeout (``connect``, ``read``, ``write``, ``pool``) of ``request``'s
+    ``timeout`` extension, read at each wait (the drivers lift ``read`` for a quiet stream)."""
+    timeouts = request.extensions.get("timeout")
+    if not timeouts:
+        return None
+    value = timeouts.get(kind)
+    return None if value is None else float(value)
+
+
+def new_framing(request: Any, limits: Limits) -> Any:
+    """The framing of the response to ``request`` (``Http1Response`` of the codec)."""
+    return Http1Response(
+        head_request=request.method == "HEAD",
+        max_head_bytes=limits.max_head_bytes,
+        max_headers=limits.max_headers,
+    )
+
+
+def reusable(framing: Any, prepared: Prepared) -> bool:
+    """Whether the connection of a complete response may carry another request."""
+    return bool(framing.keep_alive) and not prepared.closes
+
+
+def response_extensions(framing: Any, network_stream: object) -> dict[str, Any]:
+    """The extensions of an httpx response (httpcore's names)."""
+    return {
+        "http_version": framing.http_version,
+        "reason_phrase": framing.reason,
+        "network_stream": network_stream,
+    }
+
+
+class IdlePool(Generic[C]):
+    """The idle connections of a pool, newest last, with when each became idle, and the count
+    of connections open (idle or carrying a request). No locking and no I/O: the sync
+    transport holds its lock around each call, the async one runs on one loop; what is handed
+    back to close, the caller closes."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.limits = limits
+        self._idle: list[tuple[C, Key, float]] = []
+        self.open = 0
+        """Connections counted against ``max_connections``: idle or in use."""
+
+    def __len__(self) -> int:
+        return len(self._idle)
+
+    def expire(self, now: float) -> list[C]:
+        """Drop the connections idle for longer than ``keepalive_expiry`` (to be closed)."""
+        expiry = self.limits.keepalive_expiry
+        if not self._idle or now - self._idle[0][2] <= expiry:
+            return []  # the oldest is first: none has expired
+        dropped = [c for c, _, since in self._idle if now - since > expiry]
+        self._idle = [entry for entry in self._idle if now - entry[2] <= expiry]
+        self.open -= len(dropped)
+        return dropped
+
+    def take(self, key: Key) -> C | None:
+        """The newest idle connection to ``key`` (still counted as open), or None."""
+        for index in range(len(self._idle) - 1, -1, -1):
+            if self._idle[index][1] == key:
+                return self._idle.pop(index)[0]
+        return None
+
+    def can_open(self) -> bool:
+        """Whether a new connection stays within ``max_connections``."""
+        limit = self.limits.max_connections
+        return limit is None or self.open < limit
+
+    def make_room(self) -> C | None:
+        """When the pool is full, the oldest idle connection (to another origin: the caller
+        found none to its own), taken out and uncounted so that a new one may open; None when
+        every connection is in use."""
+        if self.can_open() or not self._idle:
+            return None
+        self.open -= 1
+        return self._idle.pop(0)[0]
+
+    def opened(self) -> None:
+        """A new connection was opened (count it)."""
+        self.open += 1
+
+    def discard(self) -> None:
+        """A connection in use was closed (uncount it)."""
+        self.open -= 1
+
+    def put(self, connection: C, key: Key, now: float) -> list[C]:
+        """``connection`` (read to its end) is idle from ``now``; returns those dropped to keep
+        within ``max_keepalive_connections`` (to be closed, already uncounted)."""
+        self._idle.append((connection, key, now))
+        keep = self.limits.max_keepalive_connections
+        if len(self._idle) <= keep:
+            return []
+        cut = len(self._idle) - keep
+        dropped = [c for c, _, _ in self._idle[:cut]]
+        del self._idle[:cut]
+        self.open -= len(dropped)
+        return dropped
+
+    def clear(self) -> list[C]:
+        """Every idle connection (to be closed, uncounted)."""
+        idle = [c for c, _, _ in self._idle]
+        self._idle = []
+        self.open -= len(idle)
+        return idle

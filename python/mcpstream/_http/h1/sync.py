@@ -1,0 +1,513 @@
+"""``Http1Transport``: an ``httpx.BaseTransport`` (or httpx2's) for HTTP/1.1 over a keep-alive
+pool of Python sockets, with the framing of mcpstream's codec (see the package).
+
+Every wait obeys the request's ``timeout`` extension (``connect``, ``read``, ``write``, and
+``pool`` for a free connection when ``max_connections`` are in use) and the ``io_deadline`` of
+mcpstream's operation under way on the thread (as mcpstream's own clients do).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import select
+import socket
+import ssl
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+
+from ...errors import CodecError
+from ..deadline import bounded
+from ..stack import HTTPX, HttpStack
+from .pool import (
+    LAST_CHUNK,
+    SMALL_BODY,
+    IdlePool,
+    Key,
+    Limits,
+    Prepared,
+    frame_chunk,
+    new_framing,
+    prepare,
+    protocol_error,
+    response_extensions,
+    reusable,
+    timeout_of,
+)
+
+__all__ = ["Http1Transport", "SyncHttp1"]
+
+READ_BUFFER = 256 * 1024
+"""The most one read takes: each connection reads into a buffer of this size, kept for its
+life, and copies out what arrived (a ``recv`` of this size would allocate it for every read,
+a mapping of its own for the allocator, even for a small answer)."""
+
+
+class _DeadlinePassed(Exception):
+    """The ``io_deadline`` of the operation under way passed (turned into the stack's timeout)."""
+
+
+class Connection:
+    """One socket (plain or TLS) to one origin. It is also the ``network_stream`` extension of
+    its responses (``get_extra_info``, as httpcore's streams), whose every read obeys the
+    ``io_deadline`` (``deadline_bound``)."""
+
+    __slots__ = ("_buffer", "_timeout", "key", "sock")
+
+    deadline_bound = True
+
+    def __init__(self, key: Key, sock: socket.socket) -> None:
+        self.key = key
+        self.sock = sock
+        self._timeout: float | None = -1.0  # what settimeout was last given (-1: never)
+        self._buffer: memoryview | None = None
+
+    def recv(self) -> bytes:
+        """One read of up to ``READ_BUFFER`` bytes (``b""`` at the end of the stream)."""
+        buffer = self._buffer
+        if buffer is None:
+            buffer = self._buffer = memoryview(bytearray(READ_BUFFER))
+        count = self.sock.recv_into(buffer)
+        return bytes(buffer[:count])
+
+    def settimeout(self, timeout: float | None) -> None:
+        """``sock.settimeout``, skipped when unchanged (one system call less per read)."""
+        if timeout != self._timeout:
+            self.sock.settimeout(timeout)
+            self._timeout = timeout
+
+    def is_stale(self) -> bool:
+        """Whether the server closed the idle connection, or sent something unasked (either
+        way it cannot carry a request)."""
+        if isinstance(self.sock, ssl.SSLSocket) and self.sock.pending():
+            return True
+        try:
+            readable, _, _ = select.select([self.sock], [], [], 0)
+        except (OSError, ValueError):
+            return True
+        return bool(readable)
+
+    def close(self) -> None:
+        """Close the socket, ignoring errors (the peer may be gone). The shutdown first wakes
+        a thread blocked reading it (a host closing a stream another thread iterates)."""
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+    def get_extra_info(self, info: str) -> Any:
+        """httpcore's ``NetworkStream.get_extra_info``: ``socket``, ``ssl_object``,
+        ``client_addr``, ``server_addr``, ``is_readable``."""
+        sock = self.sock
+        if info == "socket":
+            return sock
+        if info == "ssl_object":
+            return sock if isinstance(sock, ssl.SSLSocket) else None
+        with contextlib.suppress(OSError):
+            if info == "client_addr":
+                return sock.getsockname()
+            if info == "server_addr":
+                return sock.getpeername()
+        if info == "is_readable":
+            return self.is_stale()
+        return None
+
+
+class _WriteFailed(OSError):
+    """A write that failed after ``sent`` bytes of its data."""
+
+    def __init__(self, cause: OSError, sent: int) -> None:
+        super().__init__(cause.errno, cause.strerror or str(cause))
+        self.sent = sent
+
+
+def _write(sock: socket.socket, data: bytes) -> int:
+    """Write all of ``data``; an ``OSError`` says how much was written (``_WriteFailed``)."""
+    view = memoryview(data)
+    sent = 0
+    while sent < len(view):
+        try:
+            sent += sock.send(view[sent:])
+        except TimeoutError:
+            raise
+        except OSError as exc:
+            raise _WriteFailed(exc, sent) from exc
+    return sent
+
+
+class SyncHttp1:
+    """The sync transport's logic, on the HTTP stack of ``_stack`` (its requests, responses and
+    exceptions); ``Http1Transport`` is it on httpx, ``transport_types`` makes it on httpx2.
+
+    ``verify`` and ``cert`` mean what they mean to ``httpx.Client`` (an ``ssl.SSLContext``
+    given as ``verify`` is used as it is, and must allow HTTP/1.1 if it offers ALPN).
+    ``max_connections``: the connections open at once (None: no bound; a request waits for one
+    within its ``pool`` timeout); ``max_keepalive_connections``: the idle connections kept, in
+    all; ``keepalive_expiry``: the seconds an idle connection is kept. ``max_head_bytes`` and
+    ``max_headers`` bound each response head (and the trailers of a chunked body). Safe to
+    share between threads.
+    """
+
+    _stack: HttpStack = HTTPX
+
+    def __init__(
+        self,
+        *,
+        verify: ssl.SSLContext | str | bool = True,
+        cert: Any = None,
+        trust_env: bool = True,
+        max_connections: int | None = 100,
+        max_keepalive_connections: int = 20,
+        keepalive_expiry: float = 5.0,
+        max_head_bytes: int = 64 * 1024,
+        max_headers: int = 100,
+    ) -> None:
+        if isinstance(verify, ssl.SSLContext):
+            self._ssl_context = verify
+        else:
+            self._ssl_context = self._stack.httpx.create_ssl_context(
+                verify=verify, cert=cert, trust_env=trust_env
+            )
+            self._ssl_context.set_alpn_protocols(["http/1.1"])
+        self._limits = Limits(
+            max_connections,
+            max_keepalive_connections,
+            keepalive_expiry,
+            max_head_bytes,
+            max_headers,
+        )
+        self._pool: IdlePool[Connection] = IdlePool(self._limits)
+        self._lock = threading.Condition()
+        self._closed = False
+
+    # -- errors and waits ------------------------------------------------------------------
+
+    def _error(self, name: str, message: object, request: Any) -> Exception:
+        error: Exception = getattr(self._stack.httpx, name)(str(message), request=request)
+        return error
+
+    def _wait(self, request: Any, kind: str, expired: str) -> float | None:
+        """How long the next ``kind`` wait may take: the request's timeout, cut to what is
+        left of the ``io_deadline``; the stack's ``expired`` error once nothing is left."""
+        try:
+            return bounded(timeout_of(request, kind), _DeadlinePassed)
+        except _DeadlinePassed as exc:
+            raise self._error(expired, exc, request) from None
+
+    # -- the pool --------------------------------------------------------------------------
+
+    def _acquire(self, key: Key, request: Any) -> tuple[Connection, bool]:
+        """A connection to ``key``: an idle one checked for staleness, else a new one (within
+        ``max_connections``, waiting for room within the ``pool`` timeout); and whether it
+        was reused."""
+        deadline: float | None = None
+        while True:
+            to_close: list[Connection] = []
+            found: Connection | None = None
+            new = False
+            with self._lock:
+                if self._closed:
+                    raise RuntimeError("the transport is closed")
+                to_close += self._pool.expire(time.monotonic())
+                found = self._pool.take(key)
+                if found is None:
+                    room = self._pool.make_room()
+                    if room is not None:
+                        to_close.append(room)
+                    if self._pool.can_open():
+                        self._pool.opened()
+                        new = True
+                    else:
+                        wait = self._wait(request, "pool", "PoolTimeout")
+                        if wait is not None:
+                            now = time.monotonic()
+                            deadline = now + wait if deadline is None else deadline
+                            wait = deadline - now
+                            if wait <= 0:
+                                raise self._error(
+                                    "PoolTimeout", "no connection free within the timeout", request
+                                )
+                        self._lock.wait(wait)
+            for connection in to_close:
+                connection.close()
+            if found is not None:
+                if not found.is_stale():
+                    return found, True
+                self._lost(found)
+            elif new:
+                try:
+                    return self._connect(key, request), False
+                except BaseException:
+                    self._discard()
+                    raise
+
+    def _discard(self) -> None:
+        with self._lock:
+            self._pool.discard()
+            self._lock.notify()
+
+    def _lost(self, connection: Connection) -> None:
+        """Close a connection that was in use (or taken idle), and free its place."""
+        connection.close()
+        self._discard()
+
+    def _release(self, connection: Connection) -> None:
+        """Put a connection whose response was read to its end back in the pool."""
+        with self._lock:
+            if self._closed:
+                self._pool.discard()
+                dropped = [connection]
+            else:
+                dropped = self._pool.put(connection, connection.key, time.monotonic())
+            self._lock.notify()
+        for old in dropped:
+            old.close()
+
+    def _connect(self, key: Key, request: Any) -> Connection:
+        scheme, host, port = key
+        timeout = self._wait(request, "connect", "ConnectTimeout")
+        hostname = host.decode("ascii")
+        try:
+            sock = socket.create_connection((hostname, port), timeout=timeout)
+        except TimeoutError as exc:
+            raise self._error("ConnectTimeout", str(exc) or "timed out", request) from exc
+        except OSError as exc:
+            raise self._error("ConnectError", exc, request) from exc
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            if scheme == b"https":
+                sock = self._ssl_context.wrap_socket(sock, server_hostname=hostname)
+                if sock.selected_alpn_protocol() not in (None, "http/1.1"):
+                    raise self._error(
+                        "ConnectError", "the server chose a protocol other than HTTP/1.1", request
+                    )
+        except TimeoutError as exc:
+            sock.close()
+            raise self._error("ConnectTimeout", str(exc) or "timed out", request) from exc
+        except OSError as exc:  # ssl.SSLError included
+            sock.close()
+            raise self._error("ConnectError", exc, request) from exc
+        except BaseException:
+            sock.close()
+            raise
+        connection = Connection(key, sock)
+        trace = request.extensions.get("trace")
+        if trace is not None:
+            # what httpcore announces (mcpstream's GET stream keeps the stream to abort it)
+            trace("connection.connect_tcp.complete", {"return_value": connection})
+        return connection
+
+    # -- one exchange ----------------------------------------------------------------------
+
+    def handle_request(self, request: Any) -> Any:
+        """Send ``request`` on a pooled or new connection; return the response once its head
+        has arrived (the body streams as it is read)."""
+        prepared = prepare(self._stack, request)
+        while True:
+            connection, reused = self._acquire(prepared.key, request)
+            try:
+                outcome = self._send(connection, request, prepared, reused)
+            except BaseException:
+                self._lost(connection)
+                raise
+            if outcome is not None:
+                break
+            # a reused connection refused the very first byte: the server had closed it, and
+            # nothing of the request reached it, so a new connection may carry it
+            self._lost(connection)
+        if not isinstance(outcome, Exception):
+            return self._receive(connection, request, prepared, keep=True)
+        # The write failed part way: the server may have answered before it stopped reading
+        # (a 413, a 401): that answer is the outcome, else the write error.
+        try:
+            return self._receive(connection, request, prepared, keep=False)
+        except self._stack.httpx.TransportError:
+            raise outcome from outcome.__cause__
+
+    def _send(
+        self, connection: Connection, request: Any, prepared: Prepared, reused: bool
+    ) -> bool | Exception | None:
+        """Write the request: True once written; None when a reused connection failed before
+        its first byte (another connection may carry it); the stack's ``WriteError`` when a
+        write failed after bytes went out (the caller looks for an answer first)."""
+        sock = connection.sock
+        written = 0
+        try:
+            connection.settimeout(self._wait(request, "write", "WriteTimeout"))
+            head, body = prepared.head, prepared.body
+            if body is not None:
+                if len(body) < SMALL_BODY:
+                    written += _write(sock, head + body)
+                else:
+                    written += _write(sock, head)
+                    written += _write(sock, body)
+                return True
+            written += _write(sock, head)
+            for chunk in request.stream:
+                if not chunk:
+                    continue
+                connection.settimeout(self._wait(request, "write", "WriteTimeout"))
+                written += _write(sock, frame_chunk(chunk) if prepared.chunked else chunk)
+            if prepared.chunked:
+                written += _write(sock, LAST_CHUNK)
+            return True
+        except TimeoutError as exc:
+            raise self._error("WriteTimeout", str(exc) or "timed out", request) from exc
+        except _WriteFailed as exc:
+            if reused and written == 0 and exc.sent == 0:
+                return None
+            error = self._error("WriteError", exc, request)
+            error.__cause__ = exc
+            return error
+        except OSError as exc:
+            raise self._error("WriteError", exc, request) from exc
+
+    def _receive(self, connection: Connection, request: Any, prepared: Prepared, keep: bool) -> Any:
+        framing = new_framing(request, self._limits)
+        stream = _body_type(self._stack)(self, connection, framing, request, prepared, keep)
+        stream.read_head()
+        return self._stack.httpx.Response(
+            framing.status,
+            headers=framing.headers,
+            stream=stream,
+            extensions=response_extensions(framing, connection),
+            request=request,
+        )
+
+    def close(self) -> None:
+        """Close every idle connection; responses still being read close theirs when done."""
+        with self._lock:
+            self._closed = True
+            idle = self._pool.clear()
+            self._lock.notify_all()
+        for connection in idle:
+            connection.close()
+
+
+class _Body:
+    """The body of one response, read from its connection as the host iterates it (the base of
+    the stack's ``SyncByteStream`` made by ``_body_type``)."""
+
+    def __init__(
+        self,
+        transport: SyncHttp1,
+        connection: Connection,
+        framing: Any,
+        request: Any,
+        prepared: Prepared,
+        keep: bool,
+    ) -> None:
+        self._transport = transport
+        self._connection: Connection | None = connection
+        self._framing = framing
+        self._request = request
+        self._prepared = prepared
+        self._keep = keep
+        self._pending: list[bytes] = []
+        self._received = False
+        self._first = b""
+
+    def _read(self) -> list[bytes]:
+        """One read from the socket, fed to the framing: the body data it completes."""
+        connection = self._connection
+        assert connection is not None
+        request, transport = self._request, self._transport
+        try:
+            connection.settimeout(transport._wait(request, "read", "ReadTimeout"))
+            data = connection.recv()
+        except TimeoutError as exc:
+            self._drop()
+            raise transport._error("ReadTimeout", str(exc) or "timed out", request) from exc
+        except OSError as exc:
+            self._drop()
+            if not self._received:
+                raise transport._error(
+                    "RemoteProtocolError",
+                    "Server disconnected without sending a response.",
+                    request,
+                ) from exc
+            raise transport._error("ReadError", exc, request) from exc
+        try:
+            if data:
+                if not self._received:
+                    self._received = True
+                    self._first = data[:16]
+                return list(self._framing.feed(data))
+            if not self._received:
+                self._drop()
+                raise transport._error(
+                    "RemoteProtocolError",
+                    "Server disconnected without sending a response.",
+                    request,
+                )
+            self._framing.feed_eof()
+            return []
+        except CodecError as exc:
+            self._drop()
+            message = protocol_error(exc, self._framing, self._first)
+            raise transport._error("RemoteProtocolError", message, request) from exc
+
+    def read_head(self) -> None:
+        """Read until the final head has arrived (body data read with it is kept)."""
+        try:
+            while self._framing.status is None:
+                self._pending.extend(self._read())
+        except BaseException:
+            self._drop()
+            raise
+        self._settle()
+
+    def __iter__(self) -> Iterator[bytes]:
+        try:
+            if self._pending:
+                pending, self._pending = self._pending, []
+                yield from pending
+            while self._connection is not None and not self._framing.complete:
+                pieces = self._read()
+                self._settle()
+                yield from pieces
+        except BaseException:
+            self._drop()
+            raise
+
+    def _settle(self) -> None:
+        """Once the response is complete: its connection back to the pool, or closed."""
+        connection = self._connection
+        if connection is None or not self._framing.complete:
+            return
+        self._connection = None
+        if self._keep and reusable(self._framing, self._prepared):
+            self._transport._release(connection)
+        else:
+            self._transport._lost(connection)
+
+    def _drop(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None:
+            self._transport._lost(connection)
+
+    def close(self) -> None:
+        """Closing before the end closes the connection: a body left unread cannot be
+        skipped safely."""
+        self._settle()
+        self._drop()
+
+
+_BODY_TYPES: dict[str, type[_Body]] = {}
+
+
+def _body_type(stack: HttpStack) -> type[_Body]:
+    """``_Body`` as a ``SyncByteStream`` of ``stack`` (httpx's client checks the type)."""
+    made = _BODY_TYPES.get(stack.name)
+    if made is None:
+        made = _BODY_TYPES[stack.name] = type("Http1Body", (_Body, stack.httpx.SyncByteStream), {})
+    return made
+
+
+class Http1Transport(SyncHttp1, httpx.BaseTransport):
+    """HTTP/1.1 over a keep-alive pool of Python sockets, with the framing of mcpstream's codec,
+    for an ``httpx.Client`` (``transport_types`` gives httpx2's). See ``SyncHttp1`` for the
+    options."""

@@ -1,0 +1,127 @@
+"""FastMCP 4's ``fastmcp.Client`` against the SDK's server over mcpstream: through
+``mcpstream.sdk.install()`` (FastMCP's own ``StreamableHttpTransport``, which bound the SDK's
+function at import) and through ``mcpstream.fastmcp.StreamableHttpTransport``."""
+
+from __future__ import annotations
+
+import contextlib
+import inspect
+from collections.abc import AsyncIterator
+
+import fastmcp
+import fastmcp.client.transports.http as fastmcp_http
+import mcp.client.streamable_http as sdk_module
+import mcpstream.sdk
+import pytest
+from fastmcp.client.transports import StreamableHttpTransport as FastMcpTransport
+from mcpstream.fastmcp import StreamableHttpTransport, _over_mcpstream
+
+from .conftest import DIFFERENT_FAILURES, LARGE, Relays, run, same_failure
+
+
+def _transport(route: str, url: str) -> FastMcpTransport:
+    """FastMCP's own transport (under install()) or mcpstream's (the hook)."""
+    return FastMcpTransport(url) if route == "install" else StreamableHttpTransport(url)
+
+
+def test_tools_listed_and_one_called(
+    mcp_server_urls: dict[str, str], route: str, relays: Relays
+) -> None:
+    async def main() -> tuple[list[str], str]:
+        async with fastmcp.Client(_transport(route, mcp_server_urls["sse"])) as client:
+            tools = [tool.name for tool in await client.list_tools()]
+            result = await client.call_tool("echo", {"text": "h\u00e9llo"})
+            return tools, result.content[0].text  # type: ignore[union-attr]
+
+    tools, echoed = run(main())
+    assert {"echo", "big_text"} <= set(tools)
+    assert echoed == "h\u00e9llo"
+    assert relays.made == 1
+
+
+def test_a_large_result_arrives_whole(
+    mcp_server_urls: dict[str, str], route: str, relays: Relays
+) -> None:
+    async def main() -> str:
+        async with fastmcp.Client(_transport(route, mcp_server_urls["json"])) as client:
+            result = await client.call_tool("big_text", {"size": LARGE})
+            return result.content[0].text  # type: ignore[union-attr]
+
+    assert len(run(main())) == LARGE
+    assert relays.made == 1
+
+
+@DIFFERENT_FAILURES
+def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> None:
+    async def failure(transport: FastMcpTransport) -> BaseException:
+        with pytest.raises(Exception) as caught:
+            async with fastmcp.Client(transport) as client:
+                await client.list_tools()
+        return caught.value
+
+    ours = run(failure(_transport(route, down_url)))
+    mcpstream.sdk.uninstall()
+    theirs = run(failure(FastMcpTransport(down_url)))
+    assert str(theirs).startswith("Client failed to connect")
+    same_failure(ours, theirs)
+
+
+def test_uninstall_gives_fastmcp_the_sdk_transport_back(
+    mcp_server_urls: dict[str, str], relays: Relays
+) -> None:
+    sdk_function = sdk_module.streamable_http_client
+    mcpstream.sdk.install()
+    assert fastmcp_http.streamable_http_client is not sdk_function
+    mcpstream.sdk.uninstall()
+    assert fastmcp_http.streamable_http_client is sdk_function
+
+    async def main() -> str:
+        async with fastmcp.Client(FastMcpTransport(mcp_server_urls["sse"])) as client:
+            result = await client.call_tool("echo", {"text": "sdk"})
+            return result.content[0].text  # type: ignore[union-attr]
+
+    assert run(main()) == "sdk"
+    assert relays.made == 0
+
+
+def test_the_hook_keeps_fastmcps_arguments_and_session_id(
+    mcp_server_urls: dict[str, str], relays: Relays
+) -> None:
+    seen: list[str] = []
+
+    async def record(request: object) -> None:
+        seen.append(request.headers.get("x-host", ""))  # type: ignore[attr-defined]
+
+    def factory(**kwargs: object) -> object:
+        import httpx2
+
+        return httpx2.AsyncClient(event_hooks={"request": [record]}, **kwargs)  # type: ignore[arg-type]
+
+    transport = StreamableHttpTransport(
+        mcp_server_urls["sse"], headers={"x-host": "mine"}, httpx_client_factory=factory
+    )
+
+    async def main() -> str | None:
+        async with fastmcp.Client(transport, mode="legacy") as client:
+            await client.call_tool("echo", {"text": "x"})
+            return transport.get_session_id()
+
+    session_id = run(main())
+    assert session_id  # the handshake era's session, caught by FastMCP's own hook
+    assert seen and set(seen) == {"mine"}  # the factory's client sent every request
+    assert relays.made == 1
+    assert repr(transport).startswith("<mcpstream StreamableHttpTransport")
+
+
+def test_the_transport_takes_fastmcps_arguments() -> None:
+    assert issubclass(StreamableHttpTransport, FastMcpTransport)
+    assert inspect.signature(StreamableHttpTransport) == inspect.signature(FastMcpTransport)
+
+
+def test_a_fastmcp_that_opens_its_transport_otherwise_is_refused() -> None:
+    @contextlib.asynccontextmanager
+    async def connect_session(self: object, **kwargs: object) -> AsyncIterator[None]:
+        yield None
+
+    with pytest.raises(ImportError, match="does not support this FastMCP release"):
+        _over_mcpstream(connect_session)

@@ -1,0 +1,109 @@
+"""Fixtures of the framework peers of the SDK's 1.x line (langchain-mcp-adapters, smolagents
+through mcpadapt), run in an environment of their own with ``mcp`` 1.30 by
+scripts/framework-tests.sh (``MCPSTREAM_FRAMEWORKS=1.x``; tests/conftest.py leaves this directory
+out where those frameworks are not installed).
+
+The server is the 1.x SDK's own (``mcp.server.fastmcp.FastMCP`` over uvicorn, in a thread, on a
+port the system picks). ``relays`` counts the connections mcpstream's SDK transport opened, which
+is how a test knows the framework really ran over mcpstream.
+"""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import mcpstream.sdk
+import mcpstream.sdk.client
+import pytest
+import uvicorn
+from mcp.server.fastmcp import FastMCP
+from mcpstream.sdk.streams import SessionRelay
+
+LARGE = 4 * 1024 * 1024
+"""Characters of the large result (``big_text``)."""
+
+
+def _server() -> FastMCP:
+    server = FastMCP("frameworks-1x")
+
+    @server.tool()
+    def echo(text: str) -> str:
+        """Echo the text back."""
+        return text
+
+    @server.tool()
+    def big_text(size: int) -> str:
+        """A text of ``size`` characters."""
+        return "x" * size
+
+    return server
+
+
+@pytest.fixture(scope="session")
+def server_url() -> Iterator[str]:
+    """The 1.x SDK's Streamable HTTP server, on loopback."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    config = uvicorn.Config(_server().streamable_http_app(), port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 30
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the 1.x SDK's server did not start")
+        time.sleep(0.05)
+    yield f"http://127.0.0.1:{port}/mcp"
+    server.should_exit = True
+    thread.join(10)
+
+
+class Relays:
+    """Counts the ``SessionRelay`` objects mcpstream's SDK transport makes: one a connection."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.made = 0
+        counter = self
+
+        class CountingRelay(SessionRelay):
+            def __init__(self, *args: Any, **kwargs: Any) -> None:
+                counter.made += 1
+                super().__init__(*args, **kwargs)
+
+        monkeypatch.setattr(mcpstream.sdk.client, "SessionRelay", CountingRelay)
+
+
+@pytest.fixture
+def relays(monkeypatch: pytest.MonkeyPatch) -> Relays:
+    """A count of mcpstream's SDK transports opened during the test."""
+    return Relays(monkeypatch)
+
+
+@pytest.fixture
+def installed() -> Iterator[None]:
+    """``mcpstream.sdk.install()`` in effect for the test."""
+    mcpstream.sdk.install()
+    try:
+        yield
+    finally:
+        mcpstream.sdk.uninstall()
+
+
+@pytest.fixture(autouse=True)
+def _never_left_installed() -> Iterator[None]:
+    yield
+    assert not mcpstream.sdk.installed()
+
+
+@pytest.fixture
+def down_url() -> str:
+    """A URL on loopback where nothing listens (a port just bound and released)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    return f"http://127.0.0.1:{port}/mcp"

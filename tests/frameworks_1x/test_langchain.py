@@ -1,0 +1,97 @@
+"""langchain-mcp-adapters (on the SDK's 1.x line) over mcpstream: by ``install()`` (its
+``MultiServerMCPClient`` binds the SDK's ``streamable_http_client`` at import) and by its own
+hook (``load_mcp_tools(session)`` with a session opened on ``mcpstream.sdk``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+import mcp.client.streamable_http as sdk_module
+import mcpstream.sdk
+import pytest
+from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.tools import load_mcp_tools
+from mcp import ClientSession
+
+from .conftest import LARGE, Relays
+
+
+def _client(url: str) -> MultiServerMCPClient:
+    return MultiServerMCPClient({"server": {"url": url, "transport": "streamable_http"}})
+
+
+def _text(output: Any) -> str:
+    # The tool's output: a string, or LangChain's content blocks.
+    if isinstance(output, str):
+        return output
+    return "".join(block["text"] if isinstance(block, dict) else str(block) for block in output)
+
+
+@pytest.mark.usefixtures("installed")
+def test_tools_a_call_and_a_large_result_by_install(server_url: str, relays: Relays) -> None:
+    async def main() -> tuple[list[str], str, int]:
+        tools = {tool.name: tool for tool in await _client(server_url).get_tools()}
+        echoed = _text(await tools["echo"].ainvoke({"text": "over mcpstream"}))
+        large = _text(await tools["big_text"].ainvoke({"size": LARGE}))
+        return sorted(tools), echoed, len(large)
+
+    names, echoed, size = anyio.run(main)
+    assert names == ["big_text", "echo"]
+    assert echoed == "over mcpstream"
+    assert size == LARGE
+    assert relays.made >= 3  # langchain opens a session for the listing and for each call
+
+
+def test_its_own_hook_a_session_opened_on_mcpstream(server_url: str, relays: Relays) -> None:
+    async def main() -> tuple[list[str], str, str | None]:
+        async with (
+            mcpstream.sdk.streamable_http_client(server_url) as (read, write, session_id),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            tools = {tool.name: tool for tool in await load_mcp_tools(session)}
+            echoed = _text(await tools["echo"].ainvoke({"text": "hook"}))
+            return sorted(tools), echoed, session_id()
+
+    names, echoed, session_id = anyio.run(main)
+    assert names == ["big_text", "echo"]
+    assert echoed == "hook"
+    assert session_id  # the 1.x triple's get_session_id, from mcpstream's transport
+    assert relays.made == 1
+
+
+def test_uninstall_gives_the_sdk_transport_back(server_url: str, relays: Relays) -> None:
+    original = sdk_module.streamable_http_client
+    mcpstream.sdk.install()
+    mcpstream.sdk.uninstall()
+    assert sdk_module.streamable_http_client is original
+
+    async def main() -> list[str]:
+        return sorted(tool.name for tool in await _client(server_url).get_tools())
+
+    assert anyio.run(main) == ["big_text", "echo"]
+    assert relays.made == 0
+
+
+def test_the_server_down_fails_as_over_the_sdk_transport(down_url: str) -> None:
+    async def failure() -> BaseException:
+        try:
+            await _client(down_url).get_tools()
+        except BaseException as exc:
+            return exc
+        raise AssertionError("no failure")
+
+    def leaves(exc: BaseException) -> list[str]:
+        if isinstance(exc, BaseExceptionGroup):
+            return [name for inner in exc.exceptions for name in leaves(inner)]
+        return [type(exc).__name__]
+
+    over_sdk = anyio.run(failure)
+    mcpstream.sdk.install()
+    try:
+        over_mcpstream = anyio.run(failure)
+    finally:
+        mcpstream.sdk.uninstall()
+    assert type(over_mcpstream) is type(over_sdk)
+    assert leaves(over_mcpstream) == leaves(over_sdk)
