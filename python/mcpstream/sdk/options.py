@@ -130,9 +130,6 @@ class RelayOptions:
             oauth_redirect_handler=self.oauth_redirect_handler,
             connect_timeout_s=self.connect_timeout_s,
         )
-        # The SDK caps SSE events only ("JSON responses are not affected"): a JSON body keeps
-        # mcpstream's own budget, or the event cap where that is larger.
-        transport.relay_rules().protocol.max_json_bytes = self.max_json_bytes
         return transport
 
     @property

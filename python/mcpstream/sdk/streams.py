@@ -69,6 +69,9 @@ class SessionRelay:
             url, client=http_client, handler=self, on_notification=self._notify
         )
         self._rules = self.transport.relay_rules(error_bodies_answer=ERROR_BODIES_ANSWER)
+        # The SDK caps SSE events only ("JSON responses are not affected"): a JSON body keeps
+        # mcpstream's own budget, or the event cap where that is larger.
+        self._rules.protocol.max_json_bytes = options.max_json_bytes
         self._calls: dict[_Key, anyio.CancelScope] = {}
         self._answers: dict[_Key, asyncio.Future[ForwardedAnswer]] = {}
 
