@@ -12,6 +12,12 @@ time (``time.process_time``: every thread of the process) and wall time are reco
 medians and the ratios (SDK / mcpstream) are printed, the issue's bars beside them: ``large``
 CPU >= 4x, ``small300`` wall >= 1.5x, ``notifications`` CPU >= 1.15x. Every round checks what it
 received, so that a broken path cannot pass for a fast one.
+
+Beside them, the host-client columns: both transports under ``mcp.Client`` on a host's
+``httpx2.AsyncClient`` built as the agent frameworks build theirs (their timeouts, a header, a
+response event hook), the same client for both (``sdk-host``, ``mcpstream-host``), with the
+bars of the host route: ``large`` CPU >= 6x, ``small300`` CPU >= 1.7x, ``notifications`` CPU
+>= 1.15x. The four sides run in one process, rounds alternating (the order rotates).
 """
 
 from __future__ import annotations
@@ -27,6 +33,7 @@ from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
+import httpx2
 import mcp_types as types
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client as sdk_transport
@@ -39,13 +46,31 @@ from replay_server import LARGE_TEXT_BYTES, NOTIFICATIONS  # noqa: E402
 
 SMALL_CALLS = 300
 BARS = {"large": ("cpu", 4.0), "small300": ("wall", 1.5), "notifications": ("cpu", 1.15)}
+HOST_BARS = {"large": ("cpu", 6.0), "small300": ("cpu", 1.7), "notifications": ("cpu", 1.15)}
+PAIRS = {"own": ("sdk", "mcpstream", BARS), "host": ("sdk-host", "mcpstream-host", HOST_BARS)}
+
+
+def framework_client() -> httpx2.AsyncClient:
+    """A host's client as the frameworks build theirs: their timeouts, a header of their own,
+    a response event hook."""
+    responses = 0
+
+    async def on_response(response: httpx2.Response) -> None:
+        nonlocal responses
+        responses += 1
+
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(30.0, read=300.0),
+        headers={"User-Agent": "a-framework/1.0"},
+        event_hooks={"response": [on_response]},
+    )
 
 
 class Side:
     """One ``mcp.Client`` session over one transport, and the notifications it was handed."""
 
-    def __init__(self, name: str, url: str) -> None:
-        self.name, self.url = name, url
+    def __init__(self, name: str, url: str, http_client: httpx2.AsyncClient | None = None) -> None:
+        self.name, self.url, self.http_client = name, url, http_client
         self.notifications = 0
         self._stack = AsyncExitStack()
         self.client: Client
@@ -55,10 +80,12 @@ class Side:
             self.notifications += 1
 
     async def open(self) -> None:
-        if self.name == "sdk":
-            transport = sdk_transport(self.url, max_sse_event_size=None)
+        if self.name.startswith("sdk"):
+            transport = sdk_transport(
+                self.url, http_client=self.http_client, max_sse_event_size=None
+            )
         else:
-            transport = mcpstream_transport(self.url)
+            transport = mcpstream_transport(self.url, http_client=self.http_client)
         client = Client(transport, mode="legacy", message_handler=self._on_message)
         self.client = await self._stack.enter_async_context(client)
 
@@ -87,7 +114,13 @@ async def _measure(side: Side, workload: str) -> tuple[float, float]:
 
 
 async def compare(url: str, rounds: int) -> dict[str, Any]:
-    sides = [Side("sdk", url), Side("mcpstream", url)]
+    host = framework_client()
+    sides = [
+        Side("sdk", url),
+        Side("mcpstream", url),
+        Side("sdk-host", url, host),
+        Side("mcpstream-host", url, host),
+    ]
     for side in sides:
         await side.open()
     results: dict[str, Any] = {}
@@ -97,34 +130,39 @@ async def compare(url: str, rounds: int) -> dict[str, Any]:
             for side in sides:  # warm-up
                 await side.round(workload)
             for index in range(rounds):
-                order = sides if index % 2 == 0 else sides[::-1]
-                for side in order:
+                shift = index % len(sides)
+                for side in sides[shift:] + sides[:shift]:
                     times[side.name].append(await _measure(side, workload))
-            results[workload] = _summary(workload, times)
+            results[workload] = {pair: _summary(workload, times, pair) for pair in PAIRS}
     finally:
         for side in reversed(sides):  # anyio's scopes end in the reverse order of their start
             await side.close()
+        await host.aclose()
     return results
 
 
-def _summary(workload: str, times: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:
+def _summary(
+    workload: str, times: dict[str, list[tuple[float, float]]], pair: str
+) -> dict[str, Any]:
+    sdk, ours, bars = PAIRS[pair]
     medians = {
         name: {
-            "cpu_s": statistics.median(cpu for cpu, _ in runs),
-            "wall_s": statistics.median(wall for _, wall in runs),
+            "cpu_s": statistics.median(cpu for cpu, _ in times[name]),
+            "wall_s": statistics.median(wall for _, wall in times[name]),
         }
-        for name, runs in times.items()
+        for name in (sdk, ours)
     }
-    kind, bar = BARS[workload]
-    ratio = medians["sdk"][f"{kind}_s"] / medians["mcpstream"][f"{kind}_s"]
-    cpu_ratio = medians["sdk"]["cpu_s"] / medians["mcpstream"]["cpu_s"]
-    wall_ratio = medians["sdk"]["wall_s"] / medians["mcpstream"]["wall_s"]
+    kind, bar = bars[workload]
+    ratio = medians[sdk][f"{kind}_s"] / medians[ours][f"{kind}_s"]
+    cpu_ratio = medians[sdk]["cpu_s"] / medians[ours]["cpu_s"]
+    wall_ratio = medians[sdk]["wall_s"] / medians[ours]["wall_s"]
     return {
+        "sides": [sdk, ours],
         "medians": medians,
         "cpu_ratio": cpu_ratio,
         "wall_ratio": wall_ratio,
         "bar": {"kind": kind, "at_least": bar, "met": ratio >= bar},
-        "rounds": {name: runs for name, runs in times.items()},
+        "rounds": {name: times[name] for name in (sdk, ours)},
     }
 
 
@@ -146,15 +184,17 @@ def main() -> None:
     finally:
         server.terminate()
         server.wait(10)
-    for workload, result in results.items():
-        sdk, ours = result["medians"]["sdk"], result["medians"]["mcpstream"]
-        bar = result["bar"]
-        print(
-            f"{workload:14} CPU {sdk['cpu_s'] * 1e3:9.1f} ms vs {ours['cpu_s'] * 1e3:8.1f} ms "
-            f"({result['cpu_ratio']:.2f}x)  wall {sdk['wall_s'] * 1e3:9.1f} ms vs "
-            f"{ours['wall_s'] * 1e3:8.1f} ms ({result['wall_ratio']:.2f}x)  "
-            f"bar {bar['kind']} >= {bar['at_least']}x: {'met' if bar['met'] else 'NOT met'}"
-        )
+    for workload, pairs in results.items():
+        for pair, result in pairs.items():
+            sdk, ours = (result["medians"][name] for name in result["sides"])
+            bar = result["bar"]
+            print(
+                f"{workload:14}{pair:5} CPU {sdk['cpu_s'] * 1e3:9.1f} ms vs "
+                f"{ours['cpu_s'] * 1e3:8.1f} ms ({result['cpu_ratio']:.2f}x)  wall "
+                f"{sdk['wall_s'] * 1e3:9.1f} ms vs {ours['wall_s'] * 1e3:8.1f} ms "
+                f"({result['wall_ratio']:.2f}x)  bar {bar['kind']} >= {bar['at_least']}x: "
+                f"{'met' if bar['met'] else 'NOT met'}"
+            )
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
 

@@ -14,6 +14,7 @@ from mcp.shared.message import ClientMessageMetadata
 from mcpstream.sdk import streamable_http_client
 
 from .conftest import run
+from .transports import leaves
 
 BIG = 16 * 1024 * 1024
 
@@ -87,8 +88,12 @@ def test_a_16_mib_result_arrives_whole(mcp_server_urls: dict[str, str], mode: st
 
 
 def test_the_event_cap_fails_the_request_with_a_json_rpc_error(
-    mcp_server_urls: dict[str, str], mode: str
+    mcp_server_urls: dict[str, str],
 ) -> None:
+    # The handshake era: the server answers on an event stream (at 2026-07-28 a result is a
+    # JSON body, which the event cap does not bound, as in the SDK).
+    mode = "legacy"
+
     async def main() -> tuple[MCPError, str]:
         transport = streamable_http_client(mcp_server_urls["sse"], max_sse_event_size=64 * 1024)
         async with Client(transport, mode=mode) as c:
@@ -354,27 +359,6 @@ def test_legacy_cancellation_is_posted(mcp_server_urls: dict[str, str]) -> None:
     assert any(b"notifications/cancelled" in body for body in bodies)
 
 
-def test_an_unreachable_server_fails_the_handshake_with_an_error(mode: str) -> None:
-    async def main() -> None:
-        async with Client(streamable_http_client("http://127.0.0.1:9/mcp"), mode=mode):
-            pass
-
-    # The session's task group wraps what its handshake raised.
-    with pytest.raises(ExceptionGroup) as caught:
-        run(main())
-    errors = _leaves(caught.value)
-    assert len(errors) == 1 and isinstance(errors[0], MCPError)
-    assert errors[0].error.code == types.CONNECTION_CLOSED
-    assert errors[0].error.data == {"mcpstream_error": "McpHttpTransportError"}
-
-
-def _leaves(group: BaseExceptionGroup[Any]) -> list[BaseException]:
-    leaves: list[BaseException] = []
-    for exc in group.exceptions:
-        leaves.extend(_leaves(exc) if isinstance(exc, BaseExceptionGroup) else [exc])
-    return leaves
-
-
 def test_import_mcpstream_does_not_import_the_sdk() -> None:
     import subprocess
     import sys
@@ -407,7 +391,7 @@ def test_errors_name_the_server_by_its_url_not_sdk(mcp_server_urls: dict[str, st
 
     with pytest.raises(ExceptionGroup) as caught:
         run(main())
-    errors = _leaves(caught.value)
+    errors = leaves(caught.value)
     assert len(errors) == 1 and isinstance(errors[0], MCPError)
     message = errors[0].error.message
     assert f"MCP server '{host}' at {base}/wrong-path" in message

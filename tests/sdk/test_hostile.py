@@ -11,6 +11,7 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import ClientSession, MCPError
+from mcpstream.codec import DEFAULT_MAX_EVENT_BYTES
 from mcpstream.sdk import streamable_http_client
 from pydantic import ValidationError
 
@@ -129,9 +130,12 @@ def test_a_notification_the_sdk_refuses_is_its_validation_error_item(hostile: An
     assert any(isinstance(item, ValidationError) for item in seen)
 
 
-def test_a_gzip_bomb_is_refused_within_the_cap(hostile: Any) -> None:
+def test_a_gzip_bomb_is_refused_within_the_json_budget(hostile: Any) -> None:
+    # A JSON body is not capped by the event cap (as in the SDK) but by mcpstream's own
+    # budget, 64 MiB: a bomb inflating past it is refused.
     def on_call(connection: Connection, request_id: Any) -> None:
-        body = gzip_bomb(8 << 20, prefix=json.dumps({"jsonrpc": "2.0", "id": request_id}).encode())
+        prefix = json.dumps({"jsonrpc": "2.0", "id": request_id}).encode()
+        body = gzip_bomb(DEFAULT_MAX_EVENT_BYTES + (1 << 20), prefix=prefix)
         head = {"Content-Type": "application/json", "Content-Encoding": "gzip"}
         head["Content-Length"] = str(len(body))
         connection.send(response_head("200 OK", head) + body)
@@ -139,6 +143,7 @@ def test_a_gzip_bomb_is_refused_within_the_cap(hostile: Any) -> None:
     outcome, _ = _call(hostile, on_call, max_sse_event_size=1 << 20)
     assert isinstance(outcome, MCPError)
     assert outcome.error.data == {"mcpstream_error": "McpHttpTransportResponseTooLargeError"}
+    assert str(DEFAULT_MAX_EVENT_BYTES) in outcome.error.message
 
 
 def test_an_event_past_the_cap_is_refused(hostile: Any) -> None:

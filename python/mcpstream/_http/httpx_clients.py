@@ -64,6 +64,7 @@ import httpcore
 import httpx
 import sniffio
 
+from . import receive_buffer
 from .asyncio_backend import AsyncioBackend
 from .deadline import bounded as _bounded
 from .deadline import io_deadline
@@ -82,6 +83,7 @@ __all__ = [
     "deadline_bound",
     "deadline_trace",
     "direct_transport",
+    "host_response_hooks",
     "io_deadline",
     "make_async_client",
     "make_client",
@@ -361,8 +363,12 @@ _DIRECT: weakref.WeakKeyDictionary[httpx.Client | httpx.AsyncClient, Any] = (
 def direct_transport(client: httpx.Client | httpx.AsyncClient) -> Any:
     """The transport that every request of ``client`` goes through when the client is one made
     here without proxies (None otherwise): a request may then be handed to it directly (see
-    ``wire.send``)."""
-    return _DIRECT.get(client)
+    ``wire.send``). A host's client is never one (a proxy of one may not even take a weak
+    reference)."""
+    try:
+        return _DIRECT.get(client)
+    except TypeError:  # not weakly referenceable: not a client made here
+        return None
 
 
 def deadline_bound(response: httpx.Response) -> bool:
@@ -485,3 +491,65 @@ def make_async_client(stack: HttpStack = HTTPX) -> httpx.AsyncClient:
         stack, True, _AsyncLargeReadBackend
     )
     return client
+
+
+def _stock_async_transport(client: Any, stack: HttpStack) -> bool:
+    """Whether the host's async ``client`` sends through the stack's stock transport and
+    connection pool (exactly their classes: no proxy, no transport or pool of the host's)."""
+    try:
+        transport = client._transport
+        pool = transport._pool
+    except AttributeError:
+        return False
+    return type(transport) is stack.httpx.AsyncHTTPTransport and (
+        type(pool) is stack.httpcore.AsyncConnectionPool
+    )
+
+
+def _private(module: object, *path: str) -> object:
+    """The class at ``path`` under ``module`` (private names of httpx: another version may
+    not have it), or a fresh object no type is."""
+    found: object = module
+    for name in path:
+        found = getattr(found, name, _MISSING)
+    return found
+
+
+_MISSING = object()
+
+
+class _Unbound:
+    """A response's stream under the client's timing wrapper, as ``receive_buffer.install``
+    reads a response."""
+
+    __slots__ = ("stream",)
+
+    def __init__(self, stream: object) -> None:
+        self.stream = stream
+
+
+def host_response_hooks(client: Any, response: Any, stack: HttpStack) -> bool:
+    """Give the HTTP/1.1 connection under ``response`` of a host's async ``client`` the speed
+    work of the clients made here, where it is safe: the stack's core and h11 are the versions
+    it was written for (``HttpStack.hooks_fit``), the client sends through its stack's stock
+    transport and pool (``_stock_async_transport``), and the connection is exactly the core's
+    HTTP/1.1 connection. Its reads then ask for ``READ_BYTES`` (the core asks for 64 KiB; a
+    read returns what the socket holds, so a small answer costs nothing more) and h11 hands a
+    large body's received pieces on uncopied (``receive_buffer``). Nothing of what the client
+    sends changes, nor its hooks, auth or pool. True when they were installed."""
+    if not stack.hooks_fit or not _stock_async_transport(client, stack):
+        return False
+    bound = response.stream
+    if type(bound) is not _private(stack.httpx, "_client", "BoundAsyncStream"):
+        return False
+    inner = getattr(bound, "_stream", None)
+    if type(inner) is not _private(stack.httpx, "_transports", "default", "AsyncResponseStream"):
+        return False
+    pool_stream = getattr(inner, "_httpcore_stream", None)
+    connection: Any = getattr(getattr(pool_stream, "_stream", None), "_connection", None)
+    if type(connection) is not stack.httpcore.AsyncHTTP11Connection:
+        return False
+    if connection.READ_NUM_BYTES < READ_BYTES:
+        connection.READ_NUM_BYTES = READ_BYTES
+    receive_buffer.install(_Unbound(inner))  # type: ignore[arg-type]
+    return True

@@ -143,16 +143,44 @@ def stack_named(name: str | None) -> HttpStack:
 
 
 def stack_of(client: object) -> HttpStack:
-    """The stack of a host's ``client`` (an ``httpx`` or ``httpx2`` ``Client`` or
-    ``AsyncClient``, a subclass of one, or any object of a module whose name starts with one).
-    A client of neither is taken for httpx's (as before: duck-typed clients keep working)."""
-    if isinstance(client, HTTPX.client_types):
-        return HTTPX
-    if "httpx2" in sys.modules:
-        stack = _load_httpx2()
+    """The stack of a host's ``client``, recognised by what it does rather than by its class:
+    a stock ``Client`` or ``AsyncClient`` of httpx or httpx2 by its class; anything else (a
+    subclass, which may send through a client of the other stack, as a borrowed-client
+    subclass that never ran ``__init__`` does; a proxy or wrapper object forwarding to a
+    client) by the class of its ``timeout``, the stack's ``Timeout`` its ``build_request``
+    takes; failing that, by its class (a subclass), and else httpx's (as before: duck-typed
+    clients keep working)."""
+    kind = type(client)
+    for stack in _client_stacks():
+        if kind in stack.client_types:
+            return stack
+    timeout = _timeout_of(client)
+    if timeout is not None:
+        for stack in _client_stacks():
+            if isinstance(timeout, stack.httpx.Timeout):
+                return stack
+    for stack in _client_stacks():
         if isinstance(client, stack.client_types):
             return stack
     return HTTPX
+
+
+def _client_stacks() -> tuple[HttpStack, ...]:
+    """The stacks a host's client may be of: httpx's, and httpx2's once it is imported."""
+    if "httpx2" in sys.modules:
+        stack = _load_httpx2()
+        if stack is not HTTPX:
+            return (HTTPX, stack)
+    return (HTTPX,)
+
+
+def _timeout_of(client: object) -> object:
+    """``client.timeout``, or None where reading it fails (a subclass whose ``__init__`` did
+    not run, a proxy that forwards nothing)."""
+    try:
+        return getattr(client, "timeout", None)
+    except Exception:  # a property of the host's code: anything may come out of it
+        return None
 
 
 def loaded_stacks() -> tuple[HttpStack, ...]:

@@ -14,13 +14,13 @@ from mcp.shared.message import SessionMessage
 from typing_extensions import deprecated
 
 from .._http.core import ReconnectPolicy
-from .._timeouts import DEFAULT_CONNECT_TIMEOUT_S, check_connect_timeout, check_timeout
+from .._timeouts import DEFAULT_CONNECT_TIMEOUT_S, check_connect_timeout
 from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..models import McpOAuthConfig
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
 from .line import MAJOR
-from .options import DEFAULT_CALL_TIMEOUT_S, SERVER_ID, RelayOptions
+from .options import FROM_HOST, SERVER_ID, FromHost, RelayOptions, resolve_call_timeout
 from .streams import SessionRelay
 
 if TYPE_CHECKING:
@@ -37,7 +37,7 @@ async def streamable_http_client(
     http_client: httpx2.AsyncClient | httpx.AsyncClient | None = None,
     terminate_on_close: bool = True,
     max_sse_event_size: int | None = DEFAULT_MAX_EVENT_BYTES,
-    call_timeout_s: float | None = DEFAULT_CALL_TIMEOUT_S,
+    call_timeout_s: float | FromHost | None = FROM_HOST,
     connect_timeout_s: float | None = DEFAULT_CONNECT_TIMEOUT_S,
     reconnect_policy: ReconnectPolicy | None = None,
     listen: bool = True,
@@ -52,27 +52,34 @@ async def streamable_http_client(
     mcpstream's transport and codec: ``mcp.Client(transport)`` and ``ClientSession(read,
     write)`` work unchanged, in every ``mode``.
 
-    The SDK's keywords: ``http_client`` (the host's client, an ``httpx2.AsyncClient`` as the
-    SDK takes, or an ``httpx.AsyncClient`` as mcpstream's transports take; None: one of
-    mcpstream's own, closed on exit; a client given is left open), ``terminate_on_close``
-    (DELETE the session on exit),
-    ``max_sse_event_size`` (bytes of one SSE event or JSON body once decompressed; 64 MiB by
-    default, where the SDK's is 1 MiB; None: no limit). mcpstream's: ``call_timeout_s`` (one
-    request's deadline, end to end; 600 s, None: no limit), ``connect_timeout_s`` (10 s; None:
-    the request's whole deadline), ``reconnect_policy`` (resuming a
-    broken stream, reopening the GET stream), ``listen`` (open the GET stream after the
-    handshake), ``headers`` (sent with every request),
-    ``server_id`` (names the server in errors and logs; by default its ``host:port``, or with
-    ``oauth`` its canonical URL, the token store's key), and mcpstream's OAuth 2.1
-    (``oauth``, ``oauth_store``, ``oauth_redirect_handler``).
+    The SDK's keywords: ``http_client`` (the host's client: an ``httpx2.AsyncClient`` as the
+    SDK takes, an ``httpx.AsyncClient``, a subclass of either or an object forwarding to one;
+    every request goes through it with its own timeouts, mcpstream's only where it has none;
+    None: one of mcpstream's own on httpx2, closed on exit; a client given is left open),
+    ``terminate_on_close`` (DELETE the session on exit), ``max_sse_event_size`` (bytes of one
+    SSE event once decompressed; 64 MiB by default, where the SDK's is 1 MiB; None: no limit;
+    as in the SDK, JSON bodies are not capped by it: they keep mcpstream's limit, 64 MiB or
+    the event cap if larger; keywords a release of the SDK lacks are accepted all the same).
 
-    A request that fails is answered with a JSON-RPC error coded as the SDK's transport codes
-    it (see ``messages.failure_message``); a message the SDK's models refuse is handed to the
-    session as the ``ValidationError`` the SDK's transport hands it.
+    mcpstream's: ``call_timeout_s`` (one request's deadline, end to end; by default none when
+    the host's client has a read timeout, else 600 s; None: no limit), ``connect_timeout_s``
+    (10 s, where the host's client sets no connect timeout; None: the request's whole
+    deadline), ``reconnect_policy`` (resuming a broken stream, reopening the GET stream),
+    ``listen`` (open the GET stream after the handshake), ``headers`` (sent with every
+    request), ``server_id`` (names the server in errors and logs; by default its
+    ``host:port``, or with ``oauth`` its canonical URL, the token store's key), and
+    mcpstream's OAuth 2.1 (``oauth``, ``oauth_store``, ``oauth_redirect_handler``).
+
+    Failures reach the session as over the SDK's transport: what the HTTP client raises
+    before a request has its answer (connection refused, DNS, TLS, the client's timeouts, a
+    connection closed) ends the transport's task group with that exception; anything else is
+    a JSON-RPC error for the request, coded as the SDK's transport codes it (see
+    ``messages.http_failure`` and ``messages.failure_message``); a message the SDK's models
+    refuse is handed to the session as the ``ValidationError`` the SDK's transport hands it.
     """
     options = RelayOptions(
         max_sse_event_size=max_sse_event_size,
-        call_timeout_s=check_timeout("call_timeout_s", call_timeout_s),
+        call_timeout_s=resolve_call_timeout(call_timeout_s, http_client),
         connect_timeout_s=check_connect_timeout(connect_timeout_s),
         reconnect_policy=reconnect_policy,
         listen=listen,

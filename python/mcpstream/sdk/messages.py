@@ -17,6 +17,8 @@ from typing import Any
 from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
+from .._http.core.protocol import failed_while_streaming, stream_ended
+from .._http.stack import errors_named
 from .._text import sanitize
 from ..errors import (
     McpHttpTransportError,
@@ -32,6 +34,7 @@ from .line import (
     DUMP_OPTIONS,
     INTERNAL_ERROR,
     INVALID_REQUEST,
+    MAJOR,
     METHOD_NOT_FOUND,
     NOT_FOUND_TERMINATES,
     PARSE_ERROR,
@@ -52,6 +55,7 @@ __all__ = [
     "Outgoing",
     "error_message",
     "failure_message",
+    "http_failure",
     "notification_message",
     "outgoing",
     "request_message",
@@ -114,6 +118,26 @@ def error_message(request_id: RequestId, code: int, message: str) -> SessionMess
     return SessionMessage(wrap(JSONRPCError(jsonrpc="2.0", id=request_id, error=error)))
 
 
+def http_failure(exc: McpTransportError) -> BaseException | None:
+    """The HTTP stack's exception to raise for ``exc``, as the SDK's transport raises it, or
+    None when the failure is answered with a JSON-RPC error (``failure_message``).
+
+    The SDK's transport lets what its client raises before a request has an answer (a
+    connection refused, a name not resolved, a TLS failure, the host client's timeouts, a
+    connection closed before the head) and while a JSON body is read out of its request's
+    task: the transport's task group, and with it the session, ends with that exception (an
+    ``ExceptionGroup`` of it). A failure once the answer's event stream has begun is resolved
+    with a JSON-RPC error instead (``CONNECTION_CLOSED``). mcpstream's own deadline
+    (``call_timeout_s``) is not the client's: it stays a ``REQUEST_TIMEOUT`` error. On the
+    1.x line every failure stays a JSON-RPC error (its parity is not established here)."""
+    cause = exc.__cause__
+    if MAJOR == 1 or cause is None or failed_while_streaming(exc):
+        return None
+    if isinstance(cause, errors_named("TransportError")):
+        return cause
+    return None
+
+
 def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMessage:
     """The JSON-RPC error that tells the session its request ``request_id`` failed with
     ``exc``, coded as the SDK's transport codes the same failure: an expired session (on the
@@ -143,6 +167,10 @@ def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMes
         code = INTERNAL_ERROR
     elif isinstance(exc, McpHttpTransportTimeoutError):
         code = REQUEST_TIMEOUT
+    elif stream_ended(exc):
+        # The stream ended before the response (the SDK's "SSE stream ended without a
+        # response"), not a message that could not be read.
+        code = CONNECTION_CLOSED
     elif isinstance(exc, McpHttpTransportProtocolError):
         code = PARSE_ERROR
     else:

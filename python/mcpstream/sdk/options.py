@@ -3,10 +3,11 @@ once, and the transport they make."""
 
 from __future__ import annotations
 
+import enum
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 from .._http.core import ReconnectPolicy
@@ -22,13 +23,46 @@ from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler, defau
 from ..oauth_store import McpOAuthTokenStore
 from ..redaction import url_without_secrets
 from ..transport_http_async import AsyncMcpHttpTransport
+from .host import HostClient, host_read_timeout
+from .line import MAJOR
 
-__all__ = ["DEFAULT_CALL_TIMEOUT_S", "SERVER_ID", "RelayOptions"]
+__all__ = [
+    "DEFAULT_CALL_TIMEOUT_S",
+    "FROM_HOST",
+    "SERVER_ID",
+    "FromHost",
+    "RelayOptions",
+    "resolve_call_timeout",
+]
 
 DEFAULT_CALL_TIMEOUT_S = DEFAULT_TOOL_TIMEOUT_S
 """The default deadline of one request, end to end: 600 s, the tool-call default of every entry
 point (a relayed request may be a tool call). The session has timeouts of its own
 (``read_timeout_seconds``); this one only ends a request nobody bounded."""
+
+
+class FromHost(enum.Enum):
+    """The type of ``FROM_HOST``."""
+
+    FROM_HOST = "from the host's client"
+
+
+FROM_HOST = FromHost.FROM_HOST
+"""The default ``call_timeout_s`` of ``streamable_http_client``: no deadline of mcpstream's
+when the host's client has a read timeout (its timeouts govern every wait, as under the
+SDK's transport), else ``DEFAULT_CALL_TIMEOUT_S``."""
+
+
+def resolve_call_timeout(value: float | FromHost | None, http_client: Any) -> float:
+    """``call_timeout_s`` as a number of seconds: ``value`` checked, or for ``FROM_HOST``
+    no limit under a host client with a read timeout and ``DEFAULT_CALL_TIMEOUT_S`` else."""
+    if value is not FROM_HOST:
+        return check_timeout("call_timeout_s", value)
+    if http_client is not None and host_read_timeout(http_client) is not None:
+        return check_timeout("call_timeout_s", None)
+    return DEFAULT_CALL_TIMEOUT_S
+
+
 SERVER_ID = None
 """The default ``server_id``: None, the server named by its URL in mcpstream's error messages
 and logs (its ``host:port``; with OAuth, the canonical URL, the OAuth store's key that
@@ -37,8 +71,9 @@ and logs (its ``host:port``; with OAuth, the canonical URL, the OAuth store's ke
 
 @dataclass(frozen=True, slots=True)
 class RelayOptions:
-    """The transport's settings: ``max_sse_event_size`` (bytes of one SSE event or JSON body,
-    None: no limit), ``call_timeout_s`` (one request's deadline), ``connect_timeout_s``,
+    """The transport's settings: ``max_sse_event_size`` (bytes of one SSE event, None: no
+    limit; JSON bodies: ``max_json_bytes``), ``call_timeout_s`` (one request's deadline),
+    ``connect_timeout_s``,
     ``reconnect_policy`` (resuming a broken stream, reopening the GET stream), ``listen`` (the
     GET stream below 2026-07-28), ``headers``
     (sent with every request), ``server_id``, and mcpstream's OAuth (``oauth``, ``oauth_store``,
@@ -66,7 +101,8 @@ class RelayOptions:
     def transport(
         self, url: str, *, client: Any, handler: Any, on_notification: Any
     ) -> AsyncMcpHttpTransport:
-        """The transport for ``url`` (``client``: the host's, or None for one of its own)."""
+        """The transport for ``url`` (``client``: the host's, sent through with its own
+        timeouts by a ``HostClient``; None: one of its own on httpx2, the SDK's stack)."""
         server = ResolvedMcpServer(
             id=self.server_id or _default_id(url, self.oauth),
             url=url,
@@ -74,11 +110,15 @@ class RelayOptions:
             call_timeout_s=self.call_timeout_s,
             oauth=self.oauth,
         )
-        return AsyncMcpHttpTransport(
+        transport = AsyncMcpHttpTransport(
             server=server,
             # Only a handler of roots requests reads it, and the session answers those itself.
             workspace_root=Path(tempfile.gettempdir()),
-            client=client,
+            # A HostClient has the API of the client it wraps (typed as httpx's).
+            client=None if client is None else cast(Any, HostClient(client)),
+            # A client of its own on the SDK's stack (httpx2; httpx for the 1.x line): its
+            # failures are the SDK's classes.
+            http_stack=("httpx2" if MAJOR == 2 else "httpx") if client is None else None,
             server_request_handler=handler,
             on_notification=on_notification,
             max_event_bytes=self.max_sse_event_size,
@@ -90,6 +130,14 @@ class RelayOptions:
             oauth_redirect_handler=self.oauth_redirect_handler,
             connect_timeout_s=self.connect_timeout_s,
         )
+        return transport
+
+    @property
+    def max_json_bytes(self) -> int | None:
+        """The budget of one JSON body: ``DEFAULT_MAX_EVENT_BYTES`` (64 MiB), or
+        ``max_sse_event_size`` when that is larger; None (no limit) when it is None."""
+        cap = self.max_sse_event_size
+        return None if cap is None else max(cap, DEFAULT_MAX_EVENT_BYTES)
 
 
 def _default_id(url: str, oauth: McpOAuthConfig | None) -> str:

@@ -39,6 +39,7 @@ from .messages import (
     answer_payload,
     error_message,
     failure_message,
+    http_failure,
     notification_message,
     outgoing,
     request_message,
@@ -68,6 +69,9 @@ class SessionRelay:
             url, client=http_client, handler=self, on_notification=self._notify
         )
         self._rules = self.transport.relay_rules(error_bodies_answer=ERROR_BODIES_ANSWER)
+        # The SDK caps SSE events only ("JSON responses are not affected"): a JSON body keeps
+        # mcpstream's own budget, or the event cap where that is larger.
+        self._rules.protocol.max_json_bytes = options.max_json_bytes
         self._calls: dict[_Key, anyio.CancelScope] = {}
         self._answers: dict[_Key, asyncio.Future[ForwardedAnswer]] = {}
 
@@ -151,6 +155,7 @@ class SessionRelay:
     ) -> None:
         key = _key(request_id)
         reply: SessionMessage | None = None
+        raised: BaseException | None = None
         try:
             with scope:
                 try:
@@ -166,7 +171,9 @@ class SessionRelay:
                         else None,
                     )
                 except McpTransportError as exc:
-                    reply = failure_message(request_id, exc)
+                    raised = http_failure(exc)
+                    if raised is None:
+                        reply = failure_message(request_id, exc)
                 except Exception as exc:  # not the transport's (a host's client, a callback)
                     logger.warning("request %r failed: %s", request_id, type(exc).__name__)
                     reply = error_message(
@@ -177,6 +184,10 @@ class SessionRelay:
                     if TRANSPORT_SETS_PROTOCOL_VERSION and out.method == "initialize":
                         self._take_protocol_version(response.result)
                     reply = response_message(response, request_id)
+                if raised is not None:
+                    # As the SDK's transport: the session's task group ends with the client's
+                    # exception (raised outside the handler: no cycle of contexts).
+                    raise raised
         finally:
             if self._calls.get(key) is scope:
                 del self._calls[key]

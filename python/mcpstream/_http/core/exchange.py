@@ -28,6 +28,7 @@ from .protocol import (
     Resume,
     carried_event_id,
     mark_delivered,
+    mark_streaming,
     normalized_content_type,
 )
 from .steps import Failed
@@ -165,8 +166,8 @@ class CallExchange:
 
     def check_length(self, headers: Mapping[str, str]) -> None:
         """Refuse, before reading it, a JSON body whose ``Content-Length`` passes the byte
-        budget (``max_event_bytes``)."""
-        limit = self.protocol.max_event_bytes
+        budget (``max_json_bytes``)."""
+        limit = self.protocol.max_json_bytes
         length = headers.get("content-length", "")
         if limit is not None and length.isdigit() and int(length) > limit:
             raise self.protocol.too_large_error(
@@ -182,7 +183,7 @@ class CallExchange:
         conformance suite sends ``{"jsonrpc": "2.0", "result": {}}``), and the official SDKs
         ignore it. Nothing in such a body is addressed to the client.
         """
-        limit = self.protocol.max_event_bytes
+        limit = self.protocol.max_json_bytes
         if limit is not None and len(body) > limit:
             raise self.protocol.too_large_error(f"the JSON answer to '{self.method}'", limit)
         if not self.expects_response:
@@ -391,7 +392,10 @@ class SseBody:
             return None
         if self._progress:
             call._idle_reconnects = 0
-        failure = error or call._protocol_error(
-            f"the event stream ended before the response to '{call.method}' arrived"
+        failure = error or mark_streaming(
+            call._protocol_error(
+                f"the event stream ended before the response to '{call.method}' arrived"
+            ),
+            ended=True,
         )
         return call._resume_or_raise(now, failure)

@@ -51,6 +51,7 @@ from .protocol import (
     McpHttpProtocol,
     Resume,
     logger,
+    mark_streaming,
 )
 from .steps import (
     Authorize,
@@ -405,7 +406,7 @@ def _take_post_answer(
         raise protocol.untyped_body_error(call.method)
     if kind is BodyKind.JSON:
         call.check_length(head.headers)
-        read = ReadBody(call.remaining_s(call.now), protocol.max_event_bytes)
+        read = ReadBody(call.remaining_s(call.now), protocol.max_json_bytes)
         outcome = yield from _expect(read, Bytes, Idle, Failed)
         call.now = outcome.now
         if isinstance(outcome, Idle):
@@ -423,7 +424,16 @@ def _take_post_answer(
 
 def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
     """Read an SSE body answering ``call`` until the call is complete (the quiet window after
-    the response of an open-ended stream) or the stream ends or breaks off."""
+    the response of an open-ended stream) or the stream ends or breaks off. A transport error
+    raised meanwhile is marked as one of a stream (``mark_streaming``)."""
+    try:
+        return (yield from _read_sse_events(call, sse))
+    except McpHttpTransportError as exc:
+        mark_streaming(exc)
+        raise
+
+
+def _read_sse_events(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
     while True:
         wait_s = sse.wait_s(call.now)
         if wait_s is None:
@@ -461,7 +471,16 @@ def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
 
 
 def _resume(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
-    """Reconnect with GET and ``Last-Event-ID`` after the delay; read the resumed stream."""
+    """Reconnect with GET and ``Last-Event-ID`` after the delay; read the resumed stream. A
+    transport error is marked as one of a stream (``mark_streaming``)."""
+    try:
+        return (yield from _resume_stream(call, resume))
+    except McpHttpTransportError as exc:
+        mark_streaming(exc)
+        raise
+
+
+def _resume_stream(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
     protocol = call.protocol
     slept = yield from _expect(Sleep(resume.delay_s), Done)
     call.now = slept.now

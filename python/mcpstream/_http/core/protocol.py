@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import threading
+import weakref
 from collections import deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -67,10 +68,13 @@ __all__ = [
     "Resume",
     "ServerRequestReply",
     "carried_event_id",
+    "failed_while_streaming",
     "mark_delivered",
+    "mark_streaming",
     "normalized_content_type",
     "resumable_event_id",
     "same_origin",
+    "stream_ended",
 ]
 
 logger = logging.getLogger("mcpstream.transport")
@@ -125,6 +129,31 @@ def carried_event_id(current: str | None, received: str | None) -> str | None:
     if received == "":
         return None
     return resumable_event_id(received) or current
+
+
+_STREAM_FAILURES: weakref.WeakKeyDictionary[BaseException, bool] = weakref.WeakKeyDictionary()
+"""The errors marked by ``mark_streaming``, each with its ``ended`` flag."""
+
+
+def mark_streaming(error: McpHttpTransportError, *, ended: bool = False) -> McpHttpTransportError:
+    """Mark ``error`` as the end of a request whose answer had begun as an event stream (its
+    head had arrived): the stream broke off, ran out of time or could not be resumed;
+    ``ended``: it ended cleanly before the response. A host relaying its own session tells
+    such failures apart from those before any answer (the SDK's transport resolves the first
+    kind with a JSON-RPC error and raises the second)."""
+    _STREAM_FAILURES[error] = _STREAM_FAILURES.get(error, False) or ended
+    return error
+
+
+def failed_while_streaming(error: BaseException) -> bool:
+    """Whether ``error`` was marked by ``mark_streaming``."""
+    return error in _STREAM_FAILURES
+
+
+def stream_ended(error: BaseException) -> bool:
+    """Whether ``error`` was marked by ``mark_streaming`` as a stream that ended cleanly
+    before the response."""
+    return _STREAM_FAILURES.get(error, False)
 
 
 def mark_delivered(error: McpHttpTransportError) -> McpHttpTransportError:
@@ -276,6 +305,8 @@ class McpHttpProtocol:
         self.url: str = server.url
         self.redacted_url = redact_url(server.url)
         self.max_event_bytes = max_event_bytes
+        self._max_json_bytes: int | None = None
+        self._own_json_budget = False
         self.reconnect_policy = reconnect_policy
         if connect_timeout_s is not None and not connect_timeout_s > 0:
             raise ValueError("connect_timeout_s must be greater than 0")
@@ -311,6 +342,16 @@ class McpHttpProtocol:
         self._notifications_lock = threading.Lock()
         self.dropped_notifications = 0
         """Queued notifications dropped (the oldest first) because the queue was full."""
+
+    @property
+    def max_json_bytes(self) -> int | None:
+        """The budget of one ``application/json`` body: ``max_event_bytes`` unless a driver
+        set one of its own (a relayed SDK session caps SSE events only, as the SDK does)."""
+        return self._max_json_bytes if self._own_json_budget else self.max_event_bytes
+
+    @max_json_bytes.setter
+    def max_json_bytes(self, value: int | None) -> None:
+        self._max_json_bytes, self._own_json_budget = value, True
 
     # -- messages and errors -------------------------------------------------------------------
 
