@@ -78,16 +78,6 @@ def down_url() -> str:
     return f"http://127.0.0.1:{port}/mcp"
 
 
-DIFFERENT_FAILURES = pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="issue 27, point 1: mcpstream's SDK transport does not yet fail as the SDK's does "
-    "(an MCPError or an ExceptionGroup where the framework expects the SDK's connection error); "
-    "remove this mark when it passes",
-)
-"""Marks a server-down comparison that fails until the SDK route raises the SDK's errors."""
-
-
 def same_failure(ours: BaseException, theirs: BaseException) -> None:
     """Assert that a framework reported ``ours`` (over mcpstream) as it reported ``theirs``
     (over the SDK's transport): the same class, and the same wording up to the cause."""

@@ -16,7 +16,7 @@ import pytest
 from fastmcp.client.transports import StreamableHttpTransport as FastMcpTransport
 from mcpstream.fastmcp import StreamableHttpTransport, _over_mcpstream
 
-from .conftest import DIFFERENT_FAILURES, LARGE, Relays, run, same_failure
+from .conftest import LARGE, Relays, run, same_failure
 
 
 def _transport(route: str, url: str) -> FastMcpTransport:
@@ -51,7 +51,6 @@ def test_a_large_result_arrives_whole(
     assert relays.made == 1
 
 
-@DIFFERENT_FAILURES
 def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> None:
     async def failure(transport: FastMcpTransport) -> BaseException:
         with pytest.raises(Exception) as caught:

@@ -12,7 +12,7 @@ import pytest
 from agents.mcp import MCPServerStreamableHttp
 from mcpstream.sdk import streamable_http_client
 
-from .conftest import DIFFERENT_FAILURES, LARGE, Relays, run, same_failure
+from .conftest import LARGE, Relays, run, same_failure
 
 
 class McpstreamServer(MCPServerStreamableHttp):
@@ -61,7 +61,6 @@ def test_a_large_result_arrives_whole(
     assert relays.made == 1
 
 
-@DIFFERENT_FAILURES
 def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> None:
     async def failure(server: MCPServerStreamableHttp) -> BaseException:
         with pytest.raises(Exception) as caught:

@@ -11,7 +11,7 @@ import pytest
 from mcpstream.fastmcp import StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 
-from .conftest import DIFFERENT_FAILURES, LARGE, Relays, run, same_failure
+from .conftest import LARGE, Relays, run, same_failure
 
 
 def _toolset(route: str, url: str) -> MCPToolset[Any]:
@@ -44,7 +44,6 @@ def test_a_large_result_arrives_whole(
     assert relays.made == 1
 
 
-@DIFFERENT_FAILURES
 def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> None:
     async def failure(toolset: MCPToolset[Any]) -> BaseException:
         with pytest.raises(Exception) as caught:

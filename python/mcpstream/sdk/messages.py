@@ -34,7 +34,6 @@ from .line import (
     DUMP_OPTIONS,
     INTERNAL_ERROR,
     INVALID_REQUEST,
-    MAJOR,
     METHOD_NOT_FOUND,
     NOT_FOUND_TERMINATES,
     PARSE_ERROR,
@@ -128,10 +127,10 @@ def http_failure(exc: McpTransportError) -> BaseException | None:
     task: the transport's task group, and with it the session, ends with that exception (an
     ``ExceptionGroup`` of it). A failure once the answer's event stream has begun is resolved
     with a JSON-RPC error instead (``CONNECTION_CLOSED``). mcpstream's own deadline
-    (``call_timeout_s``) is not the client's: it stays a ``REQUEST_TIMEOUT`` error. On the
-    1.x line every failure stays a JSON-RPC error (its parity is not established here)."""
+    (``call_timeout_s``) is not the client's: it stays a ``REQUEST_TIMEOUT`` error. The 1.x
+    line's transport does the same (its request tasks run in its task group too)."""
     cause = exc.__cause__
-    if MAJOR == 1 or cause is None or failed_while_streaming(exc):
+    if cause is None or failed_while_streaming(exc):
         return None
     if isinstance(cause, errors_named("TransportError")):
         return cause
