@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import socket
 from collections.abc import Iterator
-from typing import Any
 
 import mcpstream.sdk
 import mcpstream.sdk.client
 import pytest
-from mcpstream.sdk.streams import SessionRelay
 
 from tests.sdk.conftest import run
+from tests.sdk.relays import Relays, relays  # noqa: F401  # the fixture
 from tests.transport.conftest import mcp_server_urls
 
 __all__ = ["mcp_server_urls", "run"]
@@ -29,27 +28,6 @@ LARGE = 4 * 1024 * 1024
 """Characters of the large result (``big_text``): a few MiB, past the 1 MiB SSE event cap
 FastMCP and the SDK set by default, so the server's JSON mode carries it (the SDK caps SSE
 events only)."""
-
-
-class Relays:
-    """Counts the ``SessionRelay`` objects mcpstream's SDK transport makes: one a connection."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.made = 0
-        counter = self
-
-        class CountingRelay(SessionRelay):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                counter.made += 1
-                super().__init__(*args, **kwargs)
-
-        monkeypatch.setattr(mcpstream.sdk.client, "SessionRelay", CountingRelay)
-
-
-@pytest.fixture
-def relays(monkeypatch: pytest.MonkeyPatch) -> Relays:
-    """A count of mcpstream's SDK transports opened during the test."""
-    return Relays(monkeypatch)
 
 
 @pytest.fixture(params=["install", "hook"])

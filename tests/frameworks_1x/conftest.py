@@ -14,14 +14,14 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
-from typing import Any
 
 import mcpstream.sdk
 import mcpstream.sdk.client
 import pytest
 import uvicorn
 from mcp.server.fastmcp import FastMCP
-from mcpstream.sdk.streams import SessionRelay
+
+from tests.sdk.relays import Relays, relays  # noqa: F401  # the fixture
 
 LARGE = 4 * 1024 * 1024
 """Characters of the large result (``big_text``)."""
@@ -61,27 +61,6 @@ def server_url() -> Iterator[str]:
     yield f"http://127.0.0.1:{port}/mcp"
     server.should_exit = True
     thread.join(10)
-
-
-class Relays:
-    """Counts the ``SessionRelay`` objects mcpstream's SDK transport makes: one a connection."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.made = 0
-        counter = self
-
-        class CountingRelay(SessionRelay):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                counter.made += 1
-                super().__init__(*args, **kwargs)
-
-        monkeypatch.setattr(mcpstream.sdk.client, "SessionRelay", CountingRelay)
-
-
-@pytest.fixture
-def relays(monkeypatch: pytest.MonkeyPatch) -> Relays:
-    """A count of mcpstream's SDK transports opened during the test."""
-    return Relays(monkeypatch)
 
 
 @pytest.fixture

@@ -23,9 +23,9 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client as bound_at_import
 from mcpstream.errors import McpSdkUnsupportedError, McpStreamError
 from mcpstream.sdk import install, installed, uninstall
-from mcpstream.sdk.streams import SessionRelay
 
 from .conftest import run
+from .relays import Relays
 
 # Kept in a tuple, not as a module global: install() rebinds every module global that holds
 # the SDK's function (as this module's ``bound_at_import`` shows), and this one must not move.
@@ -39,28 +39,6 @@ def _uninstalled() -> Iterator[None]:
     assert sdk_module.streamable_http_client is _ORIGINAL[0]
     yield
     uninstall()
-
-
-class Relays:
-    """Counts the ``SessionRelay`` objects mcpstream's transport makes: each is one
-    connection of ``mcpstream.sdk.streamable_http_client``."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.made = 0
-        counter = self
-
-        class CountingRelay(SessionRelay):
-            def __init__(self, *args: Any, **kwargs: Any) -> None:
-                counter.made += 1
-                super().__init__(*args, **kwargs)
-
-        monkeypatch.setattr(mcpstream.sdk.client, "SessionRelay", CountingRelay)
-
-
-@pytest.fixture
-def relays(monkeypatch: pytest.MonkeyPatch) -> Relays:
-    """A count of mcpstream's SDK transports opened during the test."""
-    return Relays(monkeypatch)
 
 
 def _echo(url: str, text: str) -> str:
