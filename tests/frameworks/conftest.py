@@ -1,33 +1,49 @@
-"""Fixtures of the framework peers (FastMCP, Pydantic AI, OpenAI Agents), run in an environment
-of their own by scripts/framework-tests.sh (tests/conftest.py leaves this directory out where the
-frameworks are not installed).
+"""Fixtures of the framework peers (FastMCP, Pydantic AI, OpenAI Agents, llama-index; Google ADK's
+in tests/frameworks_adk/ share them), run in an environment of their own by
+scripts/framework-tests.sh (tests/conftest.py leaves this directory out where the frameworks are
+not installed).
 
 Each framework meets the official SDK's server (``mcp_server_urls``, as the SDK suites start it)
 over mcpstream by two routes, ``route``: ``install`` (``mcpstream.sdk.install()``, the
 framework's own default transport untouched) and ``hook`` (the framework's own extension point
 given mcpstream's transport). ``relays`` counts the connections mcpstream's SDK transport opened,
-which is how a test knows the framework really ran over mcpstream.
+which is how a test knows the framework really ran over mcpstream. ``silent_url`` is a server
+that accepts connections and never answers, against which a framework's own timeout must end the
+wait as over the SDK's transport (``timed_failure``, ``same_timeout``).
 """
 
 from __future__ import annotations
 
+import functools
 import socket
-from collections.abc import Iterator
+import time
+from collections.abc import Awaitable, Callable, Iterator
 
 import mcpstream.sdk
 import mcpstream.sdk.client
 import pytest
 
-from tests.sdk.conftest import run
+from tests.sdk.conftest import run, silent_url
 from tests.sdk.relays import Relays, relays  # noqa: F401  # the fixture
+from tests.sdk.transports import shape
 from tests.transport.conftest import mcp_server_urls
 
-__all__ = ["mcp_server_urls", "run"]
+__all__ = ["mcp_server_urls", "run", "silent_url"]
 
 LARGE = 4 * 1024 * 1024
 """Characters of the large result (``big_text``): a few MiB, past the 1 MiB SSE event cap
 FastMCP and the SDK set by default, so the server's JSON mode carries it (the SDK caps SSE
 events only)."""
+
+
+STEPS = 3
+"""Progress notifications the ``count`` tool sends (with the progress token of its call)."""
+
+PROGRESS = [(float(step), float(STEPS), f"step {step}") for step in range(1, STEPS + 1)]
+"""What a progress callback receives of ``count``: ``(progress, total, message)`` each step."""
+
+HOST_TIMEOUT_S = 1.0
+"""The timeout a host configures in its framework, against ``silent_url``."""
 
 
 @pytest.fixture(params=["install", "hook"])
@@ -58,6 +74,46 @@ def down_url() -> str:
 
 def same_failure(ours: BaseException, theirs: BaseException) -> None:
     """Assert that a framework reported ``ours`` (over mcpstream) as it reported ``theirs``
-    (over the SDK's transport): the same class, and the same wording up to the cause."""
+    (over the SDK's transport): the same class, the same wording up to the cause, and the same
+    exceptions inside a group."""
     assert type(ours) is type(theirs), (ours, theirs)
     assert str(ours).split(":", 1)[0] == str(theirs).split(":", 1)[0], (ours, theirs)
+    assert shape(ours) == shape(theirs), (ours, theirs)
+
+
+async def timed_failure(attempt: Callable[[], Awaitable[object]]) -> tuple[BaseException, float]:
+    """What ``attempt`` raised, and the seconds it took to."""
+    started = time.monotonic()
+    with pytest.raises(Exception) as caught:
+        await attempt()
+    return caught.value, time.monotonic() - started
+
+
+def same_timeout(ours: tuple[BaseException, float], theirs: tuple[BaseException, float]) -> None:
+    """Assert that a framework's timeout (``HOST_TIMEOUT_S``) ended the wait on a silent server
+    over mcpstream as over the SDK's transport: the same failure, near the timeout, bounded."""
+    same_failure(ours[0], theirs[0])
+    for _, elapsed in (ours, theirs):
+        # Margins for a loaded machine; mcpstream's own deadline is minutes, the SDK's none.
+        assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 5.0, (ours, theirs)
+
+
+def times_out_as_over_the_sdk(
+    attempt: Callable[[str], Awaitable[object]],
+    counted: Relays,
+    routes: tuple[str, ...] = ("install", "hook"),
+) -> None:
+    """Assert that ``attempt(route)``, a framework given ``silent_url`` and ``HOST_TIMEOUT_S``,
+    fails by each route as ``attempt("install")`` fails over the SDK's transport (the
+    framework's own, without ``install()``), and that each route ran over mcpstream (``counted``:
+    the test's ``relays``)."""
+    theirs = run(timed_failure(lambda: attempt("install")))
+    for route in routes:
+        if route == "install":
+            mcpstream.sdk.install()
+        try:
+            ours = run(timed_failure(functools.partial(attempt, route)))
+        finally:
+            mcpstream.sdk.uninstall()
+        same_timeout(ours, theirs)
+    assert counted.made == len(routes)

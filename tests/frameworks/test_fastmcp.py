@@ -16,7 +16,16 @@ import pytest
 from fastmcp.client.transports import StreamableHttpTransport as FastMcpTransport
 from mcpstream.fastmcp import StreamableHttpTransport, _over_mcpstream
 
-from .conftest import LARGE, Relays, run, same_failure
+from .conftest import (
+    HOST_TIMEOUT_S,
+    LARGE,
+    PROGRESS,
+    STEPS,
+    Relays,
+    run,
+    same_failure,
+    times_out_as_over_the_sdk,
+)
 
 
 def _transport(route: str, url: str) -> FastMcpTransport:
@@ -63,6 +72,38 @@ def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> Non
     theirs = run(failure(FastMcpTransport(down_url)))
     assert str(theirs).startswith("Client failed to connect")
     same_failure(ours, theirs)
+
+
+def test_progress_reaches_the_clients_handler(
+    mcp_server_urls: dict[str, str], route: str, relays: Relays
+) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    async def main() -> str:
+        transport = _transport(route, mcp_server_urls["sse"])
+        async with fastmcp.Client(transport, progress_handler=progress) as client:
+            result = await client.call_tool("count", {"steps": STEPS})
+            return result.content[0].text  # type: ignore[union-attr]
+
+    assert run(main()) == f"counted {STEPS}"
+    assert seen == PROGRESS
+    assert relays.made == 1
+
+
+def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Relays) -> None:
+    async def attempt(route: str) -> None:
+        transport = _transport(route, silent_url)
+        # init_timeout bounds the handshake (timeout alone: each request, after the SDK's own
+        # 10 s wait for server/discover).
+        async with fastmcp.Client(
+            transport, timeout=HOST_TIMEOUT_S, init_timeout=HOST_TIMEOUT_S
+        ) as client:
+            await client.list_tools()
+
+    times_out_as_over_the_sdk(attempt, relays)
 
 
 def test_uninstall_gives_fastmcp_the_sdk_transport_back(

@@ -7,12 +7,23 @@ from __future__ import annotations
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
+import mcp.client.session
+import mcp_types
 import mcpstream.sdk
 import pytest
 from agents.mcp import MCPServerStreamableHttp
 from mcpstream.sdk import streamable_http_client
 
-from .conftest import LARGE, Relays, run, same_failure
+from .conftest import (
+    HOST_TIMEOUT_S,
+    LARGE,
+    PROGRESS,
+    STEPS,
+    Relays,
+    run,
+    same_failure,
+    times_out_as_over_the_sdk,
+)
 
 
 class McpstreamServer(MCPServerStreamableHttp):
@@ -26,10 +37,11 @@ class McpstreamServer(MCPServerStreamableHttp):
         )
 
 
-def _server(route: str, url: str) -> MCPServerStreamableHttp:
+def _server(route: str, url: str, **options: Any) -> MCPServerStreamableHttp:
     """Agents' own server (under install()) or the one on mcpstream's transport."""
     kind = MCPServerStreamableHttp if route == "install" else McpstreamServer
-    return kind({"url": url}, client_session_timeout_seconds=60)
+    options.setdefault("client_session_timeout_seconds", 60)
+    return kind({"url": url}, **options)
 
 
 def _text(result: Any) -> str:
@@ -73,6 +85,42 @@ def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> Non
     theirs = run(failure(MCPServerStreamableHttp({"url": down_url})))
     assert "Could not reach the server" in str(theirs)
     same_failure(ours, theirs)
+
+
+def test_progress_reaches_the_servers_message_handler(
+    mcp_server_urls: dict[str, str], route: str, relays: Relays
+) -> None:
+    # Agents has no progress callback: a host asks for progress with the call's meta and
+    # receives the notifications in its message handler.
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def handler(message: Any) -> None:
+        if isinstance(message, mcp_types.ProgressNotification):
+            seen.append((message.params.progress, message.params.total, message.params.message))
+
+    async def main() -> str:
+        async with _server(route, mcp_server_urls["sse"], message_handler=handler) as server:
+            meta = {"progressToken": "count"}
+            return _text(await server.call_tool("count", {"steps": STEPS}, meta=meta))
+
+    assert run(main()) == f"counted {STEPS}"
+    assert seen == PROGRESS
+    assert relays.made == 1
+
+
+def test_a_silent_server_times_out_as_over_the_sdk(
+    silent_url: str, relays: Relays, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Agents' handshake is the SDK's Client's: server/discover under the SDK's own wait (10 s,
+    # shortened here to keep the test short), then initialize under the session's timeout.
+    monkeypatch.setattr(mcp.client.session, "DISCOVER_TIMEOUT_SECONDS", HOST_TIMEOUT_S / 2)
+
+    async def attempt(route: str) -> None:
+        timeout = HOST_TIMEOUT_S / 2
+        async with _server(route, silent_url, client_session_timeout_seconds=timeout) as server:
+            await server.list_tools()
+
+    times_out_as_over_the_sdk(attempt, relays)
 
 
 def test_uninstall_gives_agents_the_sdk_transport_back(

@@ -11,12 +11,23 @@ import pytest
 from mcpstream.fastmcp import StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 
-from .conftest import LARGE, Relays, run, same_failure
+from .conftest import (
+    HOST_TIMEOUT_S,
+    LARGE,
+    PROGRESS,
+    STEPS,
+    Relays,
+    run,
+    same_failure,
+    times_out_as_over_the_sdk,
+)
 
 
-def _toolset(route: str, url: str) -> MCPToolset[Any]:
-    """The toolset as most hosts build it (a URL, under install()) or on mcpstream's transport."""
-    return MCPToolset(url) if route == "install" else MCPToolset(StreamableHttpTransport(url))
+def _toolset(route: str, url: str, **options: Any) -> MCPToolset[Any]:
+    """The toolset as most hosts build it (a URL, under install()) or on mcpstream's transport,
+    with the toolset's ``options`` (which it gives the FastMCP client it makes)."""
+    client = url if route == "install" else StreamableHttpTransport(url)
+    return MCPToolset(client, **options)
 
 
 def test_tools_listed_and_one_called(
@@ -55,6 +66,34 @@ def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> Non
     mcpstream.sdk.uninstall()
     theirs = run(failure(MCPToolset(down_url)))
     same_failure(ours, theirs)
+
+
+def test_progress_reaches_the_toolsets_handler(
+    mcp_server_urls: dict[str, str], route: str, relays: Relays
+) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    async def main() -> Any:
+        async with _toolset(route, mcp_server_urls["sse"], progress_handler=progress) as toolset:
+            return await toolset.direct_call_tool("count", {"steps": STEPS})
+
+    assert run(main()) == f"counted {STEPS}"
+    assert seen == PROGRESS
+    assert relays.made == 1
+
+
+def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Relays) -> None:
+    async def attempt(route: str) -> None:
+        toolset = _toolset(
+            route, silent_url, init_timeout=HOST_TIMEOUT_S, read_timeout=HOST_TIMEOUT_S
+        )
+        async with toolset:
+            await toolset.list_tools()
+
+    times_out_as_over_the_sdk(attempt, relays)
 
 
 def test_uninstall_gives_the_toolset_the_sdk_transport_back(
