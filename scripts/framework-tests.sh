@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
-# The agent frameworks as peers (tests/frameworks/): FastMCP, Pydantic AI and OpenAI Agents against
-# the official SDK's server over mcpstream, by mcpstream.sdk.install() and by each framework's own
-# hook, in a venv of their own (they pull large dependency trees the main venv does without).
-# MCPSTREAM_FRAMEWORKS=1.x runs those of the SDK's 1.x line instead (tests/frameworks_1x/:
-# langchain-mcp-adapters, smolagents through mcpadapt, on mcp 1.30), in another venv.
+# The agent frameworks as peers (tests/frameworks/): FastMCP, Pydantic AI, OpenAI Agents and
+# llama-index against the official SDK's server over mcpstream, by mcpstream.sdk.install() and by
+# each framework's own hook, in a venv of their own (they pull large dependency trees the main
+# venv does without). MCPSTREAM_FRAMEWORKS=adk runs Google ADK instead (tests/frameworks_adk/),
+# which cannot share that venv, in another; MCPSTREAM_FRAMEWORKS=1.x those of the SDK's 1.x line
+# (tests/frameworks_1x/: langchain-mcp-adapters, smolagents through mcpadapt, on mcp 1.30).
 #
 #   scripts/framework-tests.sh [VENV] [PYTEST ARGS...]   (default VENV: .venv-frameworks)
 #
@@ -11,7 +12,8 @@
 # MCPSTREAM_SRC=python runs that source tree with its built extension (as scripts/dev.sh leaves
 # it) instead; without either, this checkout is installed into the venv (which builds the codec).
 # The frameworks and everything they pull in beyond requirements/constraints.txt are pinned in
-# requirements/frameworks.txt (requirements/frameworks-1x.txt for the 1.x line).
+# requirements/frameworks.txt (requirements/frameworks-adk.txt for ADK, requirements/frameworks-1x.txt
+# for the 1.x line).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="${1:-$ROOT/.venv-frameworks}"
@@ -29,8 +31,21 @@ if [ "${MCPSTREAM_FRAMEWORKS:-}" = 1.x ]; then
   work="$(mktemp -d)"
   grep -viE '^(mcp|mcp-types)==' "$CONSTRAINTS" >"$work/constraints.txt"
   CONSTRAINTS="$work/constraints.txt"
+elif [ "${MCPSTREAM_FRAMEWORKS:-}" = adk ]; then
+  # Google ADK (tests/frameworks_adk/), on the SDK's 2.x line too, but in a venv of its own: it
+  # caps OpenTelemetry at 1.44, where FastMCP 4.2 needs 1.45.2 (the constraints pin that), and
+  # watchdog below 7 (the constraints: 7.1). The constraints but those, and
+  # requirements/frameworks-adk.txt.
+  FRAMEWORKS=("google-adk[mcp]")
+  TEST_TOOLS+=(mcp-types)
+  PINS="$ROOT/requirements/frameworks-adk.txt"
+  TESTS=tests/frameworks_adk
+  work="$(mktemp -d)"
+  grep -viE '^(opentelemetry-api|opentelemetry-sdk|opentelemetry-semantic-conventions|watchdog)==' \
+    "$CONSTRAINTS" >"$work/constraints.txt"
+  CONSTRAINTS="$work/constraints.txt"
 else
-  FRAMEWORKS=(fastmcp "pydantic-ai-slim[mcp]" openai-agents)
+  FRAMEWORKS=(fastmcp "pydantic-ai-slim[mcp]" openai-agents llama-index-tools-mcp)
   TEST_TOOLS+=(mcp-types)
   PINS="$ROOT/requirements/frameworks.txt"
   TESTS=tests/frameworks

@@ -34,18 +34,35 @@ from mcpstream.codec import load_backend
 
 ALL_BACKENDS = ("python", "native")
 
-FRAMEWORKS = ("fastmcp", "pydantic_ai", "agents")
-"""The agent frameworks tests/frameworks/ runs against (FastMCP, Pydantic AI, OpenAI Agents)."""
+FRAMEWORKS = ("fastmcp", "pydantic_ai", "agents", "llama_index.tools.mcp")
+"""The agent frameworks tests/frameworks/ runs against (FastMCP, Pydantic AI, OpenAI Agents,
+llama-index)."""
+
+FRAMEWORKS_ADK = ("google.adk",)
+"""Google ADK, which tests/frameworks_adk/ runs against (it cannot share the others' environment)."""
 
 FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents")
 """The agent frameworks of the SDK's 1.x line tests/frameworks_1x/ runs against."""
 
-# The framework peers need the frameworks, which pull large dependency trees and so live in an
-# environment of their own (scripts/framework-tests.sh); elsewhere the directory is not collected.
+
+def _installed(name: str) -> bool:
+    """Whether the module ``name`` can be imported (a dotted name's parent may be missing)."""
+    try:
+        return importlib.util.find_spec(name) is not None
+    except ModuleNotFoundError:
+        return False
+
+
+# The framework peers need the frameworks, which pull large dependency trees and so live in
+# environments of their own (scripts/framework-tests.sh); elsewhere a directory is not collected.
 collect_ignore = [
     directory
-    for directory, names in (("frameworks", FRAMEWORKS), ("frameworks_1x", FRAMEWORKS_1X))
-    if not all(importlib.util.find_spec(name) for name in names)
+    for directory, names in (
+        ("frameworks", FRAMEWORKS),
+        ("frameworks_adk", FRAMEWORKS_ADK),
+        ("frameworks_1x", FRAMEWORKS_1X),
+    )
+    if not all(_installed(name) for name in names)
 ]
 
 settings.register_profile(
