@@ -39,7 +39,7 @@ FRAMEWORKS = ("fastmcp", "pydantic_ai", "agents", "llama_index.tools.mcp")
 llama-index)."""
 
 FRAMEWORKS_ADK = ("google.adk",)
-"""Google ADK, which tests/frameworks_adk/ runs against (it cannot share the others' environment)."""
+"""Google ADK, which tests/frameworks_adk/ runs against (it cannot share the others' venv)."""
 
 FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents")
 """The agent frameworks of the SDK's 1.x line tests/frameworks_1x/ runs against."""
