@@ -24,11 +24,11 @@ import mcpstream.sdk.client
 import pytest
 
 from tests.sdk.conftest import run, silent_url
-from tests.sdk.relays import Relays, relays  # noqa: F401  # the fixture
+from tests.sdk.relays import Relays, relays
 from tests.sdk.transports import shape
 from tests.transport.conftest import mcp_server_urls
 
-__all__ = ["mcp_server_urls", "run", "silent_url"]
+__all__ = ["Relays", "mcp_server_urls", "relays", "run", "silent_url"]
 
 LARGE = 4 * 1024 * 1024
 """Characters of the large result (``big_text``): a few MiB, past the 1 MiB SSE event cap

@@ -40,7 +40,7 @@ def test_tools_listed_and_one_called(
         async with fastmcp.Client(_transport(route, mcp_server_urls["sse"])) as client:
             tools = [tool.name for tool in await client.list_tools()]
             result = await client.call_tool("echo", {"text": "h\u00e9llo"})
-            return tools, result.content[0].text  # type: ignore[union-attr]
+            return tools, str(result.content[0].text)
 
     tools, echoed = run(main())
     assert {"echo", "big_text"} <= set(tools)
@@ -54,7 +54,7 @@ def test_a_large_result_arrives_whole(
     async def main() -> str:
         async with fastmcp.Client(_transport(route, mcp_server_urls["json"])) as client:
             result = await client.call_tool("big_text", {"size": LARGE})
-            return result.content[0].text  # type: ignore[union-attr]
+            return str(result.content[0].text)
 
     assert len(run(main())) == LARGE
     assert relays.made == 1
@@ -86,7 +86,7 @@ def test_progress_reaches_the_clients_handler(
         transport = _transport(route, mcp_server_urls["sse"])
         async with fastmcp.Client(transport, progress_handler=progress) as client:
             result = await client.call_tool("count", {"steps": STEPS})
-            return result.content[0].text  # type: ignore[union-attr]
+            return str(result.content[0].text)
 
     assert run(main()) == f"counted {STEPS}"
     assert seen == PROGRESS
@@ -111,14 +111,14 @@ def test_uninstall_gives_fastmcp_the_sdk_transport_back(
 ) -> None:
     sdk_function = sdk_module.streamable_http_client
     mcpstream.sdk.install()
-    assert fastmcp_http.streamable_http_client is not sdk_function
+    assert fastmcp_http.streamable_http_client is not sdk_function  # type: ignore[attr-defined]
     mcpstream.sdk.uninstall()
-    assert fastmcp_http.streamable_http_client is sdk_function
+    assert fastmcp_http.streamable_http_client is sdk_function  # type: ignore[attr-defined]
 
     async def main() -> str:
         async with fastmcp.Client(FastMcpTransport(mcp_server_urls["sse"])) as client:
             result = await client.call_tool("echo", {"text": "sdk"})
-            return result.content[0].text  # type: ignore[union-attr]
+            return str(result.content[0].text)
 
     assert run(main()) == "sdk"
     assert relays.made == 0
@@ -138,7 +138,9 @@ def test_the_hook_keeps_fastmcps_arguments_and_session_id(
         return httpx2.AsyncClient(event_hooks={"request": [record]}, **kwargs)  # type: ignore[arg-type]
 
     transport = StreamableHttpTransport(
-        mcp_server_urls["sse"], headers={"x-host": "mine"}, httpx_client_factory=factory
+        mcp_server_urls["sse"],
+        headers={"x-host": "mine"},
+        httpx_client_factory=factory,  # type: ignore[arg-type]
     )
 
     async def main() -> str | None:

@@ -9,7 +9,7 @@ import contextlib
 from collections.abc import AsyncIterator
 from typing import Any
 
-import llama_index.tools.mcp.client as llama_client
+import llama_index.tools.mcp.client as llama_client  # type: ignore[import-untyped]
 import mcp.client.streamable_http as sdk_module
 import mcpstream.sdk
 import pytest

@@ -158,10 +158,10 @@ def test_uninstall_gives_adk_the_sdk_transport_back(
     sdk_function = sdk_module.streamable_http_client
     mcpstream.sdk.install()
     assert adk_mcp.streamable_http_client is not sdk_function
-    assert adk_sessions.streamable_http_client is not sdk_function
+    assert adk_sessions.streamable_http_client is not sdk_function  # type: ignore[attr-defined]
     mcpstream.sdk.uninstall()
     assert adk_mcp.streamable_http_client is sdk_function
-    assert adk_sessions.streamable_http_client is sdk_function
+    assert adk_sessions.streamable_http_client is sdk_function  # type: ignore[attr-defined]
 
     async def main() -> str:
         async with _toolset(mcp_server_urls["sse"]) as toolset:
