@@ -42,7 +42,7 @@ STEPS = 3
 PROGRESS = [(float(step), float(STEPS), f"step {step}") for step in range(1, STEPS + 1)]
 """What a progress callback receives of ``count``: ``(progress, total, message)`` each step."""
 
-HOST_TIMEOUT_S = 1.0
+HOST_TIMEOUT_S = 0.5
 """The timeout a host configures in its framework, against ``silent_url``."""
 
 

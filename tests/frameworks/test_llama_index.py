@@ -28,7 +28,7 @@ from .conftest import (
     times_out_as_over_the_sdk,
 )
 
-TIMEOUT_S = 30
+TIMEOUT_S = 30.0
 """``BasicMCPClient``'s default timeout, the session's read timeout in both routes."""
 
 
@@ -37,7 +37,7 @@ async def _client(route: str, url: str, timeout: float = TIMEOUT_S) -> AsyncIter
     """llama-index's own client (under install(); it opens a connection for each operation)
     or a session the host opened on mcpstream's transport (the recipe of docs/frameworks.md)."""
     if route == "install":
-        yield BasicMCPClient(url, timeout=int(timeout) or 1)
+        yield BasicMCPClient(url, timeout=timeout)
         return
     async with (
         streamable_http_client(url) as (read, write),
