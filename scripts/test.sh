@@ -132,12 +132,14 @@ WORK="$sdk_work/v1" MCP_VERSION=1.30.0 MCPSTREAM_WHEEL="$wheel" \
 rm -rf "$sdk_work"
 
 # The agent frameworks over mcpstream, by mcpstream.sdk.install() and by their own hooks, each in
-# a venv of its own (their dependency trees stay out of .venv): FastMCP, Pydantic AI and OpenAI
-# Agents on the SDK's 2.x line (requirements/frameworks.txt), LangChain's MCP adapters and
-# smolagents on its 1.x line (requirements/frameworks-1x.txt).
-echo "== the agent frameworks over mcpstream (tests/frameworks, tests/frameworks_1x)"
+# a venv of its own (their dependency trees stay out of .venv): FastMCP, Pydantic AI, OpenAI
+# Agents and llama-index on the SDK's 2.x line (requirements/frameworks.txt), Google ADK on it
+# too but apart (requirements/frameworks-adk.txt), LangChain's MCP adapters and smolagents on its
+# 1.x line (requirements/frameworks-1x.txt).
+echo "== the agent frameworks over mcpstream (tests/frameworks, tests/frameworks_adk, tests/frameworks_1x)"
 fw_work="$(mktemp -d)"
 MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv"
+MCPSTREAM_FRAMEWORKS=adk MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv-adk"
 MCPSTREAM_FRAMEWORKS=1.x MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv-1x"
 rm -rf "$fw_work"
 
