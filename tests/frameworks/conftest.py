@@ -9,7 +9,8 @@ framework's own default transport untouched) and ``hook`` (the framework's own e
 given mcpstream's transport). ``relays`` counts the connections mcpstream's SDK transport opened,
 which is how a test knows the framework really ran over mcpstream. ``silent_url`` is a server
 that accepts connections and never answers, against which a framework's own timeout must end the
-wait as over the SDK's transport (``timed_failure``, ``same_timeout``).
+wait as over the SDK's transport (``times_out_as_over_the_sdk``); ``count`` reports ``PROGRESS``
+to a framework's progress callback.
 """
 
 from __future__ import annotations
@@ -34,7 +35,6 @@ LARGE = 4 * 1024 * 1024
 """Characters of the large result (``big_text``): a few MiB, past the 1 MiB SSE event cap
 FastMCP and the SDK set by default, so the server's JSON mode carries it (the SDK caps SSE
 events only)."""
-
 
 STEPS = 3
 """Progress notifications the ``count`` tool sends (with the progress token of its call)."""
