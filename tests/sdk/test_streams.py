@@ -11,6 +11,7 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from contextlib import AsyncExitStack
 from typing import Any
 
 import httpx2
@@ -169,3 +170,61 @@ def test_the_host_clients_timeout_governs_a_silent_server(silent_url: str, trans
     assert outcome == "session builtins.ExceptionGroup[httpx2.ReadTimeout]"
     # Near the host's 2 s (mcpstream's own deadline is minutes): margins for a loaded machine.
     assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 6.0
+
+
+async def _stall_outcome(factory: Any, url: str, mode: str, session: bool) -> list[str]:
+    """A ``pause`` call that reports progress (the stream's first event) and then stays silent
+    past the host client's read timeout, under ``mcp.Client`` (``mode``) or ``ClientSession``:
+    the call's outcome, whether its progress arrived, and a call made afterwards."""
+    seen: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(f"progress {message}")
+
+    timeout = httpx2.Timeout(STALL_READ_TIMEOUT_S)
+    async with httpx2.AsyncClient(timeout=timeout) as client, AsyncExitStack() as stack:
+        if session:
+            read, write = await stack.enter_async_context(factory(url, http_client=client))
+            peer: Any = await stack.enter_async_context(ClientSession(read, write))
+            await peer.initialize()
+        else:
+            peer = await stack.enter_async_context(
+                Client(factory(url, http_client=client), mode=mode)
+            )
+        try:
+            await peer.call_tool("pause", {"seconds": 60.0}, progress_callback=on_progress)
+            seen.append("ok")
+        except MCPError as exc:
+            seen.append("call " + shape(exc))
+        after = await peer.call_tool("echo", {"text": "after"})
+        text = after.content[0]
+        assert isinstance(text, types.TextContent)
+        seen.append(text.text)
+    return seen
+
+
+STALL_READ_TIMEOUT_S = 1.0
+
+
+@pytest.mark.parametrize("server", ["stateless", "sse"])
+def test_a_stream_silent_past_the_host_read_timeout_is_the_sdks(
+    mcp_server_urls: dict[str, str], mode: str, server: str
+) -> None:
+    # The SDK's transport handles a read timeout on a request's event stream as a stream that
+    # ended: resumed from its last event id (the SSE server's event store, below 2026-07-28)
+    # until its attempts run out, else at once, the request fails with CONNECTION_CLOSED and
+    # the session goes on. mcpstream resumes by its own policy (more attempts), to the same end.
+    url = mcp_server_urls[server]
+
+    async def main() -> dict[str, list[list[str]]]:
+        seen: dict[str, list[list[str]]] = {}
+        for name, factory in TRANSPORTS.items():
+            seen[name] = [await _stall_outcome(factory, url, mode, session=False)]
+            if mode == "legacy":  # ClientSession speaks the handshake era
+                seen[name].append(await _stall_outcome(factory, url, mode, session=True))
+        return seen
+
+    seen = run(main(), 120)
+    assert seen["mcpstream"] == seen["sdk"]
+    closed = f"call mcp.shared.exceptions.MCPError({types.CONNECTION_CLOSED})"
+    assert seen["sdk"][0] == ["progress started", closed, "after"]
