@@ -7,11 +7,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from mcpstream import errors
+from mcpstream._http.core.protocol import mark_streaming
 from mcpstream.jsonrpc import JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
 from mcpstream.sdk.messages import (
     answer_payload,
@@ -107,6 +109,10 @@ def test_failures_are_coded_as_the_sdks_transport_codes_them() -> None:
     remote = _error(_with_status(errors.McpHttpTransportRemoteError("500"), 500))
     assert remote.code == types.INTERNAL_ERROR
     assert _error(errors.McpHttpTransportTimeoutError("late")).code == types.REQUEST_TIMEOUT
+    # The client's read timeout on an event stream (not resumed) is the stream broken off.
+    stalled = mark_streaming(errors.McpHttpTransportTimeoutError("silent"))
+    stalled.__cause__ = httpx.ReadTimeout("read")
+    assert _error(stalled).code == types.CONNECTION_CLOSED
     assert _error(errors.McpHttpTransportProtocolError("junk")).code == types.PARSE_ERROR
     lost = _error(errors.McpHttpTransportError("reset"))
     assert lost.code == types.CONNECTION_CLOSED
