@@ -17,6 +17,7 @@ from mcpstream._http.core.protocol import mark_streaming
 from mcpstream.jsonrpc import JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
 from mcpstream.sdk.messages import (
     answer_payload,
+    ends_transport,
     failure_message,
     notification_message,
     outgoing,
@@ -117,6 +118,15 @@ def test_failures_are_coded_as_the_sdks_transport_codes_them() -> None:
     lost = _error(errors.McpHttpTransportError("reset"))
     assert lost.code == types.CONNECTION_CLOSED
     assert lost.data == {"mcpstream_error": "McpHttpTransportError"}
+
+
+def test_a_failed_post_of_a_notification_ends_the_transport_where_the_client_raised() -> None:
+    refused = errors.McpHttpTransportError("refused")
+    refused.__cause__ = httpx.ConnectError("refused")
+    assert ends_transport(refused)
+    # 2.x drops an HTTP error to a notification; mcpstream's own failures are only logged.
+    assert not ends_transport(_with_status(errors.McpHttpTransportRemoteError("500"), 500))
+    assert not ends_transport(errors.McpHttpTransportTimeoutError("deadline"))
 
 
 def test_outgoing_bytes_are_the_sdks_encoding() -> None:

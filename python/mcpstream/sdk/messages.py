@@ -32,6 +32,7 @@ from ..jsonrpc import JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
 from .line import (
     CONNECTION_CLOSED,
     DUMP_OPTIONS,
+    FAILED_POST_STATUS_ENDS,
     INTERNAL_ERROR,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -52,6 +53,7 @@ from .line import (
 
 __all__ = [
     "Outgoing",
+    "ends_transport",
     "error_message",
     "failure_message",
     "http_failure",
@@ -132,6 +134,21 @@ def http_failure(exc: McpTransportError) -> BaseException | None:
     if failed_while_streaming(exc):
         return None
     return _client_raised(exc)
+
+
+def ends_transport(exc: McpTransportError) -> bool:
+    """Whether the failed POST of a notification or of an answer to a server request
+    (``exc``) ends the transport, as it ends the SDK's transport: there such a POST runs in
+    the writer itself, which ends on any exception out of it (the session's streams are
+    closed: its requests fail with "Connection closed"). What the HTTP client raised (a
+    connection refused or reset, its timeouts) is such an exception on both lines, and on
+    the 1.x line an HTTP error status but 404 too (``raise_for_status``). Anything else is
+    only logged: 2.x drops an HTTP error to a notification, and mcpstream's own failures
+    (its deadline, OAuth) are not the client's."""
+    if _client_raised(exc) is not None:
+        return True
+    status = exc.status_code if isinstance(exc, McpHttpTransportError) else None
+    return FAILED_POST_STATUS_ENDS and status is not None and status >= 300 and status != 404
 
 
 def _client_raised(exc: McpTransportError) -> BaseException | None:
