@@ -7,14 +7,17 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import httpx
 import mcp_types as types
 import pytest
 from mcp.shared.message import SessionMessage
 from mcp_types import jsonrpc_message_adapter
 from mcpstream import errors
+from mcpstream._http.core.protocol import mark_streaming
 from mcpstream.jsonrpc import JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
 from mcpstream.sdk.messages import (
     answer_payload,
+    ends_transport,
     failure_message,
     notification_message,
     outgoing,
@@ -107,10 +110,23 @@ def test_failures_are_coded_as_the_sdks_transport_codes_them() -> None:
     remote = _error(_with_status(errors.McpHttpTransportRemoteError("500"), 500))
     assert remote.code == types.INTERNAL_ERROR
     assert _error(errors.McpHttpTransportTimeoutError("late")).code == types.REQUEST_TIMEOUT
+    # The client's read timeout on an event stream (not resumed) is the stream broken off.
+    stalled = mark_streaming(errors.McpHttpTransportTimeoutError("silent"))
+    stalled.__cause__ = httpx.ReadTimeout("read")
+    assert _error(stalled).code == types.CONNECTION_CLOSED
     assert _error(errors.McpHttpTransportProtocolError("junk")).code == types.PARSE_ERROR
     lost = _error(errors.McpHttpTransportError("reset"))
     assert lost.code == types.CONNECTION_CLOSED
     assert lost.data == {"mcpstream_error": "McpHttpTransportError"}
+
+
+def test_a_failed_post_of_a_notification_ends_the_transport_where_the_client_raised() -> None:
+    refused = errors.McpHttpTransportError("refused")
+    refused.__cause__ = httpx.ConnectError("refused")
+    assert ends_transport(refused)
+    # 2.x drops an HTTP error to a notification; mcpstream's own failures are only logged.
+    assert not ends_transport(_with_status(errors.McpHttpTransportRemoteError("500"), 500))
+    assert not ends_transport(errors.McpHttpTransportTimeoutError("deadline"))
 
 
 def test_outgoing_bytes_are_the_sdks_encoding() -> None:

@@ -9,14 +9,17 @@ from __future__ import annotations
 
 import socket
 import time
+from contextlib import AsyncExitStack
 from typing import Any
 
+import anyio
 import httpx2
 import mcp_types as types
 import pytest
-from mcp import Client, ClientSession, MCPError
+from mcp import Client, ClientSession, MCPDeprecationWarning, MCPError
 
 from tests.hostile.server import Connection, sse_event
+from tests.transport.conftest import _start_mcp_server
 
 from .conftest import run
 from .test_hostile import _server
@@ -145,3 +148,215 @@ def test_the_host_clients_timeout_governs_a_silent_server(silent_url: str, trans
     assert outcome == "session builtins.ExceptionGroup[httpx2.ReadTimeout]"
     # Near the host's 2 s (mcpstream's own deadline is minutes): margins for a loaded machine.
     assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 6.0
+
+
+async def _stall_outcome(factory: Any, url: str, mode: str, session: bool) -> list[str]:
+    """A ``pause`` call that reports progress (the stream's first event) and then stays silent
+    past the host client's read timeout, under ``mcp.Client`` (``mode``) or ``ClientSession``:
+    the call's outcome, whether its progress arrived, and a call made afterwards."""
+    seen: list[str] = []
+
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append(f"progress {message}")
+
+    timeout = httpx2.Timeout(STALL_READ_TIMEOUT_S)
+    async with httpx2.AsyncClient(timeout=timeout) as client, AsyncExitStack() as stack:
+        if session:
+            read, write = await stack.enter_async_context(factory(url, http_client=client))
+            peer: Any = await stack.enter_async_context(ClientSession(read, write))
+            await peer.initialize()
+        else:
+            peer = await stack.enter_async_context(
+                Client(factory(url, http_client=client), mode=mode)
+            )
+        try:
+            await peer.call_tool("pause", {"seconds": 60.0}, progress_callback=on_progress)
+            seen.append("ok")
+        except MCPError as exc:
+            seen.append("call " + shape(exc))
+        after = await peer.call_tool("echo", {"text": "after"})
+        text = after.content[0]
+        assert isinstance(text, types.TextContent)
+        seen.append(text.text)
+    return seen
+
+
+STALL_READ_TIMEOUT_S = 1.0
+
+
+@pytest.mark.parametrize("server", ["stateless", "sse"])
+def test_a_stream_silent_past_the_host_read_timeout_is_the_sdks(
+    mcp_server_urls: dict[str, str], mode: str, server: str
+) -> None:
+    # The SDK's transport handles a read timeout on a request's event stream as a stream that
+    # ended: resumed from its last event id (the SSE server's event store, below 2026-07-28)
+    # until its attempts run out, else at once, the request fails with CONNECTION_CLOSED and
+    # the session goes on. mcpstream resumes by its own policy (more attempts), to the same end.
+    url = mcp_server_urls[server]
+
+    async def main() -> dict[str, list[list[str]]]:
+        seen: dict[str, list[list[str]]] = {}
+        for name, factory in TRANSPORTS.items():
+            seen[name] = [await _stall_outcome(factory, url, mode, session=False)]
+            if mode == "legacy":  # ClientSession speaks the handshake era
+                seen[name].append(await _stall_outcome(factory, url, mode, session=True))
+        return seen
+
+    seen = run(main(), 120)
+    assert seen["mcpstream"] == seen["sdk"]
+    closed = f"call mcp.shared.exceptions.MCPError({types.CONNECTION_CLOSED})"
+    assert seen["sdk"][0] == ["progress started", closed, "after"]
+
+
+async def _after_notification(
+    factory: Any,
+    url: str,
+    mode: str,
+    *,
+    session: bool,
+    before: Any = None,
+    http_client: httpx2.AsyncClient | None = None,
+) -> list[str]:
+    """What a host sees of a notification whose POST fails, under ``mcp.Client`` (``mode``)
+    or ``ClientSession``: ``before()`` runs once the session is up (the server goes away, its
+    session is deleted...), then ``notifications/roots/list_changed`` is sent and a call made
+    after it. The outcome of each, and of leaving the session."""
+    seen: list[str] = []
+    options = {} if http_client is None else {"http_client": http_client}
+    try:
+        async with AsyncExitStack() as stack:
+            if session:
+                read, write = await stack.enter_async_context(factory(url, **options))
+                peer: Any = await stack.enter_async_context(ClientSession(read, write))
+                await peer.initialize()
+            else:
+                peer = await stack.enter_async_context(Client(factory(url, **options), mode=mode))
+            if before is not None:
+                await before()
+            with pytest.warns(MCPDeprecationWarning):  # roots are deprecated at 2026-07-28
+                await peer.send_roots_list_changed()
+            seen.append("notified")
+            try:
+                with anyio.fail_after(20):
+                    await peer.call_tool("echo", {"text": "after"})
+                seen.append("call ok")
+            except MCPError as exc:
+                seen.append(f"call {shape(exc)} {exc.error.message}")
+    except Exception as exc:
+        seen.append("session " + shape(exc))
+    return seen
+
+
+NOTIFICATION_FAILURES: dict[str, Any] = {
+    "500": lambda c: c.respond(b"boom", status="500 Oops", content_type="text/plain"),
+    "closed without an answer": lambda c: c.end(),
+}
+
+
+@pytest.mark.parametrize("failure", sorted(NOTIFICATION_FAILURES))
+def test_a_failed_notification_post_is_the_sdks(hostile: Any, failure: str) -> None:
+    # The SDK's transport drops an HTTP error to a notification (the session goes on), and
+    # ends itself on what its client raises (the session's requests then fail with
+    # "Connection closed"), as mcpstream does.
+    base = _server(lambda connection, request_id: None)
+
+    def route(connection: Connection) -> None:
+        if connection.method == "POST" and connection.jsonrpc.get("method") == ROOTS_CHANGED:
+            NOTIFICATION_FAILURES[failure](connection)
+        else:
+            base(connection)
+
+    url = hostile({"/mcp": route}).url + "/mcp"
+
+    async def main() -> dict[str, list[list[str]]]:
+        seen: dict[str, list[list[str]]] = {}
+        for name, factory in TRANSPORTS.items():
+            seen[name] = [
+                await _after_notification(factory, url, "legacy", session=session)
+                for session in (False, True)
+            ]
+        return seen
+
+    seen = run(main(), 60)
+    assert seen["mcpstream"] == seen["sdk"]
+    assert seen["sdk"] == [NOTIFICATION_EXPECTED[failure]] * 2
+
+
+ROOTS_CHANGED = "notifications/roots/list_changed"
+NOTIFICATION_EXPECTED = {
+    "500": ["notified", "call ok"],
+    "closed without an answer": [
+        "notified",
+        f"call mcp.shared.exceptions.MCPError({types.CONNECTION_CLOSED}) Connection closed",
+    ],
+}
+
+
+def test_a_notification_to_a_server_gone_ends_the_transport_as_the_sdks(mode: str) -> None:
+    # The SDK's server stops after the handshake: the notification's POST cannot connect,
+    # which ends either transport; the call after it fails with "Connection closed".
+    async def outcome(factory: Any, session: bool) -> list[str]:
+        process, url = _start_mcp_server("sse")
+        try:
+
+            async def stop() -> None:
+                process.terminate()
+                await anyio.to_thread.run_sync(process.wait)
+
+            return await _after_notification(factory, url, mode, session=session, before=stop)
+        finally:
+            process.kill()
+            process.wait()
+
+    async def main() -> dict[str, list[list[str]]]:
+        seen: dict[str, list[list[str]]] = {}
+        for name, factory in TRANSPORTS.items():
+            seen[name] = [await outcome(factory, session=False)]
+            if mode == "legacy":
+                seen[name].append(await outcome(factory, session=True))
+        return seen
+
+    seen = run(main(), 120)
+    assert seen["mcpstream"] == seen["sdk"]
+    closed = f"call mcp.shared.exceptions.MCPError({types.CONNECTION_CLOSED}) Connection closed"
+    assert seen["sdk"][0] == ["notified", closed]
+
+
+def test_a_notification_refused_by_the_servers_session_is_dropped_as_by_the_sdk(
+    mcp_server_urls: dict[str, str],
+) -> None:
+    # The SDK's server answers 404 to the notification of a session deleted meanwhile: the
+    # SDK's transport drops it and the session goes on (its next call gets the server's
+    # JSON-RPC error for the session, read from the 404's body), as mcpstream does.
+    url = mcp_server_urls["sse"]
+
+    async def outcome(factory: Any, session: bool) -> list[str]:
+        session_ids: list[str] = []
+
+        async def on_response(response: httpx2.Response) -> None:
+            if "mcp-session-id" in response.headers:
+                session_ids.append(response.headers["mcp-session-id"])
+
+        async with (
+            httpx2.AsyncClient(event_hooks={"response": [on_response]}) as client,
+            httpx2.AsyncClient() as other,
+        ):
+
+            async def delete() -> None:
+                deleted = await other.delete(url, headers={"mcp-session-id": session_ids[0]})
+                assert deleted.status_code == 200
+
+            return await _after_notification(
+                factory, url, "legacy", session=session, before=delete, http_client=client
+            )
+
+    async def main() -> dict[str, list[list[str]]]:
+        seen: dict[str, list[list[str]]] = {}
+        for name, factory in TRANSPORTS.items():
+            seen[name] = [await outcome(factory, session) for session in (False, True)]
+        return seen
+
+    seen = run(main(), 60)
+    assert seen["mcpstream"] == seen["sdk"]
+    not_found = f"call mcp.shared.exceptions.MCPError({types.INVALID_REQUEST}) Session not found"
+    assert seen["sdk"] == [["notified", not_found]] * 2

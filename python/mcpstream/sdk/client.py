@@ -107,7 +107,7 @@ async def streamable_http_client(
             write_reader,
             anyio.create_task_group() as tg,
         ):
-            tg.start_soon(relay.run, write_reader, tg)
+            tg.start_soon(relay.run, write_reader, write_stream, tg)
             streams: Any = (read_stream, write_stream)
             if MAJOR == 1:
                 streams += (relay.session_id,)

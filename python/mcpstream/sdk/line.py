@@ -14,6 +14,8 @@ The rest of ``mcpstream.sdk`` is written once against these names:
 * ``SESSION_TERMINATED_CODE``: the code of the SDK's "Session terminated" error, and
   ``NOT_FOUND_TERMINATES``: whether every 404 to a request is that error (1.x), or only one on
   a session the transport holds (2.x: without one, a 404 is ``METHOD_NOT_FOUND``);
+* ``FAILED_POST_STATUS_ENDS``: whether an HTTP error status (but 404) to a POSTed
+  notification or answer ends the transport (1.x raises it out of its writer; 2.x drops it);
 * ``TRANSPORT_SETS_PROTOCOL_VERSION``: whether the transport itself takes the negotiated
   protocol version from the answer to ``initialize`` for its ``MCP-Protocol-Version`` header
   (1.x; on 2.x the session sends it with each message's headers);
@@ -30,6 +32,7 @@ __all__ = [
     "CONNECTION_CLOSED",
     "DUMP_OPTIONS",
     "ERROR_BODIES_ANSWER",
+    "FAILED_POST_STATUS_ENDS",
     "INTERNAL_ERROR",
     "INVALID_PARAMS",
     "INVALID_REQUEST",
@@ -75,6 +78,9 @@ if TYPE_CHECKING or MAJOR == 2:
 
     DUMP_OPTIONS: dict[str, Any] = {"by_alias": True, "exclude_unset": True}
     ERROR_BODIES_ANSWER = True
+    # 2.x's writer returns on a status >= 400 to anything but a request
+    # (mcp/client/streamable_http.py, _handle_post_request).
+    FAILED_POST_STATUS_ENDS = False
     SESSION_TERMINATED_CODE = INVALID_REQUEST
     NOT_FOUND_TERMINATES = False
     TRANSPORT_SETS_PROTOCOL_VERSION = False
@@ -109,6 +115,9 @@ else:  # pragma: no cover - run by the 1.x environment (scripts/sdk-peer-tests.s
     # The 1.x transport encodes with model_dump(mode="json", exclude_none=True).
     DUMP_OPTIONS = {"by_alias": True, "exclude_none": True}
     ERROR_BODIES_ANSWER = False
+    # 1.x's writer returns on a 404 and calls raise_for_status() after it, which ends the
+    # writer (its post_writer) for any other status outside 2xx.
+    FAILED_POST_STATUS_ENDS = True
     # The 1.x transport's code, positive as it sends it (INVALID_REQUEST is -32600).
     SESSION_TERMINATED_CODE = 32600
     NOT_FOUND_TERMINATES = True

@@ -32,6 +32,7 @@ from ..jsonrpc import JsonRpcNotification, JsonRpcRequest, JsonRpcResponse
 from .line import (
     CONNECTION_CLOSED,
     DUMP_OPTIONS,
+    FAILED_POST_STATUS_ENDS,
     INTERNAL_ERROR,
     INVALID_REQUEST,
     METHOD_NOT_FOUND,
@@ -52,6 +53,7 @@ from .line import (
 
 __all__ = [
     "Outgoing",
+    "ends_transport",
     "error_message",
     "failure_message",
     "http_failure",
@@ -129,12 +131,31 @@ def http_failure(exc: McpTransportError) -> BaseException | None:
     with a JSON-RPC error instead (``CONNECTION_CLOSED``). mcpstream's own deadline
     (``call_timeout_s``) is not the client's: it stays a ``REQUEST_TIMEOUT`` error. The 1.x
     line's transport does the same (its request tasks run in its task group too)."""
-    cause = exc.__cause__
-    if cause is None or failed_while_streaming(exc):
+    if failed_while_streaming(exc):
         return None
-    if isinstance(cause, errors_named("TransportError")):
-        return cause
-    return None
+    return _client_raised(exc)
+
+
+def ends_transport(exc: McpTransportError) -> bool:
+    """Whether the failed POST of a notification or of an answer to a server request
+    (``exc``) ends the transport, as it ends the SDK's transport: there such a POST runs in
+    the writer itself, which ends on any exception out of it (the session's streams are
+    closed: its requests fail with "Connection closed"). What the HTTP client raised (a
+    connection refused or reset, its timeouts) is such an exception on both lines, and on
+    the 1.x line an HTTP error status but 404 too (``raise_for_status``). Anything else is
+    only logged: 2.x drops an HTTP error to a notification, and mcpstream's own failures
+    (its deadline, OAuth) are not the client's."""
+    if _client_raised(exc) is not None:
+        return True
+    status = exc.status_code if isinstance(exc, McpHttpTransportError) else None
+    return FAILED_POST_STATUS_ENDS and status is not None and status >= 300 and status != 404
+
+
+def _client_raised(exc: McpTransportError) -> BaseException | None:
+    """What the HTTP client raised that ``exc`` stands for (its ``TransportError``: a
+    connection refused, one of the client's timeouts...), or None (mcpstream's own)."""
+    cause = exc.__cause__
+    return cause if isinstance(cause, errors_named("TransportError")) else None
 
 
 def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMessage:
@@ -144,8 +165,9 @@ def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMes
     32600) and the SDK's words alone (mcpstream's message is logged), a message past the byte cap
     ``CONNECTION_CLOSED`` (the SDK's "SSE stream failed"), a 404 without a session
     ``METHOD_NOT_FOUND``, a 2xx without a response or a redirect ``INVALID_REQUEST``, another
-    HTTP status ``INTERNAL_ERROR``, a timeout ``REQUEST_TIMEOUT``, an answer that is not
-    JSON-RPC ``PARSE_ERROR``, and a connection lost ``CONNECTION_CLOSED``. The message is
+    HTTP status ``INTERNAL_ERROR``, mcpstream's deadline ``REQUEST_TIMEOUT``, an answer that
+    is not JSON-RPC ``PARSE_ERROR``, and a connection lost or an event stream silent past the
+    client's read timeout (and not resumed) ``CONNECTION_CLOSED``. The message is
     mcpstream's (secrets redacted) and ``data`` names the ``mcpstream.errors`` class, but for
     an expired session."""
     text = sanitize(exc, _MESSAGE_LIMIT)
@@ -164,7 +186,9 @@ def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMes
         code = INVALID_REQUEST  # a 202 to a request, a redirect not followed
     elif status is not None:
         code = INTERNAL_ERROR
-    elif isinstance(exc, McpHttpTransportTimeoutError):
+    elif isinstance(exc, McpHttpTransportTimeoutError) and _client_raised(exc) is None:
+        # mcpstream's own deadline; the client's read timeout on an event stream is the
+        # stream broken off (CONNECTION_CLOSED, below), as the SDK's transport has it.
         code = REQUEST_TIMEOUT
     elif stream_ended(exc):
         # The stream ended before the response (the SDK's "SSE stream ended without a

@@ -37,6 +37,7 @@ from .line import (
 from .messages import (
     Outgoing,
     answer_payload,
+    ends_transport,
     error_message,
     failure_message,
     http_failure,
@@ -53,6 +54,7 @@ logger = logging.getLogger("mcpstream.sdk")
 
 ReadWriter = MemoryObjectSendStream[SessionMessage | Exception]
 WriteReader = MemoryObjectReceiveStream[SessionMessage]
+WriteStream = MemoryObjectSendStream[SessionMessage]
 _Key = tuple[type, RequestId]
 
 
@@ -75,16 +77,31 @@ class SessionRelay:
         self._calls: dict[_Key, anyio.CancelScope] = {}
         self._answers: dict[_Key, asyncio.Future[ForwardedAnswer]] = {}
 
-    async def run(self, write_reader: WriteReader, tg: TaskGroup) -> None:
-        """Carry every message the session writes until it closes its write stream."""
+    async def run(
+        self, write_reader: WriteReader, write_stream: WriteStream, tg: TaskGroup
+    ) -> None:
+        """Carry every message the session writes until it closes its write stream, or until
+        the POST of a notification or an answer fails as ends the SDK's transport
+        (``messages.ends_transport``): then, as the SDK's writer does on its way out, the
+        session's streams are closed (its read stream ends, so its requests fail with
+        "Connection closed"; its write stream refuses more)."""
         async with write_reader:
             async for message in write_reader:
                 try:
                     await self._carry(message, tg)
                 except McpTransportError as exc:  # a POST of a notification or an answer
+                    if ends_transport(exc):
+                        logger.error("the transport ends: %s", sanitize(exc, 2000))
+                        break
                     logger.warning("%s", sanitize(exc, 2000))
                 except Exception as exc:  # not the transport's: the loop goes on
                     logger.warning("a message could not be sent: %s", type(exc).__name__)
+            else:
+                return
+        # Requests in flight are left to end (their answers have nowhere to go), as the SDK's
+        # request tasks are: the transport's task group ends them when the host leaves.
+        self._read.close()
+        write_stream.close()
 
     def session_id(self) -> str | None:
         """The session id the server assigned (None before ``initialize`` is answered, and in

@@ -16,6 +16,7 @@ from mcpstream.server_requests import McpServerRequestHandlerError
 from ..fault_server import notification, result, server_request, sse
 from .script import (
     Answer,
+    Fail,
     Hook,
     Pause,
     Script,
@@ -282,6 +283,39 @@ def test_without_retry_the_policy_backs_off_and_gives_up_after_its_attempts() ->
         request(script, protocol(policy=policy), timeout_s=60)
     assert script.sleeps == [0.5, 1.0, 1.5]
     assert [r.method for r in script.sent] == ["POST", "GET", "GET", "GET"]
+
+
+def test_a_stream_stalled_past_the_clients_read_timeout_is_resumed_as_one_that_broke_off() -> None:
+    # The HTTP client's read timeout before the call's deadline: the stream stalled; it is
+    # resumed from its last event id, and the resumed stream answers.
+    stalled = sse_answer(sse(notification("n/1"), id="e1", retry=10), Fail(s.FailureKind.TIMEOUT))
+    script = Script([stalled, sse_answer(sse(result(1, {"resumed": True}), id="e2"))])
+    response = request(script, protocol(policy=ReconnectPolicy(min_delay_s=0.0)), timeout_s=60)
+    assert response.result == {"resumed": True}
+    assert [r.method for r in script.sent] == ["POST", "GET"]
+
+
+def test_stalls_count_as_failed_attempts_whatever_ids_they_bring() -> None:
+    # Each reconnection GET gets a new priming id and then nothing: the attempts run out, and
+    # the error is the stall's (a timeout caused by the client's), not the call's deadline.
+    policy = ReconnectPolicy(max_attempts=2, min_delay_s=0.0)
+    answers = [sse_answer(sse(notification("n/1"), id="e1", retry=10), Fail(s.FailureKind.TIMEOUT))]
+    answers += [
+        sse_answer(sse(notification("n/again"), id=f"p{n}"), Fail(s.FailureKind.TIMEOUT))
+        for n in range(2)
+    ]
+    script = Script(answers)
+    with pytest.raises(errors.McpHttpTransportTimeoutError, match="read timeout") as caught:
+        request(script, protocol(policy=policy), timeout_s=60)
+    assert caught.value.__cause__ is not None
+    assert [r.method for r in script.sent] == ["POST", "GET", "GET"]
+
+
+def test_a_stall_without_event_ids_fails_at_once() -> None:
+    script = Script([sse_answer(sse(notification("n/1")), Fail(s.FailureKind.TIMEOUT))])
+    with pytest.raises(errors.McpHttpTransportTimeoutError, match="read timeout"):
+        request(script, timeout_s=60)
+    assert script.sleeps == [] and len(script.sent) == 1
 
 
 def test_a_stream_without_event_ids_cannot_be_resumed() -> None:

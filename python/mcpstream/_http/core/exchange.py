@@ -13,6 +13,7 @@ from ...errors import (
     McpHttpTransportError,
     McpHttpTransportProtocolError,
     McpHttpTransportSessionExpiredError,
+    McpHttpTransportTimeoutError,
     SseEventTooLargeError,
 )
 from ...jsonrpc import (
@@ -31,7 +32,7 @@ from .protocol import (
     mark_streaming,
     normalized_content_type,
 )
-from .steps import Failed
+from .steps import Failed, FailureKind
 
 __all__ = ["CallExchange", "SseBody"]
 
@@ -245,11 +246,26 @@ class CallExchange:
         return Resume(delay_s=delay_s, last_event_id=self.last_event_id)
 
     def resume_failed(self, failed: Failed) -> Resume:
-        """A reconnection GET failed on the network: try again later, or raise."""
-        return self._resume_or_raise(
-            failed.now,
-            self.protocol.map_failure(failed, method=self.method, timeout_s=self.timeout_s),
+        """A reconnection GET failed on the network, or ran past one of the HTTP client's
+        timeouts before the call's deadline: try again later, or raise."""
+        if failed.kind is FailureKind.TIMEOUT:
+            error = self.stalled_error(failed)
+        else:
+            error = self.protocol.map_failure(failed, method=self.method, timeout_s=self.timeout_s)
+        return self._resume_or_raise(failed.now, error)
+
+    def stalled_error(self, failed: Failed) -> McpHttpTransportError:
+        """The error of a stream (or a reconnection GET) that stayed silent past the HTTP
+        client's read timeout before the call's deadline (``failed``, a timeout of the client,
+        is its cause): a stream that broke off, which the relay of a host's session reports as
+        the SDK's transport does (``CONNECTION_CLOSED``), not as its own deadline."""
+        error = self.protocol.error(
+            f"the event stream of '{self.method}' was silent for longer than the HTTP "
+            "client's read timeout",
+            McpHttpTransportTimeoutError,
         )
+        error.__cause__ = failed.error
+        return error
 
     def resume_unusable(self, *, headers: Mapping[str, str], body: bytes) -> Resume:
         """A reconnection GET answered 2xx with something else than an event stream: try again
@@ -383,14 +399,24 @@ class SseBody:
         if failed.is_timeout:
             if call.response is not None:
                 return None
-            raise error from exc
+            if failed.now >= call.deadline:
+                raise error from exc
+            # The HTTP client's own read timeout, before the call's deadline: the stream
+            # stalled. As under the SDK's transport, it broke off: resumed from its last event
+            # id by the policy, or failed.
+            return self._after_stream(failed.now, call.stalled_error(failed), stalled=True)
         return self._after_stream(failed.now, error)
 
-    def _after_stream(self, now: float, error: McpHttpTransportError | None) -> Resume | None:
+    def _after_stream(
+        self, now: float, error: McpHttpTransportError | None, *, stalled: bool = False
+    ) -> Resume | None:
         call = self.call
         if call.response is not None or not call.expects_response:
             return None
-        if self._progress:
+        # A stalled stream counts as a failed attempt whatever it brought (as the SDK's
+        # transport counts it): a server sending a priming event to each reconnection GET and
+        # then nothing must not be reconnected to for ever.
+        if self._progress and not stalled:
             call._idle_reconnects = 0
         failure = error or mark_streaming(
             call._protocol_error(

@@ -496,12 +496,12 @@ def _resume_stream(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
         )
         head = yield from _send(call, "GET", headers)
         if isinstance(head, Failed):
-            if head.kind in (FailureKind.CONNECT_TIMEOUT, FailureKind.NETWORK):
-                # The connect timeout may run out long before the call's deadline: a failed
-                # attempt, like any other network error.
-                return call.resume_failed(head)
-            if head.kind is FailureKind.TIMEOUT:
+            if head.kind is FailureKind.TIMEOUT and head.now >= call.deadline:
                 raise call.timeout_error() from head.error
+            if head.kind in (FailureKind.CONNECT_TIMEOUT, FailureKind.NETWORK, FailureKind.TIMEOUT):
+                # The client's timeouts may run out long before the call's deadline: a failed
+                # attempt, like any network error (as the SDK's transport counts it).
+                return call.resume_failed(head)
             raise protocol.map_failure(
                 head, method=call.method, timeout_s=call.timeout_s
             ) from head.error
