@@ -3,7 +3,8 @@
 # the official SDK's server over mcpstream, by mcpstream.sdk.install() and by each framework's own
 # hook, in a venv of their own (they pull large dependency trees the main venv does without).
 # MCPSTREAM_FRAMEWORKS=1.x runs those of the SDK's 1.x line instead (tests/frameworks_1x/:
-# langchain-mcp-adapters, smolagents through mcpadapt, on mcp 1.30), in another venv.
+# langchain-mcp-adapters, smolagents through mcpadapt, Strands, mcp-proxy, on mcp 1.30), in
+# another venv.
 #
 #   scripts/framework-tests.sh [VENV] [PYTEST ARGS...]   (default VENV: .venv-frameworks)
 #
@@ -21,13 +22,15 @@ shift || true
 TEST_TOOLS=(pytest hypothesis mcp uvicorn httpx2 httpcore2 rich)
 CONSTRAINTS="$ROOT/requirements/constraints.txt"
 if [ "${MCPSTREAM_FRAMEWORKS:-}" = 1.x ]; then
-  # The frameworks of the SDK's 1.x line (tests/frameworks_1x/): the constraints but their mcp
-  # 2.x pins, and requirements/frameworks-1x.txt with its mcp 1.x.
-  FRAMEWORKS=(langchain-mcp-adapters mcpadapt smolagents)
+  # The frameworks of the SDK's 1.x line (tests/frameworks_1x/): the constraints but mcp-types
+  # and every package requirements/frameworks-1x.txt pins itself (mcp 1.x, and the older
+  # releases Strands requires), and that file.
+  FRAMEWORKS=(langchain-mcp-adapters mcpadapt smolagents strands-agents mcp-proxy)
   PINS="$ROOT/requirements/frameworks-1x.txt"
   TESTS=tests/frameworks_1x
   work="$(mktemp -d)"
-  grep -viE '^(mcp|mcp-types)==' "$CONSTRAINTS" >"$work/constraints.txt"
+  own="$(grep -oE '^[A-Za-z0-9_.-]+' "$PINS" | paste -sd'|')"
+  grep -viE "^(mcp-types|$own)==" "$CONSTRAINTS" >"$work/constraints.txt"
   CONSTRAINTS="$work/constraints.txt"
 else
   FRAMEWORKS=(fastmcp "pydantic-ai-slim[mcp]" openai-agents)
