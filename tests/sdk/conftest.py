@@ -1,8 +1,8 @@
 """Fixtures of the tests of ``mcpstream.sdk``: the official SDK's server under uvicorn (the
 transport suite's, in SSE, JSON and stateless modes, each speaking both eras), the hostile
 server for what no real server does, and ``run``, which runs a coroutine on an event loop of
-its own under a generous bound (a hang fails the test instead of the suite), and ``relays``
-(``tests/sdk/relays.py``)."""
+its own under a generous bound (a hang fails the test instead of the suite), ``relays``
+(``tests/sdk/relays.py``), ``silent_url`` (``tests/sdk/silent.py``)."""
 
 from __future__ import annotations
 
@@ -14,9 +14,10 @@ import pytest
 
 from tests.hostile.conftest import hostile
 from tests.sdk.relays import relays
+from tests.sdk.silent import silent_url
 from tests.transport.conftest import mcp_server_urls
 
-__all__ = ["hostile", "mcp_server_urls", "relays", "run"]
+__all__ = ["hostile", "mcp_server_urls", "relays", "run", "silent_url"]
 
 T = TypeVar("T")
 

@@ -8,9 +8,7 @@ govern the waits, as under the SDK's transport."""
 from __future__ import annotations
 
 import socket
-import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import httpx2
@@ -25,28 +23,6 @@ from .test_hostile import _server
 from .transports import TRANSPORTS, shape
 
 HOST_TIMEOUT_S = 2.0
-
-
-@pytest.fixture
-def silent_url() -> Iterator[str]:
-    """A server that accepts connections and never answers (a loopback socket)."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    held: list[socket.socket] = []
-
-    def accept() -> None:
-        while True:
-            try:
-                held.append(server.accept()[0])
-            except OSError:
-                return
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}/mcp"
-    server.close()
-    for connection in held:
-        connection.close()
 
 
 def _closed_port_url() -> str:
