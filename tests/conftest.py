@@ -37,7 +37,7 @@ ALL_BACKENDS = ("python", "native")
 FRAMEWORKS = ("fastmcp", "pydantic_ai", "agents")
 """The agent frameworks tests/frameworks/ runs against (FastMCP, Pydantic AI, OpenAI Agents)."""
 
-FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents")
+FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents", "strands", "mcp_proxy")
 """The agent frameworks of the SDK's 1.x line tests/frameworks_1x/ runs against."""
 
 # The framework peers need the frameworks, which pull large dependency trees and so live in an

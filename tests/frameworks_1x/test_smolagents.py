@@ -23,7 +23,7 @@ def test_tools_a_call_and_a_large_result_by_install(server_url: str, relays: Rel
         {"url": server_url, "transport": "streamable-http"}, SmolAgentsAdapter()
     ) as tools:
         by_name = {tool.name: tool for tool in tools}
-        assert sorted(by_name) == ["big_text", "echo"]
+        assert sorted(by_name) == ["big_text", "count", "echo"]
         assert by_name["echo"](text="smol") == "smol"
         assert len(by_name["big_text"](size=LARGE)) == LARGE
     assert relays.made == 1
