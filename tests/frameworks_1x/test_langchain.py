@@ -4,21 +4,26 @@ hook (``load_mcp_tools(session)`` with a session opened on ``mcpstream.sdk``).""
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
 from typing import Any
 
 import anyio
 import mcp.client.streamable_http as sdk_module
 import mcpstream.sdk
 import pytest
+from langchain_mcp_adapters.callbacks import CallbackContext, Callbacks
 from langchain_mcp_adapters.client import MultiServerMCPClient
 from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession
 
-from .conftest import LARGE, Relays, leaves
+from .conftest import HOST_TIMEOUT_S, LARGE, STEPS, Relays, leaves
 
 
-def _client(url: str) -> MultiServerMCPClient:
-    return MultiServerMCPClient({"server": {"url": url, "transport": "streamable_http"}})
+def _client(url: str, callbacks: Callbacks | None = None, **options: Any) -> MultiServerMCPClient:
+    return MultiServerMCPClient(
+        {"server": {"url": url, "transport": "streamable_http", **options}}, callbacks=callbacks
+    )
 
 
 def _text(output: Any) -> str:
@@ -61,6 +66,25 @@ def test_its_own_hook_a_session_opened_on_mcpstream(server_url: str, relays: Rel
     assert relays.made == 1
 
 
+@pytest.mark.usefixtures("installed")
+def test_progress_reaches_its_callback_by_install(server_url: str, relays: Relays) -> None:
+    progress: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(
+        value: float, total: float | None, message: str | None, context: CallbackContext
+    ) -> None:
+        progress.append((value, total, message))
+
+    async def main() -> str:
+        client = _client(server_url, Callbacks(on_progress=on_progress))
+        tools = {tool.name: tool for tool in await client.get_tools()}
+        return _text(await tools["count"].ainvoke({"steps": STEPS}))
+
+    assert anyio.run(main) == f"counted {STEPS}"
+    assert progress == [(step, STEPS, f"step {step}") for step in range(1, STEPS + 1)]
+    assert relays.made == 2  # the listing's session and the call's
+
+
 def test_uninstall_gives_the_sdk_transport_back(server_url: str, relays: Relays) -> None:
     original = sdk_module.streamable_http_client
     mcpstream.sdk.install()
@@ -90,3 +114,30 @@ def test_the_server_down_fails_as_over_the_sdk_transport(down_url: str) -> None:
         mcpstream.sdk.uninstall()
     assert type(over_mcpstream) is type(over_sdk)
     assert leaves(over_mcpstream) == leaves(over_sdk)
+
+
+def test_the_hosts_timeout_ends_the_wait_for_a_silent_server(
+    silent_url: str, relays: Relays
+) -> None:
+    """The connection's ``timeout`` and ``sse_read_timeout`` (the host's HTTP timeouts) end the
+    wait as over the SDK's transport: the same failure, near the same time."""
+    limit = timedelta(seconds=HOST_TIMEOUT_S)
+
+    async def failure() -> tuple[BaseException, float]:
+        started = time.monotonic()
+        with pytest.raises(BaseException) as caught:
+            await _client(silent_url, timeout=limit, sse_read_timeout=limit).get_tools()
+        return caught.value, time.monotonic() - started
+
+    theirs, _ = anyio.run(failure)
+    mcpstream.sdk.install()
+    try:
+        ours, elapsed = anyio.run(failure)
+    finally:
+        mcpstream.sdk.uninstall()
+    assert leaves(theirs) == ["ReadTimeout"]
+    assert type(ours) is type(theirs)
+    assert leaves(ours) == leaves(theirs)
+    # Near the host's 1 s (mcpstream's own deadline is minutes): margins for a loaded machine.
+    assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 5.0
+    assert relays.made == 1
