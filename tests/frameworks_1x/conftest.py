@@ -23,8 +23,18 @@ import pytest
 import uvicorn
 from mcp.server.fastmcp import Context, FastMCP
 
-from tests.sdk.relays import Relays, relays  # noqa: F401  # the fixture
-from tests.sdk.silent import silent_url  # noqa: F401  # the fixture
+from tests.sdk.relays import Relays, relays
+from tests.sdk.silent import silent_url
+
+__all__ = [
+    "HOST_TIMEOUT_S",
+    "LARGE",
+    "STEPS",
+    "Relays",
+    "leaves",
+    "relays",
+    "silent_url",
+]
 
 LARGE = 4 * 1024 * 1024
 """Characters of the large result (``big_text``)."""

@@ -14,16 +14,20 @@ import mcpstream.sdk
 import pytest
 from langchain_mcp_adapters.callbacks import CallbackContext, Callbacks
 from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.sessions import StreamableHttpConnection
 from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession
 
 from .conftest import HOST_TIMEOUT_S, LARGE, STEPS, Relays, leaves
 
 
-def _client(url: str, callbacks: Callbacks | None = None, **options: Any) -> MultiServerMCPClient:
-    return MultiServerMCPClient(
-        {"server": {"url": url, "transport": "streamable_http", **options}}, callbacks=callbacks
-    )
+def _client(
+    url: str, callbacks: Callbacks | None = None, timeout: timedelta | None = None
+) -> MultiServerMCPClient:
+    connection: StreamableHttpConnection = {"url": url, "transport": "streamable_http"}
+    if timeout is not None:  # the host's HTTP timeouts, as the connection takes them
+        connection["timeout"] = connection["sse_read_timeout"] = timeout
+    return MultiServerMCPClient({"server": connection}, callbacks=callbacks)
 
 
 def _text(output: Any) -> str:
@@ -68,12 +72,12 @@ def test_its_own_hook_a_session_opened_on_mcpstream(server_url: str, relays: Rel
 
 @pytest.mark.usefixtures("installed")
 def test_progress_reaches_its_callback_by_install(server_url: str, relays: Relays) -> None:
-    progress: list[tuple[float, float | None, str | None]] = []
+    seen: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(
-        value: float, total: float | None, message: str | None, context: CallbackContext
+        progress: float, total: float | None, message: str | None, context: CallbackContext
     ) -> None:
-        progress.append((value, total, message))
+        seen.append((progress, total, message))
 
     async def main() -> str:
         client = _client(server_url, Callbacks(on_progress=on_progress))
@@ -81,7 +85,7 @@ def test_progress_reaches_its_callback_by_install(server_url: str, relays: Relay
         return _text(await tools["count"].ainvoke({"steps": STEPS}))
 
     assert anyio.run(main) == f"counted {STEPS}"
-    assert progress == [(step, STEPS, f"step {step}") for step in range(1, STEPS + 1)]
+    assert seen == [(step, STEPS, f"step {step}") for step in range(1, STEPS + 1)]
     assert relays.made == 2  # the listing's session and the call's
 
 
@@ -126,7 +130,7 @@ def test_the_hosts_timeout_ends_the_wait_for_a_silent_server(
     async def failure() -> tuple[BaseException, float]:
         started = time.monotonic()
         with pytest.raises(BaseException) as caught:
-            await _client(silent_url, timeout=limit, sse_read_timeout=limit).get_tools()
+            await _client(silent_url, timeout=limit).get_tools()
         return caught.value, time.monotonic() - started
 
     theirs, _ = anyio.run(failure)

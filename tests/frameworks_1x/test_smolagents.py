@@ -23,7 +23,7 @@ from .conftest import HOST_TIMEOUT_S, LARGE, Relays, leaves
 def test_tools_a_call_and_a_large_result_by_install(server_url: str, relays: Relays) -> None:
     transport = mcpadapt.core.TRANSPORTS["streamable-http"]
     assert transport is sdk_module.streamablehttp_client  # the installed forwarder
-    assert transport.__wrapped__ is mcpstream.sdk.streamablehttp_client
+    assert transport.__wrapped__ is mcpstream.sdk.streamablehttp_client  # type: ignore[attr-defined]
     with MCPAdapt(
         {"url": server_url, "transport": "streamable-http"}, SmolAgentsAdapter()
     ) as tools:

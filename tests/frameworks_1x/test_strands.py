@@ -50,10 +50,10 @@ def _text(result: Any) -> str:
 def test_tools_a_call_progress_and_a_large_result(
     server_url: str, route: str, relays: Relays
 ) -> None:
-    progress: list[tuple[float, float | None, str | None]] = []
+    seen: list[tuple[float, float | None, str | None]] = []
 
-    async def on_progress(value: float, total: float | None, message: str | None) -> None:
-        progress.append((value, total, message))
+    async def on_progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
 
     with _client(route, server_url) as client:
         names = sorted(tool.tool_name for tool in client.list_tools_sync())
@@ -65,7 +65,7 @@ def test_tools_a_call_progress_and_a_large_result(
     assert names == ["big_text", "count", "echo"]
     assert (echoed["status"], _text(echoed)) == ("success", "h\u00e9llo")
     assert _text(counted) == f"counted {STEPS}"
-    assert progress == [(step, STEPS, f"step {step}") for step in range(1, STEPS + 1)]
+    assert seen == [(step, STEPS, f"step {step}") for step in range(1, STEPS + 1)]
     assert (large["status"], len(_text(large))) == ("success", LARGE)
     assert relays.made == 1
 
