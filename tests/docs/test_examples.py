@@ -9,7 +9,9 @@ not a whole program (a fragment of a call, a configuration shown alone) says so 
 info string, as a class (which the site's Markdown accepts and GitHub ignores):
 ```` ```python {.fragment} ````; those are compiled, not run, and kept few. A block that needs an
 agent framework (```` ```python {.framework} ````, in ``docs/frameworks.md``) is compiled here and
-run by ``tests/frameworks/test_recipes.py`` in the frameworks' own environment.
+run by ``tests/frameworks/test_recipes.py`` in the frameworks' own environment, or, for a
+framework of the SDK's 1.x line (```` ```python {.framework .sdk1x} ````), by
+``tests/frameworks_1x/test_recipes.py`` in theirs.
 """
 
 from __future__ import annotations
@@ -31,6 +33,7 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DEMO_URL = "http://127.0.0.1:8000"
 FRAGMENT = "fragment"
 FRAMEWORK = "framework"
+SDK_1X = "sdk1x"
 RUN_TIMEOUT_S = 120.0
 START_TIMEOUT_S = 60.0
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<info>[^\n`]*)$")
@@ -56,8 +59,14 @@ class Example:
 
     @property
     def framework(self) -> bool:
-        """Needs an agent framework: run by tests/frameworks/test_recipes.py."""
+        """Needs an agent framework: run by tests/frameworks/test_recipes.py (or by
+        tests/frameworks_1x/test_recipes.py where ``sdk_1x``)."""
         return FRAMEWORK in self.info[1:]
+
+    @property
+    def sdk_1x(self) -> bool:
+        """Needs a framework of the SDK's 1.x line (and so that line's environment)."""
+        return SDK_1X in self.info[1:]
 
 
 def fenced_blocks(page: Path) -> Iterator[Example]:

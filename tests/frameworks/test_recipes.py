@@ -12,7 +12,11 @@ from tests.docs.test_examples import ROOT, Example, demo_port, fenced_blocks, ru
 
 __all__ = ["demo_port"]
 
-RECIPES = [block for block in fenced_blocks(ROOT / "docs" / "frameworks.md") if block.framework]
+RECIPES = [
+    block
+    for block in fenced_blocks(ROOT / "docs" / "frameworks.md")
+    if block.framework and not block.sdk_1x  # those run in tests/frameworks_1x/
+]
 
 
 def test_each_framework_has_a_recipe() -> None:
