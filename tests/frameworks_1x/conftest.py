@@ -42,7 +42,7 @@ LARGE = 4 * 1024 * 1024
 STEPS = 5
 """Progress notifications the ``count`` tool sends before it answers."""
 
-HOST_TIMEOUT_S = 1.0
+HOST_TIMEOUT_S = 0.5
 """The host's timeout against the silent server: short, so that the suite stays quick."""
 
 
