@@ -7,6 +7,7 @@ is its host, writing and reading JSON-RPC lines as a stdio MCP client does."""
 from __future__ import annotations
 
 import json
+import logging
 import os
 import select
 import sys
@@ -52,8 +53,12 @@ class ProxyStdio:
 
 @pytest.mark.usefixtures("installed")
 def test_a_call_through_the_proxy_runs_over_mcpstream(
-    server_url: str, relays: Relays, monkeypatch: pytest.MonkeyPatch
+    server_url: str,
+    relays: Relays,
+    monkeypatch: pytest.MonkeyPatch,
+    caplog: pytest.LogCaptureFixture,
 ) -> None:
+    caplog.set_level(logging.INFO, "mcp_proxy.httpx_client")
     proxy_in, host_out = os.pipe()
     host_in, proxy_out = os.pipe()
     # The proxy's stdio server reads sys.stdin and writes sys.stdout (their binary buffers).
@@ -130,3 +135,6 @@ def test_a_call_through_the_proxy_runs_over_mcpstream(
     ]
     assert counted[-1]["result"]["content"][0]["text"] == f"counted {STEPS}"
     assert relays.made == 1
+    # mcp-proxy's own HTTP client (its factory's, with its logging hooks) made the requests.
+    requests = [r.getMessage() for r in caplog.records if r.name == "mcp_proxy.httpx_client"]
+    assert f"HTTP Request: POST {server_url}" in requests

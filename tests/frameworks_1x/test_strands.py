@@ -120,7 +120,7 @@ def test_the_hosts_timeout_ends_the_wait_for_a_silent_server(
     assert relays.made == 2
     for ours, elapsed in (by_install, by_hook):
         _same_failure(ours, theirs)
-        # Near the host's timeout (mcpstream's own deadline is minutes): margins for a loaded machine.
+        # Near the host's timeout (mcpstream's own deadline is minutes), with margins.
         assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 5.0
 
 
