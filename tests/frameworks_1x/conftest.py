@@ -6,7 +6,8 @@ out where those frameworks are not installed).
 The server is the 1.x SDK's own (``mcp.server.fastmcp.FastMCP`` over uvicorn, in a thread, on a
 port the system picks). ``relays`` counts the connections mcpstream's SDK transport opened, which
 is how a test knows the framework really ran over mcpstream; ``silent_url`` is a server that
-accepts and never answers, for the host's timeouts.
+accepts and never answers, for the host's timeouts; ``route``, ``installed`` and ``down_url``
+are the 2.x suite's (tests/sdk/routes.py).
 """
 
 from __future__ import annotations
@@ -17,13 +18,12 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
-import mcpstream.sdk
-import mcpstream.sdk.client
 import pytest
 import uvicorn
 from mcp.server.fastmcp import Context, FastMCP
 
 from tests.sdk.relays import Relays, relays
+from tests.sdk.routes import down_url, installed, never_left_installed, route
 from tests.sdk.silent import silent_url
 
 __all__ = [
@@ -31,8 +31,12 @@ __all__ = [
     "LARGE",
     "STEPS",
     "Relays",
+    "down_url",
+    "installed",
     "leaves",
+    "never_left_installed",
     "relays",
+    "route",
     "silent_url",
 ]
 
@@ -87,31 +91,6 @@ def server_url() -> Iterator[str]:
     yield f"http://127.0.0.1:{port}/mcp"
     server.should_exit = True
     thread.join(10)
-
-
-@pytest.fixture
-def installed() -> Iterator[None]:
-    """``mcpstream.sdk.install()`` in effect for the test."""
-    mcpstream.sdk.install()
-    try:
-        yield
-    finally:
-        mcpstream.sdk.uninstall()
-
-
-@pytest.fixture(autouse=True)
-def _never_left_installed() -> Iterator[None]:
-    yield
-    assert not mcpstream.sdk.installed()
-
-
-@pytest.fixture
-def down_url() -> str:
-    """A URL on loopback where nothing listens (a port just bound and released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/mcp"
 
 
 def leaves(exc: BaseException) -> list[str]:

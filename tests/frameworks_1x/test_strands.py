@@ -5,7 +5,7 @@ it looks the SDK's ``streamablehttp_client`` up at each connection) and by its o
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from contextlib import AbstractAsyncContextManager
 from typing import Any
 
@@ -22,17 +22,6 @@ from .conftest import HOST_TIMEOUT_S, LARGE, STEPS, Relays, leaves
 pytestmark = pytest.mark.filterwarnings(
     "ignore:coroutine 'MCPClient.stop.<locals>._set_close_event' was never awaited"
 )
-
-
-@pytest.fixture(params=["install", "hook"])
-def route(request: pytest.FixtureRequest) -> Iterator[str]:
-    """How Strands reaches mcpstream: ``install`` (in effect for the test) or ``hook``."""
-    if request.param == "install":
-        mcpstream.sdk.install()
-    try:
-        yield str(request.param)
-    finally:
-        mcpstream.sdk.uninstall()
 
 
 def _client(route: str, url: str) -> MCPClient:
@@ -102,18 +91,19 @@ def test_the_hosts_timeout_ends_the_wait_for_a_silent_server(
     shorten: Strands waits for its connection thread to end)."""
 
     def client(transport: Callable[..., AbstractAsyncContextManager[Any]]) -> MCPClient:
-        # Looked up at the call, as Strands' own URL route does: install() is seen.
         return MCPClient(
             lambda: transport(silent_url, timeout=HOST_TIMEOUT_S, sse_read_timeout=HOST_TIMEOUT_S)
         )
 
-    theirs, _ = _start_failure(client(lambda *a, **k: sdk_module.streamablehttp_client(*a, **k)))
+    def sdk_at_the_call(*args: Any, **kwargs: Any) -> AbstractAsyncContextManager[Any]:
+        # Looked up at each call, as Strands' own URL route does: install() is seen.
+        return sdk_module.streamablehttp_client(*args, **kwargs)
+
+    theirs, _ = _start_failure(client(sdk_at_the_call))
     assert leaves(theirs.__cause__ or theirs) == ["ReadTimeout"]
     mcpstream.sdk.install()
     try:
-        by_install = _start_failure(
-            client(lambda *a, **k: sdk_module.streamablehttp_client(*a, **k))
-        )
+        by_install = _start_failure(client(sdk_at_the_call))
     finally:
         mcpstream.sdk.uninstall()
     by_hook = _start_failure(client(mcpstream.sdk.streamablehttp_client))
