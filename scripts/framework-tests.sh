@@ -4,7 +4,8 @@
 # each framework's own hook, in a venv of their own (they pull large dependency trees the main
 # venv does without). MCPSTREAM_FRAMEWORKS=adk runs Google ADK instead (tests/frameworks_adk/),
 # which cannot share that venv, in another; MCPSTREAM_FRAMEWORKS=1.x those of the SDK's 1.x line
-# (tests/frameworks_1x/: langchain-mcp-adapters, smolagents through mcpadapt, on mcp 1.30).
+# (tests/frameworks_1x/: langchain-mcp-adapters, smolagents through mcpadapt, Strands, mcp-proxy,
+# on mcp 1.30).
 #
 #   scripts/framework-tests.sh [VENV] [PYTEST ARGS...]   (default VENV: .venv-frameworks)
 #
@@ -23,33 +24,32 @@ shift || true
 TEST_TOOLS=(pytest hypothesis mcp uvicorn httpx2 httpcore2 rich)
 CONSTRAINTS="$ROOT/requirements/constraints.txt"
 if [ "${MCPSTREAM_FRAMEWORKS:-}" = 1.x ]; then
-  # The frameworks of the SDK's 1.x line (tests/frameworks_1x/): the constraints but their mcp
-  # 2.x pins, and requirements/frameworks-1x.txt with its mcp 1.x.
-  FRAMEWORKS=(langchain-mcp-adapters mcpadapt smolagents)
+  # The frameworks of the SDK's 1.x line (tests/frameworks_1x/): requirements/frameworks-1x.txt
+  # pins mcp 1.x and the older releases Strands requires; mcp-types is the 2.x line's.
+  FRAMEWORKS=(langchain-mcp-adapters mcpadapt smolagents strands-agents mcp-proxy)
   PINS="$ROOT/requirements/frameworks-1x.txt"
   TESTS=tests/frameworks_1x
-  work="$(mktemp -d)"
-  grep -viE '^(mcp|mcp-types)==' "$CONSTRAINTS" >"$work/constraints.txt"
-  CONSTRAINTS="$work/constraints.txt"
+  DROPPED="mcp-types|"
 elif [ "${MCPSTREAM_FRAMEWORKS:-}" = adk ]; then
   # Google ADK (tests/frameworks_adk/), on the SDK's 2.x line too, but in a venv of its own: it
   # caps OpenTelemetry at 1.44, where FastMCP 4.2 needs 1.45.2 (the constraints pin that), and
-  # watchdog below 7 (the constraints: 7.1). The constraints but those, and
-  # requirements/frameworks-adk.txt.
+  # watchdog below 7 (the constraints: 7.1); requirements/frameworks-adk.txt pins its own.
   FRAMEWORKS=("google-adk[mcp]")
   TEST_TOOLS+=(mcp-types)
   PINS="$ROOT/requirements/frameworks-adk.txt"
   TESTS=tests/frameworks_adk
-  work="$(mktemp -d)"
-  grep -viE '^(opentelemetry-api|opentelemetry-sdk|opentelemetry-semantic-conventions|watchdog)==' \
-    "$CONSTRAINTS" >"$work/constraints.txt"
-  CONSTRAINTS="$work/constraints.txt"
 else
   FRAMEWORKS=(fastmcp "pydantic-ai-slim[mcp]" openai-agents llama-index-tools-mcp)
   TEST_TOOLS+=(mcp-types)
   PINS="$ROOT/requirements/frameworks.txt"
   TESTS=tests/frameworks
 fi
+# Each environment installs under the constraints but what its pins file pins itself (the
+# releases its frameworks require where the constraints pin others), and under that file.
+work="$(mktemp -d)"
+own="$(grep -oE '^[A-Za-z0-9_.-]+' "$PINS" | paste -sd'|')"
+grep -viE "^(${DROPPED:-}$own)==" "$CONSTRAINTS" >"$work/constraints.txt"
+CONSTRAINTS="$work/constraints.txt"
 
 if [ ! -x "$VENV/bin/python" ]; then
   python3 -m venv "$VENV"

@@ -41,7 +41,7 @@ llama-index)."""
 FRAMEWORKS_ADK = ("google.adk",)
 """Google ADK, which tests/frameworks_adk/ runs against (it cannot share the others' venv)."""
 
-FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents")
+FRAMEWORKS_1X = ("langchain_mcp_adapters", "mcpadapt", "smolagents", "strands", "mcp_proxy")
 """The agent frameworks of the SDK's 1.x line tests/frameworks_1x/ runs against."""
 
 

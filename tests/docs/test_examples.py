@@ -9,7 +9,9 @@ not a whole program (a fragment of a call, a configuration shown alone) says so 
 info string, as a class (which the site's Markdown accepts and GitHub ignores):
 ```` ```python {.fragment} ````; those are compiled, not run, and kept few. A block that needs an
 agent framework (```` ```python {.framework} ````, in ``docs/frameworks.md``) is compiled here and
-run by ``tests/frameworks/test_recipes.py`` in the frameworks' own environment.
+run by ``tests/frameworks/test_recipes.py`` in the frameworks' own environment, or, where its
+fence names another of ``ENVIRONMENTS`` (```` ```python {.framework .adk} ````, ``.sdk1x`` for
+the SDK's 1.x line), by the ``test_recipes.py`` of that environment's suite (``recipes``).
 """
 
 from __future__ import annotations
@@ -31,6 +33,9 @@ PAGES = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
 DEMO_URL = "http://127.0.0.1:8000"
 FRAGMENT = "fragment"
 FRAMEWORK = "framework"
+ENVIRONMENTS = ("adk", "sdk1x")
+"""The framework environments of their own a recipe's fence may name (scripts/framework-tests.sh:
+Google ADK's, the SDK 1.x line's)."""
 RUN_TIMEOUT_S = 120.0
 START_TIMEOUT_S = 60.0
 _FENCE = re.compile(r"^(?P<indent> *)(?P<fence>```+|~~~+)(?P<info>[^\n`]*)$")
@@ -58,6 +63,21 @@ class Example:
     def framework(self) -> bool:
         """Needs an agent framework: run by tests/frameworks/test_recipes.py."""
         return FRAMEWORK in self.info[1:]
+
+    @property
+    def environment(self) -> str | None:
+        """The framework environment of its own the block names (``ENVIRONMENTS``), if any."""
+        return next((word for word in self.info[1:] if word in ENVIRONMENTS), None)
+
+
+def recipes(environment: str | None) -> list[Example]:
+    """The framework recipes of docs/frameworks.md to run in ``environment`` (None: the 2.x
+    frameworks' environment, tests/frameworks/)."""
+    return [
+        block
+        for block in fenced_blocks(ROOT / "docs" / "frameworks.md")
+        if block.framework and block.environment == environment
+    ]
 
 
 def fenced_blocks(page: Path) -> Iterator[Example]:

@@ -7,29 +7,39 @@ Each framework meets the official SDK's server (``mcp_server_urls``, as the SDK 
 over mcpstream by two routes, ``route``: ``install`` (``mcpstream.sdk.install()``, the
 framework's own default transport untouched) and ``hook`` (the framework's own extension point
 given mcpstream's transport). ``relays`` counts the connections mcpstream's SDK transport opened,
-which is how a test knows the framework really ran over mcpstream. ``silent_url`` is a server
-that accepts connections and never answers, against which a framework's own timeout must end the
-wait as over the SDK's transport (``times_out_as_over_the_sdk``); ``count`` reports ``PROGRESS``
-to a framework's progress callback.
+which is how a test knows the framework really ran over mcpstream. ``route`` and ``down_url``
+come from tests/sdk/routes.py (the 1.x suite's too). ``silent_url`` (tests/sdk/silent.py) is a
+server that accepts connections and never answers, against which a framework's own timeout must
+end the wait as over the SDK's transport (``times_out_as_over_the_sdk``); ``count`` reports
+``PROGRESS`` to a framework's progress callback.
 """
 
 from __future__ import annotations
 
 import functools
-import socket
 import time
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 
 import mcpstream.sdk
-import mcpstream.sdk.client
 import pytest
 
-from tests.sdk.conftest import run, silent_url
+from tests.sdk.conftest import run
 from tests.sdk.relays import Relays, relays
+from tests.sdk.routes import down_url, never_left_installed, route
+from tests.sdk.silent import silent_url
 from tests.sdk.transports import shape
 from tests.transport.conftest import mcp_server_urls
 
-__all__ = ["Relays", "mcp_server_urls", "relays", "run", "silent_url"]
+__all__ = [
+    "Relays",
+    "down_url",
+    "mcp_server_urls",
+    "never_left_installed",
+    "relays",
+    "route",
+    "run",
+    "silent_url",
+]
 
 LARGE = 4 * 1024 * 1024
 """Characters of the large result (``big_text``): a few MiB, past the 1 MiB SSE event cap
@@ -44,32 +54,6 @@ PROGRESS = [(float(step), float(STEPS), f"step {step}") for step in range(1, STE
 
 HOST_TIMEOUT_S = 0.5
 """The timeout a host configures in its framework, against ``silent_url``."""
-
-
-@pytest.fixture(params=["install", "hook"])
-def route(request: pytest.FixtureRequest) -> Iterator[str]:
-    """How the framework reaches mcpstream: ``install`` (in effect for the test) or ``hook``."""
-    if request.param == "install":
-        mcpstream.sdk.install()
-    try:
-        yield str(request.param)
-    finally:
-        mcpstream.sdk.uninstall()
-
-
-@pytest.fixture(autouse=True)
-def _never_left_installed() -> Iterator[None]:
-    yield
-    assert not mcpstream.sdk.installed()
-
-
-@pytest.fixture
-def down_url() -> str:
-    """A URL on loopback where nothing listens (a port just bound and released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/mcp"
 
 
 def same_failure(ours: BaseException, theirs: BaseException) -> None:

@@ -1,7 +1,7 @@
 """The recipes of docs/frameworks.md that need a framework (``python {.framework}`` blocks, only
 compiled by tests/docs/test_examples.py) run as written against the demo server, here where the
-frameworks are installed (a recipe whose fence names another environment, ``{.framework .adk}``,
-runs in that one: tests/frameworks_adk/test_recipes.py)."""
+frameworks are installed (a recipe whose fence names another environment, ``{.framework .adk}``
+or ``{.framework .sdk1x}``, runs in that one: tests/frameworks_adk/, tests/frameworks_1x/)."""
 
 from __future__ import annotations
 
@@ -9,23 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.test_examples import ROOT, Example, demo_port, fenced_blocks, run_example
+from tests.docs.test_examples import Example, demo_port, recipes, run_example
 
-__all__ = ["demo_port", "recipes"]
-
-ENVIRONMENTS = ("adk",)
-"""The environments of their own a recipe's fence may name (scripts/framework-tests.sh)."""
-
-
-def recipes(environment: str | None) -> list[Example]:
-    """The framework recipes of docs/frameworks.md to run in ``environment`` (None: this one)."""
-    return [
-        block
-        for block in fenced_blocks(ROOT / "docs" / "frameworks.md")
-        if block.framework
-        and next((word for word in block.info if word in ENVIRONMENTS), None) == environment
-    ]
-
+__all__ = ["demo_port"]
 
 RECIPES = recipes(None)
 

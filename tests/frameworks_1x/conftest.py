@@ -1,11 +1,13 @@
 """Fixtures of the framework peers of the SDK's 1.x line (langchain-mcp-adapters, smolagents
-through mcpadapt), run in an environment of their own with ``mcp`` 1.30 by
+through mcpadapt, Strands, mcp-proxy), run in an environment of their own with ``mcp`` 1.30 by
 scripts/framework-tests.sh (``MCPSTREAM_FRAMEWORKS=1.x``; tests/conftest.py leaves this directory
 out where those frameworks are not installed).
 
 The server is the 1.x SDK's own (``mcp.server.fastmcp.FastMCP`` over uvicorn, in a thread, on a
 port the system picks). ``relays`` counts the connections mcpstream's SDK transport opened, which
-is how a test knows the framework really ran over mcpstream.
+is how a test knows the framework really ran over mcpstream; ``silent_url`` is a server that
+accepts and never answers, for the host's timeouts; ``route``, ``installed`` and ``down_url``
+are the 2.x suite's (tests/sdk/routes.py).
 """
 
 from __future__ import annotations
@@ -14,17 +16,38 @@ import socket
 import threading
 import time
 from collections.abc import Iterator
+from typing import Any
 
-import mcpstream.sdk
-import mcpstream.sdk.client
 import pytest
 import uvicorn
-from mcp.server.fastmcp import FastMCP
+from mcp.server.fastmcp import Context, FastMCP
 
-from tests.sdk.relays import Relays, relays  # noqa: F401  # the fixture
+from tests.sdk.relays import Relays, relays
+from tests.sdk.routes import down_url, installed, never_left_installed, route
+from tests.sdk.silent import silent_url
+
+__all__ = [
+    "HOST_TIMEOUT_S",
+    "LARGE",
+    "STEPS",
+    "Relays",
+    "down_url",
+    "installed",
+    "leaves",
+    "never_left_installed",
+    "relays",
+    "route",
+    "silent_url",
+]
 
 LARGE = 4 * 1024 * 1024
 """Characters of the large result (``big_text``)."""
+
+STEPS = 5
+"""Progress notifications the ``count`` tool sends before it answers."""
+
+HOST_TIMEOUT_S = 0.5
+"""The host's timeout against the silent server: short, so that the suite stays quick."""
 
 
 def _server() -> FastMCP:
@@ -39,6 +62,13 @@ def _server() -> FastMCP:
     def big_text(size: int) -> str:
         """A text of ``size`` characters."""
         return "x" * size
+
+    @server.tool()
+    async def count(steps: int, ctx: Context[Any, Any, Any]) -> str:
+        """Report ``steps`` progress notifications, then answer."""
+        for step in range(1, steps + 1):
+            await ctx.report_progress(step, steps, f"step {step}")
+        return f"counted {steps}"
 
     return server
 
@@ -63,26 +93,8 @@ def server_url() -> Iterator[str]:
     thread.join(10)
 
 
-@pytest.fixture
-def installed() -> Iterator[None]:
-    """``mcpstream.sdk.install()`` in effect for the test."""
-    mcpstream.sdk.install()
-    try:
-        yield
-    finally:
-        mcpstream.sdk.uninstall()
-
-
-@pytest.fixture(autouse=True)
-def _never_left_installed() -> Iterator[None]:
-    yield
-    assert not mcpstream.sdk.installed()
-
-
-@pytest.fixture
-def down_url() -> str:
-    """A URL on loopback where nothing listens (a port just bound and released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port = sock.getsockname()[1]
-    return f"http://127.0.0.1:{port}/mcp"
+def leaves(exc: BaseException) -> list[str]:
+    """The classes of the exceptions at the leaves of ``exc`` (through exception groups)."""
+    if isinstance(exc, BaseExceptionGroup):
+        return [name for inner in exc.exceptions for name in leaves(inner)]
+    return [type(exc).__name__]

@@ -4,21 +4,30 @@ hook (``load_mcp_tools(session)`` with a session opened on ``mcpstream.sdk``).""
 
 from __future__ import annotations
 
+import time
+from datetime import timedelta
 from typing import Any
 
 import anyio
 import mcp.client.streamable_http as sdk_module
 import mcpstream.sdk
 import pytest
+from langchain_mcp_adapters.callbacks import CallbackContext, Callbacks
 from langchain_mcp_adapters.client import MultiServerMCPClient
+from langchain_mcp_adapters.sessions import StreamableHttpConnection
 from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession
 
-from .conftest import LARGE, Relays
+from .conftest import HOST_TIMEOUT_S, LARGE, STEPS, Relays, leaves
 
 
-def _client(url: str) -> MultiServerMCPClient:
-    return MultiServerMCPClient({"server": {"url": url, "transport": "streamable_http"}})
+def _client(
+    url: str, callbacks: Callbacks | None = None, timeout: timedelta | None = None
+) -> MultiServerMCPClient:
+    connection: StreamableHttpConnection = {"url": url, "transport": "streamable_http"}
+    if timeout is not None:  # the host's HTTP timeouts, as the connection takes them
+        connection["timeout"] = connection["sse_read_timeout"] = timeout
+    return MultiServerMCPClient({"server": connection}, callbacks=callbacks)
 
 
 def _text(output: Any) -> str:
@@ -37,7 +46,7 @@ def test_tools_a_call_and_a_large_result_by_install(server_url: str, relays: Rel
         return sorted(tools), echoed, len(large)
 
     names, echoed, size = anyio.run(main)
-    assert names == ["big_text", "echo"]
+    assert names == ["big_text", "count", "echo"]
     assert echoed == "over mcpstream"
     assert size == LARGE
     assert relays.made >= 3  # langchain opens a session for the listing and for each call
@@ -55,10 +64,29 @@ def test_its_own_hook_a_session_opened_on_mcpstream(server_url: str, relays: Rel
             return sorted(tools), echoed, session_id()
 
     names, echoed, session_id = anyio.run(main)
-    assert names == ["big_text", "echo"]
+    assert names == ["big_text", "count", "echo"]
     assert echoed == "hook"
     assert session_id  # the 1.x triple's get_session_id, from mcpstream's transport
     assert relays.made == 1
+
+
+@pytest.mark.usefixtures("installed")
+def test_progress_reaches_its_callback_by_install(server_url: str, relays: Relays) -> None:
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def on_progress(
+        progress: float, total: float | None, message: str | None, context: CallbackContext
+    ) -> None:
+        seen.append((progress, total, message))
+
+    async def main() -> str:
+        client = _client(server_url, Callbacks(on_progress=on_progress))
+        tools = {tool.name: tool for tool in await client.get_tools()}
+        return _text(await tools["count"].ainvoke({"steps": STEPS}))
+
+    assert anyio.run(main) == f"counted {STEPS}"
+    assert seen == [(step, STEPS, f"step {step}") for step in range(1, STEPS + 1)]
+    assert relays.made == 2  # the listing's session and the call's
 
 
 def test_uninstall_gives_the_sdk_transport_back(server_url: str, relays: Relays) -> None:
@@ -70,7 +98,7 @@ def test_uninstall_gives_the_sdk_transport_back(server_url: str, relays: Relays)
     async def main() -> list[str]:
         return sorted(tool.name for tool in await _client(server_url).get_tools())
 
-    assert anyio.run(main) == ["big_text", "echo"]
+    assert anyio.run(main) == ["big_text", "count", "echo"]
     assert relays.made == 0
 
 
@@ -82,11 +110,6 @@ def test_the_server_down_fails_as_over_the_sdk_transport(down_url: str) -> None:
             return exc
         raise AssertionError("no failure")
 
-    def leaves(exc: BaseException) -> list[str]:
-        if isinstance(exc, BaseExceptionGroup):
-            return [name for inner in exc.exceptions for name in leaves(inner)]
-        return [type(exc).__name__]
-
     over_sdk = anyio.run(failure)
     mcpstream.sdk.install()
     try:
@@ -95,3 +118,30 @@ def test_the_server_down_fails_as_over_the_sdk_transport(down_url: str) -> None:
         mcpstream.sdk.uninstall()
     assert type(over_mcpstream) is type(over_sdk)
     assert leaves(over_mcpstream) == leaves(over_sdk)
+
+
+def test_the_hosts_timeout_ends_the_wait_for_a_silent_server(
+    silent_url: str, relays: Relays
+) -> None:
+    """The connection's ``timeout`` and ``sse_read_timeout`` (the host's HTTP timeouts) end the
+    wait as over the SDK's transport: the same failure, near the same time."""
+    limit = timedelta(seconds=HOST_TIMEOUT_S)
+
+    async def failure() -> tuple[BaseException, float]:
+        started = time.monotonic()
+        with pytest.raises(BaseException) as caught:
+            await _client(silent_url, timeout=limit).get_tools()
+        return caught.value, time.monotonic() - started
+
+    theirs, _ = anyio.run(failure)
+    mcpstream.sdk.install()
+    try:
+        ours, elapsed = anyio.run(failure)
+    finally:
+        mcpstream.sdk.uninstall()
+    assert leaves(theirs) == ["ReadTimeout"]
+    assert type(ours) is type(theirs)
+    assert leaves(ours) == leaves(theirs)
+    # Near the host's timeout (mcpstream's own deadline is minutes): margins for a loaded machine.
+    assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 5.0
+    assert relays.made == 1

@@ -6,27 +6,14 @@ client, ``httpx_client_factory``)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from tests.frameworks.conftest import down_url, mcp_server_urls, relays, silent_url
+from tests.sdk.routes import installed, never_left_installed
 
-import mcpstream.sdk
-import pytest
-
-from tests.frameworks.conftest import (  # noqa: F401  # the fixtures
-    _never_left_installed,
-    down_url,
-    mcp_server_urls,
-    relays,
-    silent_url,
-)
-
-__all__ = ["down_url", "mcp_server_urls", "relays", "silent_url"]
-
-
-@pytest.fixture
-def installed() -> Iterator[None]:
-    """``mcpstream.sdk.install()`` in effect for the test."""
-    mcpstream.sdk.install()
-    try:
-        yield
-    finally:
-        mcpstream.sdk.uninstall()
+__all__ = [
+    "down_url",
+    "installed",
+    "mcp_server_urls",
+    "never_left_installed",
+    "relays",
+    "silent_url",
+]

@@ -7,8 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.docs.test_examples import Example, demo_port, run_example
-from tests.frameworks.test_recipes import recipes
+from tests.docs.test_examples import Example, demo_port, recipes, run_example
 
 __all__ = ["demo_port"]
 

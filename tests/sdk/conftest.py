@@ -2,20 +2,19 @@
 transport suite's, in SSE, JSON and stateless modes, each speaking both eras), the hostile
 server for what no real server does, and ``run``, which runs a coroutine on an event loop of
 its own under a generous bound (a hang fails the test instead of the suite), ``relays``
-(``tests/sdk/relays.py``) and ``silent_url``, a server that accepts and never answers."""
+(``tests/sdk/relays.py``), ``silent_url`` (``tests/sdk/silent.py``)."""
 
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
-from collections.abc import Coroutine, Iterator
+from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 import pytest
 
 from tests.hostile.conftest import hostile
 from tests.sdk.relays import relays
+from tests.sdk.silent import silent_url
 from tests.transport.conftest import mcp_server_urls
 
 __all__ = ["hostile", "mcp_server_urls", "relays", "run", "silent_url"]
@@ -40,25 +39,3 @@ def mode(request: pytest.FixtureRequest) -> str:
     """The SDK's ``mode``: the handshake era (``legacy``) or 2026-07-28 (``auto``, which
     finds it with ``server/discover``)."""
     return str(request.param)
-
-
-@pytest.fixture
-def silent_url() -> Iterator[str]:
-    """A server that accepts connections and never answers (a loopback socket)."""
-    server = socket.socket()
-    server.bind(("127.0.0.1", 0))
-    server.listen(16)
-    held: list[socket.socket] = []
-
-    def accept() -> None:
-        while True:
-            try:
-                held.append(server.accept()[0])
-            except OSError:
-                return
-
-    threading.Thread(target=accept, daemon=True).start()
-    yield f"http://127.0.0.1:{server.getsockname()[1]}/mcp"
-    server.close()
-    for connection in held:
-        connection.close()
