@@ -1,7 +1,7 @@
 """What the sync and the async HTTP/1.1 transports share, none of it I/O: the origin a request
 goes to, its head and body framing, the idle connections of a pool and the rules of reuse, the
-request's timeouts, and the responses and errors of the HTTP stack (httpx or httpx2) the
-transport serves.
+request's timeouts, and the response's framing and extensions (the transports' common base,
+their options, errors and responses, is ``base.Http1Base``).
 
 The pool's rules (``IdlePool`` and ``reusable``):
 
@@ -90,6 +90,15 @@ class Prepared:
     chunked: bool
     closes: bool
     """The request asked for ``Connection: close``: its connection is not reused."""
+
+    def frame(self, chunk: bytes) -> bytes:
+        """One piece of a streamed body as it goes on the wire (a chunk when ``chunked``)."""
+        return frame_chunk(chunk) if self.chunked else chunk
+
+    @property
+    def tail(self) -> bytes:
+        """What ends a streamed body on the wire (the last chunk when ``chunked``)."""
+        return LAST_CHUNK if self.chunked else b""
 
 
 def _has_token(headers: Iterable[tuple[bytes, bytes]], name: bytes, token: bytes) -> bool:
@@ -210,6 +219,8 @@ class IdlePool(Generic[C]):
         self._idle: list[tuple[C, Key, float]] = []
         self.open = 0
         """Connections counted against ``max_connections``: idle or in use."""
+        self.closed = False
+        """The transport was closed: no connection is handed out or kept any more."""
 
     def __len__(self) -> int:
         return len(self._idle)
@@ -245,6 +256,26 @@ class IdlePool(Generic[C]):
         self.open -= 1
         return self._idle.pop(0)[0]
 
+    def claim(self, key: Key, now: float) -> tuple[list[C], C | None, bool]:
+        """One try at a connection to ``key`` at time ``now``: the idle connections dropped
+        meanwhile (expired, or the oldest one to another origin to make room: to be closed,
+        uncounted), the newest idle one to ``key`` (to be checked for staleness before use),
+        and whether a new one may open (then already counted); neither: every connection is in
+        use, wait for one. ``RuntimeError`` once the transport is closed."""
+        if self.closed:
+            raise RuntimeError("the transport is closed")
+        to_close = self.expire(now)
+        found = self.take(key)
+        if found is not None:
+            return to_close, found, False
+        room = self.make_room()
+        if room is not None:
+            to_close.append(room)
+        if self.can_open():
+            self.opened()
+            return to_close, None, True
+        return to_close, None, False
+
     def opened(self) -> None:
         """A new connection was opened (count it)."""
         self.open += 1
@@ -255,7 +286,11 @@ class IdlePool(Generic[C]):
 
     def put(self, connection: C, key: Key, now: float) -> list[C]:
         """``connection`` (read to its end) is idle from ``now``; returns those dropped to keep
-        within ``max_keepalive_connections`` (to be closed, already uncounted)."""
+        within ``max_keepalive_connections`` (to be closed, already uncounted): ``connection``
+        itself once the transport is closed."""
+        if self.closed:
+            self.open -= 1
+            return [connection]
         self._idle.append((connection, key, now))
         keep = self.limits.max_keepalive_connections
         if len(self._idle) <= keep:
@@ -266,8 +301,10 @@ class IdlePool(Generic[C]):
         self.open -= len(dropped)
         return dropped
 
-    def clear(self) -> list[C]:
-        """Every idle connection (to be closed, uncounted)."""
+    def close(self) -> list[C]:
+        """The transport is closed: every idle connection (to be closed, uncounted); those in
+        use are closed when their responses are done with (``put``)."""
+        self.closed = True
         idle = [c for c, _, _ in self._idle]
         self._idle = []
         self.open -= len(idle)
