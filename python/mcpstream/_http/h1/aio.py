@@ -301,10 +301,6 @@ class AsyncHttp1(Http1Base[Connection]):
         self._pool.discard()
         self._notify()
 
-    def _lost(self, connection: Connection) -> None:
-        connection.close()
-        self._discard()
-
     def _release(self, connection: Connection) -> None:
         connection.idle()
         for old in self._pool.put(connection, connection.key, connection.loop.time()):
@@ -403,7 +399,7 @@ class AsyncHttp1(Http1Base[Connection]):
 
 class _Body:
     """The body of one response, as its connection's protocol frames it (the base of the
-    stack's ``AsyncByteStream`` made by ``_body_type``)."""
+    stack's ``AsyncByteStream`` made by ``base.stream_type``)."""
 
     def __init__(
         self,

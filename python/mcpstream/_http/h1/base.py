@@ -8,7 +8,7 @@ writes; the pool's rules are in ``pool``.
 from __future__ import annotations
 
 import ssl
-from typing import Any, Generic, TypeVar, cast
+from typing import Any, Generic, Protocol, TypeVar, cast
 
 from ...errors import CodecError
 from ..stack import HTTPX, HttpStack
@@ -20,7 +20,12 @@ DISCONNECTED = "Server disconnected without sending a response."
 """The message of the ``RemoteProtocolError`` for a connection that ended before any byte of
 the answer arrived (h11's words, as httpx raises them)."""
 
-C = TypeVar("C")
+
+class _Closes(Protocol):
+    def close(self) -> None: ...
+
+
+C = TypeVar("C", bound=_Closes)
 T = TypeVar("T")
 
 
@@ -35,8 +40,8 @@ class Http1Base(Generic[C]):
     all; ``keepalive_expiry``: the seconds an idle connection is kept. ``max_head_bytes`` and
     ``max_headers`` bound each response head (and the trailers of a chunked body).
 
-    The driver provides ``_release`` (a connection back to the pool) and ``_lost`` (a
-    connection closed and its place freed).
+    The driver provides ``_release`` (a connection back to the pool) and ``_discard`` (the
+    place of a closed connection freed).
     """
 
     _stack: HttpStack = HTTPX
@@ -146,8 +151,13 @@ class Http1Base(Generic[C]):
         raise NotImplementedError
 
     def _lost(self, connection: C) -> None:
-        """Close a connection that was in use (or taken idle), and free its place (the
-        driver's)."""
+        """Close a connection that was in use (or taken idle), and free its place."""
+        connection.close()
+        self._discard()
+
+    def _discard(self) -> None:
+        """Free the place of a connection in use that was closed (the driver's: it wakes a
+        request waiting for one)."""
         raise NotImplementedError
 
 

@@ -182,11 +182,6 @@ class SyncHttp1(Http1Base[Connection]):
             self._pool.discard()
             self._lock.notify()
 
-    def _lost(self, connection: Connection) -> None:
-        """Close a connection that was in use (or taken idle), and free its place."""
-        connection.close()
-        self._discard()
-
     def _release(self, connection: Connection) -> None:
         """Put a connection whose response was read to its end back in the pool."""
         with self._lock:
@@ -306,7 +301,7 @@ class SyncHttp1(Http1Base[Connection]):
 
 class _Body:
     """The body of one response, read from its connection as the host iterates it (the base of
-    the stack's ``SyncByteStream`` made by ``_body_type``)."""
+    the stack's ``SyncByteStream`` made by ``base.stream_type``)."""
 
     def __init__(
         self,
