@@ -622,6 +622,65 @@ def test_only_max_keepalive_connections_stay_idle(
     assert server.connections == 2  # one of the two was kept, and reused
 
 
+def test_a_closed_transport_keeps_no_connection_and_takes_no_request(
+    case: tuple[str, str],
+    hx: Any,
+    serve: Callable[[Reply], ScriptedServer],
+    event_loop_thread: EventLoopThread,
+) -> None:
+    go_on, seen = threading.Event(), threading.Event()
+    closed: list[bool] = []
+    hold = held(go_on)
+
+    def reply(exchange: Exchange) -> None:
+        hold(exchange)
+        # the transport was closed while this answer streamed: read to its end, its
+        # connection is closed rather than kept (the server sees the end of the stream)
+        exchange.sock.settimeout(10.0)
+        try:
+            closed.append(exchange.sock.recv(1) == b"")
+        except ConnectionResetError:
+            closed.append(True)
+        except TimeoutError:
+            closed.append(False)
+        seen.set()
+
+    server = serve(reply)
+    timeouts = {"connect": 10.0, "read": 10.0, "write": 10.0, "pool": 10.0}
+
+    def request() -> Any:
+        return hx.Request("GET", server.url, extensions={"timeout": dict(timeouts)})
+
+    sync_type, async_type = transport_types(case[1])
+    if case[0] == "sync":
+        transport = sync_type()
+        response = transport.handle_request(request())
+        pieces = iter(response.stream)
+        assert next(pieces) == b"z"
+        transport.close()
+        go_on.set()
+        assert b"".join(pieces) == b"z"
+        with pytest.raises(RuntimeError, match="closed"):
+            transport.handle_request(request())
+    else:
+
+        async def run() -> None:
+            transport = async_type()
+            response = await transport.handle_async_request(request())
+            pieces = aiter(response.stream)
+            assert await anext(pieces) == b"z"
+            await transport.aclose()
+            go_on.set()
+            assert [piece async for piece in pieces] == [b"z"]
+            with pytest.raises(RuntimeError, match="closed"):
+                await transport.handle_async_request(request())
+
+        event_loop_thread.run(run())
+    assert seen.wait(15.0)
+    assert closed == [True]
+    assert server.connections == 1
+
+
 def test_an_async_response_uses_one_timer_for_all_its_reads(
     serve: Callable[[Reply], ScriptedServer], event_loop_thread: EventLoopThread
 ) -> None:
