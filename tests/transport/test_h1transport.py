@@ -325,6 +325,38 @@ def test_a_header_that_would_inject_a_field_is_refused(
     assert server.requests == []
 
 
+def test_a_head_is_written_again_when_a_field_of_the_session_changes(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    # Heads are kept by their fields (a session's are the same for every request): each
+    # request must still carry its own fields and its own body length.
+    server = serve(ok(b"k"))
+    sent = [
+        ({"mcp-session-id": "one", "authorization": "Bearer a"}, b"{}"),
+        ({"mcp-session-id": "one", "authorization": "Bearer a"}, b"[1, 2, 3]"),
+        ({"mcp-session-id": "two", "authorization": "Bearer a"}, b"[1, 2, 3]"),
+        ({"mcp-session-id": "two", "authorization": "Bearer b"}, b"x" * 1000),
+        ({"mcp-session-id": "one", "authorization": "Bearer a"}, b""),
+    ]
+    for headers, body in sent:
+        assert client.post(server.url + "/mcp", headers=headers, content=body).content == b"k"
+    # the head that cannot be written is refused each time, not only the first
+    request = client.build_request("POST", server.url, content=b"12")
+    request.headers["Content-Length"] = "2"
+    request.headers._list[-1] = (b"Content-Length", b"content-length", b"2\r\nInjected: 1")
+    for _ in range(2):
+        with pytest.raises(hx.LocalProtocolError, match="invalid HTTP header value"):
+            client.send(request)
+    assert len(server.requests) == len(sent)
+    for (headers, body), (request, received) in zip(sent, server.requests, strict=True):
+        fields = {name.decode(): value.decode() for name, value in request.headers}
+        assert (request.method, request.target, received) == (b"POST", b"/mcp", body)
+        assert fields["mcp-session-id"] == headers["mcp-session-id"]
+        assert fields["authorization"] == headers["authorization"]
+        assert fields["content-length"] == str(len(body))
+    assert server.connections == 1
+
+
 def test_other_schemes_are_refused(hx: Any, client: Any) -> None:
     with pytest.raises(hx.UnsupportedProtocol):
         client.get("ftp://127.0.0.1/")

@@ -342,7 +342,7 @@ class AsyncHttp1(Http1Base[Connection]):
     async def handle_async_request(self, request: Any) -> Any:
         """Send ``request`` on a pooled or new connection; return the response once its head
         has arrived (the body streams as it is read)."""
-        prepared = prepare(self._stack, request)
+        prepared = prepare(self._stack, request, self._heads)
         connection, _ = await self._acquire(prepared.key, request)
         timer = _Timer(connection.loop)
         framing = new_framing(request, self._limits)

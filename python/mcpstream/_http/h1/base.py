@@ -12,7 +12,7 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 
 from ...errors import CodecError
 from ..stack import HTTPX, HttpStack
-from .pool import IdlePool, Limits, Prepared, protocol_error, response_extensions, reusable
+from .pool import Heads, IdlePool, Limits, Prepared, protocol_error, response_extensions, reusable
 
 __all__ = ["DISCONNECTED", "Http1Base", "stream_type"]
 
@@ -73,6 +73,7 @@ class Http1Base(Generic[C]):
             max_headers,
         )
         self._pool: IdlePool[C] = IdlePool(self._limits)
+        self._heads = Heads()
         self._init_driver()
 
     def _init_driver(self) -> None:

@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_PORTS",
     "LAST_CHUNK",
     "SMALL_BODY",
+    "Heads",
     "IdlePool",
     "Key",
     "Limits",
@@ -122,10 +123,56 @@ def frame_chunk(chunk: bytes) -> bytes:
 
 LAST_CHUNK = b"0\r\n\r\n"
 
+Fields = tuple[tuple[bytes, bytes], ...]
 
-def prepare(stack: HttpStack, request: Any) -> Prepared:
-    """``request`` (an ``httpx.Request`` of ``stack``) ready to write. Raises the stack's
-    ``UnsupportedProtocol`` for a scheme other than http and https, its
+
+class Heads:
+    """Request heads already encoded, by their method, target and fields (up to ``MAX``): a
+    session sends the same fields with every request, so its head is encoded (and checked)
+    once, and again only when one of them changes (the session id, the protocol version, the
+    authorization). A ``Content-Length`` that comes last, as httpx adds it, is not part of the
+    key: it is written after the cached fields, as the codec writes it. Safe to share between
+    threads (a lookup and a store are each one step of the dict)."""
+
+    MAX = 64
+    """Heads kept: beyond it, all are forgotten (a transport serving that many sessions)."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[bytes, bytes, Fields], tuple[bytes, bool, bool]] = {}
+
+    def head(
+        self, method: bytes, target: bytes, raw: list[tuple[bytes, bytes]]
+    ) -> tuple[bytes, bool, bool]:
+        """The head for ``method``, ``target`` and the fields ``raw``, whether its body is
+        chunked, and whether it asks for ``Connection: close``. Raises the codec's
+        ``ValueError`` for a head that cannot be written."""
+        length: bytes | None = None
+        fields = raw
+        # httpx's own field, last: its value is checked here as the codec would check it
+        if raw and raw[-1][0] == b"Content-Length" and raw[-1][1].isdigit():
+            length = raw[-1][1]
+            fields = raw[:-1]
+        key = (method, target, tuple(fields))
+        known = self._known.get(key)
+        if known is None:
+            # the head without its blank line, for the Content-Length to follow
+            start = bytes(encode_request_head(method, target, fields))[:-2]
+            chunked = _has_token(fields, b"transfer-encoding", b"chunked")
+            known = (start, chunked, connection_closes(fields))
+            if len(self._known) >= self.MAX:
+                self._known.clear()
+            self._known[key] = known
+        start, chunked, closes = known
+        if length is None:
+            return start + b"\r\n", chunked, closes
+        return b"%bContent-Length: %b\r\n\r\n" % (start, length), chunked, closes
+
+
+def prepare(stack: HttpStack, request: Any, heads: Heads) -> Prepared:
+    """``request`` (an ``httpx.Request`` of ``stack``) ready to write, its head from ``heads``.
+    Raises the stack's ``UnsupportedProtocol`` for a scheme other than http and https, its
     ``LocalProtocolError`` for a head that cannot be written."""
     url = request.url
     scheme = url.raw_scheme
@@ -136,14 +183,13 @@ def prepare(stack: HttpStack, request: Any) -> Prepared:
     key: Key = (scheme, url.raw_host, url.port or DEFAULT_PORTS[scheme])
     raw = request.headers.raw
     try:
-        head = bytes(encode_request_head(request.method.encode("ascii"), url.raw_path, raw))
+        head, chunked, closes = heads.head(request.method.encode("ascii"), url.raw_path, raw)
     except (ValueError, UnicodeEncodeError) as exc:
         message = str(exc)
         bad = _bad_field(raw) if "header" in message else ""
         if bad:
             message += f" in the field {bad!r}: <redacted>"
         raise stack.httpx.LocalProtocolError(message, request=request) from exc
-    chunked = _has_token(raw, b"transfer-encoding", b"chunked")
     body: bytes | None = None
     stream = request.stream
     if isinstance(stream, stack.httpx.ByteStream):
@@ -152,7 +198,7 @@ def prepare(stack: HttpStack, request: Any) -> Prepared:
         if chunked:
             content = (frame_chunk(content) if content else b"") + LAST_CHUNK
         body = content
-    return Prepared(key, head, body, chunked, connection_closes(raw))
+    return Prepared(key, head, body, chunked, closes)
 
 
 def protocol_error(exc: Exception, framing: Any, first: bytes) -> str:

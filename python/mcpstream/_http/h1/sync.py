@@ -223,7 +223,7 @@ class SyncHttp1(Http1Base[Connection]):
     def handle_request(self, request: Any) -> Any:
         """Send ``request`` on a pooled or new connection; return the response once its head
         has arrived (the body streams as it is read)."""
-        prepared = prepare(self._stack, request)
+        prepared = prepare(self._stack, request, self._heads)
         while True:
             connection, reused = self._acquire(prepared.key, request)
             try:
