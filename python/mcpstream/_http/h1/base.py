@@ -1,8 +1,9 @@
 """``Http1Base``: the part of the sync and the async HTTP/1.1 transports that does no I/O: their
-options (the TLS context, the pool's limits), the stack's exceptions for each failure of a
-connect, a write or a read, the stack's response, and whether a connection whose response was
-read to its end goes back to the pool. The drivers (``sync``, ``aio``) do the waits, reads and
-writes; the pool's rules are in ``pool``.
+options and state (the TLS context, the pool and its limits, the request heads already
+encoded), the stack's exceptions for each failure of a connect, a write or a read, the stack's
+response, and whether a connection whose response was read to its end goes back to the pool.
+The drivers (``sync``, ``aio``) do the waits, reads and writes; the pool's rules are in
+``pool``.
 """
 
 from __future__ import annotations
@@ -22,6 +23,8 @@ the answer arrived (h11's words, as httpx raises them)."""
 
 
 class _Closes(Protocol):
+    """A driver's connection, as the base closes it."""
+
     def close(self) -> None: ...
 
 
