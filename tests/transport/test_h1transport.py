@@ -325,6 +325,38 @@ def test_a_header_that_would_inject_a_field_is_refused(
     assert server.requests == []
 
 
+def test_a_head_is_written_again_when_a_field_of_the_session_changes(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    # Heads are kept by their fields (a session's are the same for every request): each
+    # request must still carry its own fields and its own body length.
+    server = serve(ok(b"k"))
+    sent = [
+        ({"mcp-session-id": "one", "authorization": "Bearer a"}, b"{}"),
+        ({"mcp-session-id": "one", "authorization": "Bearer a"}, b"[1, 2, 3]"),
+        ({"mcp-session-id": "two", "authorization": "Bearer a"}, b"[1, 2, 3]"),
+        ({"mcp-session-id": "two", "authorization": "Bearer b"}, b"x" * 1000),
+        ({"mcp-session-id": "one", "authorization": "Bearer a"}, b""),
+    ]
+    for headers, body in sent:
+        assert client.post(server.url + "/mcp", headers=headers, content=body).content == b"k"
+    # the head that cannot be written is refused each time, not only the first
+    request = client.build_request("POST", server.url, content=b"12")
+    request.headers["Content-Length"] = "2"
+    request.headers._list[-1] = (b"Content-Length", b"content-length", b"2\r\nInjected: 1")
+    for _ in range(2):
+        with pytest.raises(hx.LocalProtocolError, match="invalid HTTP header value"):
+            client.send(request)
+    assert len(server.requests) == len(sent)
+    for (headers, body), (request, received) in zip(sent, server.requests, strict=True):
+        fields = {name.decode(): value.decode() for name, value in request.headers}
+        assert (request.method, request.target, received) == (b"POST", b"/mcp", body)
+        assert fields["mcp-session-id"] == headers["mcp-session-id"]
+        assert fields["authorization"] == headers["authorization"]
+        assert fields["content-length"] == str(len(body))
+    assert server.connections == 1
+
+
 def test_other_schemes_are_refused(hx: Any, client: Any) -> None:
     with pytest.raises(hx.UnsupportedProtocol):
         client.get("ftp://127.0.0.1/")
@@ -620,6 +652,65 @@ def test_only_max_keepalive_connections_stay_idle(
     for _ in range(3):
         assert client.get(server.url).content == b"zz"
     assert server.connections == 2  # one of the two was kept, and reused
+
+
+def test_a_closed_transport_keeps_no_connection_and_takes_no_request(
+    case: tuple[str, str],
+    hx: Any,
+    serve: Callable[[Reply], ScriptedServer],
+    event_loop_thread: EventLoopThread,
+) -> None:
+    go_on, seen = threading.Event(), threading.Event()
+    closed: list[bool] = []
+    hold = held(go_on)
+
+    def reply(exchange: Exchange) -> None:
+        hold(exchange)
+        # the transport was closed while this answer streamed: read to its end, its
+        # connection is closed rather than kept (the server sees the end of the stream)
+        exchange.sock.settimeout(10.0)
+        try:
+            closed.append(exchange.sock.recv(1) == b"")
+        except ConnectionResetError:
+            closed.append(True)
+        except TimeoutError:
+            closed.append(False)
+        seen.set()
+
+    server = serve(reply)
+    timeouts = {"connect": 10.0, "read": 10.0, "write": 10.0, "pool": 10.0}
+
+    def request() -> Any:
+        return hx.Request("GET", server.url, extensions={"timeout": dict(timeouts)})
+
+    sync_type, async_type = transport_types(case[1])
+    if case[0] == "sync":
+        transport = sync_type()
+        response = transport.handle_request(request())
+        pieces = iter(response.stream)
+        assert next(pieces) == b"z"
+        transport.close()
+        go_on.set()
+        assert b"".join(pieces) == b"z"
+        with pytest.raises(RuntimeError, match="closed"):
+            transport.handle_request(request())
+    else:
+
+        async def run() -> None:
+            transport = async_type()
+            response = await transport.handle_async_request(request())
+            pieces = aiter(response.stream)
+            assert await anext(pieces) == b"z"
+            await transport.aclose()
+            go_on.set()
+            assert [piece async for piece in pieces] == [b"z"]
+            with pytest.raises(RuntimeError, match="closed"):
+                await transport.handle_async_request(request())
+
+        event_loop_thread.run(run())
+    assert seen.wait(15.0)
+    assert closed == [True]
+    assert server.connections == 1
 
 
 def test_an_async_response_uses_one_timer_for_all_its_reads(

@@ -12,11 +12,13 @@ only, to ``http`` and ``https`` URLs, without proxies: httpx's own transport sta
 anything else. Opt-in: mcpstream's own clients use them only when ``MCPSTREAM_H1_TRANSPORT=1``
 (see ``httpx_clients``).
 
-The pool's rules are in ``pool``. Failures are the stack's exceptions, as httpx's own transport
-raises them: ``ConnectError``, ``ConnectTimeout``, ``PoolTimeout``, ``ReadError``,
-``ReadTimeout``, ``WriteError``, ``WriteTimeout``, ``RemoteProtocolError`` (a response this
-client does not read, or a server that closed without one or within one),
-``LocalProtocolError`` (a request head that cannot be written), ``UnsupportedProtocol``.
+The pool's rules are in ``pool``; the transports' options and everything of an exchange that
+is no I/O (its errors, its response, the reuse of its connection) in ``base.Http1Base``.
+Failures are the stack's exceptions, as httpx's own transport raises them: ``ConnectError``,
+``ConnectTimeout``, ``PoolTimeout``, ``ReadError``, ``ReadTimeout``, ``WriteError``,
+``WriteTimeout``, ``RemoteProtocolError`` (a response this client does not read, or a server
+that closed without one or within one), ``LocalProtocolError`` (a request head that cannot be
+written), ``UnsupportedProtocol``.
 """
 
 from __future__ import annotations

@@ -19,28 +19,14 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
-import ssl
 from collections.abc import AsyncIterator
 from typing import Any, cast
 
 import httpx
 
 from ...errors import CodecError
-from ..stack import HTTPX, HttpStack
-from .pool import (
-    LAST_CHUNK,
-    IdlePool,
-    Key,
-    Limits,
-    Prepared,
-    frame_chunk,
-    new_framing,
-    prepare,
-    protocol_error,
-    response_extensions,
-    reusable,
-    timeout_of,
-)
+from .base import Http1Base, stream_type
+from .pool import Key, Prepared, new_framing, prepare, timeout_of
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
 
@@ -262,47 +248,14 @@ class Connection(asyncio.Protocol):
         return self.transport.get_extra_info(name)
 
 
-class AsyncHttp1:
+class AsyncHttp1(Http1Base[Connection]):
     """The async transport's logic, on the HTTP stack of ``_stack``; ``AsyncHttp1Transport`` is
-    it on httpx, ``transport_types`` makes it on httpx2. The options are those of the sync
-    transport (``SyncHttp1``). One event loop at a time: the pool belongs to the loop of its
-    first request (a loop that closed leaves connections the next loop does not reuse)."""
+    it on httpx, ``transport_types`` makes it on httpx2. The options are ``Http1Base``'s. One
+    event loop at a time: the pool belongs to the loop of its first request (a loop that closed
+    leaves connections the next loop does not reuse)."""
 
-    _stack: HttpStack = HTTPX
-
-    def __init__(
-        self,
-        *,
-        verify: ssl.SSLContext | str | bool = True,
-        cert: Any = None,
-        trust_env: bool = True,
-        max_connections: int | None = 100,
-        max_keepalive_connections: int = 20,
-        keepalive_expiry: float = 5.0,
-        max_head_bytes: int = 64 * 1024,
-        max_headers: int = 100,
-    ) -> None:
-        if isinstance(verify, ssl.SSLContext):
-            self._ssl_context = verify
-        else:
-            self._ssl_context = self._stack.httpx.create_ssl_context(
-                verify=verify, cert=cert, trust_env=trust_env
-            )
-            self._ssl_context.set_alpn_protocols(["http/1.1"])
-        self._limits = Limits(
-            max_connections,
-            max_keepalive_connections,
-            keepalive_expiry,
-            max_head_bytes,
-            max_headers,
-        )
-        self._pool: IdlePool[Connection] = IdlePool(self._limits)
+    def _init_driver(self) -> None:
         self._waiting: collections.deque[asyncio.Future[bool]] = collections.deque()
-        self._closed = False
-
-    def _error(self, name: str, message: object, request: Any) -> Exception:
-        error: Exception = getattr(self._stack.httpx, name)(str(message), request=request)
-        return error
 
     # -- the pool --------------------------------------------------------------------------
 
@@ -310,21 +263,15 @@ class AsyncHttp1:
         loop = asyncio.get_running_loop()
         pool = self._pool
         while True:
-            if self._closed:
-                raise RuntimeError("the transport is closed")
-            for old in pool.expire(loop.time()):
+            to_close, found, new = pool.claim(key, loop.time())
+            for old in to_close:
                 old.close()
-            found = pool.take(key)
             if found is not None:
                 if found.usable() and found.loop is loop:
                     return found, True
                 self._lost(found)
                 continue
-            room = pool.make_room()
-            if room is not None:
-                room.close()
-            if pool.can_open():
-                pool.opened()
+            if new:
                 try:
                     return await self._connect(loop, key, request), False
                 except BaseException:
@@ -354,15 +301,8 @@ class AsyncHttp1:
         self._pool.discard()
         self._notify()
 
-    def _lost(self, connection: Connection) -> None:
-        connection.close()
-        self._discard()
-
     def _release(self, connection: Connection) -> None:
         connection.idle()
-        if self._closed:
-            self._lost(connection)
-            return
         for old in self._pool.put(connection, connection.key, connection.loop.time()):
             old.close()
         self._notify()
@@ -382,25 +322,19 @@ class AsyncHttp1:
                     ssl=self._ssl_context if tls else None,
                     server_hostname=hostname if tls else None,
                 )
-        except TimeoutError as exc:
+        except OSError as exc:  # ssl.SSLError and TimeoutError included
             connection.close()
-            raise self._error("ConnectTimeout", str(exc) or "timed out", request) from exc
-        except OSError as exc:  # ssl.SSLError included
-            connection.close()
-            raise self._error("ConnectError", exc, request) from exc
+            raise self._connect_error(exc, request) from exc
         except BaseException:
             connection.close()
             raise
         if tls:
             ssl_object = connection.get_extra_info("ssl_object")
-            if ssl_object is not None and ssl_object.selected_alpn_protocol() not in (
-                None,
-                "http/1.1",
-            ):
-                connection.close()
-                raise self._error(
-                    "ConnectError", "the server chose a protocol other than HTTP/1.1", request
-                )
+            if ssl_object is not None:
+                refused = self._refused_protocol(ssl_object.selected_alpn_protocol(), request)
+                if refused is not None:
+                    connection.close()
+                    raise refused
         return connection
 
     # -- one exchange ----------------------------------------------------------------------
@@ -408,11 +342,13 @@ class AsyncHttp1:
     async def handle_async_request(self, request: Any) -> Any:
         """Send ``request`` on a pooled or new connection; return the response once its head
         has arrived (the body streams as it is read)."""
-        prepared = prepare(self._stack, request)
+        prepared = prepare(self._stack, request, self._heads)
         connection, _ = await self._acquire(prepared.key, request)
         timer = _Timer(connection.loop)
         framing = new_framing(request, self._limits)
-        body = _body_type(self._stack)(self, connection, framing, timer, request, prepared)
+        body = stream_type(_Body, self._stack, "AsyncByteStream")(
+            self, connection, framing, timer, request, prepared
+        )
         connection.begin(framing)
         try:
             written = await self._send(connection, timer, request, prepared)
@@ -421,13 +357,7 @@ class AsyncHttp1:
             timer.cancel()
             body.drop()
             raise
-        return self._stack.httpx.Response(
-            framing.status,
-            headers=framing.headers,
-            stream=body,
-            extensions=response_extensions(framing, connection),
-            request=request,
-        )
+        return self._response(framing, body, connection, request)
 
     async def _send(
         self, connection: Connection, timer: _Timer, request: Any, prepared: Prepared
@@ -446,21 +376,20 @@ class AsyncHttp1:
                     continue
                 if connection.lost:
                     break
-                transport.write(frame_chunk(chunk) if prepared.chunked else chunk)
+                transport.write(prepared.frame(chunk))
                 if not await connection.drained(timer, timeout_of(request, "write")):
-                    raise self._error("WriteTimeout", "timed out", request)
+                    raise self._timed_out("WriteTimeout", None, request)
             if prepared.chunked and not connection.lost:
-                transport.write(LAST_CHUNK)
+                transport.write(prepared.tail)
         if not await connection.drained(timer, timeout_of(request, "write")):
-            raise self._error("WriteTimeout", "timed out", request)
+            raise self._timed_out("WriteTimeout", None, request)
         if connection.lost and not connection.received:
             return self._error("WriteError", connection.error or "connection lost", request)
         return None
 
     async def aclose(self) -> None:
         """Close every idle connection; responses still being read close theirs when done."""
-        self._closed = True
-        for connection in self._pool.clear():
+        for connection in self._pool.close():
             connection.close()
         while self._waiting:
             waiter = self._waiting.popleft()
@@ -470,7 +399,7 @@ class AsyncHttp1:
 
 class _Body:
     """The body of one response, as its connection's protocol frames it (the base of the
-    stack's ``AsyncByteStream`` made by ``_body_type``)."""
+    stack's ``AsyncByteStream`` made by ``base.stream_type``)."""
 
     def __init__(
         self,
@@ -491,16 +420,10 @@ class _Body:
 
     def _fail(self, connection: Connection) -> Exception:
         """The stack's error for what broke the response."""
-        transport, request = self._transport, self._request
         error = connection.error
-        if not connection.received:
-            message = "Server disconnected without sending a response."
-            failure = transport._error("RemoteProtocolError", message, request)
-        elif isinstance(error, CodecError):
-            message = protocol_error(error, self._framing, connection.first)
-            failure = transport._error("RemoteProtocolError", message, request)
-        else:
-            failure = transport._error("ReadError", error or "connection lost", request)
+        failure = self._transport._read_error(
+            error, connection.received, self._framing, connection.first, self._request
+        )
         failure.__cause__ = error
         return failure
 
@@ -512,7 +435,7 @@ class _Body:
             raise self._fail(connection)
         timeout = timeout_of(self._request, "read")
         if not await connection.wait(self._timer, timeout):
-            raise self._transport._error("ReadTimeout", "timed out", self._request)
+            raise self._transport._timed_out("ReadTimeout", None, self._request)
 
     async def read_head(self, write_error: Exception | None) -> None:
         """Wait for the final head (body data that came with it is kept); a ``write_error``
@@ -538,10 +461,7 @@ class _Body:
             return
         self._connection = None
         self._timer.cancel()
-        if self._keep and reusable(self._framing, self._prepared):
-            self._transport._release(connection)
-        else:
-            self._transport._lost(connection)
+        self._transport._finish(connection, self._keep, self._framing, self._prepared)
 
     def drop(self) -> None:
         """Close the connection (a response broken, cancelled or closed before its end)."""
@@ -577,20 +497,7 @@ class _Body:
             self.drop()
 
 
-_BODY_TYPES: dict[str, type[_Body]] = {}
-
-
-def _body_type(stack: HttpStack) -> type[_Body]:
-    """``_Body`` as an ``AsyncByteStream`` of ``stack`` (httpx's client checks the type)."""
-    made = _BODY_TYPES.get(stack.name)
-    if made is None:
-        made = _BODY_TYPES[stack.name] = type(
-            "AsyncHttp1Body", (_Body, stack.httpx.AsyncByteStream), {}
-        )
-    return made
-
-
 class AsyncHttp1Transport(AsyncHttp1, httpx.AsyncBaseTransport):
     """HTTP/1.1 over a keep-alive pool of asyncio connections, with the framing of mcpstream's
-    codec, for an ``httpx.AsyncClient`` (``transport_types`` gives httpx2's). See ``SyncHttp1``
+    codec, for an ``httpx.AsyncClient`` (``transport_types`` gives httpx2's). See ``Http1Base``
     for the options."""

@@ -1,7 +1,7 @@
 """What the sync and the async HTTP/1.1 transports share, none of it I/O: the origin a request
 goes to, its head and body framing, the idle connections of a pool and the rules of reuse, the
-request's timeouts, and the responses and errors of the HTTP stack (httpx or httpx2) the
-transport serves.
+request's timeouts, and the response's framing and extensions (the transports' common base,
+their options, errors and responses, is ``base.Http1Base``).
 
 The pool's rules (``IdlePool`` and ``reusable``):
 
@@ -30,6 +30,7 @@ __all__ = [
     "DEFAULT_PORTS",
     "LAST_CHUNK",
     "SMALL_BODY",
+    "Heads",
     "IdlePool",
     "Key",
     "Limits",
@@ -91,6 +92,15 @@ class Prepared:
     closes: bool
     """The request asked for ``Connection: close``: its connection is not reused."""
 
+    def frame(self, chunk: bytes) -> bytes:
+        """One piece of a streamed body as it goes on the wire (a chunk when ``chunked``)."""
+        return frame_chunk(chunk) if self.chunked else chunk
+
+    @property
+    def tail(self) -> bytes:
+        """What ends a streamed body on the wire (the last chunk when ``chunked``)."""
+        return LAST_CHUNK if self.chunked else b""
+
 
 def _has_token(headers: Iterable[tuple[bytes, bytes]], name: bytes, token: bytes) -> bool:
     for field, value in headers:
@@ -113,10 +123,56 @@ def frame_chunk(chunk: bytes) -> bytes:
 
 LAST_CHUNK = b"0\r\n\r\n"
 
+Fields = tuple[tuple[bytes, bytes], ...]
 
-def prepare(stack: HttpStack, request: Any) -> Prepared:
-    """``request`` (an ``httpx.Request`` of ``stack``) ready to write. Raises the stack's
-    ``UnsupportedProtocol`` for a scheme other than http and https, its
+
+class Heads:
+    """Request heads already encoded, by their method, target and fields (up to ``MAX``): a
+    session sends the same fields with every request, so its head is encoded (and checked)
+    once, and again only when one of them changes (the session id, the protocol version, the
+    authorization). A ``Content-Length`` that comes last, as httpx adds it, is not part of the
+    key: it is written after the cached fields, as the codec writes it. Safe to share between
+    threads (a lookup and a store are each one step of the dict)."""
+
+    MAX = 64
+    """Heads kept: beyond it, all are forgotten (a transport serving that many sessions)."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[tuple[bytes, bytes, Fields], tuple[bytes, bool, bool]] = {}
+
+    def head(
+        self, method: bytes, target: bytes, raw: list[tuple[bytes, bytes]]
+    ) -> tuple[bytes, bool, bool]:
+        """The head for ``method``, ``target`` and the fields ``raw``, whether its body is
+        chunked, and whether it asks for ``Connection: close``. Raises the codec's
+        ``ValueError`` for a head that cannot be written."""
+        length: bytes | None = None
+        fields = raw
+        # httpx's own field, last: its value is checked here as the codec would check it
+        if raw and raw[-1][0] == b"Content-Length" and raw[-1][1].isdigit():
+            length = raw[-1][1]
+            fields = raw[:-1]
+        key = (method, target, tuple(fields))
+        known = self._known.get(key)
+        if known is None:
+            # the head without its blank line, for the Content-Length to follow
+            start = bytes(encode_request_head(method, target, fields))[:-2]
+            chunked = _has_token(fields, b"transfer-encoding", b"chunked")
+            known = (start, chunked, connection_closes(fields))
+            if len(self._known) >= self.MAX:
+                self._known.clear()
+            self._known[key] = known
+        start, chunked, closes = known
+        if length is None:
+            return start + b"\r\n", chunked, closes
+        return b"%bContent-Length: %b\r\n\r\n" % (start, length), chunked, closes
+
+
+def prepare(stack: HttpStack, request: Any, heads: Heads) -> Prepared:
+    """``request`` (an ``httpx.Request`` of ``stack``) ready to write, its head from ``heads``.
+    Raises the stack's ``UnsupportedProtocol`` for a scheme other than http and https, its
     ``LocalProtocolError`` for a head that cannot be written."""
     url = request.url
     scheme = url.raw_scheme
@@ -127,14 +183,13 @@ def prepare(stack: HttpStack, request: Any) -> Prepared:
     key: Key = (scheme, url.raw_host, url.port or DEFAULT_PORTS[scheme])
     raw = request.headers.raw
     try:
-        head = bytes(encode_request_head(request.method.encode("ascii"), url.raw_path, raw))
+        head, chunked, closes = heads.head(request.method.encode("ascii"), url.raw_path, raw)
     except (ValueError, UnicodeEncodeError) as exc:
         message = str(exc)
         bad = _bad_field(raw) if "header" in message else ""
         if bad:
             message += f" in the field {bad!r}: <redacted>"
         raise stack.httpx.LocalProtocolError(message, request=request) from exc
-    chunked = _has_token(raw, b"transfer-encoding", b"chunked")
     body: bytes | None = None
     stream = request.stream
     if isinstance(stream, stack.httpx.ByteStream):
@@ -143,7 +198,7 @@ def prepare(stack: HttpStack, request: Any) -> Prepared:
         if chunked:
             content = (frame_chunk(content) if content else b"") + LAST_CHUNK
         body = content
-    return Prepared(key, head, body, chunked, connection_closes(raw))
+    return Prepared(key, head, body, chunked, closes)
 
 
 def protocol_error(exc: Exception, framing: Any, first: bytes) -> str:
@@ -210,6 +265,8 @@ class IdlePool(Generic[C]):
         self._idle: list[tuple[C, Key, float]] = []
         self.open = 0
         """Connections counted against ``max_connections``: idle or in use."""
+        self.closed = False
+        """The transport was closed: no connection is handed out or kept any more."""
 
     def __len__(self) -> int:
         return len(self._idle)
@@ -245,6 +302,26 @@ class IdlePool(Generic[C]):
         self.open -= 1
         return self._idle.pop(0)[0]
 
+    def claim(self, key: Key, now: float) -> tuple[list[C], C | None, bool]:
+        """One try at a connection to ``key`` at time ``now``: the idle connections dropped
+        meanwhile (expired, or the oldest one to another origin to make room: to be closed,
+        uncounted), the newest idle one to ``key`` (to be checked for staleness before use),
+        and whether a new one may open (then already counted); neither: every connection is in
+        use, wait for one. ``RuntimeError`` once the transport is closed."""
+        if self.closed:
+            raise RuntimeError("the transport is closed")
+        to_close = self.expire(now)
+        found = self.take(key)
+        if found is not None:
+            return to_close, found, False
+        room = self.make_room()
+        if room is not None:
+            to_close.append(room)
+        if self.can_open():
+            self.opened()
+            return to_close, None, True
+        return to_close, None, False
+
     def opened(self) -> None:
         """A new connection was opened (count it)."""
         self.open += 1
@@ -255,7 +332,11 @@ class IdlePool(Generic[C]):
 
     def put(self, connection: C, key: Key, now: float) -> list[C]:
         """``connection`` (read to its end) is idle from ``now``; returns those dropped to keep
-        within ``max_keepalive_connections`` (to be closed, already uncounted)."""
+        within ``max_keepalive_connections`` (to be closed, already uncounted): ``connection``
+        itself once the transport is closed."""
+        if self.closed:
+            self.open -= 1
+            return [connection]
         self._idle.append((connection, key, now))
         keep = self.limits.max_keepalive_connections
         if len(self._idle) <= keep:
@@ -266,8 +347,10 @@ class IdlePool(Generic[C]):
         self.open -= len(dropped)
         return dropped
 
-    def clear(self) -> list[C]:
-        """Every idle connection (to be closed, uncounted)."""
+    def close(self) -> list[C]:
+        """The transport is closed: every idle connection (to be closed, uncounted); those in
+        use are closed when their responses are done with (``put``)."""
+        self.closed = True
         idle = [c for c, _, _ in self._idle]
         self._idle = []
         self.open -= len(idle)

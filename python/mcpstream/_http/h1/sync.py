@@ -21,22 +21,8 @@ import httpx
 
 from ...errors import CodecError
 from ..deadline import bounded
-from ..stack import HTTPX, HttpStack
-from .pool import (
-    LAST_CHUNK,
-    SMALL_BODY,
-    IdlePool,
-    Key,
-    Limits,
-    Prepared,
-    frame_chunk,
-    new_framing,
-    prepare,
-    protocol_error,
-    response_extensions,
-    reusable,
-    timeout_of,
-)
+from .base import Http1Base, stream_type
+from .pool import SMALL_BODY, Key, Prepared, new_framing, prepare, timeout_of
 
 __all__ = ["Http1Transport", "SyncHttp1"]
 
@@ -138,56 +124,16 @@ def _write(sock: socket.socket, data: bytes) -> int:
     return sent
 
 
-class SyncHttp1:
+class SyncHttp1(Http1Base[Connection]):
     """The sync transport's logic, on the HTTP stack of ``_stack`` (its requests, responses and
-    exceptions); ``Http1Transport`` is it on httpx, ``transport_types`` makes it on httpx2.
-
-    ``verify`` and ``cert`` mean what they mean to ``httpx.Client`` (an ``ssl.SSLContext``
-    given as ``verify`` is used as it is, and must allow HTTP/1.1 if it offers ALPN).
-    ``max_connections``: the connections open at once (None: no bound; a request waits for one
-    within its ``pool`` timeout); ``max_keepalive_connections``: the idle connections kept, in
-    all; ``keepalive_expiry``: the seconds an idle connection is kept. ``max_head_bytes`` and
-    ``max_headers`` bound each response head (and the trailers of a chunked body). Safe to
-    share between threads.
+    exceptions); ``Http1Transport`` is it on httpx, ``transport_types`` makes it on httpx2. The
+    options are ``Http1Base``'s. Safe to share between threads.
     """
 
-    _stack: HttpStack = HTTPX
-
-    def __init__(
-        self,
-        *,
-        verify: ssl.SSLContext | str | bool = True,
-        cert: Any = None,
-        trust_env: bool = True,
-        max_connections: int | None = 100,
-        max_keepalive_connections: int = 20,
-        keepalive_expiry: float = 5.0,
-        max_head_bytes: int = 64 * 1024,
-        max_headers: int = 100,
-    ) -> None:
-        if isinstance(verify, ssl.SSLContext):
-            self._ssl_context = verify
-        else:
-            self._ssl_context = self._stack.httpx.create_ssl_context(
-                verify=verify, cert=cert, trust_env=trust_env
-            )
-            self._ssl_context.set_alpn_protocols(["http/1.1"])
-        self._limits = Limits(
-            max_connections,
-            max_keepalive_connections,
-            keepalive_expiry,
-            max_head_bytes,
-            max_headers,
-        )
-        self._pool: IdlePool[Connection] = IdlePool(self._limits)
+    def _init_driver(self) -> None:
         self._lock = threading.Condition()
-        self._closed = False
 
-    # -- errors and waits ------------------------------------------------------------------
-
-    def _error(self, name: str, message: object, request: Any) -> Exception:
-        error: Exception = getattr(self._stack.httpx, name)(str(message), request=request)
-        return error
+    # -- waits -----------------------------------------------------------------------------
 
     def _wait(self, request: Any, kind: str, expired: str) -> float | None:
         """How long the next ``kind`` wait may take: the request's timeout, cut to what is
@@ -205,32 +151,19 @@ class SyncHttp1:
         was reused."""
         deadline: float | None = None
         while True:
-            to_close: list[Connection] = []
-            found: Connection | None = None
-            new = False
             with self._lock:
-                if self._closed:
-                    raise RuntimeError("the transport is closed")
-                to_close += self._pool.expire(time.monotonic())
-                found = self._pool.take(key)
-                if found is None:
-                    room = self._pool.make_room()
-                    if room is not None:
-                        to_close.append(room)
-                    if self._pool.can_open():
-                        self._pool.opened()
-                        new = True
-                    else:
-                        wait = self._wait(request, "pool", "PoolTimeout")
-                        if wait is not None:
-                            now = time.monotonic()
-                            deadline = now + wait if deadline is None else deadline
-                            wait = deadline - now
-                            if wait <= 0:
-                                raise self._error(
-                                    "PoolTimeout", "no connection free within the timeout", request
-                                )
-                        self._lock.wait(wait)
+                to_close, found, new = self._pool.claim(key, time.monotonic())
+                if found is None and not new:
+                    wait = self._wait(request, "pool", "PoolTimeout")
+                    if wait is not None:
+                        now = time.monotonic()
+                        deadline = now + wait if deadline is None else deadline
+                        wait = deadline - now
+                        if wait <= 0:
+                            raise self._error(
+                                "PoolTimeout", "no connection free within the timeout", request
+                            )
+                    self._lock.wait(wait)
             for connection in to_close:
                 connection.close()
             if found is not None:
@@ -249,19 +182,10 @@ class SyncHttp1:
             self._pool.discard()
             self._lock.notify()
 
-    def _lost(self, connection: Connection) -> None:
-        """Close a connection that was in use (or taken idle), and free its place."""
-        connection.close()
-        self._discard()
-
     def _release(self, connection: Connection) -> None:
         """Put a connection whose response was read to its end back in the pool."""
         with self._lock:
-            if self._closed:
-                self._pool.discard()
-                dropped = [connection]
-            else:
-                dropped = self._pool.put(connection, connection.key, time.monotonic())
+            dropped = self._pool.put(connection, connection.key, time.monotonic())
             self._lock.notify()
         for old in dropped:
             old.close()
@@ -272,24 +196,18 @@ class SyncHttp1:
         hostname = host.decode("ascii")
         try:
             sock = socket.create_connection((hostname, port), timeout=timeout)
-        except TimeoutError as exc:
-            raise self._error("ConnectTimeout", str(exc) or "timed out", request) from exc
-        except OSError as exc:
-            raise self._error("ConnectError", exc, request) from exc
+        except OSError as exc:  # TimeoutError included
+            raise self._connect_error(exc, request) from exc
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if scheme == b"https":
                 sock = self._ssl_context.wrap_socket(sock, server_hostname=hostname)
-                if sock.selected_alpn_protocol() not in (None, "http/1.1"):
-                    raise self._error(
-                        "ConnectError", "the server chose a protocol other than HTTP/1.1", request
-                    )
-        except TimeoutError as exc:
+                refused = self._refused_protocol(sock.selected_alpn_protocol(), request)
+                if refused is not None:
+                    raise refused
+        except OSError as exc:  # ssl.SSLError and TimeoutError included
             sock.close()
-            raise self._error("ConnectTimeout", str(exc) or "timed out", request) from exc
-        except OSError as exc:  # ssl.SSLError included
-            sock.close()
-            raise self._error("ConnectError", exc, request) from exc
+            raise self._connect_error(exc, request) from exc
         except BaseException:
             sock.close()
             raise
@@ -305,7 +223,7 @@ class SyncHttp1:
     def handle_request(self, request: Any) -> Any:
         """Send ``request`` on a pooled or new connection; return the response once its head
         has arrived (the body streams as it is read)."""
-        prepared = prepare(self._stack, request)
+        prepared = prepare(self._stack, request, self._heads)
         while True:
             connection, reused = self._acquire(prepared.key, request)
             try:
@@ -350,12 +268,12 @@ class SyncHttp1:
                 if not chunk:
                     continue
                 connection.settimeout(self._wait(request, "write", "WriteTimeout"))
-                written += _write(sock, frame_chunk(chunk) if prepared.chunked else chunk)
+                written += _write(sock, prepared.frame(chunk))
             if prepared.chunked:
-                written += _write(sock, LAST_CHUNK)
+                written += _write(sock, prepared.tail)
             return True
         except TimeoutError as exc:
-            raise self._error("WriteTimeout", str(exc) or "timed out", request) from exc
+            raise self._timed_out("WriteTimeout", exc, request) from exc
         except _WriteFailed as exc:
             if reused and written == 0 and exc.sent == 0:
                 return None
@@ -367,21 +285,15 @@ class SyncHttp1:
 
     def _receive(self, connection: Connection, request: Any, prepared: Prepared, keep: bool) -> Any:
         framing = new_framing(request, self._limits)
-        stream = _body_type(self._stack)(self, connection, framing, request, prepared, keep)
+        body = stream_type(_Body, self._stack, "SyncByteStream")
+        stream = body(self, connection, framing, request, prepared, keep)
         stream.read_head()
-        return self._stack.httpx.Response(
-            framing.status,
-            headers=framing.headers,
-            stream=stream,
-            extensions=response_extensions(framing, connection),
-            request=request,
-        )
+        return self._response(framing, stream, connection, request)
 
     def close(self) -> None:
         """Close every idle connection; responses still being read close theirs when done."""
         with self._lock:
-            self._closed = True
-            idle = self._pool.clear()
+            idle = self._pool.close()
             self._lock.notify_all()
         for connection in idle:
             connection.close()
@@ -389,7 +301,7 @@ class SyncHttp1:
 
 class _Body:
     """The body of one response, read from its connection as the host iterates it (the base of
-    the stack's ``SyncByteStream`` made by ``_body_type``)."""
+    the stack's ``SyncByteStream`` made by ``base.stream_type``)."""
 
     def __init__(
         self,
@@ -420,16 +332,10 @@ class _Body:
             data = connection.recv()
         except TimeoutError as exc:
             self._drop()
-            raise transport._error("ReadTimeout", str(exc) or "timed out", request) from exc
+            raise transport._timed_out("ReadTimeout", exc, request) from exc
         except OSError as exc:
             self._drop()
-            if not self._received:
-                raise transport._error(
-                    "RemoteProtocolError",
-                    "Server disconnected without sending a response.",
-                    request,
-                ) from exc
-            raise transport._error("ReadError", exc, request) from exc
+            raise self._failure(exc) from exc
         try:
             if data:
                 if not self._received:
@@ -438,17 +344,18 @@ class _Body:
                 return list(self._framing.feed(data))
             if not self._received:
                 self._drop()
-                raise transport._error(
-                    "RemoteProtocolError",
-                    "Server disconnected without sending a response.",
-                    request,
-                )
+                raise self._failure(None)
             self._framing.feed_eof()
             return []
         except CodecError as exc:
             self._drop()
-            message = protocol_error(exc, self._framing, self._first)
-            raise transport._error("RemoteProtocolError", message, request) from exc
+            raise self._failure(exc) from exc
+
+    def _failure(self, exc: BaseException | None) -> Exception:
+        """The stack's exception for the response broken by ``exc`` (None: the end)."""
+        return self._transport._read_error(
+            exc, self._received, self._framing, self._first, self._request
+        )
 
     def read_head(self) -> None:
         """Read until the final head has arrived (body data read with it is kept)."""
@@ -479,10 +386,7 @@ class _Body:
         if connection is None or not self._framing.complete:
             return
         self._connection = None
-        if self._keep and reusable(self._framing, self._prepared):
-            self._transport._release(connection)
-        else:
-            self._transport._lost(connection)
+        self._transport._finish(connection, self._keep, self._framing, self._prepared)
 
     def _drop(self) -> None:
         connection, self._connection = self._connection, None
@@ -496,18 +400,7 @@ class _Body:
         self._drop()
 
 
-_BODY_TYPES: dict[str, type[_Body]] = {}
-
-
-def _body_type(stack: HttpStack) -> type[_Body]:
-    """``_Body`` as a ``SyncByteStream`` of ``stack`` (httpx's client checks the type)."""
-    made = _BODY_TYPES.get(stack.name)
-    if made is None:
-        made = _BODY_TYPES[stack.name] = type("Http1Body", (_Body, stack.httpx.SyncByteStream), {})
-    return made
-
-
 class Http1Transport(SyncHttp1, httpx.BaseTransport):
     """HTTP/1.1 over a keep-alive pool of Python sockets, with the framing of mcpstream's codec,
-    for an ``httpx.Client`` (``transport_types`` gives httpx2's). See ``SyncHttp1`` for the
+    for an ``httpx.Client`` (``transport_types`` gives httpx2's). See ``Http1Base`` for the
     options."""

@@ -1,0 +1,179 @@
+"""``Http1Base``: the part of the sync and the async HTTP/1.1 transports that does no I/O: their
+options and state (the TLS context, the pool and its limits, the request heads already
+encoded), the stack's exceptions for each failure of a connect, a write or a read, the stack's
+response, and whether a connection whose response was read to its end goes back to the pool.
+The drivers (``sync``, ``aio``) do the waits, reads and writes; the pool's rules are in
+``pool``.
+"""
+
+from __future__ import annotations
+
+import ssl
+from typing import Any, Generic, Protocol, TypeVar, cast
+
+from ...errors import CodecError
+from ..stack import HTTPX, HttpStack
+from .pool import Heads, IdlePool, Limits, Prepared, protocol_error, response_extensions, reusable
+
+__all__ = ["DISCONNECTED", "Http1Base", "stream_type"]
+
+DISCONNECTED = "Server disconnected without sending a response."
+"""The message of the ``RemoteProtocolError`` for a connection that ended before any byte of
+the answer arrived (h11's words, as httpx raises them)."""
+
+
+class _Closes(Protocol):
+    """A driver's connection, as the base closes it."""
+
+    def close(self) -> None: ...
+
+
+C = TypeVar("C", bound=_Closes)
+T = TypeVar("T")
+
+
+class Http1Base(Generic[C]):
+    """What both transports share, on the HTTP stack of ``_stack`` (its exceptions and
+    responses), over a pool of connections of type ``C`` (the driver's).
+
+    ``verify`` and ``cert`` mean what they mean to ``httpx.Client`` (an ``ssl.SSLContext``
+    given as ``verify`` is used as it is, and must allow HTTP/1.1 if it offers ALPN).
+    ``max_connections``: the connections open at once (None: no bound; a request waits for one
+    within its ``pool`` timeout); ``max_keepalive_connections``: the idle connections kept, in
+    all; ``keepalive_expiry``: the seconds an idle connection is kept. ``max_head_bytes`` and
+    ``max_headers`` bound each response head (and the trailers of a chunked body).
+
+    The driver provides ``_release`` (a connection back to the pool) and ``_discard`` (the
+    place of a closed connection freed).
+    """
+
+    _stack: HttpStack = HTTPX
+
+    def __init__(
+        self,
+        *,
+        verify: ssl.SSLContext | str | bool = True,
+        cert: Any = None,
+        trust_env: bool = True,
+        max_connections: int | None = 100,
+        max_keepalive_connections: int = 20,
+        keepalive_expiry: float = 5.0,
+        max_head_bytes: int = 64 * 1024,
+        max_headers: int = 100,
+    ) -> None:
+        if isinstance(verify, ssl.SSLContext):
+            self._ssl_context = verify
+        else:
+            self._ssl_context = self._stack.httpx.create_ssl_context(
+                verify=verify, cert=cert, trust_env=trust_env
+            )
+            self._ssl_context.set_alpn_protocols(["http/1.1"])
+        self._limits = Limits(
+            max_connections,
+            max_keepalive_connections,
+            keepalive_expiry,
+            max_head_bytes,
+            max_headers,
+        )
+        self._pool: IdlePool[C] = IdlePool(self._limits)
+        self._heads = Heads()
+        self._init_driver()
+
+    def _init_driver(self) -> None:
+        """The driver's own state, made at the end of ``__init__`` (none here)."""
+
+    # -- the stack's exceptions --------------------------------------------------------------
+
+    def _error(self, name: str, message: object, request: Any) -> Exception:
+        """The stack's exception ``name`` (``ReadError``, ...) for ``request``."""
+        error: Exception = getattr(self._stack.httpx, name)(str(message), request=request)
+        return error
+
+    def _timed_out(self, name: str, exc: BaseException | None, request: Any) -> Exception:
+        """The stack's timeout ``name`` (``ConnectTimeout``, ``WriteTimeout``, ...), with the
+        message of ``exc`` when it has one."""
+        return self._error(name, str(exc or "") or "timed out", request)
+
+    def _connect_error(self, exc: OSError, request: Any) -> Exception:
+        """The stack's exception for a connection (or its TLS handshake) that failed with
+        ``exc``: ``ConnectTimeout`` for a timeout, else ``ConnectError``."""
+        if isinstance(exc, TimeoutError):
+            return self._timed_out("ConnectTimeout", exc, request)
+        return self._error("ConnectError", exc, request)
+
+    def _refused_protocol(self, chosen: str | None, request: Any) -> Exception | None:
+        """The stack's ``ConnectError`` when ALPN chose ``chosen``, a protocol other than
+        HTTP/1.1; None when the connection speaks HTTP/1.1 (or ALPN chose nothing)."""
+        if chosen is None or chosen == "http/1.1":
+            return None
+        return self._error(
+            "ConnectError", "the server chose a protocol other than HTTP/1.1", request
+        )
+
+    def _read_error(
+        self,
+        exc: BaseException | None,
+        received: bool,
+        framing: Any,
+        first: bytes,
+        request: Any,
+    ) -> Exception:
+        """The stack's exception for a response that broke (not for a timeout): the
+        connection ended or failed (``exc``, None for a plain end) before any byte of it was
+        ``received``, the framing refused it (a ``CodecError``; ``first``: its first bytes),
+        or the connection failed within it."""
+        if not received:
+            return self._error("RemoteProtocolError", DISCONNECTED, request)
+        if isinstance(exc, CodecError):
+            return self._error("RemoteProtocolError", protocol_error(exc, framing, first), request)
+        return self._error("ReadError", exc or "connection lost", request)
+
+    # -- the response ------------------------------------------------------------------------
+
+    def _response(self, framing: Any, stream: Any, connection: C, request: Any) -> Any:
+        """The stack's response to ``request`` once ``framing`` has its head; ``stream`` reads
+        the body, ``connection`` is its ``network_stream`` extension."""
+        return self._stack.httpx.Response(
+            framing.status,
+            headers=framing.headers,
+            stream=stream,
+            extensions=response_extensions(framing, connection),
+            request=request,
+        )
+
+    def _finish(self, connection: C, keep: bool, framing: Any, prepared: Prepared) -> None:
+        """A response read to its end: its connection back to the pool when ``keep`` (its
+        request was written whole) and the exchange allows reuse (``reusable``), else closed."""
+        if keep and reusable(framing, prepared):
+            self._release(connection)
+        else:
+            self._lost(connection)
+
+    def _release(self, connection: C) -> None:
+        """Put a connection whose response was read to its end back in the pool (the
+        driver's)."""
+        raise NotImplementedError
+
+    def _lost(self, connection: C) -> None:
+        """Close a connection that was in use (or taken idle), and free its place."""
+        connection.close()
+        self._discard()
+
+    def _discard(self) -> None:
+        """Free the place of a connection in use that was closed (the driver's: it wakes a
+        request waiting for one)."""
+        raise NotImplementedError
+
+
+_STREAM_TYPES: dict[tuple[type[Any], str], type[Any]] = {}
+
+
+def stream_type(body: type[T], stack: HttpStack, base: str) -> type[T]:
+    """``body`` (a driver's response body) made a subclass of ``stack``'s ``base``
+    (``SyncByteStream`` or ``AsyncByteStream``: httpx's client checks the type), one per
+    stack."""
+    made = _STREAM_TYPES.get((body, stack.name))
+    if made is None:
+        name = "AsyncHttp1Body" if base.startswith("Async") else "Http1Body"
+        made = _STREAM_TYPES[body, stack.name] = type(name, (body, getattr(stack.httpx, base)), {})
+    return cast("type[T]", made)
