@@ -10,7 +10,7 @@ import time
 from typing import Any
 
 import pytest
-from mcpstream import AsyncClient, Client, Notification, Progress
+from mcpstream import AsyncClient, Client, Notification, Progress, __version__
 from mcpstream.demo import DemoServer
 from mcpstream.errors import McpHttpTransportSessionExpiredError, McpTimeoutError
 from transport.fault_server import Conn, FaultServer, Request, notification, result, sse
@@ -122,6 +122,29 @@ def lost_session_server(fault_server: FaultServer) -> SessionServer:
 
     server = SessionServer(fault_server, on_tool_call=on_tool_call)
     return server
+
+
+# -- headers: the User-Agent ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("configured", [None, "host/1"])
+def test_both_clients_send_a_configured_user_agent_else_mcpstreams(
+    fault_server: FaultServer, configured: str | None
+) -> None:
+    server = SessionServer(fault_server)
+    headers = {} if configured is None else {"user-agent": configured}
+
+    async def scenario() -> None:
+        async with AsyncClient(server.url, headers=headers) as client:
+            await client.call_tool("echo")
+
+    with Client(server.url, headers=headers) as client:
+        client.call_tool("echo")
+    asyncio.run(scenario())
+    recorded = fault_server.recorded(server.url)
+    assert {"POST", "DELETE"} <= {request.method for request in recorded}
+    expected = configured or f"mcpstream/{__version__}"
+    assert {request.headers["user-agent"] for request in recorded} == {expected}
 
 
 # -- session expiry: retry only a call the server did not take --------------------------------

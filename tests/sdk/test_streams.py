@@ -13,10 +13,13 @@ from contextlib import AsyncExitStack
 from typing import Any
 
 import anyio
+import httpx
 import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client, ClientSession, MCPDeprecationWarning, MCPError
+from mcp.shared._httpx_utils import create_mcp_http_client
+from mcpstream.sdk import streamablehttp_client
 
 from tests.hostile.server import Connection, sse_event
 from tests.transport.conftest import _start_mcp_server
@@ -360,3 +363,83 @@ def test_a_notification_refused_by_the_servers_session_is_dropped_as_by_the_sdk(
     assert seen["mcpstream"] == seen["sdk"]
     not_found = f"call mcp.shared.exceptions.MCPError({types.INVALID_REQUEST}) Session not found"
     assert seen["sdk"] == [["notified", not_found]] * 2
+
+
+# -- the User-Agent: the SDK's transport sets none, the HTTP client's headers supply it -------
+
+HOST_CLIENTS: dict[str, Any] = {
+    "sdk default": lambda: None,
+    "host headers": lambda: create_mcp_http_client(headers={"User-Agent": "host/1"}),
+    "host client headers": lambda: httpx2.AsyncClient(headers={"user-agent": "host-client/1"}),
+    "host client default": httpx2.AsyncClient,
+}
+"""The clients a host hands the transport (None: the transport makes its own): the SDK's
+factory with the headers a host passes it (what the 1.x line's ``streamablehttp_client(headers=)``
+does), an ``httpx2.AsyncClient`` with headers of its own, and one with httpx2's defaults."""
+
+
+async def _user_agent(factory: Any, url: str, mode: str, **options: Any) -> str:
+    """The ``User-Agent`` the server saw on a ``tools/call`` under ``mcp.Client``."""
+    async with Client(factory(url, **options), mode=mode) as client:
+        result = await client.call_tool("user_agent", {})
+    content = result.content[0]
+    assert isinstance(content, types.TextContent)
+    return content.text
+
+
+@pytest.mark.parametrize("case", sorted(HOST_CLIENTS))
+def test_the_user_agent_is_the_one_the_sdks_transport_sends(
+    mcp_server_urls: dict[str, str], mode: str, case: str
+) -> None:
+    url = mcp_server_urls["sse"]
+
+    async def main() -> dict[str, str]:
+        seen: dict[str, str] = {}
+        for name, factory in TRANSPORTS.items():
+            client = HOST_CLIENTS[case]()
+            if client is None:
+                seen[name] = await _user_agent(factory, url, mode)
+            else:
+                async with client:
+                    seen[name] = await _user_agent(factory, url, mode, http_client=client)
+        return seen
+
+    async def sdk_default() -> str:
+        async with create_mcp_http_client() as client:
+            return str(client.headers["user-agent"])  # python-httpx2/<version>
+
+    seen = run(main(), 60)
+    assert seen["mcpstream"] == seen["sdk"]
+    default = run(sdk_default())
+    expected = {"host headers": "host/1", "host client headers": "host-client/1"}
+    assert seen["sdk"] == expected.get(case, default)
+    assert not seen["sdk"].startswith("mcpstream/")
+
+
+def test_the_user_agent_of_mcpstreams_headers_wins_over_the_clients(
+    mcp_server_urls: dict[str, str],
+) -> None:
+    url = mcp_server_urls["sse"]
+    factory = TRANSPORTS["mcpstream"]
+
+    async def main() -> list[str]:
+        headers = {"USER-AGENT": "configured/1"}
+        async with httpx2.AsyncClient(headers={"User-Agent": "host-client/1"}) as client:
+            over_host = await _user_agent(
+                factory, url, "legacy", http_client=client, headers=headers
+            )
+        own = await _user_agent(factory, url, "legacy", headers=headers)
+        # An httpx client (mcpstream takes one, the SDK's 2.x transport does not): its default.
+        async with httpx.AsyncClient() as client:
+            httpx_default = await _user_agent(factory, url, "legacy", http_client=client)
+        with pytest.warns(DeprecationWarning):
+            deprecated = streamablehttp_client(url, headers={"User-Agent": "host/1"})
+        async with deprecated as streams, ClientSession(*streams[:2]) as session:
+            await session.initialize()
+            result = await session.call_tool("user_agent", {})
+        content = result.content[0]
+        assert isinstance(content, types.TextContent)
+        return [over_host, own, httpx_default, content.text]
+
+    httpx_default = f"python-httpx/{httpx.__version__}"
+    assert run(main(), 60) == ["configured/1", "configured/1", httpx_default, "host/1"]

@@ -11,7 +11,8 @@ elicitations, the second after the first answer: two rounds of ``input_required`
 ``sample`` (a sampling request), ``roots`` (a roots request), ``pause`` (progress after a silence,
 then the answer after another), ``ask_then_pause`` (a server request, then the answer after a
 silence; ``resolve_then_pause`` the same in either era), ``hold`` (a slow call that
-records whether the server cancelled it, read back with ``outcome``), a resource
+records whether the server cancelled it, read back with ``outcome``), ``user_agent`` (the
+``User-Agent`` the call's HTTP request carried), a resource
 ``mem://readme`` and a prompt ``greet``. Every mode speaks both eras (the SDK picks by the
 request); ``stateless`` keeps no session for the handshake era either. ``http-sse`` serves the
 deprecated HTTP+SSE transport of 2024-11-05 instead (the SDK's ``sse_app``: the stream at
@@ -221,6 +222,11 @@ def build_server() -> MCPServer:
     async def outcome(key: str) -> str:
         """How the ``hold`` call ``key`` ended on the server (``unknown``: none such ran)."""
         return OUTCOMES.get(key, "unknown")
+
+    @server.tool()
+    async def user_agent(ctx: Context) -> str:
+        """The ``User-Agent`` of the HTTP request that carried this call (empty: none)."""
+        return (ctx.headers or {}).get("user-agent", "")
 
     @server.tool()
     async def resumable(ctx: Context) -> str:

@@ -110,6 +110,23 @@ def test_requests_carry_the_mcp_headers_and_the_static_headers(
     assert transport.session_negotiated
 
 
+@pytest.mark.parametrize("name", ["User-Agent", "user-agent", "USER-AGENT"])
+def test_a_configured_user_agent_is_sent_instead_of_mcpstreams(
+    make_transport: Any, fault_server: FaultServer, name: str
+) -> None:
+    url = fault_server.route(session_server())
+    transport = make_transport(url, headers={name: "host/1"}, listen=False)
+    handshake(transport)
+    transport.request(method="ping", params=None, timeout_s=5)
+    # One User-Agent in what is sent (the recording keeps the last of a repeated name).
+    names = [key for key in transport._protocol.post_headers() if key.lower() == "user-agent"]
+    assert names == [name]
+    transport.close()
+    recorded = fault_server.recorded(url)
+    assert [request.method for request in recorded] == ["POST", "POST", "POST", "DELETE"]
+    assert {request.headers["user-agent"] for request in recorded} == {"host/1"}
+
+
 def test_a_404_with_a_session_means_the_session_expired(
     make_transport: Any, fault_server: FaultServer
 ) -> None:

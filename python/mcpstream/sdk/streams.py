@@ -74,6 +74,10 @@ class SessionRelay:
         # The SDK caps SSE events only ("JSON responses are not affected"): a JSON body keeps
         # mcpstream's own budget, or the event cap where that is larger.
         self._rules.protocol.max_json_bytes = options.max_json_bytes
+        # The SDK's transport sets no User-Agent: the HTTP client's headers supply it (the
+        # host's client's, or the default of the SDK's stack). Only one in ``headers`` is sent
+        # over them.
+        self._rules.protocol.user_agent = None
         self._calls: dict[_Key, anyio.CancelScope] = {}
         self._answers: dict[_Key, asyncio.Future[ForwardedAnswer]] = {}
 

@@ -303,6 +303,8 @@ class McpHttpProtocol:
             raise McpHttpTransportError(f"MCP server '{server.id}' has no HTTP URL configured.")
         self.server = server
         self.url: str = server.url
+        self._user_agent: str | None = USER_AGENT
+        self._base_headers = self._headers_of_every_request()
         self.redacted_url = redact_url(server.url)
         self.max_event_bytes = max_event_bytes
         self._max_json_bytes: int | None = None
@@ -527,10 +529,34 @@ class McpHttpProtocol:
 
     # -- headers -------------------------------------------------------------------------------
 
-    def _common_headers(self, *, authorization: str | None) -> dict[str, str]:
+    @property
+    def user_agent(self) -> str | None:
+        """mcpstream's ``User-Agent``, sent unless the server's headers set one (under any
+        spelling of the name: the user's wins); None: none of mcpstream's, the HTTP client's
+        own default headers supply it (a relayed session sends as the SDK's transport does)."""
+        return self._user_agent
+
+    @user_agent.setter
+    def user_agent(self, value: str | None) -> None:
+        self._user_agent = value
+        self._base_headers = self._headers_of_every_request()
+
+    def _headers_of_every_request(self) -> dict[str, str]:
+        # Made once per protocol (and again if ``user_agent`` is set): the server's headers are
+        # a read-only copy (``ResolvedMcpServer``) and ``self.server`` is never replaced.
         headers = dict(self.server.headers)
-        headers["User-Agent"] = USER_AGENT
+        names = {name.lower() for name in headers}
+        if self._user_agent is not None and "user-agent" not in names:
+            headers["User-Agent"] = self._user_agent
+        # mcpstream decodes the codings it asks for, and only those: one Accept-Encoding, its own.
+        if "accept-encoding" in names:
+            for name in [name for name in headers if name.lower() == "accept-encoding"]:
+                del headers[name]
         headers["Accept-Encoding"] = ACCEPT_ENCODING
+        return headers
+
+    def _common_headers(self, *, authorization: str | None) -> dict[str, str]:
+        headers = dict(self._base_headers)
         if authorization is not None:
             self._remember_credentials(authorization)
             # The hook's credentials replace a static Authorization header, however it is spelt.
