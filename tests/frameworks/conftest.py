@@ -92,11 +92,11 @@ def times_out_as_over_the_sdk(
     framework's own, without ``install()``), and that each route ran over mcpstream (``counted``:
     the test's ``relays``)."""
     theirs = run(timed_failure(lambda: attempt("install")))
-    for route in routes:
-        if route == "install":
+    for way in routes:
+        if way == "install":
             mcpstream.sdk.install()
         try:
-            ours = run(timed_failure(functools.partial(attempt, route)))
+            ours = run(timed_failure(functools.partial(attempt, way)))
         finally:
             mcpstream.sdk.uninstall()
         same_timeout(ours, theirs)
