@@ -25,12 +25,14 @@ import pytest
 
 from tests.sdk.conftest import run
 from tests.sdk.relays import Relays, relays
-from tests.sdk.routes import down_url, never_left_installed, route
+from tests.sdk.routes import HOST_TIMEOUT_S, LARGE, down_url, never_left_installed, route
 from tests.sdk.silent import silent_url
 from tests.sdk.transports import shape
 from tests.transport.conftest import mcp_server_urls
 
 __all__ = [
+    "HOST_TIMEOUT_S",
+    "LARGE",
     "Relays",
     "down_url",
     "mcp_server_urls",
@@ -41,19 +43,11 @@ __all__ = [
     "silent_url",
 ]
 
-LARGE = 4 * 1024 * 1024
-"""Characters of the large result (``big_text``): a few MiB, past the 1 MiB SSE event cap
-FastMCP and the SDK set by default, so the server's JSON mode carries it (the SDK caps SSE
-events only)."""
-
 STEPS = 3
 """Progress notifications the ``count`` tool sends (with the progress token of its call)."""
 
 PROGRESS = [(float(step), float(STEPS), f"step {step}") for step in range(1, STEPS + 1)]
 """What a progress callback receives of ``count``: ``(progress, total, message)`` each step."""
-
-HOST_TIMEOUT_S = 0.5
-"""The timeout a host configures in its framework, against ``silent_url``."""
 
 
 def same_failure(ours: BaseException, theirs: BaseException) -> None:

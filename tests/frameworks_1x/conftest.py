@@ -23,7 +23,14 @@ import uvicorn
 from mcp.server.fastmcp import Context, FastMCP
 
 from tests.sdk.relays import Relays, relays
-from tests.sdk.routes import down_url, installed, never_left_installed, route
+from tests.sdk.routes import (
+    HOST_TIMEOUT_S,
+    LARGE,
+    down_url,
+    installed,
+    never_left_installed,
+    route,
+)
 from tests.sdk.silent import silent_url
 
 __all__ = [
@@ -40,14 +47,8 @@ __all__ = [
     "silent_url",
 ]
 
-LARGE = 4 * 1024 * 1024
-"""Characters of the large result (``big_text``)."""
-
 STEPS = 5
 """Progress notifications the ``count`` tool sends before it answers."""
-
-HOST_TIMEOUT_S = 0.5
-"""The host's timeout against the silent server: short, so that the suite stays quick."""
 
 
 def _server() -> FastMCP:

@@ -70,8 +70,8 @@ def test_its_own_hook_a_session_opened_on_mcpstream(server_url: str, relays: Rel
     assert relays.made == 1
 
 
-@pytest.mark.usefixtures("installed")
-def test_progress_reaches_its_callback_by_install(server_url: str, relays: Relays) -> None:
+def _progress_seen() -> tuple[Callbacks, list[tuple[float, float | None, str | None]]]:
+    """Callbacks whose ``on_progress`` records what it receives, and that record."""
     seen: list[tuple[float, float | None, str | None]] = []
 
     async def on_progress(
@@ -79,14 +79,42 @@ def test_progress_reaches_its_callback_by_install(server_url: str, relays: Relay
     ) -> None:
         seen.append((progress, total, message))
 
+    return Callbacks(on_progress=on_progress), seen
+
+
+COUNTED = [(float(step), float(STEPS), f"step {step}") for step in range(1, STEPS + 1)]
+"""What ``on_progress`` receives of ``count``."""
+
+
+@pytest.mark.usefixtures("installed")
+def test_progress_reaches_its_callback_by_install(server_url: str, relays: Relays) -> None:
+    callbacks, seen = _progress_seen()
+
     async def main() -> str:
-        client = _client(server_url, Callbacks(on_progress=on_progress))
+        client = _client(server_url, callbacks)
         tools = {tool.name: tool for tool in await client.get_tools()}
         return _text(await tools["count"].ainvoke({"steps": STEPS}))
 
     assert anyio.run(main) == f"counted {STEPS}"
-    assert seen == [(step, STEPS, f"step {step}") for step in range(1, STEPS + 1)]
+    assert seen == COUNTED
     assert relays.made == 2  # the listing's session and the call's
+
+
+def test_progress_reaches_its_callback_by_its_own_hook(server_url: str, relays: Relays) -> None:
+    callbacks, seen = _progress_seen()
+
+    async def main() -> str:
+        async with (
+            mcpstream.sdk.streamable_http_client(server_url) as (read, write, _),
+            ClientSession(read, write) as session,
+        ):
+            await session.initialize()
+            tools = {tool.name: tool for tool in await load_mcp_tools(session, callbacks=callbacks)}
+            return _text(await tools["count"].ainvoke({"steps": STEPS}))
+
+    assert anyio.run(main) == f"counted {STEPS}"
+    assert seen == COUNTED
+    assert relays.made == 1
 
 
 def test_uninstall_gives_the_sdk_transport_back(server_url: str, relays: Relays) -> None:
