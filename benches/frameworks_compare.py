@@ -188,8 +188,8 @@ def _ratios(runs: list[dict[str, Any]], kind: str) -> str:
     ratios = sorted(run[f"{kind}_ratio"] for run in runs)
     middle = runs[len(runs) // 2][f"{kind}_ratio"]
     if len(runs) == 1:
-        return f"{middle:.1f}x"
-    return f"{middle:.1f}x ({ratios[0]:.1f}-{ratios[-1]:.1f}x)"
+        return f"{middle:.2f}x"
+    return f"{middle:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x)"
 
 
 def markdown(runs: list[dict[str, dict[str, Any]]]) -> str:
