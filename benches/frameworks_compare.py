@@ -5,19 +5,20 @@ alternating.
 ``python benches/frameworks_compare.py [--rounds N] [--json FILE] [--markdown] [--frameworks
 NAME,...]``, where the frameworks are installed (the venv of scripts/framework-tests.sh), starts
 the replay server (``replay_server.py``, a process of its own, so that the client is what is
-measured). For each framework (FastMCP, Pydantic AI, OpenAI Agents, llama-index) it opens the
+measured). For each framework (FastMCP, Pydantic AI, OpenAI Agents, llama-index; Google ADK with
+``--frameworks adk`` in its own environment, ``MCPSTREAM_FRAMEWORKS=adk``) it opens the
 framework's client the framework's own way (a URL, its own HTTP client and defaults) twice: one
 before ``install()`` and one while it is in effect, which is also in effect while that side runs
 its rounds (llama-index opens a session for every call). The workloads (``alternating.py``),
 round by round, alternating the two: ``large`` (one call, a 16 MiB text result in one SSE event;
 only FastMCP and Pydantic AI, whose client is given FastMCP's transport with
 ``max_sse_event_size=None``: the SDK's transport refuses SSE events over 1 MiB by default, and
-OpenAI Agents and llama-index have no option to lift that), ``large_json`` (the same result as a
-JSON body, which every framework takes), ``small300`` (300 small calls) and ``notifications``
-(one call streaming 20,000 progress notifications, counted where the framework takes a message
-handler: all but llama-index). The medians and the ratios (SDK / mcpstream) are printed, with
-the targets beside them: a 16 MiB result CPU >= 6x, ``small300`` CPU >= 1.7x under FastMCP,
-Pydantic AI and OpenAI Agents; ``--markdown`` prints the table of docs/benchmarks.md too.
+the other frameworks have no option to lift that), ``large_json`` (the same result as a JSON
+body, which every framework takes), ``small300`` (300 small calls) and ``notifications`` (one
+call streaming 20,000 progress notifications, counted where the framework takes a message
+handler: all but llama-index and Google ADK). The medians and the ratios (SDK / mcpstream) are
+printed, with the targets beside them: a 16 MiB result CPU >= 6x, ``small300`` CPU >= 1.7x under
+FastMCP, Pydantic AI and OpenAI Agents; ``--markdown`` prints the table of docs/benchmarks.md too.
 """
 
 from __future__ import annotations
@@ -56,6 +57,10 @@ WORKLOADS = {
 TARGETS = {"large": 6.0, "large_json": 6.0, "small300": 1.7}
 """The CPU ratios aimed for (``TARGETED`` frameworks)."""
 TARGETED = ("fastmcp", "pydantic-ai", "openai-agents")
+UNCOUNTED = ("llama-index", "adk")
+"""The frameworks that take no message handler: their notification rounds check the result."""
+DEFAULT = ("fastmcp", "pydantic-ai", "openai-agents", "llama-index")
+"""The frameworks of one environment (scripts/framework-tests.sh); ``adk`` needs its own."""
 
 Opener = Callable[[str, AsyncExitStack, Notified], Awaitable[Call]]
 """Opens a framework's client on a URL (closed with the stack), its message handler counting
@@ -125,11 +130,37 @@ async def _llama_index(url: str, stack: AsyncExitStack, notified: Notified) -> C
     return call
 
 
+async def _adk(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from google.adk.agents import LlmAgent
+    from google.adk.agents.invocation_context import InvocationContext
+    from google.adk.sessions import InMemorySessionService
+    from google.adk.tools.mcp_tool import McpToolset, StreamableHTTPConnectionParams
+    from google.adk.tools.tool_context import ToolContext
+
+    # Its session's read timeout (``timeout``, 5 s by default) is raised, as OpenAI Agents' is.
+    toolset = McpToolset(connection_params=StreamableHTTPConnectionParams(url=url, timeout=60))
+    stack.push_async_callback(toolset.close)
+    tools = {tool.name: tool for tool in await toolset.get_tools()}
+    service = InMemorySessionService()
+    session = await service.create_session(app_name="frameworks_compare", user_id="host")
+    invocation = InvocationContext(
+        session_service=service, invocation_id="call", agent=LlmAgent(name="host"), session=session
+    )
+
+    async def call(tool: str) -> str:
+        # As an agent calls a tool: run_async in an invocation (the result as a dict).
+        result = await tools[tool].run_async(args={}, tool_context=ToolContext(invocation))
+        return str(result["content"][0]["text"])
+
+    return call
+
+
 FRAMEWORKS: dict[str, tuple[str, Opener, tuple[str, ...]]] = {
     "fastmcp": ("FastMCP", _fastmcp, tuple(WORKLOADS)),
     "pydantic-ai": ("Pydantic AI", _pydantic_ai, tuple(WORKLOADS)),
     "openai-agents": ("OpenAI Agents", _openai_agents, tuple(WORKLOADS)[1:]),
     "llama-index": ("llama-index", _llama_index, tuple(WORKLOADS)[1:]),
+    "adk": ("Google ADK", _adk, tuple(WORKLOADS)[1:]),
 }
 """Each framework's name in the table, how its client is opened, and its workloads."""
 
@@ -156,7 +187,7 @@ async def compare(framework: str, url: str, rounds: int) -> dict[str, Any]:
             notified = Notified()
             with _scope(name):
                 call = await opener(url, stack, notified)
-            sides[name] = _side(call, notified if framework != "llama-index" else None)
+            sides[name] = _side(call, None if framework in UNCOUNTED else notified)
         times = await alternate(sides, workloads, rounds, _scope)
     return {workload: summary(runs, "sdk", "mcpstream") for workload, runs in times.items()}
 
@@ -221,7 +252,7 @@ def _cpu_ratio(result: dict[str, Any]) -> float:
 
 def main() -> None:
     arguments = parser(__doc__)
-    arguments.add_argument("--frameworks", default=",".join(FRAMEWORKS))
+    arguments.add_argument("--frameworks", default=",".join(DEFAULT))
     arguments.add_argument("--runs", type=int, default=1, help="whole runs, for the range")
     arguments.add_argument("--markdown", action="store_true")
     args = arguments.parse_args()
