@@ -1,140 +1,274 @@
-"""FastMCP's own client (``fastmcp.Client`` with FastMCP's ``StreamableHttpTransport``) over the
-SDK's Streamable HTTP transport against the same over mcpstream (``mcpstream.sdk.install()``),
-in one process, rounds alternating.
+"""Each agent framework's own MCP client over its default transport (the SDK's Streamable HTTP
+transport) against the same with ``mcpstream.sdk.install()`` in effect, in one process, rounds
+alternating.
 
-``python benches/frameworks_compare.py [--rounds N] [--json FILE]``, where FastMCP is installed
-(the venv of scripts/framework-tests.sh), starts the replay server (``replay_server.py``, a
-process of its own, so that the client is what is measured), opens one FastMCP session
-(``mode="legacy"``: the replay server speaks the handshake era) before ``install()`` and one
-while it is in effect (the transport is chosen when a session connects), and runs each workload
-round by round, alternating the two: ``large`` (one call, a 16 MiB text result; FastMCP's
-transport is given ``max_sse_event_size=None``, its 1 MiB default would refuse it) and
-``small300`` (300 small calls). Each round's CPU time (``time.process_time``: every thread of
-the process) and wall time are recorded; the medians and the ratios (SDK / mcpstream) are
-printed. Every round checks what it received.
+``python benches/frameworks_compare.py [--rounds N] [--json FILE] [--markdown] [--frameworks
+NAME,...]``, where the frameworks are installed (the venv of scripts/framework-tests.sh), starts
+the replay server (``replay_server.py``, a process of its own, so that the client is what is
+measured). For each framework (FastMCP, Pydantic AI, OpenAI Agents, llama-index; Google ADK with
+``--frameworks adk`` in its own environment, ``MCPSTREAM_FRAMEWORKS=adk``) it opens the
+framework's client the framework's own way (a URL, its own HTTP client and defaults) twice: one
+before ``install()`` and one while it is in effect, which is also in effect while that side runs
+its rounds (llama-index opens a session for every call). The workloads (``alternating.py``),
+round by round, alternating the two: ``large`` (one call, a 16 MiB text result in one SSE event;
+only FastMCP and Pydantic AI, whose client is given FastMCP's transport with
+``max_sse_event_size=None``: the SDK's transport refuses SSE events over 1 MiB by default, and
+the other frameworks have no option to lift that), ``large_json`` (the same result as a JSON
+body, which every framework takes), ``small300`` (300 small calls) and ``notifications`` (one
+call streaming 20,000 progress notifications, counted where the framework takes a message
+handler: all but llama-index and Google ADK). The medians and the ratios (SDK / mcpstream) are
+printed, with the targets beside them: a 16 MiB result CPU >= 6x, ``small300`` CPU >= 1.7x under
+FastMCP, Pydantic AI and OpenAI Agents; ``--markdown`` prints the table of docs/benchmarks.md too.
 """
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
-import statistics
-import subprocess
 import sys
-import time
-from contextlib import AsyncExitStack
+from collections.abc import Awaitable, Callable, Iterator
+from contextlib import AbstractContextManager, AsyncExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-import fastmcp
+import mcp_types
 import mcpstream.sdk
-from fastmcp.client.transports import StreamableHttpTransport
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).parent))
 
-from replay_server import LARGE_TEXT_BYTES  # noqa: E402
+from alternating import (
+    Call,
+    Notified,
+    alternate,
+    line,
+    parser,
+    run_workload,
+    summary,
+    write_json,
+)
+from replay_server import running
 
-SMALL_CALLS = 300
-WORKLOADS = ("large", "small300")
+WORKLOADS = {
+    "large": "one 16 MiB result, SSE",
+    "large_json": "one 16 MiB result, JSON",
+    "small300": "300 small calls",
+    "notifications": "20,000 progress notifications",
+}
+"""The workloads, and how the table names them."""
+TARGETS = {"large": 6.0, "large_json": 6.0, "small300": 1.7}
+"""The CPU ratios aimed for (``TARGETED`` frameworks)."""
+TARGETED = ("fastmcp", "pydantic-ai", "openai-agents")
+UNCOUNTED = ("llama-index", "adk")
+"""The frameworks that take no message handler: their notification rounds check the result."""
+DEFAULT = ("fastmcp", "pydantic-ai", "openai-agents", "llama-index")
+"""The frameworks of one environment (scripts/framework-tests.sh); ``adk`` needs its own."""
 
-
-class Side:
-    """One FastMCP session, opened over the SDK's transport or, installed, over mcpstream's."""
-
-    def __init__(self, name: str, url: str) -> None:
-        self.name, self.url = name, url
-        self.client: fastmcp.Client[Any]
-
-    async def open(self, stack: AsyncExitStack) -> None:
-        if self.name == "mcpstream":
-            mcpstream.sdk.install()
-        try:
-            transport = StreamableHttpTransport(self.url, max_sse_event_size=None)
-            client = fastmcp.Client(transport, mode="legacy")
-            self.client = await stack.enter_async_context(client)
-        finally:
-            mcpstream.sdk.uninstall()  # the open session keeps the transport it connected with
-
-    async def round(self, workload: str) -> None:
-        if workload == "large":
-            result = await self.client.call_tool("large", {})
-            assert len(result.content[0].text) == LARGE_TEXT_BYTES  # type: ignore[union-attr]
-        else:
-            for _ in range(SMALL_CALLS):
-                result = await self.client.call_tool("small", {})
-                assert not result.is_error
+Opener = Callable[[str, AsyncExitStack, Notified], Awaitable[Call]]
+"""Opens a framework's client on a URL (closed with the stack), its message handler counting
+notifications, and gives its call."""
 
 
-async def _measure(side: Side, workload: str) -> tuple[float, float]:
-    cpu, wall = time.process_time(), time.perf_counter()
-    await side.round(workload)
-    return time.process_time() - cpu, time.perf_counter() - wall
+def _text(content: list[Any]) -> str:
+    text = content[0]
+    assert isinstance(text, mcp_types.TextContent), text
+    return text.text
 
 
-async def compare(url: str, rounds: int) -> dict[str, Any]:
-    sides = [Side("sdk", url), Side("mcpstream", url)]
-    results: dict[str, Any] = {}
+async def _fastmcp(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    import fastmcp
+    from fastmcp.client.transports import StreamableHttpTransport
+
+    transport = StreamableHttpTransport(url, max_sse_event_size=None)
+    client = fastmcp.Client(transport, message_handler=notified.handler)
+    await stack.enter_async_context(client)
+
+    async def call(tool: str) -> str:
+        return _text((await client.call_tool(tool, {})).content)
+
+    return call
+
+
+async def _pydantic_ai(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from fastmcp.client.transports import StreamableHttpTransport
+    from pydantic_ai.mcp import MCPToolset
+
+    transport = StreamableHttpTransport(url, max_sse_event_size=None)
+    toolset = MCPToolset[Any](transport, message_handler=notified.handler)
+    await stack.enter_async_context(toolset)
+
+    async def call(tool: str) -> str:
+        text = await toolset.direct_call_tool(tool, {})
+        assert isinstance(text, str), type(text)
+        return text
+
+    return call
+
+
+async def _openai_agents(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from agents.mcp import MCPServerStreamableHttp
+
+    # Its session's read timeout (5 s by default) is raised: the SDK's transport takes seconds
+    # over the notification flood on a busy machine.
+    server = MCPServerStreamableHttp(
+        {"url": url}, client_session_timeout_seconds=60, message_handler=notified.handler
+    )
+    await stack.enter_async_context(server)
+
+    async def call(tool: str) -> str:
+        return _text((await server.call_tool(tool, {})).content)
+
+    return call
+
+
+async def _llama_index(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from llama_index.tools.mcp import BasicMCPClient  # type: ignore[import-untyped]
+
+    client = BasicMCPClient(url)  # a session for each call; no message handler to count with
+
+    async def call(tool: str) -> str:
+        return _text((await client.call_tool(tool, {})).content)
+
+    return call
+
+
+async def _adk(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from google.adk.agents import LlmAgent
+    from google.adk.agents.invocation_context import InvocationContext
+    from google.adk.sessions import InMemorySessionService
+    from google.adk.tools.mcp_tool import McpToolset, StreamableHTTPConnectionParams
+    from google.adk.tools.tool_context import ToolContext
+
+    # Its session's read timeout (``timeout``, 5 s by default) is raised, as OpenAI Agents' is.
+    toolset = McpToolset(connection_params=StreamableHTTPConnectionParams(url=url, timeout=60))
+    stack.push_async_callback(toolset.close)
+    tools = {tool.name: tool for tool in await toolset.get_tools()}
+    service = InMemorySessionService()
+    session = await service.create_session(app_name="frameworks_compare", user_id="host")
+    invocation = InvocationContext(
+        session_service=service, invocation_id="call", agent=LlmAgent(name="host"), session=session
+    )
+
+    async def call(tool: str) -> str:
+        # As an agent calls a tool: run_async in an invocation (the result as a dict).
+        result = await tools[tool].run_async(args={}, tool_context=ToolContext(invocation))
+        return str(result["content"][0]["text"])
+
+    return call
+
+
+FRAMEWORKS: dict[str, tuple[str, Opener, tuple[str, ...]]] = {
+    "fastmcp": ("FastMCP", _fastmcp, tuple(WORKLOADS)),
+    "pydantic-ai": ("Pydantic AI", _pydantic_ai, tuple(WORKLOADS)),
+    "openai-agents": ("OpenAI Agents", _openai_agents, tuple(WORKLOADS)[1:]),
+    "llama-index": ("llama-index", _llama_index, tuple(WORKLOADS)[1:]),
+    "adk": ("Google ADK", _adk, tuple(WORKLOADS)[1:]),
+}
+"""Each framework's name in the table, how its client is opened, and its workloads."""
+
+
+@contextmanager
+def _installed() -> Iterator[None]:
+    mcpstream.sdk.install()
+    try:
+        yield
+    finally:
+        mcpstream.sdk.uninstall()
+
+
+def _scope(name: str) -> AbstractContextManager[object]:
+    return _installed() if name == "mcpstream" else nullcontext()
+
+
+async def compare(framework: str, url: str, rounds: int) -> dict[str, Any]:
+    """One framework's summaries by workload: its default transport against ``install()``."""
+    _, opener, workloads = FRAMEWORKS[framework]
+    sides: dict[str, Any] = {}
     async with AsyncExitStack() as stack:
-        for side in sides:
-            await side.open(stack)
-        for workload in WORKLOADS:
-            times: dict[str, list[tuple[float, float]]] = {side.name: [] for side in sides}
-            for side in sides:  # warm-up
-                await side.round(workload)
-            for index in range(rounds):
-                order = sides if index % 2 == 0 else sides[::-1]
-                for side in order:
-                    times[side.name].append(await _measure(side, workload))
-            results[workload] = _summary(times)
-    return results
+        for name in ("sdk", "mcpstream"):
+            notified = Notified()
+            with _scope(name):
+                call = await opener(url, stack, notified)
+            sides[name] = _side(call, None if framework in UNCOUNTED else notified)
+        times = await alternate(sides, workloads, rounds, _scope)
+    return {workload: summary(runs, "sdk", "mcpstream") for workload, runs in times.items()}
 
 
-def _summary(times: dict[str, list[tuple[float, float]]]) -> dict[str, Any]:
-    medians = {
-        name: {
-            "cpu_s": statistics.median(cpu for cpu, _ in runs),
-            "wall_s": statistics.median(wall for _, wall in runs),
-        }
-        for name, runs in times.items()
-    }
-    return {
-        "medians": medians,
-        "cpu_ratio": medians["sdk"]["cpu_s"] / medians["mcpstream"]["cpu_s"],
-        "wall_ratio": medians["sdk"]["wall_s"] / medians["mcpstream"]["wall_s"],
-        "rounds": times,
-    }
+def _side(call: Call, notified: Notified | None) -> Callable[[str], Awaitable[None]]:
+    async def round(workload: str) -> None:
+        await run_workload(workload, call, notified)
+
+    return round
+
+
+def _target(framework: str, workload: str) -> str:
+    """The CPU ratio aimed for, where there is one: ``>= 6x``."""
+    if framework not in TARGETED or workload not in TARGETS:
+        return ""
+    return f">= {TARGETS[workload]:g}x"
+
+
+def _met(framework: str, workload: str, result: dict[str, Any]) -> str:
+    target = _target(framework, workload)
+    if not target:
+        return ""
+    met = result["cpu_ratio"] >= TARGETS[workload]
+    return f"  target CPU {target}: {'met' if met else 'NOT met'}"
+
+
+def _ratios(runs: list[dict[str, Any]], kind: str) -> str:
+    """A ratio of the middle run (``runs`` in order of their CPU ratio) and its range."""
+    ratios = sorted(run[f"{kind}_ratio"] for run in runs)
+    middle = runs[len(runs) // 2][f"{kind}_ratio"]
+    if len(runs) == 1:
+        return f"{middle:.2f}x"
+    return f"{middle:.2f}x ({ratios[0]:.2f}-{ratios[-1]:.2f}x)"
+
+
+def markdown(runs: list[dict[str, dict[str, Any]]]) -> str:
+    """The table of docs/benchmarks.md: per framework and workload, the CPU medians of both
+    sides and the CPU and wall ratios of the middle run (by CPU ratio), with their range over
+    ``runs``."""
+    rows = [
+        "| framework | workload | CPU, SDK's transport | CPU, mcpstream | CPU ratio (range)"
+        " | wall ratio (range) | target |",
+        "| --- | --- | ---: | ---: | ---: | ---: | --- |",
+    ]
+    for framework, workloads in runs[0].items():
+        for workload in workloads:
+            results = sorted((run[framework][workload] for run in runs), key=_cpu_ratio)
+            middle = results[len(results) // 2]
+            theirs, ours = (middle["medians"][name] for name in middle["sides"])
+            target = _target(framework, workload) or "-"
+            rows.append(
+                f"| {FRAMEWORKS[framework][0]} | {WORKLOADS[workload]}"
+                f" | {theirs['cpu_s'] * 1e3:,.0f} ms | {ours['cpu_s'] * 1e3:,.0f} ms"
+                f" | {_ratios(results, 'cpu')} | {_ratios(results, 'wall')} | {target} |"
+            )
+    return "\n".join(rows)
+
+
+def _cpu_ratio(result: dict[str, Any]) -> float:
+    return float(result["cpu_ratio"])
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-    server = subprocess.Popen(
-        [sys.executable, str(HERE / "replay_server.py"), "--port", "0"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        port = int(server.stdout.readline().split()[1])
-        results = asyncio.run(compare(f"http://127.0.0.1:{port}/mcp", args.rounds))
-    finally:
-        server.terminate()
-        server.wait(10)
-    print(f"FastMCP {fastmcp.__version__}, SDK transport vs mcpstream.sdk.install()")
-    for workload, result in results.items():
-        sdk, ours = result["medians"]["sdk"], result["medians"]["mcpstream"]
-        print(
-            f"{workload:10} CPU {sdk['cpu_s'] * 1e3:9.1f} ms vs {ours['cpu_s'] * 1e3:8.1f} ms "
-            f"({result['cpu_ratio']:.2f}x)  wall {sdk['wall_s'] * 1e3:9.1f} ms vs "
-            f"{ours['wall_s'] * 1e3:8.1f} ms ({result['wall_ratio']:.2f}x)"
-        )
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+    arguments = parser(__doc__)
+    arguments.add_argument("--frameworks", default=",".join(DEFAULT))
+    arguments.add_argument("--runs", type=int, default=1, help="whole runs, for the range")
+    arguments.add_argument("--markdown", action="store_true")
+    args = arguments.parse_args()
+    runs: list[dict[str, dict[str, Any]]] = []
+    with running() as url:
+        for _ in range(args.runs):
+            results: dict[str, dict[str, Any]] = {}
+            for framework in args.frameworks.split(","):
+                results[framework] = asyncio.run(compare(framework, url, args.rounds))
+                for workload, result in results[framework].items():
+                    met = _met(framework, workload, result)
+                    print(line(f"{framework:14}{workload:14}", result) + met, flush=True)
+            runs.append(results)
+    if args.markdown:
+        print(markdown(runs))
+    write_json(args.json, runs)
 
 
 if __name__ == "__main__":

@@ -40,6 +40,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from replay_server import running
+
 HERE = Path(__file__).parent
 PROTOCOL_VERSION = "2025-11-25"
 SYNC_SIDES = ("socket", "httpx", "httpx2", "httpx-h1", "client", "client-h1")
@@ -315,27 +317,6 @@ def report(kind: str, samples: Samples) -> dict[str, dict[str, float]]:
     return table
 
 
-@contextlib.contextmanager
-def replay_server() -> Iterator[str]:
-    process = subprocess.Popen(
-        [sys.executable, str(HERE / "replay_server.py")],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None
-    line = process.stdout.readline()
-    if not line.startswith("PORT "):
-        process.kill()
-        raise RuntimeError(f"the replay server did not start: {line!r}")
-    try:
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(10)
-
-
 def run_one(url: str, kind: str, side: str, calls: int) -> None:
     """``--only``: one side, ``calls`` calls after opening (what callgrind counts)."""
     if kind == "sync":
@@ -424,7 +405,7 @@ def main() -> None:
             kind: tuple(s for s in names if s in chosen or s == FLOORS[kind])
             for kind, names in sides.items()
         }
-    with replay_server() as url:
+    with running() as url:
         if args.callgrind:
             results: dict[str, Any] = callgrind(url, {k: sides[k] for k in kinds}, args.calls)
         else:

@@ -22,7 +22,11 @@ GET 405 (no stream for server messages). The tools, one per workload of
 - ``notifications``: ``NOTIFICATIONS`` ``notifications/progress`` events with event ids, then the
   result ``"done"``;
 - ``small``: a tiny result in one SSE event (what the SDK's server sends by default);
-- ``small_json``: the same result as an ``application/json`` body.
+- ``small_json``: the same result as an ``application/json`` body;
+- ``large_json``: the ``large`` result as an ``application/json`` body (what reaches clients that
+  cap SSE events at 1 MiB, as the SDK's transport does by default).
+
+``running()`` starts it in a process of its own for a benchmark and gives its URL.
 
 SSE bodies are sent with chunked transfer coding by default, as servers stream them
 (``--framing length`` sends a Content-Length instead).
@@ -31,11 +35,14 @@ SSE bodies are sent with chunked transfer coding by default, as servers stream t
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import socket
+import subprocess
 import sys
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -107,7 +114,9 @@ TOOLS: dict[str, Template] = {}
 
 def prepare() -> None:
     """Build every prepared body (once, before serving)."""
-    TOOLS["large"] = Template.response(_tool_result(large_text()), sse=True)
+    large = _tool_result(large_text())
+    TOOLS["large"] = Template.response(large, sse=True)
+    TOOLS["large_json"] = Template.response(large, sse=False)
     TOOLS["notifications"] = Template.response(
         _tool_result(NOTIFICATIONS_DONE_TEXT),
         sse=True,
@@ -246,6 +255,31 @@ def serve(port: int, *, chunked: bool) -> None:
 def _exit_when_stdin_closes() -> None:
     sys.stdin.read()
     os._exit(0)
+
+
+@contextlib.contextmanager
+def running(*options: str) -> Iterator[str]:
+    """The URL of a replay server started in a process of its own (with ``options``, those of
+    the command line) for as long as this lasts; it exits when its stdin closes."""
+    process = subprocess.Popen(
+        [sys.executable, __file__, *options],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert process.stdout is not None and process.stdin is not None
+    try:
+        line = process.stdout.readline()
+        if not line.startswith("PORT "):
+            raise RuntimeError(f"the replay server did not start: {line!r}")
+        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+    finally:
+        process.stdin.close()
+        try:
+            process.wait(10)
+        except subprocess.TimeoutExpired:
+            process.kill()
+            process.wait()
 
 
 def main() -> None:

@@ -22,13 +22,8 @@ bars of the host route: ``large`` CPU >= 6x, ``small300`` CPU >= 1.7x, ``notific
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
-import statistics
-import subprocess
 import sys
-import time
 from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
@@ -39,12 +34,20 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client as sdk_transport
 from mcpstream.sdk import streamable_http_client as mcpstream_transport
 
-HERE = Path(__file__).parent
-sys.path.insert(0, str(HERE))
+sys.path.insert(0, str(Path(__file__).parent))
 
-from replay_server import LARGE_TEXT_BYTES, NOTIFICATIONS  # noqa: E402
+from alternating import (
+    Notified,
+    Times,
+    alternate,
+    line,
+    parser,
+    run_workload,
+    summary,
+    write_json,
+)
+from replay_server import running
 
-SMALL_CALLS = 300
 BARS = {"large": ("cpu", 4.0), "small300": ("wall", 1.5), "notifications": ("cpu", 1.15)}
 HOST_BARS = {"large": ("cpu", 6.0), "small300": ("cpu", 1.7), "notifications": ("cpu", 1.15)}
 PAIRS = {"own": ("sdk", "mcpstream", BARS), "host": ("sdk-host", "mcpstream-host", HOST_BARS)}
@@ -71,13 +74,9 @@ class Side:
 
     def __init__(self, name: str, url: str, http_client: httpx2.AsyncClient | None = None) -> None:
         self.name, self.url, self.http_client = name, url, http_client
-        self.notifications = 0
+        self.notified = Notified()
         self._stack = AsyncExitStack()
         self.client: Client
-
-    async def _on_message(self, message: Any) -> None:
-        if isinstance(message, types.ProgressNotification):
-            self.notifications += 1
 
     async def open(self) -> None:
         if self.name.startswith("sdk"):
@@ -86,31 +85,20 @@ class Side:
             )
         else:
             transport = mcpstream_transport(self.url, http_client=self.http_client)
-        client = Client(transport, mode="legacy", message_handler=self._on_message)
+        client = Client(transport, mode="legacy", message_handler=self.notified.handler)
         self.client = await self._stack.enter_async_context(client)
 
     async def close(self) -> None:
         await self._stack.aclose()
 
+    async def call(self, tool: str) -> str:
+        result = await self.client.call_tool(tool, {})
+        text = result.content[0]
+        assert isinstance(text, types.TextContent)
+        return text.text
+
     async def round(self, workload: str) -> None:
-        if workload == "large":
-            result = await self.client.call_tool("large", {})
-            text = result.content[0]
-            assert isinstance(text, types.TextContent) and len(text.text) == LARGE_TEXT_BYTES
-        elif workload == "small300":
-            for _ in range(SMALL_CALLS):
-                result = await self.client.call_tool("small", {})
-                assert not result.is_error
-        else:
-            self.notifications = 0
-            await self.client.call_tool("notifications", {})
-            assert self.notifications == NOTIFICATIONS, self.notifications
-
-
-async def _measure(side: Side, workload: str) -> tuple[float, float]:
-    cpu, wall = time.process_time(), time.perf_counter()
-    await side.round(workload)
-    return time.process_time() - cpu, time.perf_counter() - wall
+        await run_workload(workload, self.call, self.notified)
 
 
 async def compare(url: str, rounds: int) -> dict[str, Any]:
@@ -123,80 +111,38 @@ async def compare(url: str, rounds: int) -> dict[str, Any]:
     ]
     for side in sides:
         await side.open()
-    results: dict[str, Any] = {}
     try:
-        for workload in BARS:
-            times: dict[str, list[tuple[float, float]]] = {side.name: [] for side in sides}
-            for side in sides:  # warm-up
-                await side.round(workload)
-            for index in range(rounds):
-                shift = index % len(sides)
-                for side in sides[shift:] + sides[:shift]:
-                    times[side.name].append(await _measure(side, workload))
-            results[workload] = {pair: _summary(workload, times, pair) for pair in PAIRS}
+        times = await alternate({side.name: side.round for side in sides}, BARS, rounds)
     finally:
         for side in reversed(sides):  # anyio's scopes end in the reverse order of their start
             await side.close()
         await host.aclose()
-    return results
-
-
-def _summary(
-    workload: str, times: dict[str, list[tuple[float, float]]], pair: str
-) -> dict[str, Any]:
-    sdk, ours, bars = PAIRS[pair]
-    medians = {
-        name: {
-            "cpu_s": statistics.median(cpu for cpu, _ in times[name]),
-            "wall_s": statistics.median(wall for _, wall in times[name]),
-        }
-        for name in (sdk, ours)
-    }
-    kind, bar = bars[workload]
-    ratio = medians[sdk][f"{kind}_s"] / medians[ours][f"{kind}_s"]
-    cpu_ratio = medians[sdk]["cpu_s"] / medians[ours]["cpu_s"]
-    wall_ratio = medians[sdk]["wall_s"] / medians[ours]["wall_s"]
     return {
-        "sides": [sdk, ours],
-        "medians": medians,
-        "cpu_ratio": cpu_ratio,
-        "wall_ratio": wall_ratio,
-        "bar": {"kind": kind, "at_least": bar, "met": ratio >= bar},
-        "rounds": {name: times[name] for name in (sdk, ours)},
+        workload: {pair: _summary(workload, runs, pair) for pair in PAIRS}
+        for workload, runs in times.items()
     }
+
+
+def _summary(workload: str, times: dict[str, Times], pair: str) -> dict[str, Any]:
+    sdk, ours, bars = PAIRS[pair]
+    result = summary(times, sdk, ours)
+    kind, bar = bars[workload]
+    result["bar"] = {"kind": kind, "at_least": bar, "met": result[f"{kind}_ratio"] >= bar}
+    return result
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rounds", type=int, default=5)
-    parser.add_argument("--json", type=Path)
-    args = parser.parse_args()
-    server = subprocess.Popen(
-        [sys.executable, str(HERE / "replay_server.py"), "--port", "0"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert server.stdout is not None
-        port = int(server.stdout.readline().split()[1])
-        results = asyncio.run(compare(f"http://127.0.0.1:{port}/mcp", args.rounds))
-    finally:
-        server.terminate()
-        server.wait(10)
+    args = parser(__doc__).parse_args()
+    with running() as url:
+        results = asyncio.run(compare(url, args.rounds))
     for workload, pairs in results.items():
         for pair, result in pairs.items():
-            sdk, ours = (result["medians"][name] for name in result["sides"])
             bar = result["bar"]
             print(
-                f"{workload:14}{pair:5} CPU {sdk['cpu_s'] * 1e3:9.1f} ms vs "
-                f"{ours['cpu_s'] * 1e3:8.1f} ms ({result['cpu_ratio']:.2f}x)  wall "
-                f"{sdk['wall_s'] * 1e3:9.1f} ms vs {ours['wall_s'] * 1e3:8.1f} ms "
-                f"({result['wall_ratio']:.2f}x)  bar {bar['kind']} >= {bar['at_least']}x: "
-                f"{'met' if bar['met'] else 'NOT met'}"
+                f"{line(f'{workload:14}{pair:5}', result)}  bar {bar['kind']} >= "
+                f"{bar['at_least']}x: {'met' if bar['met'] else 'NOT met'}"
             )
-    if args.json:
-        args.json.write_text(json.dumps(results, indent=2))
+    write_json(args.json, results)
 
 
 if __name__ == "__main__":

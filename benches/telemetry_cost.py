@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import json
 import statistics
-import subprocess
 import sys
 import time
 from collections.abc import Iterator, Sequence
@@ -37,6 +36,7 @@ from opentelemetry.sdk.metrics.export import InMemoryMetricReader
 from opentelemetry.sdk.trace import ReadableSpan, TracerProvider
 from opentelemetry.sdk.trace.export import SimpleSpanProcessor, SpanExporter, SpanExportResult
 from opentelemetry.util._once import Once
+from replay_server import running
 
 HERE = Path(__file__).parent
 STATES = ("unloaded", "no-provider", "on")
@@ -82,25 +82,6 @@ def state(
         _no_providers()
 
 
-@contextmanager
-def replay_server() -> Iterator[str]:
-    """The replay server's URL while it runs."""
-    process = subprocess.Popen(
-        [sys.executable, str(HERE / "replay_server.py"), "--port", "0"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        assert process.stdout is not None
-        port = int(process.stdout.readline().split()[1])
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        assert process.stdin is not None
-        process.stdin.close()
-        process.wait(timeout=10)
-
-
 def measure(url: str, rounds: int, calls: int) -> dict[str, list[float]]:
     """Seconds per call of each state, one figure per round."""
     tracer_provider = TracerProvider()
@@ -130,7 +111,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--calls", type=int, default=200, help="calls per round")
     parser.add_argument("--json", action="store_true", help="print a JSON object")
     args = parser.parse_args(argv)
-    with replay_server() as url:
+    with running() as url:
         figures = measure(url, args.rounds, args.calls)
     medians = {name: statistics.median(values) for name, values in figures.items()}
     if args.json:

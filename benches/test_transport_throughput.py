@@ -141,24 +141,8 @@ at once; sync: one after the other)."""
 @pytest.fixture(scope="module")
 def replay_url() -> Iterator[str]:
     """The replay server's URL; the server process lives as long as this module's tests."""
-    process = subprocess.Popen(
-        [sys.executable, str(BENCHES / "replay_server.py"), "--port", "0"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    assert process.stdout is not None and process.stdin is not None
-    try:
-        head, port = process.stdout.readline().split()
-        assert head == "PORT"
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        process.stdin.close()  # the server exits when its stdin closes
-        try:
-            process.wait(10)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+    with replay_server.running() as url:
+        yield url
 
 
 class Worker:
