@@ -2,22 +2,21 @@
 
 from __future__ import annotations
 
-import ast
 import asyncio
 import inspect
 from pathlib import Path
 from typing import Any
 
 import pytest
-from mcpstream import errors
+from mcpstream import errors, transport_http
 from mcpstream.models import McpOAuthConfig, ResolvedMcpServer
 from mcpstream.redaction import body_snippet, redact_url
 from mcpstream.server_requests import McpServerRequestContext
 from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport, ReconnectPolicy
 
 from .conftest import EventLoopThread
+from .reference_api import MANIFEST, REFERENCE, ReferenceApi, extract, load
 
-REFERENCE = Path(__file__).resolve().parents[2].parent / "shared/reference/transport_http.py"
 ERROR_CLASSES = [
     "McpHttpTransportError",
     "McpHttpTransportTimeoutError",
@@ -26,43 +25,49 @@ ERROR_CLASSES = [
     "McpHttpTransportAuthRequiredError",
     "McpHttpTransportSessionExpiredError",
 ]
+# The reference's API facts, from the committed manifest: present in every checkout, unlike the
+# reference itself.
+REFERENCE_API = load()
 
 
-def reference_tree() -> ast.Module:
-    if not REFERENCE.exists():
-        pytest.skip("the reference transport (../shared/reference) is not beside this checkout")
-    return ast.parse(REFERENCE.read_text())
+def test_the_manifest_is_what_the_reference_says() -> None:
+    """The committed manifest is the reference's API, as written by ``reference_api --write``.
 
-
-def reference_class(name: str) -> ast.ClassDef:
-    for node in reference_tree().body:
-        if isinstance(node, ast.ClassDef) and node.name == name:
-            return node
-    raise AssertionError(f"{name} not in the reference")
+    In every checkout: the file is exactly what the writer renders (so not edited by hand), its
+    error classes are the ones these tests check, each below the root error class, and its
+    transport entry has constructor keywords, methods and properties, public and none both a
+    method and a property. With the reference beside the checkout, also: the manifest equals what
+    the extractor reads from the reference today, so a change there fails here until the manifest
+    is rewritten. Without the reference (a fresh clone) that comparison cannot be made, and the
+    checks above are what the manifest can be held to on its own; the checkouts that have the
+    reference (where the manifest is written) make the comparison.
+    """
+    text = MANIFEST.read_text(encoding="utf-8")
+    manifest = ReferenceApi.from_json(text)
+    assert manifest.to_json() == text
+    assert list(manifest.errors) == ERROR_CLASSES
+    root = ERROR_CLASSES[0]
+    assert all(root in manifest.errors[name].bases for name in ERROR_CLASSES[1:])
+    transport = manifest.transport
+    assert transport.constructor_keywords and transport.methods and transport.properties
+    names = [*transport.methods, *transport.properties]
+    assert len(set(names)) == len(names)
+    assert not [name for name in names if name.startswith("_")]
+    if REFERENCE.exists():
+        assert extract(REFERENCE.read_text(encoding="utf-8")) == manifest
 
 
 def test_the_transport_has_the_reference_constructor_keywords_methods_and_properties() -> None:
-    reference = reference_class("McpHttpTransport")
-    public = {
-        node.name: node
-        for node in reference.body
-        if isinstance(node, ast.FunctionDef) and not node.name.startswith("_")
-    }
-    init = next(
-        n for n in reference.body if isinstance(n, ast.FunctionDef) and n.name == "__init__"
-    )
-    keywords = [arg.arg for arg in init.args.kwonlyargs]
+    reference = REFERENCE_API.transport
+    keywords = list(reference.constructor_keywords)
     ours = inspect.signature(McpHttpTransport.__init__).parameters
     assert keywords == list(ours)[1 : len(keywords) + 1]
-    for name, node in public.items():
-        ours_attr = inspect.getattr_static(McpHttpTransport, name)
-        is_property = any(
-            isinstance(d, ast.Name) and d.id == "property" for d in node.decorator_list
-        )
-        assert isinstance(ours_attr, property) == is_property, name
-        if not is_property:
-            expected = [a.arg for a in node.args.args[1:]] + [a.arg for a in node.args.kwonlyargs]
-            assert list(inspect.signature(ours_attr).parameters)[1:] == expected, name
+    for name in reference.properties:
+        assert isinstance(inspect.getattr_static(McpHttpTransport, name), property), name
+    for name, parameters in reference.methods.items():
+        method = inspect.getattr_static(McpHttpTransport, name)
+        assert not isinstance(method, property), name
+        assert list(inspect.signature(method).parameters)[1:] == list(parameters), name
 
 
 def test_the_async_transport_has_the_same_api_with_coroutines() -> None:
@@ -89,17 +94,13 @@ def test_the_async_transport_has_the_same_api_with_coroutines() -> None:
 
 @pytest.mark.parametrize("name", ERROR_CLASSES)
 def test_error_classes_have_the_reference_bases_codes_and_retryability(name: str) -> None:
-    reference = reference_class(name)
+    reference = REFERENCE_API.errors[name]
     ours = getattr(errors, name)
-    assert [base.__name__ for base in ours.__bases__] == [
-        b.id for b in reference.bases if isinstance(b, ast.Name)
-    ]
-    for statement in reference.body:
-        if isinstance(statement, ast.Assign) and isinstance(statement.value, ast.Constant):
-            attribute = statement.targets[0]
-            assert isinstance(attribute, ast.Name)
-            assert getattr(ours, attribute.id) == statement.value.value
-    assert getattr(__import__("mcpstream.transport_http").transport_http, name) is ours
+    assert tuple(base.__name__ for base in ours.__bases__) == reference.bases
+    for attribute, value in reference.constants.items():
+        # The type too: ``retryable`` must be ``False``, not a ``0`` that equals it.
+        assert (type(getattr(ours, attribute)), getattr(ours, attribute)) == (type(value), value)
+    assert getattr(transport_http, name) is ours
 
 
 def test_the_error_tree_gives_every_transport_error_a_code_and_retryability() -> None:
