@@ -12,14 +12,20 @@ come from tests/sdk/routes.py (the 1.x suite's too). ``silent_url`` (tests/sdk/s
 server that accepts connections and never answers, against which a framework's own timeout must
 end the wait as over the SDK's transport (``times_out_as_over_the_sdk``); ``count`` reports
 ``PROGRESS`` to a framework's progress callback.
+
+The steps every framework's test file takes are here once, each given the framework's own part
+as a coroutine factory: ``lists_and_calls``, ``arrives_whole``, ``reports_progress``,
+``fails_as_over_the_sdk``, ``times_out_as_over_the_sdk`` and ``gives_the_sdk_transport_back``.
 """
 
 from __future__ import annotations
 
 import functools
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
+from typing import Any
 
+import mcp.client.streamable_http as sdk_module
 import mcpstream.sdk
 import pytest
 
@@ -48,6 +54,66 @@ STEPS = 3
 
 PROGRESS = [(float(step), float(STEPS), f"step {step}") for step in range(1, STEPS + 1)]
 """What a progress callback receives of ``count``: ``(progress, total, message)`` each step."""
+
+Progress = Callable[[float, float | None, str | None], Awaitable[None]]
+"""A progress callback: ``(progress, total, message)``."""
+
+
+def lists_and_calls(
+    main: Callable[[], Coroutine[Any, Any, tuple[list[str], Any]]],
+    counted: Relays,
+    connections: int = 1,
+) -> None:
+    """Assert that ``main()``, a framework listing the server's tools and calling ``echo`` with
+    ``"h\u00e9llo"``, returns the tools' names and the echo, over ``connections`` of mcpstream's
+    (``counted``: the test's ``relays``)."""
+    tools, echoed = run(main())
+    assert {"echo", "big_text"} <= set(tools)
+    assert echoed == "h\u00e9llo"
+    assert counted.made == connections
+
+
+def arrives_whole(main: Callable[[], Coroutine[Any, Any, Any]], counted: Relays) -> None:
+    """Assert that ``main()``, a framework calling ``big_text`` with ``LARGE``, returns all of
+    it, over one connection of mcpstream's."""
+    assert len(run(main())) == LARGE
+    assert counted.made == 1
+
+
+def reports_progress(main: Callable[[Progress], Coroutine[Any, Any, Any]], counted: Relays) -> None:
+    """Assert that ``main(progress)``, a framework calling ``count`` with ``STEPS`` and given
+    ``progress`` as its progress callback, answers and reports ``PROGRESS`` to it, over one
+    connection of mcpstream's."""
+    seen: list[tuple[float, float | None, str | None]] = []
+
+    async def progress(progress: float, total: float | None, message: str | None) -> None:
+        seen.append((progress, total, message))
+
+    assert run(main(progress)) == f"counted {STEPS}"
+    assert seen == PROGRESS
+    assert counted.made == 1
+
+
+async def _failure(attempt: Callable[[], Awaitable[object]]) -> BaseException:
+    """What ``attempt()`` raised."""
+    with pytest.raises(Exception) as caught:
+        await attempt()
+    return caught.value
+
+
+def fails_as_over_the_sdk(
+    attempt: Callable[[str], Awaitable[object]], route: str
+) -> tuple[BaseException, BaseException]:
+    """Assert that ``attempt(route)``, a framework given ``down_url`` by ``route`` (``install()``
+    in effect for ``install``), fails as ``attempt("install")`` fails over the SDK's transport,
+    once ``uninstall()``-ed; both failures, ours first, for the framework's own checks."""
+    try:
+        ours = run(_failure(lambda: attempt(route)))
+    finally:
+        mcpstream.sdk.uninstall()
+    theirs = run(_failure(lambda: attempt("install")))
+    same_failure(ours, theirs)
+    return ours, theirs
 
 
 def same_failure(ours: BaseException, theirs: BaseException) -> None:
@@ -95,3 +161,21 @@ def times_out_as_over_the_sdk(
             mcpstream.sdk.uninstall()
         same_timeout(ours, theirs)
     assert counted.made == len(routes)
+
+
+def gives_the_sdk_transport_back(
+    main: Callable[[], Coroutine[Any, Any, str]], counted: Relays, *bound: object
+) -> None:
+    """Assert that ``install()`` then ``uninstall()`` gives a framework the SDK's transport back:
+    each of the framework's modules ``bound`` that bound the SDK's ``streamable_http_client`` at
+    import holds mcpstream's once installed and the SDK's again after, and ``main()``, the
+    framework calling ``echo`` with ``"sdk"``, answers without a connection of mcpstream's."""
+    sdk_function = sdk_module.streamable_http_client
+    mcpstream.sdk.install()
+    for module in bound:
+        assert module.streamable_http_client is not sdk_function  # type: ignore[attr-defined]
+    mcpstream.sdk.uninstall()
+    for module in bound:
+        assert module.streamable_http_client is sdk_function  # type: ignore[attr-defined]
+    assert run(main()) == "sdk"
+    assert counted.made == 0

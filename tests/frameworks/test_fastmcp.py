@@ -10,8 +10,6 @@ from collections.abc import AsyncIterator
 
 import fastmcp
 import fastmcp.client.transports.http as fastmcp_http
-import mcp.client.streamable_http as sdk_module
-import mcpstream.sdk
 import pytest
 from fastmcp.client.transports import StreamableHttpTransport as FastMcpTransport
 from mcpstream.fastmcp import StreamableHttpTransport, _over_mcpstream
@@ -19,11 +17,15 @@ from mcpstream.fastmcp import StreamableHttpTransport, _over_mcpstream
 from .conftest import (
     HOST_TIMEOUT_S,
     LARGE,
-    PROGRESS,
     STEPS,
+    Progress,
     Relays,
+    arrives_whole,
+    fails_as_over_the_sdk,
+    gives_the_sdk_transport_back,
+    lists_and_calls,
+    reports_progress,
     run,
-    same_failure,
     times_out_as_over_the_sdk,
 )
 
@@ -42,10 +44,7 @@ def test_tools_listed_and_one_called(
             result = await client.call_tool("echo", {"text": "h\u00e9llo"})
             return tools, str(result.content[0].text)
 
-    tools, echoed = run(main())
-    assert {"echo", "big_text"} <= set(tools)
-    assert echoed == "h\u00e9llo"
-    assert relays.made == 1
+    lists_and_calls(main, relays)
 
 
 def test_a_large_result_arrives_whole(
@@ -56,41 +55,28 @@ def test_a_large_result_arrives_whole(
             result = await client.call_tool("big_text", {"size": LARGE})
             return str(result.content[0].text)
 
-    assert len(run(main())) == LARGE
-    assert relays.made == 1
+    arrives_whole(main, relays)
 
 
 def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> None:
-    async def failure(transport: FastMcpTransport) -> BaseException:
-        with pytest.raises(Exception) as caught:
-            async with fastmcp.Client(transport) as client:
-                await client.list_tools()
-        return caught.value
+    async def attempt(route: str) -> None:
+        async with fastmcp.Client(_transport(route, down_url)) as client:
+            await client.list_tools()
 
-    ours = run(failure(_transport(route, down_url)))
-    mcpstream.sdk.uninstall()
-    theirs = run(failure(FastMcpTransport(down_url)))
+    _, theirs = fails_as_over_the_sdk(attempt, route)
     assert str(theirs).startswith("Client failed to connect")
-    same_failure(ours, theirs)
 
 
 def test_progress_reaches_the_clients_handler(
     mcp_server_urls: dict[str, str], route: str, relays: Relays
 ) -> None:
-    seen: list[tuple[float, float | None, str | None]] = []
-
-    async def progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append((progress, total, message))
-
-    async def main() -> str:
+    async def main(progress: Progress) -> str:
         transport = _transport(route, mcp_server_urls["sse"])
         async with fastmcp.Client(transport, progress_handler=progress) as client:
             result = await client.call_tool("count", {"steps": STEPS})
             return str(result.content[0].text)
 
-    assert run(main()) == f"counted {STEPS}"
-    assert seen == PROGRESS
-    assert relays.made == 1
+    reports_progress(main, relays)
 
 
 def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Relays) -> None:
@@ -109,19 +95,12 @@ def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Rela
 def test_uninstall_gives_fastmcp_the_sdk_transport_back(
     mcp_server_urls: dict[str, str], relays: Relays
 ) -> None:
-    sdk_function = sdk_module.streamable_http_client
-    mcpstream.sdk.install()
-    assert fastmcp_http.streamable_http_client is not sdk_function  # type: ignore[attr-defined]
-    mcpstream.sdk.uninstall()
-    assert fastmcp_http.streamable_http_client is sdk_function  # type: ignore[attr-defined]
-
     async def main() -> str:
         async with fastmcp.Client(FastMcpTransport(mcp_server_urls["sse"])) as client:
             result = await client.call_tool("echo", {"text": "sdk"})
             return str(result.content[0].text)
 
-    assert run(main()) == "sdk"
-    assert relays.made == 0
+    gives_the_sdk_transport_back(main, relays, fastmcp_http)
 
 
 def test_the_hook_keeps_fastmcps_arguments_and_session_id(

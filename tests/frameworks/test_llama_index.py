@@ -10,9 +10,6 @@ from collections.abc import AsyncIterator
 from typing import Any
 
 import llama_index.tools.mcp.client as llama_client  # type: ignore[import-untyped]
-import mcp.client.streamable_http as sdk_module
-import mcpstream.sdk
-import pytest
 from llama_index.tools.mcp import BasicMCPClient, McpToolSpec
 from mcp import ClientSession
 from mcpstream.sdk import streamable_http_client
@@ -20,11 +17,14 @@ from mcpstream.sdk import streamable_http_client
 from .conftest import (
     HOST_TIMEOUT_S,
     LARGE,
-    PROGRESS,
     STEPS,
+    Progress,
     Relays,
-    run,
-    same_failure,
+    arrives_whole,
+    fails_as_over_the_sdk,
+    gives_the_sdk_transport_back,
+    lists_and_calls,
+    reports_progress,
     times_out_as_over_the_sdk,
 )
 
@@ -62,10 +62,7 @@ def test_tools_listed_and_one_called(
             output = await echo.acall(text="h\u00e9llo")
             return [tool.metadata.name for tool in tools], output.raw_output.content[0].text
 
-    tools, echoed = run(main())
-    assert {"echo", "big_text"} <= set(tools)
-    assert echoed == "h\u00e9llo"
-    assert relays.made == _connections(route, 2)
+    lists_and_calls(main, relays, connections=_connections(route, 2))
 
 
 def test_a_large_result_arrives_whole(
@@ -76,40 +73,27 @@ def test_a_large_result_arrives_whole(
             result = await client.call_tool("big_text", {"size": LARGE})
             return str(result.content[0].text)
 
-    assert len(run(main())) == LARGE
-    assert relays.made == 1
+    arrives_whole(main, relays)
 
 
 def test_progress_reaches_the_calls_callback(
     mcp_server_urls: dict[str, str], route: str, relays: Relays
 ) -> None:
-    seen: list[tuple[float, float | None, str | None]] = []
-
-    async def progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append((progress, total, message))
-
-    async def main() -> str:
+    async def main(progress: Progress) -> str:
         async with _client(route, mcp_server_urls["sse"]) as client:
             result = await client.call_tool("count", {"steps": STEPS}, progress_callback=progress)
             return str(result.content[0].text)
 
-    assert run(main()) == f"counted {STEPS}"
-    assert seen == PROGRESS
-    assert relays.made == 1
+    reports_progress(main, relays)
 
 
 def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> None:
-    async def failure(route: str) -> BaseException:
-        with pytest.raises(Exception) as caught:
-            async with _client(route, down_url) as client:
-                await client.list_tools()
-        return caught.value
+    async def attempt(route: str) -> None:
+        async with _client(route, down_url) as client:
+            await client.list_tools()
 
-    ours = run(failure(route))
-    mcpstream.sdk.uninstall()
-    theirs = run(failure("install"))
+    _, theirs = fails_as_over_the_sdk(attempt, route)
     assert "All connection attempts failed" in str(theirs.exceptions[0])  # type: ignore[attr-defined]
-    same_failure(ours, theirs)
 
 
 def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Relays) -> None:
@@ -123,15 +107,8 @@ def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Rela
 def test_uninstall_gives_llama_index_the_sdk_transport_back(
     mcp_server_urls: dict[str, str], relays: Relays
 ) -> None:
-    sdk_function = sdk_module.streamable_http_client
-    mcpstream.sdk.install()
-    assert llama_client.streamable_http_client is not sdk_function
-    mcpstream.sdk.uninstall()
-    assert llama_client.streamable_http_client is sdk_function
-
     async def main() -> str:
         result = await BasicMCPClient(mcp_server_urls["sse"]).call_tool("echo", {"text": "sdk"})
         return str(result.content[0].text)
 
-    assert run(main()) == "sdk"
-    assert relays.made == 0
+    gives_the_sdk_transport_back(main, relays, llama_client)

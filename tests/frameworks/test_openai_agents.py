@@ -9,7 +9,6 @@ from typing import Any
 
 import mcp.client.session
 import mcp_types
-import mcpstream.sdk
 import pytest
 from agents.mcp import MCPServerStreamableHttp
 from mcpstream.sdk import streamable_http_client
@@ -17,11 +16,14 @@ from mcpstream.sdk import streamable_http_client
 from .conftest import (
     HOST_TIMEOUT_S,
     LARGE,
-    PROGRESS,
     STEPS,
+    Progress,
     Relays,
-    run,
-    same_failure,
+    arrives_whole,
+    fails_as_over_the_sdk,
+    gives_the_sdk_transport_back,
+    lists_and_calls,
+    reports_progress,
     times_out_as_over_the_sdk,
 )
 
@@ -56,10 +58,7 @@ def test_tools_listed_and_one_called(
             tools = [tool.name for tool in await server.list_tools()]
             return tools, _text(await server.call_tool("echo", {"text": "h\u00e9llo"}))
 
-    tools, echoed = run(main())
-    assert {"echo", "big_text"} <= set(tools)
-    assert echoed == "h\u00e9llo"
-    assert relays.made == 1
+    lists_and_calls(main, relays)
 
 
 def test_a_large_result_arrives_whole(
@@ -69,22 +68,16 @@ def test_a_large_result_arrives_whole(
         async with _server(route, mcp_server_urls["json"]) as server:
             return _text(await server.call_tool("big_text", {"size": LARGE}))
 
-    assert len(run(main())) == LARGE
-    assert relays.made == 1
+    arrives_whole(main, relays)
 
 
 def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> None:
-    async def failure(server: MCPServerStreamableHttp) -> BaseException:
-        with pytest.raises(Exception) as caught:
-            async with server:
-                await server.list_tools()
-        return caught.value
+    async def attempt(route: str) -> None:
+        async with _server(route, down_url) as server:
+            await server.list_tools()
 
-    ours = run(failure(_server(route, down_url)))
-    mcpstream.sdk.uninstall()
-    theirs = run(failure(MCPServerStreamableHttp({"url": down_url})))
+    _, theirs = fails_as_over_the_sdk(attempt, route)
     assert "Could not reach the server" in str(theirs)
-    same_failure(ours, theirs)
 
 
 def test_progress_reaches_the_servers_message_handler(
@@ -92,20 +85,17 @@ def test_progress_reaches_the_servers_message_handler(
 ) -> None:
     # Agents has no progress callback: a host asks for progress with the call's meta and
     # receives the notifications in its message handler.
-    seen: list[tuple[float, float | None, str | None]] = []
+    async def main(progress: Progress) -> str:
+        async def handler(message: Any) -> None:
+            if isinstance(message, mcp_types.ProgressNotification):
+                params = message.params
+                await progress(params.progress, params.total, params.message)
 
-    async def handler(message: Any) -> None:
-        if isinstance(message, mcp_types.ProgressNotification):
-            seen.append((message.params.progress, message.params.total, message.params.message))
-
-    async def main() -> str:
         async with _server(route, mcp_server_urls["sse"], message_handler=handler) as server:
             meta = {"progressToken": "count"}
             return _text(await server.call_tool("count", {"steps": STEPS}, meta=meta))
 
-    assert run(main()) == f"counted {STEPS}"
-    assert seen == PROGRESS
-    assert relays.made == 1
+    reports_progress(main, relays)
 
 
 def test_a_silent_server_times_out_as_over_the_sdk(
@@ -126,12 +116,8 @@ def test_a_silent_server_times_out_as_over_the_sdk(
 def test_uninstall_gives_agents_the_sdk_transport_back(
     mcp_server_urls: dict[str, str], relays: Relays
 ) -> None:
-    mcpstream.sdk.install()
-    mcpstream.sdk.uninstall()
-
     async def main() -> str:
         async with MCPServerStreamableHttp({"url": mcp_server_urls["sse"]}) as server:
             return _text(await server.call_tool("echo", {"text": "sdk"}))
 
-    assert run(main()) == "sdk"
-    assert relays.made == 0
+    gives_the_sdk_transport_back(main, relays)

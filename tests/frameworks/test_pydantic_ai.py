@@ -6,19 +6,20 @@ from __future__ import annotations
 
 from typing import Any
 
-import mcpstream.sdk
-import pytest
 from mcpstream.fastmcp import StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 
 from .conftest import (
     HOST_TIMEOUT_S,
     LARGE,
-    PROGRESS,
     STEPS,
+    Progress,
     Relays,
-    run,
-    same_failure,
+    arrives_whole,
+    fails_as_over_the_sdk,
+    gives_the_sdk_transport_back,
+    lists_and_calls,
+    reports_progress,
     times_out_as_over_the_sdk,
 )
 
@@ -38,10 +39,7 @@ def test_tools_listed_and_one_called(
             tools = [tool.name for tool in await toolset.list_tools()]
             return tools, await toolset.direct_call_tool("echo", {"text": "h\u00e9llo"})
 
-    tools, echoed = run(main())
-    assert {"echo", "big_text"} <= set(tools)
-    assert echoed == "h\u00e9llo"
-    assert relays.made == 1
+    lists_and_calls(main, relays)
 
 
 def test_a_large_result_arrives_whole(
@@ -51,38 +49,25 @@ def test_a_large_result_arrives_whole(
         async with _toolset(route, mcp_server_urls["json"]) as toolset:
             return await toolset.direct_call_tool("big_text", {"size": LARGE})
 
-    assert len(run(main())) == LARGE
-    assert relays.made == 1
+    arrives_whole(main, relays)
 
 
 def test_the_server_down_fails_as_over_the_sdk(down_url: str, route: str) -> None:
-    async def failure(toolset: MCPToolset[Any]) -> BaseException:
-        with pytest.raises(Exception) as caught:
-            async with toolset:
-                await toolset.list_tools()
-        return caught.value
+    async def attempt(route: str) -> None:
+        async with _toolset(route, down_url) as toolset:
+            await toolset.list_tools()
 
-    ours = run(failure(_toolset(route, down_url)))
-    mcpstream.sdk.uninstall()
-    theirs = run(failure(MCPToolset(down_url)))
-    same_failure(ours, theirs)
+    fails_as_over_the_sdk(attempt, route)
 
 
 def test_progress_reaches_the_toolsets_handler(
     mcp_server_urls: dict[str, str], route: str, relays: Relays
 ) -> None:
-    seen: list[tuple[float, float | None, str | None]] = []
-
-    async def progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append((progress, total, message))
-
-    async def main() -> Any:
+    async def main(progress: Progress) -> Any:
         async with _toolset(route, mcp_server_urls["sse"], progress_handler=progress) as toolset:
             return await toolset.direct_call_tool("count", {"steps": STEPS})
 
-    assert run(main()) == f"counted {STEPS}"
-    assert seen == PROGRESS
-    assert relays.made == 1
+    reports_progress(main, relays)
 
 
 def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Relays) -> None:
@@ -99,12 +84,8 @@ def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Rela
 def test_uninstall_gives_the_toolset_the_sdk_transport_back(
     mcp_server_urls: dict[str, str], relays: Relays
 ) -> None:
-    mcpstream.sdk.install()
-    mcpstream.sdk.uninstall()
-
     async def main() -> Any:
         async with MCPToolset(mcp_server_urls["sse"]) as toolset:
             return await toolset.direct_call_tool("echo", {"text": "sdk"})
 
-    assert run(main()) == "sdk"
-    assert relays.made == 0
+    gives_the_sdk_transport_back(main, relays)
