@@ -12,8 +12,6 @@ from typing import Any
 import google.adk.dependencies._mcp as adk_mcp
 import google.adk.tools.mcp_tool.mcp_session_manager as adk_sessions
 import httpx2
-import mcp.client.streamable_http as sdk_module
-import mcpstream.sdk
 import pytest
 from google.adk.agents import LlmAgent
 from google.adk.agents.invocation_context import InvocationContext
@@ -24,11 +22,15 @@ from google.adk.tools.tool_context import ToolContext
 from tests.frameworks.conftest import (
     HOST_TIMEOUT_S,
     LARGE,
-    PROGRESS,
     STEPS,
+    Progress,
     Relays,
+    arrives_whole,
+    fails_as_over_the_sdk,
+    gives_the_sdk_transport_back,
+    lists_and_calls,
+    reports_progress,
     run,
-    same_failure,
     times_out_as_over_the_sdk,
 )
 
@@ -64,10 +66,7 @@ def test_tools_listed_and_one_called(mcp_server_urls: dict[str, str], relays: Re
             tools = [tool.name for tool in await toolset.get_tools()]
             return tools, await _call(toolset, "echo", text="h\u00e9llo")
 
-    tools, echoed = run(main())
-    assert {"echo", "big_text"} <= set(tools)
-    assert echoed == "h\u00e9llo"
-    assert relays.made == 1  # one session, kept by the toolset
+    lists_and_calls(main, relays)  # one session, kept by the toolset
 
 
 @pytest.mark.usefixtures("installed")
@@ -76,26 +75,18 @@ def test_a_large_result_arrives_whole(mcp_server_urls: dict[str, str], relays: R
         async with _toolset(mcp_server_urls["json"]) as toolset:
             return await _call(toolset, "big_text", size=LARGE)
 
-    assert len(run(main())) == LARGE
-    assert relays.made == 1
+    arrives_whole(main, relays)
 
 
 @pytest.mark.usefixtures("installed")
 def test_progress_reaches_the_toolsets_callback(
     mcp_server_urls: dict[str, str], relays: Relays
 ) -> None:
-    seen: list[tuple[float, float | None, str | None]] = []
-
-    async def progress(progress: float, total: float | None, message: str | None) -> None:
-        seen.append((progress, total, message))
-
-    async def main() -> str:
+    async def main(progress: Progress) -> str:
         async with _toolset(mcp_server_urls["sse"], progress_callback=progress) as toolset:
             return await _call(toolset, "count", steps=STEPS)
 
-    assert run(main()) == f"counted {STEPS}"
-    assert seen == PROGRESS
-    assert relays.made == 1
+    reports_progress(main, relays)
 
 
 @pytest.mark.usefixtures("installed")
@@ -126,21 +117,14 @@ def test_the_hosts_http_client_sends_every_request(
     assert relays.made == 1
 
 
+@pytest.mark.usefixtures("installed")
 def test_the_server_down_fails_as_over_the_sdk(down_url: str) -> None:
-    async def failure() -> BaseException:
-        with pytest.raises(Exception) as caught:
-            async with _toolset(down_url) as toolset:
-                await toolset.get_tools()
-        return caught.value
+    async def attempt(route: str) -> None:
+        async with _toolset(down_url) as toolset:
+            await toolset.get_tools()
 
-    mcpstream.sdk.install()
-    try:
-        ours = run(failure())
-    finally:
-        mcpstream.sdk.uninstall()
-    theirs = run(failure())
+    ours, theirs = fails_as_over_the_sdk(attempt, "install")
     assert "All connection attempts failed" in str(theirs)
-    same_failure(ours, theirs)
     assert str(ours) == str(theirs)
 
 
@@ -155,17 +139,8 @@ def test_a_silent_server_times_out_as_over_the_sdk(silent_url: str, relays: Rela
 def test_uninstall_gives_adk_the_sdk_transport_back(
     mcp_server_urls: dict[str, str], relays: Relays
 ) -> None:
-    sdk_function = sdk_module.streamable_http_client
-    mcpstream.sdk.install()
-    assert adk_mcp.streamable_http_client is not sdk_function
-    assert adk_sessions.streamable_http_client is not sdk_function  # type: ignore[attr-defined]
-    mcpstream.sdk.uninstall()
-    assert adk_mcp.streamable_http_client is sdk_function
-    assert adk_sessions.streamable_http_client is sdk_function  # type: ignore[attr-defined]
-
     async def main() -> str:
         async with _toolset(mcp_server_urls["sse"]) as toolset:
             return await _call(toolset, "echo", text="sdk")
 
-    assert run(main()) == "sdk"
-    assert relays.made == 0
+    gives_the_sdk_transport_back(main, relays, adk_mcp, adk_sessions)
