@@ -6,8 +6,9 @@ out where those frameworks are not installed).
 The server is the 1.x SDK's own (``mcp.server.fastmcp.FastMCP`` over uvicorn, in a thread, on a
 port the system picks). ``relays`` counts the connections mcpstream's SDK transport opened, which
 is how a test knows the framework really ran over mcpstream; ``silent_url`` is a server that
-accepts and never answers, for the host's timeouts; ``route``, ``installed`` and ``down_url``
-are the 2.x suite's (tests/sdk/routes.py).
+accepts and never answers, for the host's timeouts (``times_out_as_over_the_sdk``: the step the
+asynchronous frameworks share); ``route``, ``installed`` and ``down_url`` are the 2.x suite's
+(tests/sdk/routes.py).
 """
 
 from __future__ import annotations
@@ -15,9 +16,11 @@ from __future__ import annotations
 import socket
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from typing import Any
 
+import anyio
+import mcpstream.sdk
 import pytest
 import uvicorn
 from mcp.server.fastmcp import Context, FastMCP
@@ -45,6 +48,7 @@ __all__ = [
     "relays",
     "route",
     "silent_url",
+    "times_out_as_over_the_sdk",
 ]
 
 STEPS = 5
@@ -99,3 +103,30 @@ def leaves(exc: BaseException) -> list[str]:
     if isinstance(exc, BaseExceptionGroup):
         return [name for inner in exc.exceptions for name in leaves(inner)]
     return [type(exc).__name__]
+
+
+async def _timed_failure(attempt: Callable[[], Awaitable[object]]) -> tuple[BaseException, float]:
+    """What ``attempt()`` raised, and the seconds it took to."""
+    started = time.monotonic()
+    with pytest.raises(BaseException) as caught:
+        await attempt()
+    return caught.value, time.monotonic() - started
+
+
+def times_out_as_over_the_sdk(attempt: Callable[[], Awaitable[object]], counted: Relays) -> None:
+    """Assert that ``attempt()``, a framework given ``silent_url`` and the host's HTTP timeouts
+    (``HOST_TIMEOUT_S``), fails by ``install()`` as over the SDK's transport (a ``ReadTimeout``):
+    the same exception down to its leaves, near the timeout, over one connection of mcpstream's
+    (``counted``: the test's ``relays``)."""
+    theirs, _ = anyio.run(_timed_failure, attempt)
+    mcpstream.sdk.install()
+    try:
+        ours, elapsed = anyio.run(_timed_failure, attempt)
+    finally:
+        mcpstream.sdk.uninstall()
+    assert leaves(theirs) == ["ReadTimeout"]
+    assert type(ours) is type(theirs)
+    assert leaves(ours) == leaves(theirs)
+    # Near the host's timeout (mcpstream's own deadline is minutes): margins for a loaded machine.
+    assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 5.0
+    assert counted.made == 1

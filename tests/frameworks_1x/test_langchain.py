@@ -4,7 +4,6 @@ hook (``load_mcp_tools(session)`` with a session opened on ``mcpstream.sdk``).""
 
 from __future__ import annotations
 
-import time
 from datetime import timedelta
 from typing import Any
 
@@ -18,7 +17,7 @@ from langchain_mcp_adapters.sessions import StreamableHttpConnection
 from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession
 
-from .conftest import HOST_TIMEOUT_S, LARGE, STEPS, Relays, leaves
+from .conftest import HOST_TIMEOUT_S, LARGE, STEPS, Relays, leaves, times_out_as_over_the_sdk
 
 
 def _client(
@@ -155,21 +154,7 @@ def test_the_hosts_timeout_ends_the_wait_for_a_silent_server(
     wait as over the SDK's transport: the same failure, near the same time."""
     limit = timedelta(seconds=HOST_TIMEOUT_S)
 
-    async def failure() -> tuple[BaseException, float]:
-        started = time.monotonic()
-        with pytest.raises(BaseException) as caught:
-            await _client(silent_url, timeout=limit).get_tools()
-        return caught.value, time.monotonic() - started
+    async def attempt() -> None:
+        await _client(silent_url, timeout=limit).get_tools()
 
-    theirs, _ = anyio.run(failure)
-    mcpstream.sdk.install()
-    try:
-        ours, elapsed = anyio.run(failure)
-    finally:
-        mcpstream.sdk.uninstall()
-    assert leaves(theirs) == ["ReadTimeout"]
-    assert type(ours) is type(theirs)
-    assert leaves(ours) == leaves(theirs)
-    # Near the host's timeout (mcpstream's own deadline is minutes): margins for a loaded machine.
-    assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 5.0
-    assert relays.made == 1
+    times_out_as_over_the_sdk(attempt, relays)
