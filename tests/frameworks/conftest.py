@@ -25,13 +25,20 @@ import time
 from collections.abc import Awaitable, Callable, Coroutine
 from typing import Any
 
-import mcp.client.streamable_http as sdk_module
 import mcpstream.sdk
 import pytest
 
+from tests.sdk import routes
 from tests.sdk.conftest import run
 from tests.sdk.relays import Relays, relays
-from tests.sdk.routes import HOST_TIMEOUT_S, LARGE, down_url, never_left_installed, route
+from tests.sdk.routes import (
+    HOST_TIMEOUT_S,
+    LARGE,
+    down_url,
+    near_the_host_timeout,
+    never_left_installed,
+    route,
+)
 from tests.sdk.silent import silent_url
 from tests.sdk.transports import shape
 from tests.transport.conftest import mcp_server_urls
@@ -138,8 +145,7 @@ def same_timeout(ours: tuple[BaseException, float], theirs: tuple[BaseException,
     over mcpstream as over the SDK's transport: the same failure, near the timeout, bounded."""
     same_failure(ours[0], theirs[0])
     for _, elapsed in (ours, theirs):
-        # Margins for a loaded machine; mcpstream's own deadline is minutes, the SDK's none.
-        assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 5.0, (ours, theirs)
+        assert near_the_host_timeout(elapsed), (ours, theirs)
 
 
 def times_out_as_over_the_sdk(
@@ -166,16 +172,8 @@ def times_out_as_over_the_sdk(
 def gives_the_sdk_transport_back(
     main: Callable[[], Coroutine[Any, Any, str]], counted: Relays, *bound: object
 ) -> None:
-    """Assert that ``install()`` then ``uninstall()`` gives a framework the SDK's transport back:
-    each of the framework's modules ``bound`` that bound the SDK's ``streamable_http_client`` at
-    import holds mcpstream's once installed and the SDK's again after, and ``main()``, the
-    framework calling ``echo`` with ``"sdk"``, answers without a connection of mcpstream's."""
-    sdk_function = sdk_module.streamable_http_client
-    mcpstream.sdk.install()
-    for module in bound:
-        assert module.streamable_http_client is not sdk_function  # type: ignore[attr-defined]
-    mcpstream.sdk.uninstall()
-    for module in bound:
-        assert module.streamable_http_client is sdk_function  # type: ignore[attr-defined]
-    assert run(main()) == "sdk"
-    assert counted.made == 0
+    """Assert that ``install()`` then ``uninstall()`` gives a framework the SDK's transport back
+    (tests/sdk/routes.py's step, for ``bound``, the framework's modules that bound the SDK's
+    function at import): ``main()``, the framework calling ``echo`` with ``"sdk"``, answers
+    without a connection of mcpstream's."""
+    routes.gives_the_sdk_transport_back(lambda: run(main()), "sdk", counted, *bound)

@@ -7,8 +7,8 @@ The server is the 1.x SDK's own (``mcp.server.fastmcp.FastMCP`` over uvicorn, in
 port the system picks). ``relays`` counts the connections mcpstream's SDK transport opened, which
 is how a test knows the framework really ran over mcpstream; ``silent_url`` is a server that
 accepts and never answers, for the host's timeouts (``times_out_as_over_the_sdk``: the step the
-asynchronous frameworks share); ``route``, ``installed`` and ``down_url`` are the 2.x suite's
-(tests/sdk/routes.py).
+asynchronous frameworks share); ``route``, ``installed``, ``down_url`` and the uninstall step
+(``gives_the_sdk_transport_back``) are the 2.x suite's (tests/sdk/routes.py).
 """
 
 from __future__ import annotations
@@ -30,7 +30,9 @@ from tests.sdk.routes import (
     HOST_TIMEOUT_S,
     LARGE,
     down_url,
+    gives_the_sdk_transport_back,
     installed,
+    near_the_host_timeout,
     never_left_installed,
     route,
 )
@@ -42,8 +44,10 @@ __all__ = [
     "STEPS",
     "Relays",
     "down_url",
+    "gives_the_sdk_transport_back",
     "installed",
     "leaves",
+    "near_the_host_timeout",
     "never_left_installed",
     "relays",
     "route",
@@ -127,6 +131,5 @@ def times_out_as_over_the_sdk(attempt: Callable[[], Awaitable[object]], counted:
     assert leaves(theirs) == ["ReadTimeout"]
     assert type(ours) is type(theirs)
     assert leaves(ours) == leaves(theirs)
-    # Near the host's timeout (mcpstream's own deadline is minutes): margins for a loaded machine.
-    assert HOST_TIMEOUT_S * 0.9 <= elapsed < HOST_TIMEOUT_S + 5.0
+    assert near_the_host_timeout(elapsed), elapsed
     assert counted.made == 1

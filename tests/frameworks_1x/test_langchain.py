@@ -8,6 +8,7 @@ from datetime import timedelta
 from typing import Any
 
 import anyio
+import langchain_mcp_adapters.sessions as sessions
 import mcp.client.streamable_http as sdk_module
 import mcpstream.sdk
 import pytest
@@ -17,7 +18,15 @@ from langchain_mcp_adapters.sessions import StreamableHttpConnection
 from langchain_mcp_adapters.tools import load_mcp_tools
 from mcp import ClientSession
 
-from .conftest import HOST_TIMEOUT_S, LARGE, STEPS, Relays, leaves, times_out_as_over_the_sdk
+from .conftest import (
+    HOST_TIMEOUT_S,
+    LARGE,
+    STEPS,
+    Relays,
+    gives_the_sdk_transport_back,
+    leaves,
+    times_out_as_over_the_sdk,
+)
 
 
 def _client(
@@ -117,16 +126,12 @@ def test_progress_reaches_its_callback_by_its_own_hook(server_url: str, relays: 
 
 
 def test_uninstall_gives_the_sdk_transport_back(server_url: str, relays: Relays) -> None:
-    original = sdk_module.streamable_http_client
-    mcpstream.sdk.install()
-    mcpstream.sdk.uninstall()
-    assert sdk_module.streamable_http_client is original
-
     async def main() -> list[str]:
         return sorted(tool.name for tool in await _client(server_url).get_tools())
 
-    assert anyio.run(main) == ["big_text", "count", "echo"]
-    assert relays.made == 0
+    gives_the_sdk_transport_back(
+        lambda: anyio.run(main), ["big_text", "count", "echo"], relays, sdk_module, sessions
+    )
 
 
 def test_the_server_down_fails_as_over_the_sdk_transport(down_url: str) -> None:
