@@ -101,13 +101,6 @@ def reports_progress(main: Callable[[Progress], Coroutine[Any, Any, Any]], count
     assert counted.made == 1
 
 
-async def _failure(attempt: Callable[[], Awaitable[object]]) -> BaseException:
-    """What ``attempt()`` raised."""
-    with pytest.raises(Exception) as caught:
-        await attempt()
-    return caught.value
-
-
 def fails_as_over_the_sdk(
     attempt: Callable[[str], Awaitable[object]], route: str
 ) -> tuple[BaseException, BaseException]:
@@ -115,10 +108,10 @@ def fails_as_over_the_sdk(
     in effect for ``install``), fails as ``attempt("install")`` fails over the SDK's transport,
     once ``uninstall()``-ed; both failures, ours first, for the framework's own checks."""
     try:
-        ours = run(_failure(lambda: attempt(route)))
+        ours, _ = run(timed_failure(lambda: attempt(route)))
     finally:
         mcpstream.sdk.uninstall()
-    theirs = run(_failure(lambda: attempt("install")))
+    theirs, _ = run(timed_failure(lambda: attempt("install")))
     same_failure(ours, theirs)
     return ours, theirs
 

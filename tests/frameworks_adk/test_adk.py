@@ -119,7 +119,7 @@ def test_the_hosts_http_client_sends_every_request(
 
 @pytest.mark.usefixtures("installed")
 def test_the_server_down_fails_as_over_the_sdk(down_url: str) -> None:
-    async def attempt(route: str) -> None:
+    async def attempt(route: str) -> None:  # ADK's one route: install()
         async with _toolset(down_url) as toolset:
             await toolset.get_tools()
 
