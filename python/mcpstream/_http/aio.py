@@ -439,22 +439,22 @@ class AsyncMcpHttpTransport(
     async def _do_deliver(self, step: s.Deliver, ex: Exchange) -> s.Done:
         assert self._on_notification is not None
         for notification in step.notifications:
-            try:
-                outcome = self._on_notification(notification)
-                if inspect.isawaitable(outcome):
-                    await outcome
-            except Exception:
-                wire.callback_failed(self.server.id)
+            await self._host_callback(self._on_notification, notification)
         return s.Done(time.monotonic())
 
     async def _do_checkpoint(self, step: s.Checkpoint, ex: Exchange) -> s.Done:
+        await self._host_callback(step.to, step.event_id)
+        return s.Done(time.monotonic())
+
+    async def _host_callback(self, callback: Callable[[Any], object], argument: Any) -> None:
+        """Call the host's ``callback`` and await what it returns when that is awaitable; what
+        it raises is logged (``wire.callback_failed``) and the stream goes on."""
         try:
-            outcome = step.to(step.event_id)
+            outcome = callback(argument)
             if inspect.isawaitable(outcome):
                 await outcome
         except Exception:
             wire.callback_failed(self.server.id)
-        return s.Done(time.monotonic())
 
     async def _do_sleep(self, step: s.Sleep, ex: Exchange) -> s.Done:
         await asyncio.sleep(step.delay_s)

@@ -33,98 +33,46 @@ import collections
 import socket
 import ssl
 from collections.abc import Iterable
-from typing import Any, NoReturn, cast
+from typing import Any, NoReturn
 
 import httpcore
 
+from .aio_flow import BUFFER_BYTES, FlowProtocol, wake
 from .large_reads import READ_BYTES, HeldWrites, next_ask
 
 __all__ = ["BUFFER_BYTES", "AsyncioBackend", "AsyncioStream"]
 
-BUFFER_BYTES = 2 * 1024 * 1024
-"""Reading from the socket pauses while this much or more waits in a stream's buffer."""
 
-
-def _wake(waiter: asyncio.Future[bool] | None) -> None:
-    if waiter is not None and not waiter.done():
-        waiter.set_result(True)
-
-
-def _expire(waiter: asyncio.Future[bool]) -> None:
-    if not waiter.done():
-        waiter.set_result(False)
-
-
-async def _wait(
-    loop: asyncio.AbstractEventLoop, waiter: asyncio.Future[bool], timeout: float | None
-) -> bool:
-    """Whether ``waiter`` was woken (``_wake``) before ``timeout`` seconds passed: one timer of
-    the loop while it waits, none without a timeout."""
-    if timeout is None:
-        return await waiter
-    timer = loop.call_later(timeout, _expire, waiter)
-    try:
-        return await waiter
-    finally:
-        timer.cancel()
-
-
-class _Protocol(asyncio.Protocol):
+class _Protocol(FlowProtocol):
     """What asyncio's transport delivers, kept for the stream's reads; the state of the
-    connection (end of stream, its error, writing paused) for its reads and writes."""
+    connection (end of stream, its error, writing paused: ``FlowProtocol``) for its reads and
+    writes."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, core: Any) -> None:
-        self.loop = loop
+        super().__init__(loop)
         self.core = core
         """The httpcore module whose exceptions the streams raise (httpcore or httpcore2)."""
-        self.transport: asyncio.Transport | None = None
-        """The transport reading is paused and resumed on (the TLS one after ``start_tls``)."""
         self.chunks: collections.deque[bytes] = collections.deque()
         self.offset = 0
         """Bytes of ``chunks[0]`` already read."""
         self.size = 0
         """Bytes received and not read yet."""
-        self.tls = False
-        """Whether the transport is asyncio's TLS one (after ``start_tls``)."""
-        self.eof = False
-        self.lost = False
         self.error: BaseException | None = None
-        self.reading_paused = False
-        self.writing_paused = False
-        self.read_waiter: asyncio.Future[bool] | None = None
-        self.drain_waiter: asyncio.Future[bool] | None = None
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)  # a stream's (other loops' too)
 
     def data_received(self, data: bytes) -> None:
         self.chunks.append(data)
         self.size += len(data)
-        if self.size >= BUFFER_BYTES and not self.reading_paused and self.transport is not None:
-            self.reading_paused = True
-            self.transport.pause_reading()
-        _wake(self.read_waiter)
+        self.pause_reading_at(self.size)
+        wake(self.read_waiter)
 
     def eof_received(self) -> bool:
         self.eof = True
-        _wake(self.read_waiter)
-        # Over plain TCP the sending half stays open (as with anyio's streams and sockets): the
-        # rest of a request may still go to a server that half-closed before answering. Under
-        # TLS asyncio closes the connection whatever the answer (and warns about a True one).
-        return not self.tls
+        wake(self.read_waiter)
+        return super().eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        self.eof = self.lost = True
         self.error = exc
-        _wake(self.read_waiter)
-        _wake(self.drain_waiter)
-
-    def pause_writing(self) -> None:
-        self.writing_paused = True
-
-    def resume_writing(self) -> None:
-        self.writing_paused = False
-        _wake(self.drain_waiter)
+        super().connection_lost(exc)
 
     def take(self, limit: int) -> bytes:
         """Up to ``limit`` bytes of what was received (reading resumed when the buffer falls
@@ -144,27 +92,9 @@ class _Protocol(asyncio.Protocol):
                 need = 0
         data = parts[0] if len(parts) == 1 else b"".join(parts)
         self.size -= len(data)
-        if self.reading_paused and self.size < BUFFER_BYTES and self.transport is not None:
-            self.reading_paused = False
-            self.transport.resume_reading()
+        if self.reading_paused and self.size < BUFFER_BYTES:
+            self.resume_reading()
         return data
-
-    async def wait_readable(self, timeout: float | None) -> bool:
-        """Wait for data or the end; False when ``timeout`` seconds passed first."""
-        self.read_waiter = waiter = self.loop.create_future()
-        try:
-            return await _wait(self.loop, waiter, timeout)
-        finally:
-            self.read_waiter = None
-
-    async def wait_drained(self, timeout: float | None) -> bool:
-        """Wait for writing to resume (or the connection's end); False when ``timeout``
-        seconds passed first."""
-        self.drain_waiter = waiter = self.loop.create_future()
-        try:
-            return await _wait(self.loop, waiter, timeout)
-        finally:
-            self.drain_waiter = None
 
 
 class AsyncioStream(httpcore.AsyncNetworkStream):
@@ -192,7 +122,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         if not protocol.size:
             if self._closed:
                 raise protocol.core.ReadError("the stream is closed")
-            if not protocol.eof and not await protocol.wait_readable(timeout):
+            if not protocol.eof and not await protocol.readable(protocol.timed, timeout):
                 raise protocol.core.ReadTimeout("no data within the read timeout")
             if not protocol.size:
                 if protocol.error is not None:
@@ -212,9 +142,8 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             error = protocol.error
             raise protocol.core.WriteError(error or "the connection is closed") from error
         self._transport.write(data)
-        while protocol.writing_paused and not protocol.lost:
-            if not await protocol.wait_drained(timeout):
-                raise protocol.core.WriteTimeout("the send buffer did not drain within the timeout")
+        if not await protocol.drained(protocol.timed, timeout):
+            raise protocol.core.WriteTimeout("the send buffer did not drain within the timeout")
         if protocol.lost:  # while waiting for the send buffer to drain
             error = protocol.error
             raise protocol.core.WriteError(error or "the connection closed") from error

@@ -89,6 +89,7 @@ A = TypeVar("A", bound=Outcome)
 B = TypeVar("B", bound=Outcome)
 C = TypeVar("C", bound=Outcome)
 D = TypeVar("D", bound=Outcome)
+R = TypeVar("R")
 
 
 class Stepper:
@@ -422,15 +423,21 @@ def _take_post_answer(
     return (yield from _read_sse(call, call.open_sse(headers=head.headers, now=call.now)))
 
 
-def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
-    """Read an SSE body answering ``call`` until the call is complete (the quiet window after
-    the response of an open-ended stream) or the stream ends or breaks off. A transport error
-    raised meanwhile is marked as one of a stream (``mark_streaming``)."""
+def _streaming(flow: Flow[R]) -> Flow[R]:
+    """``flow``, a transport error raised meanwhile marked as one of a stream
+    (``mark_streaming``)."""
     try:
-        return (yield from _read_sse_events(call, sse))
+        return (yield from flow)
     except McpHttpTransportError as exc:
         mark_streaming(exc)
         raise
+
+
+def _read_sse(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
+    """Read an SSE body answering ``call`` until the call is complete (the quiet window after
+    the response of an open-ended stream) or the stream ends or breaks off. A transport error
+    raised meanwhile is marked as one of a stream (``_streaming``)."""
+    return _streaming(_read_sse_events(call, sse))
 
 
 def _read_sse_events(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
@@ -472,12 +479,8 @@ def _read_sse_events(call: CallExchange, sse: SseBody) -> Flow[Resume | None]:
 
 def _resume(call: CallExchange, resume: Resume) -> Flow[Resume | None]:
     """Reconnect with GET and ``Last-Event-ID`` after the delay; read the resumed stream. A
-    transport error is marked as one of a stream (``mark_streaming``)."""
-    try:
-        return (yield from _resume_stream(call, resume))
-    except McpHttpTransportError as exc:
-        mark_streaming(exc)
-        raise
+    transport error is marked as one of a stream (``_streaming``)."""
+    return _streaming(_resume_stream(call, resume))
 
 
 def _resume_stream(call: CallExchange, resume: Resume) -> Flow[Resume | None]:

@@ -20,23 +20,16 @@ import asyncio
 import collections
 import contextlib
 from collections.abc import AsyncIterator
-from typing import Any, cast
+from typing import Any
 
 import httpx
 
 from ...errors import CodecError
+from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
 from .base import Http1Base, stream_type
 from .pool import Key, Prepared, new_framing, prepare, timeout_of
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
-
-BUFFER_BYTES = 2 * 1024 * 1024
-"""Reading from the socket pauses while this much body data waits unread."""
-
-
-def _wake(waiter: asyncio.Future[bool] | None, value: bool = True) -> None:
-    if waiter is not None and not waiter.done():
-        waiter.set_result(value)
 
 
 class _Timer:
@@ -84,15 +77,15 @@ class _Timer:
             self._handle = None
 
 
-class Connection(asyncio.Protocol):
+class Connection(FlowProtocol):
     """One asyncio connection to one origin, and the response it is reading (``framing``;
     None while idle: anything the server sends or a close then makes it ``stale``). It is also
-    the ``network_stream`` extension of its responses (``get_extra_info``)."""
+    the ``network_stream`` extension of its responses (``get_extra_info``). Its flow control is
+    ``FlowProtocol``'s."""
 
     def __init__(self, loop: asyncio.AbstractEventLoop, key: Key) -> None:
-        self.loop = loop
+        super().__init__(loop)
         self.key = key
-        self.transport: asyncio.Transport | None = None
         self.framing: Any = None
         self.body: list[bytes] = []
         self.buffered = 0
@@ -102,19 +95,9 @@ class Connection(asyncio.Protocol):
         """The first bytes of the current response."""
         self.error: BaseException | None = None
         """The framing's error (a ``CodecError``), or the connection's."""
-        self.eof = False
-        self.lost = False
         self.stale = False
-        self.tls = False
-        self.reading_paused = False
-        self.writing_paused = False
-        self.waiter: asyncio.Future[bool] | None = None
-        self.drain_waiter: asyncio.Future[bool] | None = None
 
     # -- asyncio.Protocol ------------------------------------------------------------------
-
-    def connection_made(self, transport: asyncio.BaseTransport) -> None:
-        self.transport = cast(asyncio.Transport, transport)
 
     def data_received(self, data: bytes) -> None:
         framing = self.framing
@@ -133,11 +116,8 @@ class Connection(asyncio.Protocol):
                 if pieces:
                     self.body += pieces
                     self.buffered += sum(map(len, pieces))
-                    if self.buffered >= BUFFER_BYTES and not self.reading_paused:
-                        self.reading_paused = True
-                        if self.transport is not None:
-                            self.transport.pause_reading()
-        _wake(self.waiter)
+                    self.pause_reading_at(self.buffered)
+        wake(self.read_waiter)
 
     def _ended(self) -> None:
         framing = self.framing
@@ -149,31 +129,19 @@ class Connection(asyncio.Protocol):
                 framing.feed_eof()
             except CodecError as exc:
                 self.error = exc
-        _wake(self.waiter)
+        wake(self.read_waiter)
 
     def eof_received(self) -> bool:
         self.eof = True
         self._ended()
-        # Over plain TCP the sending half stays open: the rest of a request may still go to a
-        # server that half-closed before answering. Under TLS asyncio closes the connection.
-        return not self.tls
+        return super().eof_received()
 
     def connection_lost(self, exc: Exception | None) -> None:
-        already = self.eof
-        self.eof = self.lost = True
         if exc is not None and self.error is None and not (self.framing and self.framing.complete):
             self.error = exc
-        if not already:
+        if not self.eof:
             self._ended()
-        _wake(self.waiter)
-        _wake(self.drain_waiter)
-
-    def pause_writing(self) -> None:
-        self.writing_paused = True
-
-    def resume_writing(self) -> None:
-        self.writing_paused = False
-        _wake(self.drain_waiter)
+        super().connection_lost(exc)
 
     # -- for the transport -----------------------------------------------------------------
 
@@ -200,29 +168,8 @@ class Connection(asyncio.Protocol):
     def take(self) -> list[bytes]:
         """The body data received and not taken yet (reading resumed if it was paused)."""
         pieces, self.body, self.buffered = self.body, [], 0
-        if self.reading_paused and self.transport is not None:
-            self.reading_paused = False
-            self.transport.resume_reading()
+        self.resume_reading()
         return pieces
-
-    async def wait(self, timer: _Timer, timeout: float | None) -> bool:
-        """Wait for data or the end; False when ``timeout`` passed first."""
-        self.waiter = waiter = self.loop.create_future()
-        try:
-            return await timer.wait(waiter, timeout)
-        finally:
-            self.waiter = None
-
-    async def drained(self, timer: _Timer, timeout: float | None) -> bool:
-        """Wait while writing is paused; False when ``timeout`` passed first."""
-        while self.writing_paused and not self.lost:
-            self.drain_waiter = waiter = self.loop.create_future()
-            try:
-                if not await timer.wait(waiter, timeout):
-                    return False
-            finally:
-                self.drain_waiter = None
-        return True
 
     def close(self) -> None:
         """Abort the connection (nothing is left to flush: a connection is closed only when
@@ -377,11 +324,11 @@ class AsyncHttp1(Http1Base[Connection]):
                 if connection.lost:
                     break
                 transport.write(prepared.frame(chunk))
-                if not await connection.drained(timer, timeout_of(request, "write")):
+                if not await connection.drained(timer.wait, timeout_of(request, "write")):
                     raise self._timed_out("WriteTimeout", None, request)
             if prepared.chunked and not connection.lost:
                 transport.write(prepared.tail)
-        if not await connection.drained(timer, timeout_of(request, "write")):
+        if not await connection.drained(timer.wait, timeout_of(request, "write")):
             raise self._timed_out("WriteTimeout", None, request)
         if connection.lost and not connection.received:
             return self._error("WriteError", connection.error or "connection lost", request)
@@ -434,7 +381,7 @@ class _Body:
         if connection.error is not None or (connection.eof and not self._framing.complete):
             raise self._fail(connection)
         timeout = timeout_of(self._request, "read")
-        if not await connection.wait(self._timer, timeout):
+        if not await connection.readable(self._timer.wait, timeout):
             raise self._transport._timed_out("ReadTimeout", None, self._request)
 
     async def read_head(self, write_error: Exception | None) -> None:
