@@ -462,3 +462,22 @@ def test_the_headless_handler_obeys_its_timeout_whatever_the_server_trickles(
         else:
             asyncio.run(AsyncHeadlessRedirectHandler(timeout_s=1.0).authorize(prompt))
     assert time.monotonic() - started < 3.0
+
+
+def test_the_headless_handlers_deadline_holds_when_it_passes_before_the_connection(
+    hostile: Serve,
+) -> None:
+    """The deadline passes while the host's request hook still runs, before any socket is
+    open: the connection made after it is shut down at once, not left to the trickle."""
+    server = hostile({"/authorize": _trickled_headers})
+    prompt = AuthorizationPrompt(f"{server.url}/authorize", "http://127.0.0.1:1/cb", "s")
+
+    def slow_hook(request: httpx.Request) -> None:
+        time.sleep(1.5)
+
+    with httpx.Client(event_hooks={"request": [slow_hook]}) as client:
+        started = time.monotonic()
+        with pytest.raises(McpOAuthAuthorizationError, match="could not be reached"):
+            HeadlessRedirectHandler(client=client, timeout_s=1.0).authorize(prompt)
+    # The hook's 1.5 s, then the shut-down connection at once (the trickle would take 20 s).
+    assert time.monotonic() - started < 4.0

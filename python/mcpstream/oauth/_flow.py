@@ -337,10 +337,13 @@ async def _aread_document(
 class _SocketWatchdog:
     """Bounds the wait for a blocking client's response headers, which per-read timeouts do
     not (a server trickling a byte at a time keeps every read short): at the deadline the
-    socket the request opened is shut down, which ends the blocked read."""
+    socket the request opened is shut down, which ends the blocked read. A deadline that
+    passes before the socket is known (a connect slower than the deadline, or a thread that
+    waited long for the processor) shuts it down as soon as the connection reports it."""
 
     def __init__(self, request: httpx.Request, remaining: float) -> None:
         self._socket: socket.socket | None = None
+        self._fired = False
         self._timer = threading.Timer(remaining, self._fire)
         self._timer.daemon = True
         request.extensions["trace"] = self._trace
@@ -350,12 +353,21 @@ class _SocketWatchdog:
             stream = info.get("return_value")
             sock = stream.get_extra_info("socket") if stream is not None else None
             if isinstance(sock, socket.socket):
+                # Set before reading _fired, as _fire sets _fired before reading _socket:
+                # whichever of the two threads comes second sees both and shuts it down.
                 self._socket = sock
+                if self._fired:
+                    self._shut_down()
 
     def _fire(self) -> None:
-        if self._socket is not None:
+        self._fired = True
+        self._shut_down()
+
+    def _shut_down(self) -> None:
+        sock = self._socket
+        if sock is not None:
             with suppress(OSError):
-                self._socket.shutdown(socket.SHUT_RDWR)
+                sock.shutdown(socket.SHUT_RDWR)
 
     def __enter__(self) -> _SocketWatchdog:
         self._timer.start()
