@@ -136,8 +136,8 @@ def test_a_stream_that_ends_fails_the_waiting_call_as_a_lost_session(
     state: dict[str, Any] = {}
 
     def stream(conn: Connection) -> None:
+        state["conn"] = conn  # before the endpoint: the client's first POST may come at once
         _endpoint(conn, "/messages?session_id=abc")
-        state["conn"] = conn
         while not gate.is_set() and not conn.stopping.is_set():
             time.sleep(0.01)
         conn.end()
@@ -177,8 +177,8 @@ def test_a_malformed_message_is_skipped_and_the_stream_goes_on(
     state: dict[str, Any] = {}
 
     def stream(conn: Connection) -> None:
+        state["conn"] = conn  # before the endpoint: the client's first POST may come at once
         _endpoint(conn, "/messages")
-        state["conn"] = conn
         _hold(conn, 10)
 
     def on_message(message: dict[str, Any]) -> None:
