@@ -102,10 +102,27 @@ class HostClient:
         return f"HostClient({self._client!r})"
 
 
+_SEND_PATH = (
+    "send",
+    "_send_handling_auth",
+    "_send_handling_redirects",
+    "_send_single_request",
+    "_transport_for_url",
+)
+"""The methods of httpx's ``AsyncClient`` that carry a request to its transport: a client's
+view runs them as the stack wrote them."""
+
+
 def _h1_for(client: Any, stack: HttpStack) -> Any:
-    """``host_h1_transport`` for a client of the stack's ``AsyncClient`` class (or a subclass):
-    an object forwarding to one is sent through as it is."""
-    if not isinstance(client, stack.httpx.AsyncClient):
+    """``host_h1_transport`` for a client of the stack's ``AsyncClient`` class, or of a subclass
+    that keeps its way of sending (``_SEND_PATH``): a subclass's own ``send`` may keep state on
+    its object, and an object forwarding to a client sends as it likes, so either is sent
+    through as it is."""
+    base = stack.httpx.AsyncClient
+    if not isinstance(client, base):
+        return None
+    cls = type(client)
+    if any(getattr(cls, name, None) is not getattr(base, name) for name in _SEND_PATH):
         return None
     return host_h1_transport(client, stack)
 
@@ -115,11 +132,10 @@ _VIEW_TYPES: dict[type[Any], Any] = {}
 
 def _view(client: Any, transport: Any) -> Any:
     """A view of the host's ``client`` whose default transport is ``transport``: an instance
-    of a subclass of the client's class (so its ``send``, overridden or not, runs) whose every
-    other attribute is read from ``client`` (``__getattr__``), so that its hooks, auth,
-    headers, cookies, timeouts and mounts are the client's as they are now and later. Its
-    state (opened, closed) is the client's: ``send`` opens the client, as the client's own
-    ``send`` does, and refuses once the client is closed."""
+    of a subclass of the client's class whose every other attribute is read from ``client``
+    (``__getattr__``: its hooks, auth, headers, cookies, timeouts and mounts, as they are now
+    and later) and written to it (``send`` opens the client as its own ``send`` does, and
+    refuses once the client is closed)."""
     cls = type(client)
     view_type: Any = _VIEW_TYPES.get(cls)
     if view_type is None:
@@ -127,16 +143,11 @@ def _view(client: Any, transport: Any) -> Any:
         def forward(self: Any, name: str) -> Any:
             return getattr(self.__dict__["_host"], name)
 
-        def get_state(self: Any) -> Any:
-            return self.__dict__["_host"]._state
-
-        def set_state(self: Any, value: Any) -> None:
-            self.__dict__["_host"]._state = value
+        def write(self: Any, name: str, value: Any) -> None:
+            setattr(self.__dict__["_host"], name, value)
 
         view_type = _VIEW_TYPES[cls] = type(
-            f"HostView[{cls.__name__}]",
-            (cls,),
-            {"__getattr__": forward, "_state": property(get_state, set_state)},
+            f"HostView[{cls.__name__}]", (cls,), {"__getattr__": forward, "__setattr__": write}
         )
     view = view_type.__new__(view_type)
     # No __init__: the view holds nothing but the host's client and its own transport (httpx
