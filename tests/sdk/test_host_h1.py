@@ -25,6 +25,7 @@ from mcp import Client
 from mcpstream._http.h1.aio import Connection
 from mcpstream._http.httpx_clients import H1_ENV
 from mcpstream.sdk import streamable_http_client
+from mcpstream.sdk.host import HostClient
 
 from tests.plain_http.tls import self_signed_certificate
 
@@ -207,6 +208,20 @@ class CountingTransport(httpx2.AsyncHTTPTransport):
         return await super().handle_async_request(request)
 
 
+def test_mcpstreams_transport_has_the_host_pools_limits(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(H1_ENV, "1")
+    limits = httpx2.Limits(max_connections=3, max_keepalive_connections=1, keepalive_expiry=None)
+    host = httpx2.AsyncClient(limits=limits)
+    own = HostClient(host).own_transport
+    assert own is not None
+    assert (own._limits.max_connections, own._limits.max_keepalive_connections) == (3, 1)
+    assert own._limits.keepalive_expiry == float("inf")  # no expiry, as the host's pool
+    unbounded = HostClient(httpx2.AsyncClient(limits=httpx2.Limits(max_connections=None)))
+    assert unbounded.own_transport._limits.max_connections is None
+    monkeypatch.setenv(H1_ENV, "0")
+    assert HostClient(host).own_transport is None  # not opted in: the host's transport
+
+
 def _http2_transport() -> httpx2.AsyncHTTPTransport:
     """A stock transport whose pool offers HTTP/2 (``http2=True`` without the ``h2`` package:
     a plain ``http`` URL still speaks HTTP/1.1 over it)."""
@@ -217,7 +232,19 @@ def _http2_transport() -> httpx2.AsyncHTTPTransport:
     return transport
 
 
-@pytest.mark.parametrize("kind", ["own transport", "mount", "http2", "retries", "local address"])
+class SendingSubclass(httpx2.AsyncClient):
+    """A subclass of httpx2's client with a ``send`` of its own, keeping state on itself."""
+
+    sent = 0
+
+    async def send(self, request: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        self.sent += 1
+        return await super().send(request, **kwargs)
+
+
+@pytest.mark.parametrize(
+    "kind", ["own transport", "mount", "http2", "retries", "local address", "own send"]
+)
 def test_a_host_client_with_a_transport_of_its_own_keeps_it(
     mcp_server_urls: dict[str, str], kind: str, relays: Relays, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -237,19 +264,22 @@ def test_a_host_client_with_a_transport_of_its_own_keeps_it(
         options["transport"] = _http2_transport()
     elif kind == "retries":
         options["transport"] = httpx2.AsyncHTTPTransport(retries=1)
-    else:
+    elif kind == "local address":
         options["transport"] = httpx2.AsyncHTTPTransport(local_address="127.0.0.1")
+    client_type = SendingSubclass if kind == "own send" else httpx2.AsyncClient
+    sending: list[int] = []
 
     async def main() -> tuple[str, int, Any]:
         async with (
             Tap(mcp_server_urls["sse"]) as tap,
-            httpx2.AsyncClient(**options) as host,
+            client_type(**options) as host,
         ):
             async with Client(streamable_http_client(tap.url, http_client=host)) as c:
                 text = await _echo(c)
                 own = relays.each[0].host_client.own_transport
                 opened_own = 0 if own is None else own._pool.open
             assert opened_own == 0
+            sending.append(getattr(host, "sent", 0))
             return text, tap.requests(), own
 
     text, sent_requests, own = run(main())
@@ -258,6 +288,8 @@ def test_a_host_client_with_a_transport_of_its_own_keeps_it(
     assert len(over_mcpstream) == sent_requests and not any(over_mcpstream)
     if kind in ("own transport", "mount"):
         assert counting.handled == sent_requests  # really through the host's transport
+    if kind == "own send":
+        assert sending == [sent_requests]  # its send kept its own count
     # A mount for the URL leaves the host's default transport stock: mcpstream's stands in for
     # it, and carries nothing to this URL (the mount does).
     assert (own is None) is (kind != "mount")
