@@ -130,6 +130,19 @@ class HttpxHeaderAuth(httpx.Auth):
         yield request
 
 
+def _own(relays: Relays, index: int) -> Any:
+    """mcpstream's transport under the host's client of the ``index``-th session (None: the
+    host's own)."""
+    host_client = relays.each[index].host_client
+    assert host_client is not None
+    return host_client.own_transport
+
+
+def _pool_of(client: Any) -> Any:
+    """The connection pool of the stock transport of ``client``."""
+    return client._transport._pool
+
+
 async def _echo(client: Client) -> str:
     result = await client.call_tool("echo", {"text": "over the host's client"})
     text = result.content[0]
@@ -171,14 +184,14 @@ def test_a_stock_host_client_sends_its_requests_over_mcpstreams_transport(
             stock = host._transport
             async with Client(streamable_http_client(tap.url, http_client=host), mode=mode) as c:
                 text = await _echo(c)
-                own = relays.each[0].host_client.own_transport
+                own = _own(relays, 0)
                 assert own is not None
                 assert own._pool.open >= 1  # the session's connections are its own
                 assert own._ssl_context is stock._pool._ssl_context
                 assert not stock._pool.connections  # the host's pool opened none
             # The session is over, the host's client still open: mcpstream's transport is
             # closed, and every connection it opened with it.
-            assert relays.each[0].host_client.own_transport is None
+            assert _own(relays, 0) is None
             assert own._pool.closed and own._pool.open == 0
             await tap.until_closed()
             assert host._transport is stock and not host.is_closed  # the host's, untouched
@@ -237,7 +250,7 @@ class SendingSubclass(httpx2.AsyncClient):
 
     sent = 0
 
-    async def send(self, request: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+    async def send(self, request: Any, **kwargs: Any) -> Any:
         self.sent += 1
         return await super().send(request, **kwargs)
 
@@ -276,7 +289,7 @@ def test_a_host_client_with_a_transport_of_its_own_keeps_it(
         ):
             async with Client(streamable_http_client(tap.url, http_client=host)) as c:
                 text = await _echo(c)
-                own = relays.each[0].host_client.own_transport
+                own = _own(relays, 0)
                 opened_own = 0 if own is None else own._pool.open
             assert opened_own == 0
             sending.append(getattr(host, "sent", 0))
@@ -314,9 +327,9 @@ def test_the_host_clients_tls_context_is_used(
             async with host:
                 try:
                     async with Client(streamable_http_client(tap.url, http_client=host)) as c:
-                        own = relays.each[-1].host_client.own_transport
+                        own = _own(relays, -1)
                         if own is not None:
-                            assert own._ssl_context is host._transport._pool._ssl_context
+                            assert own._ssl_context is _pool_of(host)._ssl_context
                         return ("ours " if own is not None else "host's ") + await _echo(c)
                 except Exception as exc:
                     return "failed " + shape(exc)
