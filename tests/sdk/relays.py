@@ -15,16 +15,19 @@ __all__ = ["Relays", "relays"]
 
 
 class Relays:
-    """Counts the ``SessionRelay`` objects mcpstream's SDK transport makes: one a connection."""
+    """Counts the ``SessionRelay`` objects mcpstream's SDK transport makes: one a connection
+    (``made``; ``each``: the relays themselves, in order)."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
         self.made = 0
+        self.each: list[SessionRelay] = []
         counter = self
 
         class CountingRelay(SessionRelay):
             def __init__(self, *args: Any, **kwargs: Any) -> None:
                 counter.made += 1
                 super().__init__(*args, **kwargs)
+                counter.each.append(self)
 
         monkeypatch.setattr(mcpstream.sdk.client, "SessionRelay", CountingRelay)
 

@@ -15,7 +15,7 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
-from mcpstream._http.httpx_clients import READ_BYTES, direct_transport
+from mcpstream._http.httpx_clients import H1_ENV, READ_BYTES, direct_transport
 from mcpstream._http.receive_buffer import PassThroughBuffer
 from mcpstream._http.stack import _version_fits, stack_named, stack_of
 from mcpstream.sdk import streamable_http_client
@@ -138,8 +138,11 @@ def _connections(client: httpx2.AsyncClient) -> list[Any]:
 
 @pytest.mark.parametrize("stock", [True, False])
 def test_a_stock_host_client_reads_large_bodies_as_mcpstreams_own(
-    mcp_server_urls: dict[str, str], stock: bool
+    mcp_server_urls: dict[str, str], stock: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # The host's own pool (``MCPSTREAM_H1_TRANSPORT=1`` puts mcpstream's transport under a
+    # stock client instead: ``test_host_h1``).
+    monkeypatch.delenv(H1_ENV, raising=False)
     size = 4 * 1024 * 1024
     hooked: list[int] = []
 

@@ -83,11 +83,14 @@ __all__ = [
     "deadline_bound",
     "deadline_trace",
     "direct_transport",
+    "h1_opted_in",
+    "host_h1_transport",
     "host_response_hooks",
     "io_deadline",
     "make_async_client",
     "make_client",
     "shared_ssl_context",
+    "stock_async_transport",
 ]
 
 _LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
@@ -454,11 +457,16 @@ transport (``mcpstream._http.h1``): ``1`` (anything but empty or ``0``). Experim
 proxies in the environment the clients stay httpx's."""
 
 
+def h1_opted_in() -> bool:
+    """Whether ``H1_ENV`` opts in to the HTTP/1.1 transport (read at each call)."""
+    return os.environ.get(H1_ENV, "") not in ("", "0")
+
+
 def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
     """A client of ``stack`` over the HTTP/1.1 transport when ``H1_ENV`` asks for it and no
     proxy is configured (None otherwise), with httpx's default limits and the shared SSL
     context; its transport carries every request (``direct_transport``)."""
-    if os.environ.get(H1_ENV, "") in ("", "0") or urllib.request.getproxies():
+    if not h1_opted_in() or urllib.request.getproxies():
         return None
     sync_type, async_type = transport_types(stack)
     transport = (async_type if asynchronous else sync_type)(
@@ -493,7 +501,7 @@ def make_async_client(stack: HttpStack = HTTPX) -> httpx.AsyncClient:
     return client
 
 
-def _stock_async_transport(client: Any, stack: HttpStack) -> bool:
+def stock_async_transport(client: Any, stack: HttpStack) -> bool:
     """Whether the host's async ``client`` sends through the stack's stock transport and
     connection pool (exactly their classes: no proxy, no transport or pool of the host's)."""
     try:
@@ -532,12 +540,12 @@ def host_response_hooks(client: Any, response: Any, stack: HttpStack) -> bool:
     """Give the HTTP/1.1 connection under ``response`` of a host's async ``client`` the speed
     work of the clients made here, where it is safe: the stack's core and h11 are the versions
     it was written for (``HttpStack.hooks_fit``), the client sends through its stack's stock
-    transport and pool (``_stock_async_transport``), and the connection is exactly the core's
+    transport and pool (``stock_async_transport``), and the connection is exactly the core's
     HTTP/1.1 connection. Its reads then ask for ``READ_BYTES`` (the core asks for 64 KiB; a
     read returns what the socket holds, so a small answer costs nothing more) and h11 hands a
     large body's received pieces on uncopied (``receive_buffer``). Nothing of what the client
     sends changes, nor its hooks, auth or pool. True when they were installed."""
-    if not stack.hooks_fit or not _stock_async_transport(client, stack):
+    if not stack.hooks_fit or not stock_async_transport(client, stack):
         return False
     bound = response.stream
     if type(bound) is not _private(stack.httpx, "_client", "BoundAsyncStream"):
@@ -553,3 +561,48 @@ def host_response_hooks(client: Any, response: Any, stack: HttpStack) -> bool:
         connection.READ_NUM_BYTES = READ_BYTES
     receive_buffer.install(_Unbound(inner))  # type: ignore[arg-type]
     return True
+
+
+def host_h1_transport(client: Any, stack: HttpStack) -> Any:
+    """An HTTP/1.1 transport of mcpstream's (``h1``, async) with the settings of the stock
+    transport of the host's async ``client``, to stand in for it (the caller closes it), or
+    None where it cannot: the stack's core and h11 are not the versions this was written for
+    (``HttpStack.hooks_fit``), the client does not send through the stack's stock transport
+    and pool (``stock_async_transport``), or its pool has a setting the HTTP/1.1 transport
+    does not honour (HTTP/2 or no HTTP/1.1, a proxy, a Unix socket, a local address, socket
+    options, retries, a network backend of its own, no SSL context).
+
+    The transport uses the pool's own SSL context object (the host's verify, CA certificates
+    and client certificate) and its limits: connections, idle connections kept, their expiry
+    (none: kept as long as they last)."""
+    if not stack.hooks_fit or not stock_async_transport(client, stack):
+        return None
+    pool = client._transport._pool
+    try:
+        ssl_context = pool._ssl_context
+        unsupported = (
+            pool._proxy is not None
+            or pool._uds is not None
+            or pool._local_address is not None
+            or bool(pool._socket_options)
+            or bool(pool._retries)
+            or pool._http2
+            or not pool._http1
+            or type(pool._network_backend)
+            is not _private(stack.httpcore, "_backends", "auto", "AutoBackend")
+            or not isinstance(ssl_context, ssl.SSLContext)
+        )
+        max_connections = pool._max_connections
+        max_keepalive = pool._max_keepalive_connections
+        expiry = pool._keepalive_expiry
+    except AttributeError:  # another pool than the one this was written for
+        return None
+    if unsupported:
+        return None
+    return transport_types(stack)[1](
+        verify=ssl_context,
+        # The pool stands for "no bound" with sys.maxsize.
+        max_connections=None if max_connections >= sys.maxsize else max_connections,
+        max_keepalive_connections=max_keepalive,
+        keepalive_expiry=float("inf") if expiry is None else expiry,
+    )

@@ -1,13 +1,22 @@
 """The host's HTTP client under the relayed session: ``HostClient`` sends every request through
 the host's client (its auth, hooks, headers, transport and pool) with the host's timeouts,
-as the SDK's transport does, and mcpstream's own bounds only where the host set none."""
+as the SDK's transport does, and mcpstream's own bounds only where the host set none.
+
+Opted in with ``MCPSTREAM_H1_TRANSPORT=1`` (``httpx_clients.H1_ENV``), a host's async client
+whose transport is its stack's stock one, with settings mcpstream's HTTP/1.1 transport honours
+(``httpx_clients.host_h1_transport``), sends through a private view of itself instead
+(``_view``): the client's own ``send`` (its request and response hooks, auth flow, cookies,
+redirects, timeouts, mounts) with every attribute read from the host's client, but for its
+default transport, which is mcpstream's HTTP/1.1 transport built with the host transport's SSL
+context and limits. The host's client and transport are left as they are; the view's
+transport is closed with the session (``HostClient.release``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .._http.httpx_clients import host_response_hooks
-from .._http.stack import stack_of
+from .._http.httpx_clients import h1_opted_in, host_h1_transport, host_response_hooks
+from .._http.stack import HttpStack, stack_of
 
 __all__ = ["HostClient", "host_read_timeout"]
 
@@ -22,11 +31,18 @@ class HostClient:
     is left of the call's deadline, its connect timeout); here each of the four is the
     host's, and mcpstream's only where the host's is None (no limit)."""
 
-    __slots__ = ("__weakref__", "_client", "_stack")
+    __slots__ = ("__weakref__", "_client", "_h1", "_stack", "_view")
 
     def __init__(self, client: Any) -> None:
         self._client = client
-        self._stack = stack_of(client)
+        self._stack = stack = stack_of(client)
+        self._view: Any = None
+        self._h1: Any = None
+        """mcpstream's HTTP/1.1 transport under ``_view`` (None: the host's own transport)."""
+        if h1_opted_in():
+            self._h1 = transport = _h1_for(client, stack)
+            if transport is not None:
+                self._view = _view(client, transport)
 
     @property
     def wrapped(self) -> Any:
@@ -55,16 +71,89 @@ class HostClient:
 
     async def send(self, request: Any, **kwargs: Any) -> Any:
         """The client's ``send``; the response's connection then reads as the clients made
-        by mcpstream do, where that is safe (``host_response_hooks``)."""
+        by mcpstream do, where that is safe (``host_response_hooks``). Under the
+        HTTP/1.1 opt-in, the send of the client's view over mcpstream's transport (see the
+        module)."""
+        view = self._view
+        if view is not None:
+            # The view's send raises as the host's does once the host's client is closed.
+            return await view.send(request, **kwargs)
         response = await self._client.send(request, **kwargs)
         host_response_hooks(self._client, response, self._stack)
         return response
+
+    @property
+    def own_transport(self) -> Any:
+        """mcpstream's HTTP/1.1 transport the requests go through (None: the host's)."""
+        return self._h1
+
+    async def release(self) -> None:
+        """Close what mcpstream made for the host's client (its HTTP/1.1 transport and that
+        transport's connections); the host's client stays open. Later requests go through
+        the host's client as it is. Idempotent."""
+        transport, self._h1, self._view = self._h1, None, None
+        if transport is not None:
+            await transport.aclose()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
 
     def __repr__(self) -> str:
         return f"HostClient({self._client!r})"
+
+
+_SEND_PATH = (
+    "send",
+    "_send_handling_auth",
+    "_send_handling_redirects",
+    "_send_single_request",
+    "_transport_for_url",
+)
+"""The methods of httpx's ``AsyncClient`` that carry a request to its transport: a client's
+view runs them as the stack wrote them."""
+
+
+def _h1_for(client: Any, stack: HttpStack) -> Any:
+    """``host_h1_transport`` for a client of the stack's ``AsyncClient`` class, or of a subclass
+    that keeps its way of sending (``_SEND_PATH``): a subclass's own ``send`` may keep state on
+    its object, and an object forwarding to a client sends as it likes, so either is sent
+    through as it is."""
+    base = stack.httpx.AsyncClient
+    if not isinstance(client, base):
+        return None
+    cls = type(client)
+    if any(getattr(cls, name, None) is not getattr(base, name) for name in _SEND_PATH):
+        return None
+    return host_h1_transport(client, stack)
+
+
+_VIEW_TYPES: dict[type[Any], Any] = {}
+
+
+def _view(client: Any, transport: Any) -> Any:
+    """A view of the host's ``client`` whose default transport is ``transport``: an instance
+    of a subclass of the client's class whose every other attribute is read from ``client``
+    (``__getattr__``: its hooks, auth, headers, cookies, timeouts and mounts, as they are now
+    and later) and written to it (``send`` opens the client as its own ``send`` does, and
+    refuses once the client is closed)."""
+    cls = type(client)
+    view_type: Any = _VIEW_TYPES.get(cls)
+    if view_type is None:
+
+        def forward(self: Any, name: str) -> Any:
+            return getattr(self.__dict__["_host"], name)
+
+        def write(self: Any, name: str, value: Any) -> None:
+            setattr(self.__dict__["_host"], name, value)
+
+        view_type = _VIEW_TYPES[cls] = type(
+            f"HostView[{cls.__name__}]", (cls,), {"__getattr__": forward, "__setattr__": write}
+        )
+    view = view_type.__new__(view_type)
+    # No __init__: the view holds nothing but the host's client and its own transport (httpx
+    # finds the default transport of a request in ``_transport``: ``_transport_for_url``).
+    view.__dict__.update(_host=client, _transport=transport)
+    return view
 
 
 def _first(host: float | None, own: float | None) -> float | None:

@@ -99,10 +99,10 @@ class RelayOptions:
         check_connect_timeout(self.connect_timeout_s)
 
     def transport(
-        self, url: str, *, client: Any, handler: Any, on_notification: Any
+        self, url: str, *, client: HostClient | None, handler: Any, on_notification: Any
     ) -> AsyncMcpHttpTransport:
         """The transport for ``url`` (``client``: the host's, sent through with its own
-        timeouts by a ``HostClient``; None: one of its own on httpx2, the SDK's stack)."""
+        timeouts by its ``HostClient``; None: one of its own on httpx2, the SDK's stack)."""
         server = ResolvedMcpServer(
             id=self.server_id or _default_id(url, self.oauth),
             url=url,
@@ -115,7 +115,7 @@ class RelayOptions:
             # Only a handler of roots requests reads it, and the session answers those itself.
             workspace_root=Path(tempfile.gettempdir()),
             # A HostClient has the API of the client it wraps (typed as httpx's).
-            client=None if client is None else cast(Any, HostClient(client)),
+            client=cast(Any, client),
             # A client of its own on the SDK's stack (httpx2; httpx for the 1.x line): its
             # failures are the SDK's classes.
             http_stack=("httpx2" if MAJOR == 2 else "httpx") if client is None else None,

@@ -26,6 +26,7 @@ from ..errors import McpTransportError
 from ..jsonrpc import JsonRpcNotification, JsonRpcRequest
 from ..server_requests import McpServerRequestContext
 from ..transport_http_async import AsyncMcpHttpTransport
+from .host import HostClient
 from .line import (
     ERROR_BODIES_ANSWER,
     INTERNAL_ERROR,
@@ -67,8 +68,10 @@ class SessionRelay:
     ) -> None:
         self._read = read_writer
         self._timeout_s = options.call_timeout_s
+        self.host_client = None if http_client is None else HostClient(http_client)
+        """The host's client as the transport sends through it (None: the transport's own)."""
         self.transport: AsyncMcpHttpTransport = options.transport(
-            url, client=http_client, handler=self, on_notification=self._notify
+            url, client=self.host_client, handler=self, on_notification=self._notify
         )
         self._rules = self.transport.relay_rules(error_bodies_answer=ERROR_BODIES_ANSWER)
         # The SDK caps SSE events only ("JSON responses are not affected"): a JSON body keeps
@@ -114,12 +117,17 @@ class SessionRelay:
 
     async def close(self, *, terminate: bool) -> None:
         """End the transport: the GET stream, the DELETE of the session (``terminate``), the
-        client it made. The requests still in flight end with the "closed" error."""
+        client it made, or what was made for the host's client (``HostClient.release``). The
+        requests still in flight end with the "closed" error."""
         for future in self._answers.values():
             future.cancel()
         if not terminate:
             self.transport.reset_session_state()
-        await self.transport.close()
+        try:
+            await self.transport.close()
+        finally:
+            if self.host_client is not None:
+                await self.host_client.release()
 
     # -- the session's messages ----------------------------------------------------------------
 
