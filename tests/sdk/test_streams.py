@@ -458,7 +458,10 @@ def test_an_http_error_to_an_answer_is_dropped_as_by_the_sdk(
 
     async def main() -> dict[str, list[str]]:
         seen: dict[str, list[str]] = {}
-        hooks = {"request": [unsupported_version], "response": [answered_with]}
+        hooks: dict[str, list[Any]] = {
+            "request": [unsupported_version],
+            "response": [answered_with],
+        }
         for name, factory in TRANSPORTS.items():
             async with httpx2.AsyncClient(event_hooks=hooks) as client:
                 seen[name] = await _after_answer(factory, url, nothing, http_client=client)
