@@ -473,6 +473,62 @@ def test_an_http_error_to_an_answer_is_dropped_as_by_the_sdk(
     assert seen["sdk"] == ["call waits", "call ok", "left"]
 
 
+def _eliciting_call(connection: Connection, request_id: Any) -> None:
+    # The tool asks for a name on its stream, then stays silent: its response would follow
+    # the answer, which never arrives whole.
+    elicit = {"message": "What is your name?", "requestedSchema": {"type": "object"}}
+    request = {"jsonrpc": "2.0", "id": 41, "method": "elicitation/create", "params": elicit}
+    if connection.stream_head() and connection.send(sse_event(request)):
+        connection.stopping.wait(8)
+    connection.end()
+
+
+CALL_CLOSED = f"call mcp.shared.exceptions.MCPError({types.CONNECTION_CLOSED})"
+ANSWER_FAILURES: dict[str, Any] = {
+    "500": lambda c: c.respond(b"boom", status="500 Oops", content_type="text/plain"),
+    "closed without an answer": lambda c: c.end(),
+    "past the client's read timeout": lambda c: c.stopping.wait(8),
+}
+ANSWER_EXPECTED = {
+    # 2.x drops an HTTP error to an answer: the call waits on, the session goes on.
+    "500": ["call waits", "call ok", "left"],
+    # What the client raises ends the writer, and with it the transport.
+    "closed without an answer": [CALL_CLOSED, CALL_CLOSED, "left"],
+    "past the client's read timeout": [CALL_CLOSED, CALL_CLOSED, "left"],
+}
+
+
+@pytest.mark.parametrize("failure", sorted(ANSWER_FAILURES))
+def test_a_failed_answer_post_is_the_sdks(hostile: Any, failure: str) -> None:
+    # Each kind of failure of the answer's POST (no real server fails it so: the SDK's server
+    # answers an answer with 202), over both transports.
+    base = _server(_eliciting_call)
+
+    def route(connection: Connection) -> None:
+        if connection.method == "POST" and "method" not in connection.jsonrpc:
+            ANSWER_FAILURES[failure](connection)
+        else:
+            base(connection)
+
+    url = hostile({"/mcp": route}).url + "/mcp"
+    timed = failure == "past the client's read timeout"
+
+    async def nothing() -> None:
+        pass
+
+    async def main() -> dict[str, list[str]]:
+        seen: dict[str, list[str]] = {}
+        for name, factory in TRANSPORTS.items():
+            timeout = httpx2.Timeout(30, read=1.0 if timed else 30)
+            async with httpx2.AsyncClient(timeout=timeout) as client:
+                seen[name] = await _after_answer(factory, url, nothing, http_client=client)
+        return seen
+
+    seen = run(main(), 60)
+    assert seen["mcpstream"] == seen["sdk"]
+    assert seen["sdk"] == ANSWER_EXPECTED[failure]
+
+
 # -- the User-Agent: the SDK's transport sets none, the HTTP client's headers supply it -------
 
 HOST_CLIENTS: dict[str, Any] = {
