@@ -376,17 +376,27 @@ def test_a_notification_refused_by_the_servers_session_is_dropped_as_by_the_sdk(
 
 
 async def _after_answer(
-    factory: Any, url: str, answered: Any, http_client: httpx2.AsyncClient | None = None
+    factory: Any,
+    url: str,
+    answered: Any,
+    http_client: httpx2.AsyncClient | None = None,
+    *,
+    error: bool = False,
 ) -> list[str]:
     """What ``mcp.Client`` (the handshake era: a server request on the call's stream) shows
     when the session answers the elicitation of ``ask_name`` (``answered()`` runs just before
-    the answer is written): the tool call's outcome (``waits`` when it is still waiting after
-    a few seconds), a call after it, and leaving the session."""
+    the answer is written; ``error``: the answer is a JSON-RPC error): the tool call's outcome
+    (``waits`` when it is still waiting after a few seconds), a call after it, and leaving
+    the session."""
     seen: list[str] = []
     options = {} if http_client is None else {"http_client": http_client}
 
-    async def elicited(context: ClientRequestContext, params: Any) -> types.ElicitResult:
+    async def elicited(
+        context: ClientRequestContext, params: Any
+    ) -> types.ElicitResult | types.ErrorData:
         await answered()
+        if error:
+            return types.ErrorData(code=types.INVALID_REQUEST, message="no names here")
         return types.ElicitResult(action="accept", content={"name": "Ada"})
 
     try:
@@ -498,10 +508,11 @@ ANSWER_EXPECTED = {
 }
 
 
+@pytest.mark.parametrize("answer", ["result", "error"])
 @pytest.mark.parametrize("failure", sorted(ANSWER_FAILURES))
-def test_a_failed_answer_post_is_the_sdks(hostile: Any, failure: str) -> None:
-    # Each kind of failure of the answer's POST (no real server fails it so: the SDK's server
-    # answers an answer with 202), over both transports.
+def test_a_failed_answer_post_is_the_sdks(hostile: Any, failure: str, answer: str) -> None:
+    # Each kind of failure of the POST of an answer, a result or an error (no real server
+    # fails it so: the SDK's server answers an answer with 202), over both transports.
     base = _server(_eliciting_call)
 
     def route(connection: Connection) -> None:
@@ -521,7 +532,9 @@ def test_a_failed_answer_post_is_the_sdks(hostile: Any, failure: str) -> None:
         for name, factory in TRANSPORTS.items():
             timeout = httpx2.Timeout(30, read=1.0 if timed else 30)
             async with httpx2.AsyncClient(timeout=timeout) as client:
-                seen[name] = await _after_answer(factory, url, nothing, http_client=client)
+                seen[name] = await _after_answer(
+                    factory, url, nothing, http_client=client, error=answer == "error"
+                )
         return seen
 
     seen = run(main(), 60)
