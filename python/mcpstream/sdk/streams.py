@@ -169,7 +169,14 @@ class SessionRelay:
             if scope_ is not None:
                 scope_.cancel()
         elif kind is Route.POST:
-            await self._post(out, route.headers)
+            try:
+                await self._post(out, route.headers)
+            except McpTransportError as exc:
+                # The SDK's writer opens the GET stream before this POST, whatever becomes of
+                # it: here it opens unless the failure ends the transport.
+                if route.starts_listening and not ends_transport(exc):
+                    self.transport.start_listening()
+                raise
             if route.starts_listening:
                 self.transport.start_listening()
         # Route.DROP: nothing goes on the wire.
