@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import socket
+import threading
 import time
 from contextlib import AsyncExitStack
 from typing import Any
@@ -540,6 +541,61 @@ def test_a_failed_answer_post_is_the_sdks(hostile: Any, failure: str, answer: st
     seen = run(main(), 60)
     assert seen["mcpstream"] == seen["sdk"]
     assert seen["sdk"] == ANSWER_EXPECTED[failure]
+
+
+GET_STREAM_EXPECTED = {
+    "500": ["call ok", "left"],
+    "closed without an answer": [CALL_CLOSED, "left"],
+}
+
+
+@pytest.mark.parametrize("failure", sorted(GET_STREAM_EXPECTED))
+def test_a_failed_answer_to_the_get_streams_request_is_the_sdks(hostile: Any, failure: str) -> None:
+    # A ping on the GET stream, which the session answers: the failed POST of its answer ends
+    # the transport or is dropped as over the SDK's transport (mcpstream only logged it before).
+    # The server's 202 to notifications/initialized has a content type (text/plain) mcpstream
+    # refuses for it; the GET stream opens all the same, as the SDK's writer opens it.
+    base = _server(lambda connection, request_id: None, with_session=True)
+    answered = threading.Event()
+
+    def route(connection: Connection) -> None:
+        if connection.method == "GET":
+            ping = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+            if connection.stream_head() and connection.send(sse_event(ping)):
+                connection.stopping.wait(8)
+            connection.end()
+        elif connection.method == "POST" and "method" not in connection.jsonrpc:
+            ANSWER_FAILURES[failure](connection)
+            answered.set()
+        else:
+            base(connection)
+
+    url = hostile({"/mcp": route}).url + "/mcp"
+
+    async def outcome(factory: Any) -> list[str]:
+        answered.clear()
+        seen: list[str] = []
+        try:
+            async with Client(factory(url), mode="legacy") as client:
+                assert await anyio.to_thread.run_sync(answered.wait, 10)
+                await anyio.sleep(0.5)  # the failure reaches the transport
+                try:
+                    with anyio.fail_after(4):
+                        await client.call_tool("echo", {"text": "after"})
+                    seen.append("call ok")
+                except MCPError as exc:
+                    seen.append(f"call {shape(exc)}")
+            seen.append("left")
+        except Exception as exc:
+            seen.append("session " + shape(exc))
+        return seen
+
+    async def main() -> dict[str, list[str]]:
+        return {name: await outcome(factory) for name, factory in TRANSPORTS.items()}
+
+    seen = run(main(), 60)
+    assert seen["mcpstream"] == seen["sdk"]
+    assert seen["sdk"] == GET_STREAM_EXPECTED[failure]
 
 
 # -- the User-Agent: the SDK's transport sets none, the HTTP client's headers supply it -------
