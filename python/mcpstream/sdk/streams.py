@@ -258,8 +258,9 @@ class SessionRelay:
         request_id: RequestId,
         params: Any,
     ) -> ForwardedAnswer:
-        """Hand a server-initiated request to the session and return its answer (the
-        transport's server request handler)."""
+        """Hand a server-initiated request to the session and wait until its answer is POSTed
+        (by ``_carry``, as the SDK's writer POSTs it): the transport's server request handler,
+        whose stream then goes on."""
         built = request_message(JsonRpcRequest(id=request_id, method=method, params=params))
         if not isinstance(built, SessionMessage):
             # The session is told what its models refused, as by the SDK's transport; the
