@@ -7,7 +7,9 @@ govern the waits, as under the SDK's transport."""
 
 from __future__ import annotations
 
+import json
 import socket
+import threading
 import time
 from contextlib import AsyncExitStack
 from typing import Any
@@ -18,6 +20,7 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client, ClientSession, MCPDeprecationWarning, MCPError
+from mcp.client.context import ClientRequestContext
 from mcp.shared._httpx_utils import create_mcp_http_client
 from mcpstream.sdk import streamablehttp_client
 
@@ -368,6 +371,231 @@ def test_a_notification_refused_by_the_servers_session_is_dropped_as_by_the_sdk(
     for notified, call in seen["sdk"]:
         assert notified == "notified"
         assert call.startswith(refused) and "session" in call.lower(), call
+
+
+# -- the session's answer to a server request: POSTed as the SDK's writer POSTs it ------------
+
+
+async def _after_answer(
+    factory: Any,
+    url: str,
+    answered: Any,
+    http_client: httpx2.AsyncClient | None = None,
+    *,
+    error: bool = False,
+) -> list[str]:
+    """What ``mcp.Client`` (the handshake era: a server request on the call's stream) shows
+    when the session answers the elicitation of ``ask_name`` (``answered()`` runs just before
+    the answer is written; ``error``: the answer is a JSON-RPC error): the tool call's outcome
+    (``waits`` when it is still waiting after a few seconds), a call after it, and leaving
+    the session."""
+    seen: list[str] = []
+    options = {} if http_client is None else {"http_client": http_client}
+
+    async def elicited(
+        context: ClientRequestContext, params: Any
+    ) -> types.ElicitResult | types.ErrorData:
+        await answered()
+        if error:
+            return types.ErrorData(code=types.INVALID_REQUEST, message="no names here")
+        return types.ElicitResult(action="accept", content={"name": "Ada"})
+
+    try:
+        async with Client(
+            factory(url, **options), mode="legacy", elicitation_callback=elicited
+        ) as client:
+            for tool, arguments in (("ask_name", {}), ("echo", {"text": "after"})):
+                try:
+                    with anyio.fail_after(4):
+                        await client.call_tool(tool, arguments)
+                    seen.append("call ok")
+                except TimeoutError:
+                    seen.append("call waits")
+                except MCPError as exc:
+                    seen.append(f"call {shape(exc)}")
+        seen.append("left")
+    except Exception as exc:
+        seen.append("session " + shape(exc))
+    return seen
+
+
+def test_an_answer_to_a_server_gone_ends_the_transport_as_the_sdks() -> None:
+    # The server goes away while the session answers its elicitation: the answer's POST
+    # cannot connect. The SDK's writer ends on it (its streams close: the session's calls
+    # fail with "Connection closed"), and so does mcpstream's transport, instead of failing
+    # the tool call alone and letting the next call meet the refused connection.
+    async def outcome(factory: Any) -> list[str]:
+        process, url = _start_mcp_server("sse")
+        try:
+
+            async def stop() -> None:
+                process.kill()
+                await anyio.to_thread.run_sync(process.wait)
+
+            return await _after_answer(factory, url, stop)
+        finally:
+            process.kill()
+            process.wait()
+
+    async def main() -> dict[str, list[str]]:
+        return {name: await outcome(factory) for name, factory in TRANSPORTS.items()}
+
+    seen = run(main(), 120)
+    assert seen["mcpstream"] == seen["sdk"]
+    closed = f"call mcp.shared.exceptions.MCPError({types.CONNECTION_CLOSED})"
+    assert seen["sdk"] == [closed, closed, "left"]
+
+
+def test_an_http_error_to_an_answer_is_dropped_as_by_the_sdk(
+    mcp_server_urls: dict[str, str],
+) -> None:
+    # The SDK's server refuses the answer (400: the host's client stamps a protocol version
+    # it does not speak on the answer's POST). The SDK's 2.x writer drops the error: the
+    # tool call goes on waiting for the answer the server never got, and the session goes
+    # on, as over mcpstream (which failed the tool call at once before).
+    url = mcp_server_urls["sse"]
+    statuses: list[int] = []
+
+    async def unsupported_version(request: httpx2.Request) -> None:
+        if request.method == "POST" and "method" not in json.loads(request.content):
+            request.headers["mcp-protocol-version"] = "1999-01-01"
+
+    async def answered_with(response: httpx2.Response) -> None:
+        if response.request.headers.get("mcp-protocol-version") == "1999-01-01":
+            statuses.append(response.status_code)
+
+    async def nothing() -> None:
+        pass
+
+    async def main() -> dict[str, list[str]]:
+        seen: dict[str, list[str]] = {}
+        hooks: dict[str, list[Any]] = {
+            "request": [unsupported_version],
+            "response": [answered_with],
+        }
+        for name, factory in TRANSPORTS.items():
+            async with httpx2.AsyncClient(event_hooks=hooks) as client:
+                seen[name] = await _after_answer(factory, url, nothing, http_client=client)
+        return seen
+
+    seen = run(main(), 60)
+    assert statuses == [400, 400]  # the server's answer to either transport's POST
+    assert seen["mcpstream"] == seen["sdk"]
+    assert seen["sdk"] == ["call waits", "call ok", "left"]
+
+
+def _eliciting_call(connection: Connection, request_id: Any) -> None:
+    # The tool asks for a name on its stream, then stays silent: its response would follow
+    # the answer, which never arrives whole.
+    elicit = {"message": "What is your name?", "requestedSchema": {"type": "object"}}
+    request = {"jsonrpc": "2.0", "id": 41, "method": "elicitation/create", "params": elicit}
+    if connection.stream_head() and connection.send(sse_event(request)):
+        connection.stopping.wait(8)
+    connection.end()
+
+
+CALL_CLOSED = f"call mcp.shared.exceptions.MCPError({types.CONNECTION_CLOSED})"
+ANSWER_FAILURES: dict[str, Any] = {
+    "500": lambda c: c.respond(b"boom", status="500 Oops", content_type="text/plain"),
+    "closed without an answer": lambda c: c.end(),
+    "past the client's read timeout": lambda c: c.stopping.wait(8),
+}
+ANSWER_EXPECTED = {
+    # 2.x drops an HTTP error to an answer: the call waits on, the session goes on.
+    "500": ["call waits", "call ok", "left"],
+    # What the client raises ends the writer, and with it the transport.
+    "closed without an answer": [CALL_CLOSED, CALL_CLOSED, "left"],
+    "past the client's read timeout": [CALL_CLOSED, CALL_CLOSED, "left"],
+}
+
+
+@pytest.mark.parametrize("answer", ["result", "error"])
+@pytest.mark.parametrize("failure", sorted(ANSWER_FAILURES))
+def test_a_failed_answer_post_is_the_sdks(hostile: Any, failure: str, answer: str) -> None:
+    # Each kind of failure of the POST of an answer, a result or an error (no real server
+    # fails it so: the SDK's server answers an answer with 202), over both transports.
+    base = _server(_eliciting_call)
+
+    def route(connection: Connection) -> None:
+        if connection.method == "POST" and "method" not in connection.jsonrpc:
+            ANSWER_FAILURES[failure](connection)
+        else:
+            base(connection)
+
+    url = hostile({"/mcp": route}).url + "/mcp"
+    timed = failure == "past the client's read timeout"
+
+    async def nothing() -> None:
+        pass
+
+    async def main() -> dict[str, list[str]]:
+        seen: dict[str, list[str]] = {}
+        for name, factory in TRANSPORTS.items():
+            timeout = httpx2.Timeout(30, read=1.0 if timed else 30)
+            async with httpx2.AsyncClient(timeout=timeout) as client:
+                seen[name] = await _after_answer(
+                    factory, url, nothing, http_client=client, error=answer == "error"
+                )
+        return seen
+
+    seen = run(main(), 60)
+    assert seen["mcpstream"] == seen["sdk"]
+    assert seen["sdk"] == ANSWER_EXPECTED[failure]
+
+
+GET_STREAM_EXPECTED = {
+    "500": ["call ok", "left"],
+    "closed without an answer": [CALL_CLOSED, "left"],
+}
+
+
+@pytest.mark.parametrize("failure", sorted(GET_STREAM_EXPECTED))
+def test_a_failed_answer_to_the_get_streams_request_is_the_sdks(hostile: Any, failure: str) -> None:
+    # A ping on the GET stream, which the session answers: the failed POST of its answer ends
+    # the transport or is dropped as over the SDK's transport (mcpstream only logged it before).
+    # The server's 202 to notifications/initialized has a content type (text/plain) mcpstream
+    # refuses for it; the GET stream opens all the same, as the SDK's writer opens it.
+    base = _server(lambda connection, request_id: None, with_session=True)
+    answered = threading.Event()
+
+    def route(connection: Connection) -> None:
+        if connection.method == "GET":
+            ping = {"jsonrpc": "2.0", "id": 7, "method": "ping"}
+            if connection.stream_head() and connection.send(sse_event(ping)):
+                connection.stopping.wait(8)
+            connection.end()
+        elif connection.method == "POST" and "method" not in connection.jsonrpc:
+            ANSWER_FAILURES[failure](connection)
+            answered.set()
+        else:
+            base(connection)
+
+    url = hostile({"/mcp": route}).url + "/mcp"
+
+    async def outcome(factory: Any) -> list[str]:
+        answered.clear()
+        seen: list[str] = []
+        try:
+            async with Client(factory(url), mode="legacy") as client:
+                assert await anyio.to_thread.run_sync(answered.wait, 10)
+                await anyio.sleep(0.5)  # the failure reaches the transport
+                try:
+                    with anyio.fail_after(4):
+                        await client.call_tool("echo", {"text": "after"})
+                    seen.append("call ok")
+                except MCPError as exc:
+                    seen.append(f"call {shape(exc)}")
+            seen.append("left")
+        except Exception as exc:
+            seen.append("session " + shape(exc))
+        return seen
+
+    async def main() -> dict[str, list[str]]:
+        return {name: await outcome(factory) for name, factory in TRANSPORTS.items()}
+
+    seen = run(main(), 60)
+    assert seen["mcpstream"] == seen["sdk"]
+    assert seen["sdk"] == GET_STREAM_EXPECTED[failure]
 
 
 # -- the User-Agent: the SDK's transport sets none, the HTTP client's headers supply it -------

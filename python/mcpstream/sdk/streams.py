@@ -153,25 +153,43 @@ class SessionRelay:
             tg.start_soon(self._call, out, route.request_id, route.headers, metadata, scope, kind)
         elif kind is Route.ANSWER:
             assert route.request_id is not None
-            future = self._answers.get(_key(route.request_id))
-            if future is not None and not future.done():
-                future.set_result(ForwardedAnswer(answer_payload(message.message)))
+            # POSTed here, as the SDK's writer POSTs it, so that its failure ends the transport
+            # as it ends the SDK's (``run``); the stream waiting for it then goes on, whatever
+            # became of the POST (it is not POSTed again).
+            try:
+                await self._post(out, route.headers)
+            finally:
+                future = self._answers.get(_key(route.request_id))
+                if future is not None and not future.done():
+                    answer = ForwardedAnswer(answer_payload(message.message), posted=True)
+                    future.set_result(answer)
         elif kind is Route.ABORT:
             assert route.request_id is not None
             scope_ = self._calls.get(_key(route.request_id))
             if scope_ is not None:
                 scope_.cancel()
         elif kind is Route.POST:
-            await self.transport.relay(
-                out.body,
-                method=out.method or "response",
-                expected_id=None,
-                timeout_s=self._timeout_s,
-                headers=route.headers,
-            )
+            try:
+                await self._post(out, route.headers)
+            except McpTransportError as exc:
+                # The SDK's writer opens the GET stream before this POST, whatever becomes of
+                # it: here it opens unless the failure ends the transport.
+                if route.starts_listening and not ends_transport(exc):
+                    self.transport.start_listening()
+                raise
             if route.starts_listening:
                 self.transport.start_listening()
         # Route.DROP: nothing goes on the wire.
+
+    async def _post(self, out: Outgoing, headers: dict[str, str]) -> None:
+        """POST a notification or an answer (nothing comes back for it)."""
+        await self.transport.relay(
+            out.body,
+            method=out.method or "response",
+            expected_id=None,
+            timeout_s=self._timeout_s,
+            headers=headers,
+        )
 
     async def _call(
         self,
@@ -240,8 +258,9 @@ class SessionRelay:
         request_id: RequestId,
         params: Any,
     ) -> ForwardedAnswer:
-        """Hand a server-initiated request to the session and return its answer (the
-        transport's server request handler)."""
+        """Hand a server-initiated request to the session and wait until its answer is POSTed
+        (by ``_carry``, as the SDK's writer POSTs it): the transport's server request handler,
+        whose stream then goes on."""
         built = request_message(JsonRpcRequest(id=request_id, method=method, params=params))
         if not isinstance(built, SessionMessage):
             # The session is told what its models refused, as by the SDK's transport; the

@@ -158,3 +158,16 @@ def test_status_errors_carry_their_status() -> None:
     with pytest.raises(errors.McpHttpTransportError) as caught:
         script.run(call_flow(protocol(), b"{}", method="m", expected_id=1, timeout_s=5.0, now=1.0))
     assert caught.value.status_code == 418
+
+
+def test_a_forwarded_answer_the_host_posted_is_not_posted_again() -> None:
+    # mcpstream.sdk POSTs the session's answer itself (a failure of that POST is its own to
+    # handle, as the SDK's writer handles it): the call's stream only goes on.
+    body = [sse(server_request(41, "elicitation/create")), sse(result(1, {"done": True}))]
+    answer = ForwardedAnswer({"result": {"action": "decline"}}, posted=True)
+    script = Script([sse_answer(*body)], handler=lambda request: answer)
+    core = protocol()
+    core.has_handler = True
+    flow = call_flow(core, b"{}", method="tools/call", expected_id=1, timeout_s=5.0, now=100.0)
+    assert script.run(flow).result == {"done": True}
+    assert len(script.sent) == 1  # the call's POST alone

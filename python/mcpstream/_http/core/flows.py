@@ -48,6 +48,7 @@ from .protocol import (
     ERROR_BODY_READ_LIMIT,
     MAX_REDIRECTS,
     BodyKind,
+    ForwardedAnswer,
     McpHttpProtocol,
     Resume,
     logger,
@@ -555,6 +556,8 @@ def answer_flow(
             assert waiting is not None
             raise waiting.timeout_error()
         handled = outcome
+        if isinstance(handled.result, ForwardedAnswer) and handled.result.posted:
+            return  # the host POSTed its answer itself (mcpstream.sdk)
         reply = protocol.reply_to_server_request(
             request, during=during, outcome=handled.result, error=handled.error
         )

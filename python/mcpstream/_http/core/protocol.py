@@ -243,9 +243,12 @@ class ForwardedAnswer:
     SDK's session, under ``mcpstream.sdk``): ``payload`` is its JSON-RPC ``result`` or
     ``error`` member (``{"result": ...}`` or ``{"error": {...}}``), POSTed as it is with the
     request's id. Either is a complete answer: the call that was waiting goes on (an error the
-    session chose to send is not a failure of the call)."""
+    session chose to send is not a failure of the call). ``posted``: the host POSTed the answer
+    itself (as the SDK's writer does, whose failure is the host's to handle), so nothing is
+    POSTed here."""
 
     payload: Mapping[str, Any]
+    posted: bool = False
 
 
 def normalized_content_type(value: str | None) -> str:
