@@ -24,13 +24,13 @@ FastMCP, Pydantic AI and OpenAI Agents; ``--markdown`` prints the table of docs/
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager, AsyncExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-import mcp_types
 import mcpstream.sdk
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -57,10 +57,10 @@ WORKLOADS = {
 TARGETS = {"large": 6.0, "large_json": 6.0, "small300": 1.7}
 """The CPU ratios aimed for (``TARGETED`` frameworks)."""
 TARGETED = ("fastmcp", "pydantic-ai", "openai-agents")
-UNCOUNTED = ("llama-index", "adk")
-"""The frameworks that take no message handler: their notification rounds check the result."""
-DEFAULT = ("fastmcp", "pydantic-ai", "openai-agents", "llama-index")
-"""The frameworks of one environment (scripts/framework-tests.sh); ``adk`` needs its own."""
+UNCOUNTED = ("llama-index", "adk", "langchain", "smolagents", "strands")
+"""The frameworks that take no message handler: their notification rounds check the result.
+(langchain-mcp-adapters and Strands take a progress callback, which is given only the progress
+of the call's own token; the replay server's notifications carry a fixed one.)"""
 
 Opener = Callable[[str, AsyncExitStack, Notified], Awaitable[Call]]
 """Opens a framework's client on a URL (closed with the stack), its message handler counting
@@ -68,9 +68,11 @@ notifications, and gives its call."""
 
 
 def _text(content: list[Any]) -> str:
+    # By its type field: the SDK's 1.x line has its classes in ``mcp.types``, the 2.x line in
+    # ``mcp_types``.
     text = content[0]
-    assert isinstance(text, mcp_types.TextContent), text
-    return text.text
+    assert text.type == "text", text
+    return str(text.text)
 
 
 async def _fastmcp(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
@@ -155,14 +157,88 @@ async def _adk(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
     return call
 
 
-FRAMEWORKS: dict[str, tuple[str, Opener, tuple[str, ...]]] = {
-    "fastmcp": ("FastMCP", _fastmcp, tuple(WORKLOADS)),
-    "pydantic-ai": ("Pydantic AI", _pydantic_ai, tuple(WORKLOADS)),
-    "openai-agents": ("OpenAI Agents", _openai_agents, tuple(WORKLOADS)[1:]),
-    "llama-index": ("llama-index", _llama_index, tuple(WORKLOADS)[1:]),
-    "adk": ("Google ADK", _adk, tuple(WORKLOADS)[1:]),
+async def _langchain(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from langchain_core.tools import BaseTool
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    # A session for each call, as llama-index's.
+    client = MultiServerMCPClient({"replay": {"url": url, "transport": "streamable_http"}})
+    tools: dict[str, BaseTool] = {tool.name: tool for tool in await client.get_tools()}
+
+    async def call(tool: str) -> str:
+        output = await tools[tool].ainvoke({})
+        # A string, or LangChain's content blocks.
+        if isinstance(output, str):
+            return output
+        return "".join(block["text"] if isinstance(block, dict) else str(block) for block in output)
+
+    return call
+
+
+async def _smolagents(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from mcpadapt.core import MCPAdapt
+    from mcpadapt.smolagents_adapter import SmolAgentsAdapter
+
+    # smolagents' tools are synchronous: MCPAdapt runs the session on a loop in a thread of its
+    # own, and each call waits for it there, as an agent's step does.
+    adapt = MCPAdapt({"url": url, "transport": "streamable-http"}, SmolAgentsAdapter())
+    tools = {tool.name: tool for tool in stack.enter_context(adapt)}
+
+    async def call(tool: str) -> str:
+        return str(tools[tool]())
+
+    return call
+
+
+async def _strands(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from strands.tools.mcp import MCPClient
+
+    # Its session runs on a loop in a thread of its own.
+    client = stack.enter_context(MCPClient(url=url))
+
+    async def call(tool: str) -> str:
+        result = await client.call_tool_async("call", tool, {})
+        assert result["status"] == "success", result
+        return "".join(str(block.get("text", "")) for block in result["content"])
+
+    return call
+
+
+FRAMEWORKS: dict[str, tuple[str, Opener, tuple[str, ...], tuple[str, ...]]] = {
+    "fastmcp": ("FastMCP", _fastmcp, tuple(WORKLOADS), ("fastmcp",)),
+    "pydantic-ai": ("Pydantic AI", _pydantic_ai, tuple(WORKLOADS), ("pydantic_ai", "fastmcp")),
+    "openai-agents": ("OpenAI Agents", _openai_agents, tuple(WORKLOADS)[1:], ("agents",)),
+    "llama-index": ("llama-index", _llama_index, tuple(WORKLOADS)[1:], ("llama_index",)),
+    "adk": ("Google ADK", _adk, tuple(WORKLOADS)[1:], ("google.adk",)),
+    "langchain": (
+        "langchain-mcp-adapters",
+        _langchain,
+        tuple(WORKLOADS),
+        ("langchain_mcp_adapters",),
+    ),
+    "smolagents": (
+        "smolagents (mcpadapt)",
+        _smolagents,
+        tuple(WORKLOADS),
+        ("smolagents", "mcpadapt"),
+    ),
+    "strands": ("Strands", _strands, tuple(WORKLOADS), ("strands",)),
 }
-"""Each framework's name in the table, how its client is opened, and its workloads."""
+"""Each framework's name in the table, how its client is opened, its workloads, and the modules
+it needs (a framework is run by default where they are installed)."""
+
+
+def available() -> list[str]:
+    """The frameworks installed in this environment: those of scripts/framework-tests.sh's
+    default environment, of its ``adk`` one or of its ``1.x`` one."""
+    return [name for name, (*_, modules) in FRAMEWORKS.items() if all(map(_found, modules))]
+
+
+def _found(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent is not installed
+        return False
 
 
 @contextmanager
@@ -180,7 +256,7 @@ def _scope(name: str) -> AbstractContextManager[object]:
 
 async def compare(framework: str, url: str, rounds: int) -> dict[str, Any]:
     """One framework's summaries by workload: its default transport against ``install()``."""
-    _, opener, workloads = FRAMEWORKS[framework]
+    _, opener, workloads, _ = FRAMEWORKS[framework]
     sides: dict[str, Any] = {}
     async with AsyncExitStack() as stack:
         for name in ("sdk", "mcpstream"):
@@ -252,7 +328,7 @@ def _cpu_ratio(result: dict[str, Any]) -> float:
 
 def main() -> None:
     arguments = parser(__doc__)
-    arguments.add_argument("--frameworks", default=",".join(DEFAULT))
+    arguments.add_argument("--frameworks", default=",".join(available()))
     arguments.add_argument("--runs", type=int, default=1, help="whole runs, for the range")
     arguments.add_argument("--markdown", action="store_true")
     args = arguments.parse_args()
