@@ -3,22 +3,25 @@ transport) against the same with ``mcpstream.sdk.install()`` in effect, in one p
 alternating.
 
 ``python benches/frameworks_compare.py [--rounds N] [--json FILE] [--markdown] [--frameworks
-NAME,...]``, where the frameworks are installed (the venv of scripts/framework-tests.sh), starts
-the replay server (``replay_server.py``, a process of its own, so that the client is what is
-measured). For each framework (FastMCP, Pydantic AI, OpenAI Agents, llama-index; Google ADK with
-``--frameworks adk`` in its own environment, ``MCPSTREAM_FRAMEWORKS=adk``) it opens the
+NAME,...]``, in an environment of scripts/framework-tests.sh, starts the replay server
+(``replay_server.py``, a process of its own, so that the client is what is measured). It runs
+the frameworks installed there (``available()``), one command per environment: FastMCP,
+Pydantic AI, OpenAI Agents and llama-index in the default one; Google ADK in
+``MCPSTREAM_FRAMEWORKS=adk``'s; langchain-mcp-adapters, smolagents (through mcpadapt) and
+Strands, on the SDK's 1.x line, in ``MCPSTREAM_FRAMEWORKS=1.x``'s. For each it opens the
 framework's client the framework's own way (a URL, its own HTTP client and defaults) twice: one
 before ``install()`` and one while it is in effect, which is also in effect while that side runs
-its rounds (llama-index opens a session for every call). The workloads (``alternating.py``),
-round by round, alternating the two: ``large`` (one call, a 16 MiB text result in one SSE event;
-only FastMCP and Pydantic AI, whose client is given FastMCP's transport with
-``max_sse_event_size=None``: the SDK's transport refuses SSE events over 1 MiB by default, and
-the other frameworks have no option to lift that), ``large_json`` (the same result as a JSON
-body, which every framework takes), ``small300`` (300 small calls) and ``notifications`` (one
-call streaming 20,000 progress notifications, counted where the framework takes a message
-handler: all but llama-index and Google ADK). The medians and the ratios (SDK / mcpstream) are
-printed, with the targets beside them: a 16 MiB result CPU >= 6x, ``small300`` CPU >= 1.7x under
-FastMCP, Pydantic AI and OpenAI Agents; ``--markdown`` prints the table of docs/benchmarks.md too.
+its rounds (llama-index and langchain-mcp-adapters open a session for every call). The workloads
+(``alternating.py``), round by round, alternating the two: ``large`` (one call, a 16 MiB text
+result in one SSE event; FastMCP and Pydantic AI, whose client is given FastMCP's transport
+with ``max_sse_event_size=None``, and the 1.x frameworks: the 2.x SDK's transport refuses SSE
+events over 1 MiB by default, and the other frameworks have no option to lift that),
+``large_json`` (the same result as a JSON body, which every framework takes), ``small300`` (300
+small calls) and ``notifications`` (one call streaming 20,000 progress notifications, counted
+where the framework takes a message handler: FastMCP, Pydantic AI and OpenAI Agents). The
+medians and the ratios (SDK / mcpstream) are printed, with the targets beside them: a 16 MiB
+result CPU >= 6x, ``small300`` CPU >= 1.7x under FastMCP, Pydantic AI and OpenAI Agents;
+``--markdown`` prints the table of docs/benchmarks.md too.
 """
 
 from __future__ import annotations
