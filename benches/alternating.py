@@ -26,7 +26,6 @@ from contextlib import AbstractContextManager, nullcontext
 from pathlib import Path
 from typing import Any
 
-import mcp_types
 from replay_server import LARGE_TEXT_BYTES, NOTIFICATIONS, NOTIFICATIONS_DONE_TEXT, SMALL_TEXT
 
 SMALL_CALLS = 300
@@ -38,6 +37,7 @@ TOOLS = {
 }
 """The replay server's tool each workload calls."""
 
+PROGRESS = "notifications/progress"
 Times = list[tuple[float, float]]
 """A side's rounds of one workload: (CPU seconds, wall seconds) each."""
 Round = Callable[[str], Awaitable[None]]
@@ -55,7 +55,9 @@ class Notified:
     async def handler(self, message: Any) -> None:
         """A message handler: the SDK's and FastMCP's hand it the notification, or its
         ``ServerNotification`` wrapper (``root``)."""
-        if isinstance(getattr(message, "root", message), mcp_types.ProgressNotification):
+        # By its method, not its class: the SDK's 1.x line has the types in ``mcp.types``, the
+        # 2.x line in ``mcp_types``.
+        if getattr(getattr(message, "root", message), "method", None) == PROGRESS:
             self.count += 1
 
 

@@ -3,34 +3,37 @@ transport) against the same with ``mcpstream.sdk.install()`` in effect, in one p
 alternating.
 
 ``python benches/frameworks_compare.py [--rounds N] [--json FILE] [--markdown] [--frameworks
-NAME,...]``, where the frameworks are installed (the venv of scripts/framework-tests.sh), starts
-the replay server (``replay_server.py``, a process of its own, so that the client is what is
-measured). For each framework (FastMCP, Pydantic AI, OpenAI Agents, llama-index; Google ADK with
-``--frameworks adk`` in its own environment, ``MCPSTREAM_FRAMEWORKS=adk``) it opens the
+NAME,...]``, in an environment of scripts/framework-tests.sh, starts the replay server
+(``replay_server.py``, a process of its own, so that the client is what is measured). It runs
+the frameworks installed there (``available()``), one command per environment: FastMCP,
+Pydantic AI, OpenAI Agents and llama-index in the default one; Google ADK in
+``MCPSTREAM_FRAMEWORKS=adk``'s; langchain-mcp-adapters, smolagents (through mcpadapt) and
+Strands, on the SDK's 1.x line, in ``MCPSTREAM_FRAMEWORKS=1.x``'s. For each it opens the
 framework's client the framework's own way (a URL, its own HTTP client and defaults) twice: one
 before ``install()`` and one while it is in effect, which is also in effect while that side runs
-its rounds (llama-index opens a session for every call). The workloads (``alternating.py``),
-round by round, alternating the two: ``large`` (one call, a 16 MiB text result in one SSE event;
-only FastMCP and Pydantic AI, whose client is given FastMCP's transport with
-``max_sse_event_size=None``: the SDK's transport refuses SSE events over 1 MiB by default, and
-the other frameworks have no option to lift that), ``large_json`` (the same result as a JSON
-body, which every framework takes), ``small300`` (300 small calls) and ``notifications`` (one
-call streaming 20,000 progress notifications, counted where the framework takes a message
-handler: all but llama-index and Google ADK). The medians and the ratios (SDK / mcpstream) are
-printed, with the targets beside them: a 16 MiB result CPU >= 6x, ``small300`` CPU >= 1.7x under
-FastMCP, Pydantic AI and OpenAI Agents; ``--markdown`` prints the table of docs/benchmarks.md too.
+its rounds (llama-index and langchain-mcp-adapters open a session for every call). The workloads
+(``alternating.py``), round by round, alternating the two: ``large`` (one call, a 16 MiB text
+result in one SSE event; FastMCP and Pydantic AI, whose client is given FastMCP's transport
+with ``max_sse_event_size=None``, and the 1.x frameworks: the 2.x SDK's transport refuses SSE
+events over 1 MiB by default, and the other frameworks have no option to lift that),
+``large_json`` (the same result as a JSON body, which every framework takes), ``small300`` (300
+small calls) and ``notifications`` (one call streaming 20,000 progress notifications, counted
+where the framework takes a message handler: FastMCP, Pydantic AI and OpenAI Agents). The
+medians and the ratios (SDK / mcpstream) are printed, with the targets beside them: a 16 MiB
+result CPU >= 6x, ``small300`` CPU >= 1.7x under FastMCP, Pydantic AI and OpenAI Agents;
+``--markdown`` prints the table of docs/benchmarks.md too.
 """
 
 from __future__ import annotations
 
 import asyncio
+import importlib.util
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager, AsyncExitStack, contextmanager, nullcontext
 from pathlib import Path
 from typing import Any
 
-import mcp_types
 import mcpstream.sdk
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -57,10 +60,10 @@ WORKLOADS = {
 TARGETS = {"large": 6.0, "large_json": 6.0, "small300": 1.7}
 """The CPU ratios aimed for (``TARGETED`` frameworks)."""
 TARGETED = ("fastmcp", "pydantic-ai", "openai-agents")
-UNCOUNTED = ("llama-index", "adk")
-"""The frameworks that take no message handler: their notification rounds check the result."""
-DEFAULT = ("fastmcp", "pydantic-ai", "openai-agents", "llama-index")
-"""The frameworks of one environment (scripts/framework-tests.sh); ``adk`` needs its own."""
+UNCOUNTED = ("llama-index", "adk", "langchain", "smolagents", "strands")
+"""The frameworks that take no message handler: their notification rounds check the result.
+(langchain-mcp-adapters and Strands take a progress callback, which is given only the progress
+of the call's own token; the replay server's notifications carry a fixed one.)"""
 
 Opener = Callable[[str, AsyncExitStack, Notified], Awaitable[Call]]
 """Opens a framework's client on a URL (closed with the stack), its message handler counting
@@ -68,9 +71,11 @@ notifications, and gives its call."""
 
 
 def _text(content: list[Any]) -> str:
+    # By its type field: the SDK's 1.x line has its classes in ``mcp.types``, the 2.x line in
+    # ``mcp_types``.
     text = content[0]
-    assert isinstance(text, mcp_types.TextContent), text
-    return text.text
+    assert text.type == "text", text
+    return str(text.text)
 
 
 async def _fastmcp(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
@@ -155,14 +160,88 @@ async def _adk(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
     return call
 
 
-FRAMEWORKS: dict[str, tuple[str, Opener, tuple[str, ...]]] = {
-    "fastmcp": ("FastMCP", _fastmcp, tuple(WORKLOADS)),
-    "pydantic-ai": ("Pydantic AI", _pydantic_ai, tuple(WORKLOADS)),
-    "openai-agents": ("OpenAI Agents", _openai_agents, tuple(WORKLOADS)[1:]),
-    "llama-index": ("llama-index", _llama_index, tuple(WORKLOADS)[1:]),
-    "adk": ("Google ADK", _adk, tuple(WORKLOADS)[1:]),
+async def _langchain(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from langchain_core.tools import BaseTool
+    from langchain_mcp_adapters.client import MultiServerMCPClient
+
+    # A session for each call, as llama-index's.
+    client = MultiServerMCPClient({"replay": {"url": url, "transport": "streamable_http"}})
+    tools: dict[str, BaseTool] = {tool.name: tool for tool in await client.get_tools()}
+
+    async def call(tool: str) -> str:
+        output = await tools[tool].ainvoke({})
+        # A string, or LangChain's content blocks.
+        if isinstance(output, str):
+            return output
+        return "".join(block["text"] if isinstance(block, dict) else str(block) for block in output)
+
+    return call
+
+
+async def _smolagents(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from mcpadapt.core import MCPAdapt
+    from mcpadapt.smolagents_adapter import SmolAgentsAdapter
+
+    # smolagents' tools are synchronous: MCPAdapt runs the session on a loop in a thread of its
+    # own, and each call waits for it there, as an agent's step does.
+    adapt = MCPAdapt({"url": url, "transport": "streamable-http"}, SmolAgentsAdapter())
+    tools = {tool.name: tool for tool in stack.enter_context(adapt)}
+
+    async def call(tool: str) -> str:
+        return str(tools[tool]())
+
+    return call
+
+
+async def _strands(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    from strands.tools.mcp import MCPClient
+
+    # Its session runs on a loop in a thread of its own.
+    client = stack.enter_context(MCPClient(url=url))
+
+    async def call(tool: str) -> str:
+        result = await client.call_tool_async("call", tool, {})
+        assert result["status"] == "success", result
+        return "".join(str(block.get("text", "")) for block in result["content"])
+
+    return call
+
+
+FRAMEWORKS: dict[str, tuple[str, Opener, tuple[str, ...], tuple[str, ...]]] = {
+    "fastmcp": ("FastMCP", _fastmcp, tuple(WORKLOADS), ("fastmcp",)),
+    "pydantic-ai": ("Pydantic AI", _pydantic_ai, tuple(WORKLOADS), ("pydantic_ai", "fastmcp")),
+    "openai-agents": ("OpenAI Agents", _openai_agents, tuple(WORKLOADS)[1:], ("agents",)),
+    "llama-index": ("llama-index", _llama_index, tuple(WORKLOADS)[1:], ("llama_index",)),
+    "adk": ("Google ADK", _adk, tuple(WORKLOADS)[1:], ("google.adk",)),
+    "langchain": (
+        "langchain-mcp-adapters",
+        _langchain,
+        tuple(WORKLOADS),
+        ("langchain_mcp_adapters",),
+    ),
+    "smolagents": (
+        "smolagents (mcpadapt)",
+        _smolagents,
+        tuple(WORKLOADS),
+        ("smolagents", "mcpadapt"),
+    ),
+    "strands": ("Strands", _strands, tuple(WORKLOADS), ("strands",)),
 }
-"""Each framework's name in the table, how its client is opened, and its workloads."""
+"""Each framework's name in the table, how its client is opened, its workloads, and the modules
+it needs (a framework is run by default where they are installed)."""
+
+
+def available() -> list[str]:
+    """The frameworks installed in this environment: those of scripts/framework-tests.sh's
+    default environment, of its ``adk`` one or of its ``1.x`` one."""
+    return [name for name, (*_, modules) in FRAMEWORKS.items() if all(map(_found, modules))]
+
+
+def _found(module: str) -> bool:
+    try:
+        return importlib.util.find_spec(module) is not None
+    except ModuleNotFoundError:  # a dotted name whose parent is not installed
+        return False
 
 
 @contextmanager
@@ -180,7 +259,7 @@ def _scope(name: str) -> AbstractContextManager[object]:
 
 async def compare(framework: str, url: str, rounds: int) -> dict[str, Any]:
     """One framework's summaries by workload: its default transport against ``install()``."""
-    _, opener, workloads = FRAMEWORKS[framework]
+    _, opener, workloads, _ = FRAMEWORKS[framework]
     sides: dict[str, Any] = {}
     async with AsyncExitStack() as stack:
         for name in ("sdk", "mcpstream"):
@@ -252,7 +331,7 @@ def _cpu_ratio(result: dict[str, Any]) -> float:
 
 def main() -> None:
     arguments = parser(__doc__)
-    arguments.add_argument("--frameworks", default=",".join(DEFAULT))
+    arguments.add_argument("--frameworks", default=",".join(available()))
     arguments.add_argument("--runs", type=int, default=1, help="whole runs, for the range")
     arguments.add_argument("--markdown", action="store_true")
     args = arguments.parse_args()
