@@ -1,6 +1,6 @@
-"""A host's client over mcpstream's HTTP/1.1 transport (``HostClient`` under
-``MCPSTREAM_H1_TRANSPORT=1``), under ``mcp.Client`` against the SDK's server, seen on the wire
-by a tap in front of it (``Tap``: it records what the client sends and counts its open
+"""A host's client over mcpstream's HTTP/1.1 transport (``HostClient``, by default; opted out
+with ``MCPSTREAM_H1_TRANSPORT=0``), under ``mcp.Client`` against the SDK's server, seen on the
+wire by a tap in front of it (``Tap``: it records what the client sends and counts its open
 connections): a stock host client sends through its own ``send`` (hooks, headers, auth,
 cookies) over mcpstream's transport, closed with the session; a host with a transport of its
 own, a mount for the URL, HTTP/2 or retries keeps its own transport; a host's TLS context is the
@@ -245,7 +245,9 @@ def test_mcpstreams_transport_has_the_host_pools_limits(monkeypatch: pytest.Monk
     unbounded = HostClient(httpx2.AsyncClient(limits=httpx2.Limits(max_connections=None)))
     assert unbounded.own_transport._limits.max_connections is None
     monkeypatch.setenv(H1_ENV, "0")
-    assert HostClient(host).own_transport is None  # not opted in: the host's transport
+    assert HostClient(host).own_transport is None  # opted out: the host's transport
+    monkeypatch.delenv(H1_ENV)
+    assert HostClient(host).own_transport is not None  # the default: mcpstream's transport
 
 
 def _http2_transport() -> httpx2.AsyncHTTPTransport:

@@ -748,7 +748,7 @@ def test_an_async_response_uses_one_timer_for_all_its_reads(
     assert len(timers) == 1
 
 
-def test_mcpstreams_own_clients_take_the_h1_transport_when_asked(
+def test_mcpstreams_own_clients_take_the_h1_transport_unless_opted_out(
     monkeypatch: pytest.MonkeyPatch,
     mcp_server_urls: dict[str, str],
     tmp_path: Path,
@@ -757,11 +757,16 @@ def test_mcpstreams_own_clients_take_the_h1_transport_when_asked(
     from mcpstream._http.h1 import AsyncHttp1Transport
     from mcpstream._http.httpx_clients import direct_transport, make_async_client, make_client
 
-    monkeypatch.delenv("MCPSTREAM_H1_TRANSPORT", raising=False)
-    assert not isinstance(direct_transport(make_client()), Http1Transport)
-    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "1")
     for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
         monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "0")
+    with make_client() as opted_out:
+        assert not isinstance(direct_transport(opted_out), Http1Transport)
+    for setting in ("1", ""):
+        monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", setting)
+        with make_client() as client:
+            assert isinstance(direct_transport(client), Http1Transport)
+    monkeypatch.delenv("MCPSTREAM_H1_TRANSPORT")
     sync_client = make_client()
     assert isinstance(direct_transport(sync_client), Http1Transport)
     sync_client.close()
