@@ -28,6 +28,7 @@ from mcpstream._http.stack import stack_named
 from mcpstream.sdk import streamable_http_client
 from mcpstream.sdk.host import HostClient
 
+from tests.plain_http import forward_proxy
 from tests.plain_http.tls import self_signed_certificate
 
 from .conftest import run
@@ -248,6 +249,39 @@ def test_mcpstreams_transport_has_the_host_pools_limits(monkeypatch: pytest.Monk
     assert HostClient(host).own_transport is None  # opted out: the host's transport
     monkeypatch.delenv(H1_ENV)
     assert HostClient(host).own_transport is not None  # the default: mcpstream's transport
+
+
+@pytest.mark.parametrize("stack", ["httpx2", "httpx"])
+def test_a_proxy_from_the_environment_keeps_a_host_clients_requests(
+    stack: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The host's client reads the proxy from the environment (trust_env) and mounts a proxy
+    # transport for it: mcpstream's transport stands in for the client's default transport
+    # only, so the proxied request still goes through the proxy, by the host's own transport.
+    monkeypatch.delenv(H1_ENV, raising=False)
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    module: Any = httpx2 if stack == "httpx2" else httpx
+    url = "http://mcp.example.invalid/mcp"
+
+    async def main() -> tuple[str, bool]:
+        async with module.AsyncClient() as host:
+            client = HostClient(host)
+            try:
+                response = await client.send(client.build_request("POST", url, content=b"{}"))
+                return (await response.aread()).decode(), client.own_transport is not None
+            finally:
+                await client.release()
+
+    with forward_proxy() as (proxy_url, request_lines):
+        for name in ("HTTP_PROXY", "http_proxy"):
+            monkeypatch.setenv(name, proxy_url)
+        text, ours = run(main())
+    assert text == "ok"
+    assert request_lines == ["POST http://mcp.example.invalid/mcp HTTP/1.1"]
+    # mcpstream's transport was made for the client's default transport (where the versions
+    # are those mcpstream reads a pool of), and carried nothing here.
+    assert ours == FITS[stack]
 
 
 def _http2_transport() -> httpx2.AsyncHTTPTransport:
