@@ -308,9 +308,26 @@ def test_a_broken_response_is_a_remote_protocol_error_and_never_resent(
     assert len(server.requests) == 1
 
 
-def test_a_refused_connection_is_a_connect_error(hx: Any, client: Any) -> None:
-    with pytest.raises(hx.ConnectError):
-        client.get(f"http://127.0.0.1:{free_port()}/")
+def test_a_refused_connection_is_a_connect_error_as_over_httpxs_own_transport(
+    case: tuple[str, str], hx: Any, client: Any, event_loop_thread: EventLoopThread
+) -> None:
+    url = f"http://127.0.0.1:{free_port()}/"
+    with pytest.raises(hx.ConnectError) as ours:
+        client.get(url)
+
+    async def get_async() -> None:
+        async with hx.AsyncClient() as stock:
+            await stock.get(url)
+
+    # The same words as the stack's own transport (a framework may show them to its user).
+    with pytest.raises(hx.ConnectError) as theirs:
+        if case[0] == "sync":
+            with hx.Client() as stock:
+                stock.get(url)
+        else:
+            event_loop_thread.run(get_async())
+    assert str(ours.value) == str(theirs.value)
+    assert isinstance(ours.value.__cause__, OSError)  # the attempt's own error kept as cause
 
 
 def test_a_header_that_would_inject_a_field_is_refused(
