@@ -9,8 +9,8 @@ alternating (the order of the sides turns each round), the wall time and CPU tim
 - sync: ``socket`` (the request bytes on a bare keep-alive socket, the answer read to the end
   of its chunked body: the floor), ``httpx`` and ``httpx2`` (bare ``Client.post``, the body
   read), ``httpx-h1`` (bare ``httpx.Client`` over ``Http1Transport``), ``client`` (mcpstream's
-  ``Client`` on its own httpx client), ``client-h1`` (the same over the HTTP/1.1 transport:
-  ``MCPSTREAM_H1_TRANSPORT=1`` while it is made);
+  ``Client`` on its own httpx client over httpx's transport: ``MCPSTREAM_H1_TRANSPORT=0`` while
+  it is made), ``client-h1`` (the same over the HTTP/1.1 transport, the default);
 - async: ``streams`` (asyncio streams: the floor), ``httpx``, ``httpx2``, ``httpx-h1``,
   ``client``, ``client-h1``, the same over ``AsyncClient`` and ``AsyncHttp1Transport``.
 
@@ -76,13 +76,18 @@ def raw_head(url: str) -> bytes:
 
 
 @contextlib.contextmanager
-def h1_opt_in() -> Iterator[None]:
-    """mcpstream's own clients made in the block are on the HTTP/1.1 transport."""
-    os.environ["MCPSTREAM_H1_TRANSPORT"] = "1"
+def h1_transport(on: bool) -> Iterator[None]:
+    """mcpstream's own clients made in the block are on the HTTP/1.1 transport (``on``, the
+    default) or on httpx's (``MCPSTREAM_H1_TRANSPORT=0``)."""
+    before = os.environ.get("MCPSTREAM_H1_TRANSPORT")
+    os.environ["MCPSTREAM_H1_TRANSPORT"] = "1" if on else "0"
     try:
         yield
     finally:
-        del os.environ["MCPSTREAM_H1_TRANSPORT"]
+        if before is None:
+            del os.environ["MCPSTREAM_H1_TRANSPORT"]
+        else:
+            os.environ["MCPSTREAM_H1_TRANSPORT"] = before
 
 
 # -- sync sides: each a () -> None making one call -----------------------------------------
@@ -144,7 +149,7 @@ class ClientSync:
     def __init__(self, url: str, side: str) -> None:
         from mcpstream import Client
 
-        with h1_opt_in() if side == "client-h1" else contextlib.nullcontext():
+        with h1_transport(side == "client-h1"):
             self.client = Client(url)
             self.client.__enter__()
 
@@ -224,7 +229,7 @@ class ClientAsync:
     async def open(self, url: str) -> None:
         from mcpstream import AsyncClient
 
-        with h1_opt_in() if self.side == "client-h1" else contextlib.nullcontext():
+        with h1_transport(self.side == "client-h1"):
             self.client = AsyncClient(url)
             await self.client.__aenter__()
 

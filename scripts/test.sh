@@ -66,12 +66,15 @@ MCPSTREAM_BACKEND=python python -m pytest -n 2 tests/transport tests/hostile tes
 echo "== pytest under httpx2.alias_httpx() (transport, client; native backend)"
 MCPSTREAM_TEST_ALIAS_HTTPX=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
   python -m pytest -n 2 tests/transport tests/client --ignore=tests/client/test_typing_httpx2.py -q
-# mcpstream's own clients on its HTTP/1.1 transport (opt-in, MCPSTREAM_H1_TRANSPORT=1): every
-# hostile server and the client's deadlines over it (the transport's own suite,
-# tests/transport/test_h1transport.py, ran above).
-echo "== pytest over the HTTP/1.1 transport (hostile servers, client deadlines; native backend)"
-MCPSTREAM_H1_TRANSPORT=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
-  python -m pytest -n 2 tests/hostile tests/client/test_client_deadlines.py -q
+# The runs above have mcpstream's own clients (and a host's stock async client under
+# mcpstream.sdk) on its HTTP/1.1 transport, the default. The opt-out (MCPSTREAM_H1_TRANSPORT=0)
+# puts them on httpx's own transport and pool, the path that also carries proxies, HTTP/2,
+# mounts and custom transports: every hostile server, the client's deadlines and the transport
+# suite over it (the tests of that pool, marked httpcore_client, ran above as well: they opt out
+# for themselves).
+echo "== pytest over httpx's transport (MCPSTREAM_H1_TRANSPORT=0: hostile servers, client deadlines, transport; native backend)"
+MCPSTREAM_H1_TRANSPORT=0 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
+  python -m pytest -n 2 tests/hostile tests/client/test_client_deadlines.py tests/transport -q
 # The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
 # its codec half compares both backends and ran above, its transport half runs once per backend.
 echo "== fuzz, bounded (transport core, pure-Python backend)"

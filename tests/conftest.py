@@ -6,9 +6,10 @@ never skipped. Set ``MCPSTREAM_TEST_BACKENDS=python`` (a comma-separated list) t
 backends, e.g. before the Rust extension is built. Tests marked ``both_backends`` compare the two
 backends with each other; they are deselected (not skipped) when only one backend is tested.
 
-``MCPSTREAM_H1_TRANSPORT=1`` runs the suites with mcpstream's own HTTP clients on its HTTP/1.1
-transport (``mcpstream._http.h1``); the tests of their httpcore pool (marked
-``httpcore_client``) are then deselected.
+mcpstream's own HTTP clients (and a host's stock async client under ``mcpstream.sdk``) run on
+its HTTP/1.1 transport (``mcpstream._http.h1``) by default; ``MCPSTREAM_H1_TRANSPORT=0`` runs
+the suites over httpx's own transport instead. The tests of the httpcore pool of mcpstream's
+own clients (marked ``httpcore_client``) opt out for themselves, in either run.
 
 ``MCPSTREAM_TEST_ALIAS_HTTPX=1`` runs the suites as an application that called
 ``httpx2.alias_httpx()`` does: it is called here, before anything imports httpx or mcpstream,
@@ -108,19 +109,12 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "httpcore_client: tests the httpcore pool of mcpstream's own clients (its streams, "
-        "read sizes, hooks); not run when MCPSTREAM_H1_TRANSPORT puts them on the h1 transport",
+        "read sizes, hooks): runs with MCPSTREAM_H1_TRANSPORT=0, the opt-out of the h1 transport",
     )
-
-
-def _on_h1() -> bool:
-    """Whether mcpstream's own clients run on the HTTP/1.1 transport in this run."""
-    return os.environ.get("MCPSTREAM_H1_TRANSPORT", "") not in ("", "0")
 
 
 def _dropped(item: pytest.Item, both: bool) -> bool:
     if not both and item.get_closest_marker("both_backends"):
-        return True
-    if _on_h1() and item.get_closest_marker("httpcore_client"):
         return True
     callspec = getattr(item, "callspec", None)
     stack = callspec.params.get("client_stack") if callspec is not None else None
@@ -129,7 +123,8 @@ def _dropped(item: pytest.Item, both: bool) -> bool:
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     both = set(ALL_BACKENDS) <= set(selected_backends())
-    kept, dropped = [], []
+    kept: list[pytest.Item] = []
+    dropped: list[pytest.Item] = []
     for item in items:
         (dropped if _dropped(item, both) else kept).append(item)
     if dropped:
@@ -153,6 +148,15 @@ def pure() -> ModuleType:
 def native() -> ModuleType:
     """The native backend, for tests comparing both backends."""
     return import_backend("native")
+
+
+@pytest.fixture(autouse=True)
+def _httpcore_client(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A test marked ``httpcore_client`` runs with mcpstream's own clients on httpx's transport
+    and its httpcore pool (``MCPSTREAM_H1_TRANSPORT=0``), the pool it tests, whatever the run's
+    setting."""
+    if request.node.get_closest_marker("httpcore_client"):
+        monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "0")
 
 
 @pytest.fixture(autouse=True)

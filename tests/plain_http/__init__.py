@@ -1,7 +1,8 @@
 """Plain HTTP servers that are not MCP servers, on loopback, for the tests of what a newcomer
 is told when a URL points at the wrong thing: Python's own ``http.server`` serving a directory
 (its HTML error pages: 404 for a GET of a missing file, 501 for a POST), and one that answers
-every request with a fixed status and body (a 403, a 500 with a long body)."""
+every request with a fixed status and body (a 403, a 500 with a long body); and a forward proxy
+that answers every request itself, recording its request line (``forward_proxy``)."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 
-__all__ = ["fixed_answer", "static_site"]
+__all__ = ["fixed_answer", "forward_proxy", "static_site"]
 
 
 class _Quiet(http.server.SimpleHTTPRequestHandler):
@@ -68,3 +69,30 @@ def fixed_answer(status: int, body: str, content_type: str = "text/plain") -> It
 
     with _serving(Fixed) as url:
         yield url
+
+
+@contextmanager
+def forward_proxy() -> Iterator[tuple[str, list[str]]]:
+    """An HTTP forward proxy that forwards nothing: it answers every request with 200 ``ok``
+    and records its request line (a proxied request's names the absolute URL: ``GET
+    http://host/path HTTP/1.1``); yields its origin and the request lines received."""
+    lines: list[str] = []
+
+    class Proxy(http.server.BaseHTTPRequestHandler):
+        protocol_version = "HTTP/1.1"
+
+        def _answer(self) -> None:
+            lines.append(self.requestline)
+            self.rfile.read(int(self.headers.get("Content-Length") or 0))
+            self.send_response(200)
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"ok")
+
+        do_GET = do_POST = do_DELETE = _answer
+
+        def log_message(self, format: str, *args: object) -> None:
+            pass
+
+    with _serving(Proxy) as url:
+        yield url, lines

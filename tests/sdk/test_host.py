@@ -140,9 +140,9 @@ def _connections(client: httpx2.AsyncClient) -> list[Any]:
 def test_a_stock_host_client_reads_large_bodies_as_mcpstreams_own(
     mcp_server_urls: dict[str, str], stock: bool, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    # The host's own pool (``MCPSTREAM_H1_TRANSPORT=1`` puts mcpstream's transport under a
-    # stock client instead: ``test_host_h1``).
-    monkeypatch.delenv(H1_ENV, raising=False)
+    # The host's own pool, as with the HTTP/1.1 transport opted out (by default mcpstream's
+    # transport stands in under a stock client instead: ``test_host_h1``).
+    monkeypatch.setenv(H1_ENV, "0")
     size = 4 * 1024 * 1024
     hooked: list[int] = []
 

@@ -1,6 +1,6 @@
-"""A host's client over mcpstream's HTTP/1.1 transport (``HostClient`` under
-``MCPSTREAM_H1_TRANSPORT=1``), under ``mcp.Client`` against the SDK's server, seen on the wire
-by a tap in front of it (``Tap``: it records what the client sends and counts its open
+"""A host's client over mcpstream's HTTP/1.1 transport (``HostClient``, by default; opted out
+with ``MCPSTREAM_H1_TRANSPORT=0``), under ``mcp.Client`` against the SDK's server, seen on the
+wire by a tap in front of it (``Tap``: it records what the client sends and counts its open
 connections): a stock host client sends through its own ``send`` (hooks, headers, auth,
 cookies) over mcpstream's transport, closed with the session; a host with a transport of its
 own, a mount for the URL, HTTP/2 or retries keeps its own transport; a host's TLS context is the
@@ -28,6 +28,7 @@ from mcpstream._http.stack import stack_named
 from mcpstream.sdk import streamable_http_client
 from mcpstream.sdk.host import HostClient
 
+from tests.plain_http import forward_proxy
 from tests.plain_http.tls import self_signed_certificate
 
 from .conftest import run
@@ -245,7 +246,42 @@ def test_mcpstreams_transport_has_the_host_pools_limits(monkeypatch: pytest.Monk
     unbounded = HostClient(httpx2.AsyncClient(limits=httpx2.Limits(max_connections=None)))
     assert unbounded.own_transport._limits.max_connections is None
     monkeypatch.setenv(H1_ENV, "0")
-    assert HostClient(host).own_transport is None  # not opted in: the host's transport
+    assert HostClient(host).own_transport is None  # opted out: the host's transport
+    monkeypatch.delenv(H1_ENV)
+    assert HostClient(host).own_transport is not None  # the default: mcpstream's transport
+
+
+@pytest.mark.parametrize("stack", ["httpx2", "httpx"])
+def test_a_proxy_from_the_environment_keeps_a_host_clients_requests(
+    stack: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The host's client reads the proxy from the environment (trust_env) and mounts a proxy
+    # transport for it: mcpstream's transport stands in for the client's default transport
+    # only, so the proxied request still goes through the proxy, by the host's own transport.
+    monkeypatch.delenv(H1_ENV, raising=False)
+    for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
+        monkeypatch.delenv(name, raising=False)
+    module: Any = httpx2 if stack == "httpx2" else httpx
+    url = "http://mcp.example.invalid/mcp"
+
+    async def main() -> tuple[str, bool]:
+        async with module.AsyncClient() as host:
+            client = HostClient(host)
+            try:
+                response = await client.send(client.build_request("POST", url, content=b"{}"))
+                return (await response.aread()).decode(), client.own_transport is not None
+            finally:
+                await client.release()
+
+    with forward_proxy() as (proxy_url, request_lines):
+        for name in ("HTTP_PROXY", "http_proxy"):
+            monkeypatch.setenv(name, proxy_url)
+        text, ours = run(main())
+    assert text == "ok"
+    assert request_lines == ["POST http://mcp.example.invalid/mcp HTTP/1.1"]
+    # mcpstream's transport was made for the client's default transport (where the versions
+    # are those mcpstream reads a pool of), and carried nothing here.
+    assert ours == FITS[stack]
 
 
 def _http2_transport() -> httpx2.AsyncHTTPTransport:

@@ -41,11 +41,13 @@ HERE = Path(__file__).parent
 def pytest_report_header() -> str:
     """Say which codec backend the transports run on, which line of httpx ``httpx`` is
     (``httpx2`` under ``MCPSTREAM_TEST_ALIAS_HTTPX``), and whether the own clients are on the
-    HTTP/1.1 transport."""
+    HTTP/1.1 transport (the default) or on httpx's (``MCPSTREAM_H1_TRANSPORT=0``)."""
+    from mcpstream._http.httpx_clients import h1_enabled
+
     header = f"mcpstream codec backend: {codec.BACKEND}; the module httpx is {httpx.__name__}'s"
-    if os.environ.get("MCPSTREAM_H1_TRANSPORT", "") not in ("", "0"):
-        header += "; mcpstream's own clients on its HTTP/1.1 transport (MCPSTREAM_H1_TRANSPORT)"
-    return header
+    if h1_enabled():
+        return header + "; mcpstream's own clients on its HTTP/1.1 transport"
+    return header + "; mcpstream's own clients on httpx's transport (MCPSTREAM_H1_TRANSPORT=0)"
 
 
 class EventLoopThread:

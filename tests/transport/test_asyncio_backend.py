@@ -308,8 +308,12 @@ def test_a_refused_connection_is_a_connect_error() -> None:
         port = unused.getsockname()[1]
 
     async def run() -> None:
-        with pytest.raises(httpcore.ConnectError):
+        with pytest.raises(httpcore.ConnectError) as ours:
             await AsyncioBackend().connect_tcp("127.0.0.1", port, timeout=5.0)
+        # In the words of httpcore's own (anyio) backend: a framework may show them.
+        with pytest.raises(httpcore.ConnectError) as theirs:
+            await httpcore.AnyIOBackend().connect_tcp("127.0.0.1", port, timeout=5.0)
+        assert str(ours.value) == str(theirs.value)
         async with make_async_client() as client:
             with pytest.raises(httpx.ConnectError):
                 await client.get(f"http://127.0.0.1:{port}/")

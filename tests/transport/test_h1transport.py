@@ -308,9 +308,26 @@ def test_a_broken_response_is_a_remote_protocol_error_and_never_resent(
     assert len(server.requests) == 1
 
 
-def test_a_refused_connection_is_a_connect_error(hx: Any, client: Any) -> None:
-    with pytest.raises(hx.ConnectError):
-        client.get(f"http://127.0.0.1:{free_port()}/")
+def test_a_refused_connection_is_a_connect_error_as_over_httpxs_own_transport(
+    case: tuple[str, str], hx: Any, client: Any, event_loop_thread: EventLoopThread
+) -> None:
+    url = f"http://127.0.0.1:{free_port()}/"
+    with pytest.raises(hx.ConnectError) as ours:
+        client.get(url)
+
+    async def get_async() -> None:
+        async with hx.AsyncClient() as stock:
+            await stock.get(url)
+
+    # The same words as the stack's own transport (a framework may show them to its user).
+    with pytest.raises(hx.ConnectError) as theirs:
+        if case[0] == "sync":
+            with hx.Client() as stock:
+                stock.get(url)
+        else:
+            event_loop_thread.run(get_async())
+    assert str(ours.value) == str(theirs.value)
+    assert isinstance(ours.value.__cause__, OSError)  # the attempt's own error kept as cause
 
 
 def test_a_header_that_would_inject_a_field_is_refused(
@@ -748,7 +765,7 @@ def test_an_async_response_uses_one_timer_for_all_its_reads(
     assert len(timers) == 1
 
 
-def test_mcpstreams_own_clients_take_the_h1_transport_when_asked(
+def test_mcpstreams_own_clients_take_the_h1_transport_unless_opted_out(
     monkeypatch: pytest.MonkeyPatch,
     mcp_server_urls: dict[str, str],
     tmp_path: Path,
@@ -757,11 +774,16 @@ def test_mcpstreams_own_clients_take_the_h1_transport_when_asked(
     from mcpstream._http.h1 import AsyncHttp1Transport
     from mcpstream._http.httpx_clients import direct_transport, make_async_client, make_client
 
-    monkeypatch.delenv("MCPSTREAM_H1_TRANSPORT", raising=False)
-    assert not isinstance(direct_transport(make_client()), Http1Transport)
-    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "1")
     for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
         monkeypatch.delenv(key, raising=False)
+    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "0")
+    with make_client() as opted_out:
+        assert not isinstance(direct_transport(opted_out), Http1Transport)
+    for setting in ("1", ""):
+        monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", setting)
+        with make_client() as client:
+            assert isinstance(direct_transport(client), Http1Transport)
+    monkeypatch.delenv("MCPSTREAM_H1_TRANSPORT")
     sync_client = make_client()
     assert isinstance(direct_transport(sync_client), Http1Transport)
     sync_client.close()

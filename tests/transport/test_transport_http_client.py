@@ -4,8 +4,6 @@ for ``READ_BYTES`` instead of httpcore's 64 KiB."""
 from __future__ import annotations
 
 import asyncio
-import socket
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from mcpstream._http.httpx_clients import (
 )
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
+from plain_http import forward_proxy
 
 from .fault_server import Conn, FaultServer, Request
 
@@ -233,23 +232,8 @@ def test_a_client_the_host_gives_is_used_as_it_is(tmp_path: Path) -> None:
 def test_proxies_from_the_environment_still_apply(
     monkeypatch: pytest.MonkeyPatch, kind: str
 ) -> None:
-    listener = socket.create_server(("127.0.0.1", 0))
-    request_lines: list[bytes] = []
-
-    def proxy() -> None:
-        conn, _ = listener.accept()
-        with conn:
-            data = b""
-            while b"\r\n\r\n" not in data:
-                data += conn.recv(65536)
-            request_lines.append(data.split(b"\r\n", 1)[0])
-            conn.sendall(b"HTTP/1.1 200 OK\r\ncontent-length: 2\r\n\r\nok")
-
-    thread = threading.Thread(target=proxy, daemon=True)
-    thread.start()
-    proxy_url = f"http://127.0.0.1:{listener.getsockname()[1]}"
-    for name in ("HTTP_PROXY", "http_proxy"):
-        monkeypatch.setenv(name, proxy_url)
+    # Whatever MCPSTREAM_H1_TRANSPORT says: the HTTP/1.1 transport (the default) speaks to no
+    # proxy, so with one in the environment the clients are httpx's, which honour it.
     for name in ("NO_PROXY", "no_proxy", "ALL_PROXY", "all_proxy"):
         monkeypatch.delenv(name, raising=False)
     url = "http://mcp.example.invalid/mcp"
@@ -258,14 +242,13 @@ def test_proxies_from_the_environment_still_apply(
         async with make_async_client() as client:
             return (await client.get(url)).text
 
-    try:
+    with forward_proxy() as (proxy_url, request_lines):
+        for name in ("HTTP_PROXY", "http_proxy"):
+            monkeypatch.setenv(name, proxy_url)
         if kind == "sync":
             with make_client() as client:
                 text = client.get(url).text
         else:
             text = asyncio.run(fetch_async())
-    finally:
-        thread.join(5)
-        listener.close()
     assert text == "ok"
-    assert request_lines == [b"GET http://mcp.example.invalid/mcp HTTP/1.1"]
+    assert request_lines == ["GET http://mcp.example.invalid/mcp HTTP/1.1"]

@@ -221,15 +221,20 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
     ) -> httpcore.AsyncNetworkStream:
         local_addr = None if local_address is None else (local_address, 0)
         loop = asyncio.get_running_loop()
-        return await _connect(
-            loop,
-            lambda protocol: loop.create_connection(
-                lambda: protocol, host, port, local_addr=local_addr
-            ),
-            timeout,
-            socket_options,
-            self._core,
-        )
+
+        async def create(protocol: _Protocol) -> tuple[asyncio.BaseTransport, Any]:
+            try:
+                return await loop.create_connection(
+                    lambda: protocol, host, port, local_addr=local_addr
+                )
+            except OSError as exc:
+                if isinstance(exc, TimeoutError | socket.gaierror):
+                    raise
+                # anyio's words (httpcore's own backend) for a connection no address took,
+                # whatever the attempts' errors were (the cause): a framework may show them.
+                raise OSError("All connection attempts failed") from exc
+
+        return await _connect(loop, create, timeout, socket_options, self._core)
 
     async def connect_unix_socket(
         self,

@@ -1,5 +1,12 @@
 """The httpx clients the transports make for themselves when the host gives none.
 
+By default they send over mcpstream's own HTTP/1.1 transport (``mcpstream._http.h1``: the
+framing in the codec, the I/O on Python's sockets and asyncio's transports), with httpx's
+default limits and the shared SSL context below (``make_client``, ``make_async_client``).
+``MCPSTREAM_H1_TRANSPORT=0`` (``H1_ENV``) opts out, and a proxy configured in the environment
+keeps them on httpx's own transport (the HTTP/1.1 transport speaks to no proxy): those clients
+are httpx's default ones, with the changes to its connection pool that follow.
+
 httpcore reads a response body 64 KiB at a time (``READ_NUM_BYTES`` of its HTTP/1.1
 connection), and every read is a round of Python work before the bytes reach the SSE decoder:
 h11's state machine and buffer copies, httpx's stream layers, and the hand-off from the sync
@@ -83,7 +90,7 @@ __all__ = [
     "deadline_bound",
     "deadline_trace",
     "direct_transport",
-    "h1_opted_in",
+    "h1_enabled",
     "host_h1_transport",
     "host_response_hooks",
     "io_deadline",
@@ -452,21 +459,24 @@ def _reading_in_large_pieces(
 
 
 H1_ENV = "MCPSTREAM_H1_TRANSPORT"
-"""The environment variable that opts the clients made here into mcpstream's own HTTP/1.1
-transport (``mcpstream._http.h1``): ``1`` (anything but empty or ``0``). Experimental; with
-proxies in the environment the clients stay httpx's."""
+"""The environment variable that opts out of mcpstream's own HTTP/1.1 transport
+(``mcpstream._http.h1``), the default of the clients made here and of a host's stock async
+client under ``mcpstream.sdk``: ``0`` puts them on httpx's own transport; unset, empty or
+anything else leaves the HTTP/1.1 transport on. With proxies in the environment the clients
+stay httpx's whatever it says."""
 
 
-def h1_opted_in() -> bool:
-    """Whether ``H1_ENV`` opts in to the HTTP/1.1 transport (read at each call)."""
-    return os.environ.get(H1_ENV, "") not in ("", "0")
+def h1_enabled() -> bool:
+    """Whether mcpstream's HTTP/1.1 transport is on: unless ``H1_ENV`` is ``0`` (read at each
+    call, so a process can switch it before it makes a client)."""
+    return os.environ.get(H1_ENV, "") != "0"
 
 
 def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
-    """A client of ``stack`` over the HTTP/1.1 transport when ``H1_ENV`` asks for it and no
-    proxy is configured (None otherwise), with httpx's default limits and the shared SSL
-    context; its transport carries every request (``direct_transport``)."""
-    if not h1_opted_in() or urllib.request.getproxies():
+    """A client of ``stack`` over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a
+    proxy is configured (None then), with httpx's default limits and the shared SSL context;
+    its transport carries every request (``direct_transport``)."""
+    if not h1_enabled() or urllib.request.getproxies():
         return None
     sync_type, async_type = transport_types(stack)
     transport = (async_type if asynchronous else sync_type)(
@@ -485,7 +495,7 @@ def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
 def make_client(stack: HttpStack = HTTPX) -> httpx.Client:
     """The default ``Client`` of ``stack`` (redirects not followed), reading in large pieces
     (an ``httpx2.Client`` on the httpx2 stack: the annotation is httpx's, whose API it has);
-    over the HTTP/1.1 transport when ``H1_ENV`` opts in."""
+    over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a proxy is configured."""
     client: httpx.Client = _on_h1(stack, False) or _reading_in_large_pieces(
         stack, False, _LargeReadBackend
     )
@@ -494,7 +504,7 @@ def make_client(stack: HttpStack = HTTPX) -> httpx.Client:
 
 def make_async_client(stack: HttpStack = HTTPX) -> httpx.AsyncClient:
     """The default ``AsyncClient`` of ``stack`` (redirects not followed), reading in large
-    pieces; over the HTTP/1.1 transport when ``H1_ENV`` opts in."""
+    pieces; over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a proxy is configured."""
     client: httpx.AsyncClient = _on_h1(stack, True) or _reading_in_large_pieces(
         stack, True, _AsyncLargeReadBackend
     )

@@ -2,20 +2,22 @@
 the host's client (its auth, hooks, headers, transport and pool) with the host's timeouts,
 as the SDK's transport does, and mcpstream's own bounds only where the host set none.
 
-Opted in with ``MCPSTREAM_H1_TRANSPORT=1`` (``httpx_clients.H1_ENV``), a host's async client
-whose transport is its stack's stock one, with settings mcpstream's HTTP/1.1 transport honours
-(``httpx_clients.host_h1_transport``), sends through a private view of itself instead
-(``_view``): the client's own ``send`` (its request and response hooks, auth flow, cookies,
-redirects, timeouts, mounts) with every attribute read from the host's client, but for its
-default transport, which is mcpstream's HTTP/1.1 transport built with the host transport's SSL
-context and limits. The host's client and transport are left as they are; the view's
-transport is closed with the session (``HostClient.release``)."""
+By default (unless ``MCPSTREAM_H1_TRANSPORT=0``, ``httpx_clients.H1_ENV``, opts out), a host's
+async client whose transport is its stack's stock one, with settings mcpstream's HTTP/1.1
+transport honours (``httpx_clients.host_h1_transport``), sends through a private view of itself
+instead (``_view``): the client's own ``send`` (its request and response hooks, auth flow,
+cookies, redirects, timeouts, mounts) with every attribute read from the host's client, but for
+its default transport, which is mcpstream's HTTP/1.1 transport built with the host transport's
+SSL context and limits. Any other client (a transport or ``send`` of its own, a wrapper, HTTP/2,
+a proxy, versions of the stack's core mcpstream does not read) sends through its own transport.
+The host's client and transport are left as they are; the view's transport is closed with the
+session (``HostClient.release``)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from .._http.httpx_clients import h1_opted_in, host_h1_transport, host_response_hooks
+from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
 from .._http.stack import HttpStack, stack_of
 
 __all__ = ["HostClient", "host_read_timeout"]
@@ -39,7 +41,7 @@ class HostClient:
         self._view: Any = None
         self._h1: Any = None
         """mcpstream's HTTP/1.1 transport under ``_view`` (None: the host's own transport)."""
-        if h1_opted_in():
+        if h1_enabled():
             self._h1 = transport = _h1_for(client, stack)
             if transport is not None:
                 self._view = _view(client, transport)
@@ -71,9 +73,9 @@ class HostClient:
 
     async def send(self, request: Any, **kwargs: Any) -> Any:
         """The client's ``send``; the response's connection then reads as the clients made
-        by mcpstream do, where that is safe (``host_response_hooks``). Under the
-        HTTP/1.1 opt-in, the send of the client's view over mcpstream's transport (see the
-        module)."""
+        by mcpstream do, where that is safe (``host_response_hooks``). Where the client's
+        transport is a stock one mcpstream's HTTP/1.1 transport can stand in for (the default),
+        the send of the client's view over that transport (see the module)."""
         view = self._view
         if view is not None:
             # The view's send raises as the host's does once the host's client is closed.

@@ -9,9 +9,10 @@ A host puts one under its own client::
 
 and ``transport_types("httpx2")`` gives the pair for httpx2's clients. They speak HTTP/1.1
 only, to ``http`` and ``https`` URLs, without proxies: httpx's own transport stays the path for
-anything else. Opt-in: mcpstream's own clients use them only when ``MCPSTREAM_H1_TRANSPORT=1``
-(see ``httpx_clients``), and so does a host's stock async client under ``mcpstream.sdk`` (see
-``httpx_clients.host_h1_transport`` and ``sdk.host``).
+anything else. mcpstream's own clients use them by default (see ``httpx_clients``), and so
+does a host's stock async client under ``mcpstream.sdk`` (see
+``httpx_clients.host_h1_transport`` and ``sdk.host``); ``MCPSTREAM_H1_TRANSPORT=0`` opts both
+out.
 
 The pool's rules are in ``pool``; the transports' options and everything of an exchange that
 is no I/O (its errors, its response, the reuse of its connection) in ``base.Http1Base``.

@@ -19,6 +19,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -260,17 +261,21 @@ class AsyncHttp1(Http1Base[Connection]):
         tls = scheme == b"https"
         connection = Connection(loop, key)
         connection.tls = tls
+        connected = False
         try:
             async with asyncio.timeout(timeout_of(request, "connect")):
-                await loop.create_connection(
-                    lambda: connection,
-                    hostname,
-                    port,
-                    ssl=self._ssl_context if tls else None,
-                    server_hostname=hostname if tls else None,
-                )
+                transport, _ = await loop.create_connection(lambda: connection, hostname, port)
+                connected = True
+                if tls:
+                    # The handshake apart from the connection, as httpx's own transport does
+                    # it, so that a failure of each reads as there.
+                    connection.transport = await loop.start_tls(
+                        transport, connection, self._ssl_context, server_hostname=hostname
+                    )
         except OSError as exc:  # ssl.SSLError and TimeoutError included
             connection.close()
+            if not connected and not isinstance(exc, TimeoutError | socket.gaierror):
+                raise self._attempts_failed(request) from exc
             raise self._connect_error(exc, request) from exc
         except BaseException:
             connection.close()

@@ -101,6 +101,13 @@ class Http1Base(Generic[C]):
             return self._timed_out("ConnectTimeout", exc, request)
         return self._error("ConnectError", exc, request)
 
+    def _attempts_failed(self, request: Any) -> Exception:
+        """The stack's ``ConnectError`` for an async connection no address of the host took
+        (refused, unreachable): in the words of httpx's own async transport, whose backend
+        (anyio's ``connect_tcp``) says so whatever the attempts' errors were (they are the
+        cause), and which a framework may show its user."""
+        return self._error("ConnectError", "All connection attempts failed", request)
+
     def _refused_protocol(self, chosen: str | None, request: Any) -> Exception | None:
         """The stack's ``ConnectError`` when ALPN chose ``chosen``, a protocol other than
         HTTP/1.1; None when the connection speaks HTTP/1.1 (or ALPN chose nothing)."""
