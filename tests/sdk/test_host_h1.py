@@ -397,7 +397,16 @@ def test_an_object_forwarding_to_a_stock_client_sends_over_mcpstreams_transport(
 
 
 @pytest.mark.parametrize(
-    "kind", ["own transport", "mount", "http2", "retries", "local address", "own send"]
+    "kind",
+    [
+        "own transport",
+        "mount",
+        "http2",
+        "retries",
+        "local address",
+        "own send",
+        "send set on the client",
+    ],
 )
 def test_a_host_client_with_a_transport_of_its_own_keeps_it(
     mcp_server_urls: dict[str, str], kind: str, relays: Relays, monkeypatch: pytest.MonkeyPatch
@@ -428,6 +437,14 @@ def test_a_host_client_with_a_transport_of_its_own_keeps_it(
             Tap(mcp_server_urls["sse"]) as tap,
             client_type(**options) as host,
         ):
+            if kind == "send set on the client":
+                stock_send = host.send
+
+                async def counting_send(request: Any, **kwargs: Any) -> Any:
+                    host.sent = getattr(host, "sent", 0) + 1
+                    return await stock_send(request, **kwargs)
+
+                host.send = counting_send  # type: ignore[method-assign]
             async with Client(streamable_http_client(tap.url, http_client=host)) as c:
                 text = await _echo(c)
                 own = _own(relays, 0)
@@ -442,7 +459,7 @@ def test_a_host_client_with_a_transport_of_its_own_keeps_it(
     assert len(over_mcpstream) == sent_requests and not any(over_mcpstream)
     if kind in ("own transport", "mount"):
         assert counting.handled == sent_requests  # really through the host's transport
-    if kind == "own send":
+    if kind in ("own send", "send set on the client"):
         assert sending == [sent_requests]  # its send kept its own count
     # A mount for the URL leaves the host's default transport stock: mcpstream's stands in for
     # it, and carries nothing to this URL (the mount does).

@@ -146,33 +146,32 @@ def _h1_for(client: Any, stack: HttpStack) -> Any:
 
 def _sender(client: Any, stack: HttpStack) -> tuple[Any, dict[str, Any]] | None:
     """The client whose own ``send`` the host's ``client`` sends with, and the keywords it adds
-    to each call, or None where that is not clear. A client of the stack is its own sender. An
-    object forwarding to one (Pydantic AI's borrowed client) is, when its ``send`` is that
+    to each call, or None where that is not clear. A client of the stack is its own sender
+    when its ``send`` is its bound stock one (not one set on the object). An object forwarding
+    to a client (Pydantic AI's borrowed client) is that client's sender when its ``send`` is the
     client's bound stock ``send``, or a plain ``functools.partial`` of it with no positional
-    arguments and keyword-only arguments of the stock ``send`` (``auth``): the view of the
+    arguments and only keyword-only arguments of the stock ``send`` (``auth``): the view of the
     client then sends as that ``send`` would. mcpstream sends with ``send`` only (``build_request``
     and the timeouts stay the object's), so no other method of the wrapper is bypassed. A
-    ``send`` of the wrapper's own, or of a client of another class, may do anything: None."""
+    ``send`` of the object's own, or of a client of another class, may do anything: None."""
     base = stack.httpx.AsyncClient
-    if isinstance(client, base):
-        return client, {}
+    is_client = isinstance(client, base)
     try:
         send = client.send
     except Exception:  # no send to read: the host's object is sent through as it is
         return None
     keywords: dict[str, Any] = {}
-    if type(send) is functools.partial:
+    if type(send) is functools.partial and not is_client:
         if send.args or not set(send.keywords) <= _send_keywords(base):
             return None
         keywords = dict(send.keywords)
         send = send.func
-    if (
-        type(send) is not types.MethodType
-        or send.__func__ is not base.send
-        or not isinstance(send.__self__, base)
-    ):
+    if type(send) is not types.MethodType or send.__func__ is not base.send:
         return None
-    return send.__self__, keywords
+    inner = send.__self__
+    if not isinstance(inner, base) or (is_client and inner is not client):
+        return None
+    return inner, keywords
 
 
 def _send_keywords(base: type[Any]) -> frozenset[str]:
