@@ -13,6 +13,7 @@ import httpx2
 import mcpstream.sdk
 import pytest
 from mcpstream._http.h1.aio import Connection
+from mcpstream._http.httpx_clients import H1_ENV
 from mcpstream._http.stack import stack_named
 from mcpstream.fastmcp import StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
@@ -114,11 +115,15 @@ class CountingAuth(httpx2.Auth):
 
 @pytest.mark.parametrize("with_auth", [False, True])
 def test_a_host_client_given_to_the_toolset_sends_over_mcpstreams_transport(
-    mcp_server_urls: dict[str, str], relays: Relays, with_auth: bool
+    mcp_server_urls: dict[str, str],
+    relays: Relays,
+    with_auth: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """``MCPToolset(url, http_client=client)`` hands the SDK an object forwarding to the client
     (with the toolset's ``auth``, its ``send`` a partial of the client's): under install() the
     host's stock client still sends over mcpstream's HTTP/1.1 transport, the auth flow run."""
+    monkeypatch.setenv(H1_ENV, "1")  # the default, whatever the environment says
     over_mcpstream: list[bool] = []
 
     async def on_response(response: Any) -> None:
