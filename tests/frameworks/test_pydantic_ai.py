@@ -1,11 +1,20 @@
 """Pydantic AI's ``MCPToolset`` (built on FastMCP's client) against the SDK's server over
 mcpstream: through ``mcpstream.sdk.install()`` (the toolset given a URL) and through the toolset
-given ``mcpstream.fastmcp.StreamableHttpTransport``."""
+given ``mcpstream.fastmcp.StreamableHttpTransport``; and a host's client given to the toolset
+(``http_client``), which it wraps, over mcpstream's HTTP/1.1 transport."""
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Generator
 from typing import Any
 
+import httpx2
+import mcpstream.sdk
+import pytest
+from mcpstream._http.h1.aio import Connection
+from mcpstream._http.httpx_clients import H1_ENV
+from mcpstream._http.stack import stack_named
 from mcpstream.fastmcp import StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 
@@ -20,6 +29,7 @@ from .conftest import (
     gives_the_sdk_transport_back,
     lists_and_calls,
     reports_progress,
+    run,
     times_out_as_over_the_sdk,
 )
 
@@ -89,3 +99,63 @@ def test_uninstall_gives_the_toolset_the_sdk_transport_back(
             return await toolset.direct_call_tool("echo", {"text": "sdk"})
 
     gives_the_sdk_transport_back(main, relays)
+
+
+class CountingAuth(httpx2.Auth):
+    """An auth flow of the host's that sets a header and counts its runs."""
+
+    def __init__(self) -> None:
+        self.flows = 0
+
+    def auth_flow(self, request: Any) -> Generator[Any, Any, None]:
+        self.flows += 1
+        request.headers["Authorization"] = "Bearer toolset"
+        yield request
+
+
+@pytest.mark.parametrize("with_auth", [False, True])
+def test_a_host_client_given_to_the_toolset_sends_over_mcpstreams_transport(
+    mcp_server_urls: dict[str, str],
+    relays: Relays,
+    with_auth: bool,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """``MCPToolset(url, http_client=client)`` hands the SDK an object forwarding to the client
+    (with the toolset's ``auth``, its ``send`` a partial of the client's): under install() the
+    host's stock client still sends over mcpstream's HTTP/1.1 transport, the auth flow run."""
+    monkeypatch.setenv(H1_ENV, "1")  # the default, whatever the environment says
+    over_mcpstream: list[bool] = []
+
+    async def on_response(response: Any) -> None:
+        over_mcpstream.append(isinstance(response.extensions.get("network_stream"), Connection))
+
+    auth = CountingAuth()
+
+    async def main() -> tuple[Any, Any]:
+        async with httpx2.AsyncClient(
+            auth=None if with_auth else auth, event_hooks={"response": [on_response]}
+        ) as client:
+            toolset: MCPToolset[Any] = MCPToolset(
+                mcp_server_urls["sse"], http_client=client, auth=auth if with_auth else None
+            )
+            async with toolset:
+                result = await toolset.direct_call_tool("echo", {"text": "borrowed"})
+                host_client = relays.each[0].host_client
+                assert host_client is not None
+                assert host_client.wrapped is not client  # the toolset's wrapper
+                # With the toolset's auth, the wrapper's send is a partial of the client's.
+                assert isinstance(host_client.wrapped.send, functools.partial) is with_auth
+                own = host_client.own_transport
+            return result, own
+
+    mcpstream.sdk.install()
+    try:
+        result, own = run(main())
+    finally:
+        mcpstream.sdk.uninstall()
+    assert "borrowed" in str(result)
+    assert relays.made >= 1
+    fits = stack_named("httpx2").hooks_fit
+    assert (own is not None) is fits
+    assert over_mcpstream and (all(over_mcpstream) if fits else not any(over_mcpstream))
+    assert auth.flows == len(over_mcpstream)  # the auth flow ran for every request

@@ -2,7 +2,9 @@
 with ``MCPSTREAM_H1_TRANSPORT=0``), under ``mcp.Client`` against the SDK's server, seen on the
 wire by a tap in front of it (``Tap``: it records what the client sends and counts its open
 connections): a stock host client sends through its own ``send`` (hooks, headers, auth,
-cookies) over mcpstream's transport, closed with the session; a host with a transport of its
+cookies) over mcpstream's transport, closed with the session, and so does an object forwarding
+to one whose ``send`` is the client's (Pydantic AI's borrowed client, with or without its
+``auth``); a host with a transport of its
 own, a mount for the URL, HTTP/2 or retries keeps its own transport; a host's TLS context is the
 one used."""
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import re
 import ssl
 from collections.abc import Generator
@@ -304,8 +307,106 @@ class SendingSubclass(httpx2.AsyncClient):
         return await super().send(request, **kwargs)
 
 
+class Borrowed:
+    """An object forwarding to a host's ``client``, shaped as Pydantic AI's borrowed client:
+    every attribute is the client's, but for ``send``, a ``functools.partial`` of the client's
+    with ``auth`` when it is given, and ``build_request``, which adds a header of its own."""
+
+    def __init__(self, client: Any, auth: Any = None) -> None:
+        self._client = client
+        self._auth = auth
+        self.built = 0
+
+    def build_request(self, *args: Any, **kwargs: Any) -> Any:
+        self.built += 1
+        request = self._client.build_request(*args, **kwargs)
+        request.headers["X-Wrapper"] = "borrowed"
+        return request
+
+    def __getattr__(self, name: str) -> Any:
+        attr = getattr(self._client, name)
+        if self._auth is not None and name == "send":
+            return functools.partial(attr, auth=self._auth)
+        return attr
+
+
+class SendingWrapper(Borrowed):
+    """A forwarding object with a ``send`` of its own, keeping state on itself."""
+
+    sent = 0
+
+    async def send(self, request: Any, **kwargs: Any) -> Any:
+        self.sent += 1
+        return await self._client.send(request, **kwargs)
+
+
+@pytest.mark.parametrize("kind", ["forwarding", "partial send with auth", "own send"])
+@pytest.mark.parametrize("stack", ["httpx2", "httpx"])
+def test_an_object_forwarding_to_a_stock_client_sends_over_mcpstreams_transport(
+    mcp_server_urls: dict[str, str],
+    stack: str,
+    kind: str,
+    relays: Relays,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.setenv(H1_ENV, "1")
+    module: Any = httpx2 if stack == "httpx2" else httpx
+    over_mcpstream: list[bool] = []
+
+    async def on_response(response: Any) -> None:
+        over_mcpstream.append(isinstance(response.extensions.get("network_stream"), Connection))
+
+    auth = HeaderAuth() if stack == "httpx2" else HttpxHeaderAuth()
+    # The auth is the client's, but for the partial send's (as Pydantic AI's MCPToolset's).
+    on_client = kind != "partial send with auth"
+
+    async def main() -> tuple[str, bytes, int, Any, Any]:
+        async with (
+            Tap(mcp_server_urls["sse"]) as tap,
+            module.AsyncClient(
+                auth=auth if on_client else None, event_hooks={"response": [on_response]}
+            ) as host,
+        ):
+            wrapper_type = SendingWrapper if kind == "own send" else Borrowed
+            wrapper = wrapper_type(host, auth=None if on_client else auth)
+            async with Client(streamable_http_client(tap.url, http_client=wrapper)) as c:
+                text = await _echo(c)
+                own = _own(relays, 0)
+                if own is not None:
+                    assert own._pool.open >= 1
+                    assert not _pool_of(host).connections  # the host's pool opened none
+            assert _own(relays, 0) is None  # closed with the session
+            assert not host.is_closed
+            return text, tap.sent, tap.requests(), own, wrapper
+
+    text, sent, sent_requests, own, wrapper = run(main())
+    assert text == "over the host's client"
+    assert sent_requests >= 3
+    h1 = FITS[stack] and kind != "own send"
+    assert (own is not None) is h1
+    assert len(over_mcpstream) == sent_requests
+    assert all(over_mcpstream) if h1 else not any(over_mcpstream)
+    # The auth flow ran for each request, and the wrapper built each (its header on the wire).
+    assert auth.flows == sent_requests
+    assert wrapper.built == sent_requests
+    wire = sent.lower()
+    assert wire.count(b"\r\nauthorization: bearer host-token\r\n") == sent_requests
+    assert wire.count(b"\r\nx-wrapper: borrowed\r\n") == sent_requests
+    if kind == "own send":
+        assert wrapper.sent == sent_requests  # its send kept its own count
+
+
 @pytest.mark.parametrize(
-    "kind", ["own transport", "mount", "http2", "retries", "local address", "own send"]
+    "kind",
+    [
+        "own transport",
+        "mount",
+        "http2",
+        "retries",
+        "local address",
+        "own send",
+        "send set on the client",
+    ],
 )
 def test_a_host_client_with_a_transport_of_its_own_keeps_it(
     mcp_server_urls: dict[str, str], kind: str, relays: Relays, monkeypatch: pytest.MonkeyPatch
@@ -336,6 +437,14 @@ def test_a_host_client_with_a_transport_of_its_own_keeps_it(
             Tap(mcp_server_urls["sse"]) as tap,
             client_type(**options) as host,
         ):
+            if kind == "send set on the client":
+                stock_send = host.send
+
+                async def counting_send(request: Any, **kwargs: Any) -> Any:
+                    host.sent = getattr(host, "sent", 0) + 1
+                    return await stock_send(request, **kwargs)
+
+                host.send = counting_send  # type: ignore[method-assign]
             async with Client(streamable_http_client(tap.url, http_client=host)) as c:
                 text = await _echo(c)
                 own = _own(relays, 0)
@@ -350,7 +459,7 @@ def test_a_host_client_with_a_transport_of_its_own_keeps_it(
     assert len(over_mcpstream) == sent_requests and not any(over_mcpstream)
     if kind in ("own transport", "mount"):
         assert counting.handled == sent_requests  # really through the host's transport
-    if kind == "own send":
+    if kind in ("own send", "send set on the client"):
         assert sending == [sent_requests]  # its send kept its own count
     # A mount for the URL leaves the host's default transport stock: mcpstream's stands in for
     # it, and carries nothing to this URL (the mount does).

@@ -8,13 +8,21 @@ transport honours (``httpx_clients.host_h1_transport``), sends through a private
 instead (``_view``): the client's own ``send`` (its request and response hooks, auth flow,
 cookies, redirects, timeouts, mounts) with every attribute read from the host's client, but for
 its default transport, which is mcpstream's HTTP/1.1 transport built with the host transport's
-SSL context and limits. Any other client (a transport or ``send`` of its own, a wrapper, HTTP/2,
-a proxy, versions of the stack's core mcpstream does not read) sends through its own transport.
+SSL context and limits. An object forwarding to such a client (not a client itself) whose
+``send`` is that client's own, or a ``functools.partial`` of it with keywords of the stock
+``send`` only (Pydantic AI's borrowed client, with its ``auth``), sends through the view of that
+client too, with those keywords; all else (``build_request``, the timeouts) is still read from
+the object. Any other client (a transport or ``send`` of its own, a wrapper with a ``send`` of
+its own, HTTP/2, a proxy, versions of the stack's core mcpstream does not read) sends through
+its own transport.
 The host's client and transport are left as they are; the view's transport is closed with the
 session (``HostClient.release``)."""
 
 from __future__ import annotations
 
+import functools
+import inspect
+import types
 from typing import Any
 
 from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
@@ -33,7 +41,7 @@ class HostClient:
     is left of the call's deadline, its connect timeout); here each of the four is the
     host's, and mcpstream's only where the host's is None (no limit)."""
 
-    __slots__ = ("__weakref__", "_client", "_h1", "_stack", "_view")
+    __slots__ = ("__weakref__", "_client", "_h1", "_keywords", "_stack", "_view")
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -41,10 +49,16 @@ class HostClient:
         self._view: Any = None
         self._h1: Any = None
         """mcpstream's HTTP/1.1 transport under ``_view`` (None: the host's own transport)."""
+        self._keywords: dict[str, Any] = {}
+        """The keywords of a wrapper's partial ``send``, for the view's (see ``_sender``)."""
         if h1_enabled():
-            self._h1 = transport = _h1_for(client, stack)
-            if transport is not None:
-                self._view = _view(client, transport)
+            sender = _sender(client, stack)
+            if sender is not None:
+                inner, keywords = sender
+                self._h1 = transport = _h1_for(inner, stack)
+                if transport is not None:
+                    self._view = _view(inner, transport)
+                    self._keywords = keywords
 
     @property
     def wrapped(self) -> Any:
@@ -79,7 +93,8 @@ class HostClient:
         view = self._view
         if view is not None:
             # The view's send raises as the host's does once the host's client is closed.
-            return await view.send(request, **kwargs)
+            # mcpstream's keywords over a partial's, as the partial's own call would have them.
+            return await view.send(request, **{**self._keywords, **kwargs})
         response = await self._client.send(request, **kwargs)
         host_response_hooks(self._client, response, self._stack)
         return response
@@ -119,7 +134,7 @@ def _h1_for(client: Any, stack: HttpStack) -> Any:
     """``host_h1_transport`` for a client of the stack's ``AsyncClient`` class, or of a subclass
     that keeps its way of sending (``_SEND_PATH``): a subclass's own ``send`` may keep state on
     its object, and an object forwarding to a client sends as it likes, so either is sent
-    through as it is."""
+    through as it is (``_sender``: unless it sends with the client's own ``send``)."""
     base = stack.httpx.AsyncClient
     if not isinstance(client, base):
         return None
@@ -127,6 +142,43 @@ def _h1_for(client: Any, stack: HttpStack) -> Any:
     if any(getattr(cls, name, None) is not getattr(base, name) for name in _SEND_PATH):
         return None
     return host_h1_transport(client, stack)
+
+
+def _sender(client: Any, stack: HttpStack) -> tuple[Any, dict[str, Any]] | None:
+    """The client whose own ``send`` the host's ``client`` sends with, and the keywords it adds
+    to each call, or None where that is not clear. A client of the stack is its own sender
+    when its ``send`` is its bound stock one (not one set on the object). An object forwarding
+    to a client (Pydantic AI's borrowed client) is that client's sender when its ``send`` is the
+    client's bound stock ``send``, or a plain ``functools.partial`` of it with no positional
+    arguments and only keyword-only arguments of the stock ``send`` (``auth``): the view of the
+    client then sends as that ``send`` would. mcpstream sends with ``send`` only (``build_request``
+    and the timeouts stay the object's), so no other method of the wrapper is bypassed. A
+    ``send`` of the object's own, or of a client of another class, may do anything: None."""
+    base = stack.httpx.AsyncClient
+    is_client = isinstance(client, base)
+    try:
+        send = client.send
+    except Exception:  # no send to read: the host's object is sent through as it is
+        return None
+    keywords: dict[str, Any] = {}
+    if type(send) is functools.partial and not is_client:
+        if send.args or not set(send.keywords) <= _send_keywords(base):
+            return None
+        keywords = dict(send.keywords)
+        send = send.func
+    if type(send) is not types.MethodType or send.__func__ is not base.send:
+        return None
+    inner = send.__self__
+    if not isinstance(inner, base) or (is_client and inner is not client):
+        return None
+    return inner, keywords
+
+
+def _send_keywords(base: type[Any]) -> frozenset[str]:
+    """The keyword-only arguments of the stock ``send`` of ``base`` (``stream``, ``auth``,
+    ``follow_redirects``)."""
+    parameters = inspect.signature(base.send).parameters.values()
+    return frozenset(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
 
 
 _VIEW_TYPES: dict[type[Any], Any] = {}
