@@ -3,9 +3,10 @@ transport) against the same with ``mcpstream.sdk.install()`` in effect, in one p
 alternating.
 
 ``python benches/frameworks_compare.py [--rounds N] [--json FILE] [--markdown] [--frameworks
-NAME,...]``, in an environment of scripts/framework-tests.sh, starts the replay server
-(``replay_server.py``, a process of its own, so that the client is what is measured). It runs
-the frameworks installed there (``available()``), one command per environment: FastMCP,
+NAME,...] [--workloads NAME,...]``, in an environment of scripts/framework-tests.sh, starts
+the replay server (``replay_server.py``, a process of its own, so that the client is what is
+measured).
+It runs the frameworks installed there (``available()``), one command per environment: FastMCP,
 Pydantic AI, OpenAI Agents and llama-index in the default one; Google ADK in
 ``MCPSTREAM_FRAMEWORKS=adk``'s; langchain-mcp-adapters, smolagents (through mcpadapt) and
 Strands, on the SDK's 1.x line, in ``MCPSTREAM_FRAMEWORKS=1.x``'s. For each it opens the
@@ -257,9 +258,13 @@ def _scope(name: str) -> AbstractContextManager[object]:
     return _installed() if name == "mcpstream" else nullcontext()
 
 
-async def compare(framework: str, url: str, rounds: int) -> dict[str, Any]:
-    """One framework's summaries by workload: its default transport against ``install()``."""
+async def compare(
+    framework: str, url: str, rounds: int, only: frozenset[str] | None = None
+) -> dict[str, Any]:
+    """One framework's summaries by workload: its default transport against ``install()``
+    (of its workloads, those in ``only`` where it is given)."""
     _, opener, workloads, _ = FRAMEWORKS[framework]
+    workloads = tuple(name for name in workloads if only is None or name in only)
     sides: dict[str, Any] = {}
     async with AsyncExitStack() as stack:
         for name in ("sdk", "mcpstream"):
@@ -334,13 +339,15 @@ def main() -> None:
     arguments.add_argument("--frameworks", default=",".join(available()))
     arguments.add_argument("--runs", type=int, default=1, help="whole runs, for the range")
     arguments.add_argument("--markdown", action="store_true")
+    arguments.add_argument("--workloads", help=f"a comma-separated subset of {','.join(WORKLOADS)}")
     args = arguments.parse_args()
+    only = None if args.workloads is None else frozenset(args.workloads.split(","))
     runs: list[dict[str, dict[str, Any]]] = []
     with running() as url:
         for _ in range(args.runs):
             results: dict[str, dict[str, Any]] = {}
             for framework in args.frameworks.split(","):
-                results[framework] = asyncio.run(compare(framework, url, args.rounds))
+                results[framework] = asyncio.run(compare(framework, url, args.rounds, only))
                 for workload, result in results[framework].items():
                     met = _met(framework, workload, result)
                     print(line(f"{framework:14}{workload:14}", result) + met, flush=True)
