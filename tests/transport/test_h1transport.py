@@ -241,13 +241,31 @@ def test_a_stream_arrives_piece_by_piece(
 
 
 def test_a_silent_server_times_out_within_the_read_timeout(
-    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
+    case: tuple[str, str],
+    hx: Any,
+    serve: Callable[[Reply], ScriptedServer],
+    client: Any,
+    event_loop_thread: EventLoopThread,
 ) -> None:
-    server = serve(lambda exchange: time.sleep(5))
+    server = serve(lambda exchange: time.sleep(2))
+    timeout = hx.Timeout(10.0, read=0.5)
     started = time.monotonic()
-    with pytest.raises(hx.ReadTimeout):
-        client.get(server.url, timeout=hx.Timeout(10.0, read=0.5))
+    with pytest.raises(hx.ReadTimeout) as ours:
+        client.get(server.url, timeout=timeout)
     assert 0.4 < time.monotonic() - started < 4.0
+
+    async def get_async() -> None:
+        async with hx.AsyncClient() as stock:
+            await stock.get(server.url, timeout=timeout)
+
+    # The same words as the stack's own transport ("timed out" sync, none async).
+    with pytest.raises(hx.ReadTimeout) as theirs:
+        if case[0] == "sync":
+            with hx.Client() as stock:
+                stock.get(server.url, timeout=timeout)
+        else:
+            event_loop_thread.run(get_async())
+    assert str(ours.value) == str(theirs.value)
 
 
 def test_a_trickled_head_obeys_the_deadline_of_the_operation(

@@ -202,6 +202,8 @@ class AsyncHttp1(Http1Base[Connection]):
     event loop at a time: the pool belongs to the loop of its first request (a loop that closed
     leaves connections the next loop does not reuse)."""
 
+    _TIMEOUT_WORDS = ""
+
     def _init_driver(self) -> None:
         self._waiting: collections.deque[asyncio.Future[bool]] = collections.deque()
 

@@ -48,6 +48,10 @@ class Http1Base(Generic[C]):
     """
 
     _stack: HttpStack = HTTPX
+    _TIMEOUT_WORDS = "timed out"
+    """A timeout's message where its cause has none, as the stack's own transport of the
+    driver's kind words it: a socket's timeout says "timed out" (sync); httpx's async transport
+    says nothing (its backend's cancel scope has no message)."""
 
     def __init__(
         self,
@@ -91,8 +95,8 @@ class Http1Base(Generic[C]):
 
     def _timed_out(self, name: str, exc: BaseException | None, request: Any) -> Exception:
         """The stack's timeout ``name`` (``ConnectTimeout``, ``WriteTimeout``, ...), with the
-        message of ``exc`` when it has one."""
-        return self._error(name, str(exc or "") or "timed out", request)
+        message of ``exc`` when it has one (else ``_TIMEOUT_WORDS``)."""
+        return self._error(name, str(exc or "") or self._TIMEOUT_WORDS, request)
 
     def _connect_error(self, exc: OSError, request: Any) -> Exception:
         """The stack's exception for a connection (or its TLS handshake) that failed with
