@@ -250,14 +250,7 @@ impl ResponseCore {
                         on_data(&input[..take]);
                     }
                     input = &input[take..];
-                    let remaining = remaining - take as u64;
-                    self.state = match (&self.state, remaining) {
-                        (State::Length { .. }, 0) => State::Done,
-                        (State::Length { .. }, _) => State::Length { remaining },
-                        (_, 0) => State::ChunkDataEnd { seen: 0 },
-                        (_, _) => State::ChunkData { remaining },
-                    };
-                    if remaining > 0 {
+                    if self.consume_body(take as u64) > 0 {
                         return Ok(());
                     }
                 }
@@ -340,6 +333,45 @@ impl ResponseCore {
                 }
             }
         }
+    }
+
+    /// How many of the next bytes of the connection are body data for sure: what is left of a
+    /// `Content-Length` body or of the chunk being read (0 anywhere else: in a head, a chunk
+    /// line, trailers, a body read until the close, or after the end).
+    pub fn body_ahead(&self) -> u64 {
+        match self.state {
+            State::Length { remaining } | State::ChunkData { remaining } => remaining,
+            _ => 0,
+        }
+    }
+
+    /// Takes `count` bytes of body data that were received without passing through `feed`
+    /// (read straight into the caller's buffer). False, and nothing taken, when `count` passes
+    /// `body_ahead`.
+    pub fn skip_body(&mut self, count: u64) -> bool {
+        if count > self.body_ahead() {
+            return false;
+        }
+        if count > 0 {
+            self.consume_body(count);
+        }
+        true
+    }
+
+    /// `take` bytes of the body data left (`Length` or `ChunkData`, at least `take`) were read:
+    /// the next state. Returns what is left of the body or chunk.
+    fn consume_body(&mut self, take: u64) -> u64 {
+        let (State::Length { remaining } | State::ChunkData { remaining }) = self.state else {
+            unreachable!("consume_body outside body data");
+        };
+        let remaining = remaining - take;
+        self.state = match (&self.state, remaining) {
+            (State::Length { .. }, 0) => State::Done,
+            (State::Length { .. }, _) => State::Length { remaining },
+            (_, 0) => State::ChunkDataEnd { seen: 0 },
+            (_, _) => State::ChunkData { remaining },
+        };
+        remaining
     }
 
     /// The connection closed: ends a body read until the close, or the error of a response cut
@@ -672,6 +704,76 @@ mod tests {
         let mut core = ResponseCore::new(head_request, 1024, 10);
         assert_eq!(read(&mut core, &bytes, eof), whole, "byte by byte");
         whole
+    }
+
+    /// Reads `data` as `read` does, except that whenever body data is sure to come, the
+    /// largest part of it (at most `most` bytes) is taken past `feed`, as a read straight into
+    /// a caller's buffer is (`body_ahead`, `skip_body`).
+    fn read_skipping(data: &[u8], most: usize) -> Result<Vec<u8>, Http1Error> {
+        let mut core = ResponseCore::new(false, 1024, 10);
+        let mut body = Vec::new();
+        let mut rest = data;
+        while !rest.is_empty() {
+            let ahead = usize::try_from(core.body_ahead()).unwrap();
+            if ahead > 0 {
+                let take = ahead.min(most).min(rest.len());
+                assert!(core.skip_body(take as u64));
+                body.extend_from_slice(&rest[..take]);
+                rest = &rest[take..];
+            } else {
+                core.feed(&rest[..1], &mut |piece| body.extend_from_slice(piece))?;
+                rest = &rest[1..];
+            }
+        }
+        core.feed_eof()?;
+        Ok(body)
+    }
+
+    #[test]
+    fn body_taken_past_feed_reads_as_fed() {
+        let length = b"HTTP/1.1 200 OK\r\nContent-Length: 11\r\n\r\nhello world";
+        let chunked = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n\
+            5\r\nhello\r\n6;x=y\r\n world\r\n0\r\nT: v\r\n\r\n";
+        for most in [1, 2, 3, 5, 100] {
+            assert_eq!(read_skipping(length, most).unwrap(), b"hello world");
+            assert_eq!(read_skipping(chunked, most).unwrap(), b"hello world");
+        }
+        // a chunk's CRLF is still checked after its data was taken past `feed`
+        let bad_end = b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhelloXX0\r\n\r\n";
+        assert_eq!(read_skipping(bad_end, 100), Err(Http1Error::BadChunkEnd));
+        // a body cut short is still an error at the close
+        let short = b"HTTP/1.1 200 OK\r\nContent-Length: 20\r\n\r\nhello";
+        assert_eq!(read_skipping(short, 100), Err(Http1Error::ClosedInBody));
+    }
+
+    #[test]
+    fn body_ahead_is_only_body_data() {
+        let mut core = ResponseCore::new(false, 1024, 10);
+        assert_eq!(core.body_ahead(), 0);
+        assert!(!core.skip_body(1), "nothing to take in a head");
+        assert!(core.skip_body(0));
+        let mut sink = |_: &[u8]| {};
+        core.feed(
+            b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4",
+            &mut sink,
+        )
+        .unwrap();
+        assert_eq!(core.body_ahead(), 0, "in a chunk-size line");
+        core.feed(b"\r\nab", &mut sink).unwrap();
+        assert_eq!(core.body_ahead(), 2);
+        assert!(!core.skip_body(3), "past the chunk: refused");
+        assert_eq!(core.body_ahead(), 2, "and nothing taken");
+        assert!(core.skip_body(2));
+        assert_eq!(core.body_ahead(), 0, "at the chunk's CRLF");
+        let mut close = ResponseCore::new(false, 1024, 10);
+        close
+            .feed(b"HTTP/1.1 200 OK\r\n\r\nabc", &mut sink)
+            .unwrap();
+        assert_eq!(
+            close.body_ahead(),
+            0,
+            "a body read until the close has no known length"
+        );
     }
 
     #[test]

@@ -9,7 +9,8 @@
 //!
 //! The thin PyO3 layer: `pyutf8`, `pysse`, `pyjson` (Python values from JSON), `pyjsonrpc`
 //! (messages from JSON), `pymessages` (the message classes), `pyrecord` (the value classes'
-//! shared shape), `pyencode`, `pyhttp1` (`Http1Response`, `encode_request_head`), `pystr`
+//! shared shape), `pyencode`, `pyhttp1` (`Http1Response`, `encode_request_head`), `pybody` (`BodyBuffer`: a body
+//! received into one `bytes`), `pystr`
 //! (`str` objects from UTF-8), `pystrview` (a `str` parsed where it lies) and `pyerrors`, the
 //! one place a core error becomes a Python exception.
 
@@ -24,6 +25,7 @@ pub mod sse;
 pub mod stack;
 pub mod utf8;
 
+mod pybody;
 mod pyencode;
 mod pyerrors;
 mod pyhttp1;
@@ -66,5 +68,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("DEFAULT_MAX_HEADERS", http1::DEFAULT_MAX_HEADERS)?;
     m.add_class::<pyhttp1::Http1Response>()?;
     m.add_function(wrap_pyfunction!(pyhttp1::encode_request_head, m)?)?;
+    m.add_class::<pybody::BodyBuffer>()?;
     Ok(())
 }

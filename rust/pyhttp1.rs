@@ -58,6 +58,26 @@ impl Http1Response {
         }
     }
 
+    /// How many of the next bytes of the connection are body data for sure: what is left of a
+    /// `Content-Length` body or of the chunk being read (0 anywhere else).
+    #[getter]
+    fn body_ahead(&self) -> u64 {
+        self.core.body_ahead()
+    }
+
+    /// Take `count` bytes of body data read past `feed` (straight into a buffer of the
+    /// caller's); `count` must not pass `body_ahead`.
+    fn skip_body(&mut self, count: u64) -> PyResult<()> {
+        if self.core.skip_body(count) {
+            Ok(())
+        } else {
+            Err(PyValueError::new_err(format!(
+                "skip_body({count}) passes the {} bytes of body data ahead",
+                self.core.body_ahead()
+            )))
+        }
+    }
+
     /// The connection closed (EOF): ends a body read until the close, or raises.
     fn feed_eof(&mut self) -> PyResult<()> {
         self.core.feed_eof().map_err(|e| http1_error(&e))

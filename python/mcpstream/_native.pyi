@@ -38,6 +38,7 @@ __all__ = [
     "DEFAULT_MAX_EVENT_BYTES",
     "DEFAULT_MAX_HEADERS",
     "DEFAULT_MAX_HEAD_BYTES",
+    "BodyBuffer",
     "Http1Response",
     "JsonRpcEvent",
     "JsonRpcNotification",
@@ -420,6 +421,17 @@ class Http1Response:
         """The connection closed (EOF): ends a body read until the close, or raises."""
 
     @property
+    def body_ahead(self) -> int:
+        """How many of the next bytes of the connection are body data for sure: what is left of
+        a ``Content-Length`` body or of the chunk being read; 0 anywhere else (a head, a
+        chunk-size line, trailers, a body read until the close, the end, a failed response)."""
+
+    def skip_body(self, count: int) -> None:
+        """Take ``count`` bytes of body data that were read past ``feed`` (straight into a
+        ``BodyBuffer``), as ``feed`` would have taken them (without returning them). ``count``
+        may not pass ``body_ahead``: ``ValueError`` then, and nothing is taken."""
+
+    @property
     def status(self) -> int | None:
         """The final status code, ``None`` until the final head has arrived."""
 
@@ -452,6 +464,48 @@ class Http1Response:
     @property
     def trailing(self) -> bytes:
         """The bytes received past the end of the response."""
+
+@final
+class BodyBuffer:
+    """One response body received into one buffer: reads of the socket go straight into it
+    (``open`` a window, read into ``view()``, ``advance``), other bytes are copied in
+    (``extend``), and ``take`` hands the body on as ``bytes``. The native buffer fills the very
+    ``bytes`` object ``take`` returns (no copy); the pure-Python one copies once, there.
+
+    The buffer grows as needed (at least doubling), but not while a view is exported
+    (``BufferError``); after ``take`` every method but ``window`` and ``len`` raises
+    ``ValueError`` (``view``: ``BufferError``). Sizes are non-negative integers
+    (``OverflowError`` for a negative one)."""
+
+    def __new__(cls, capacity: int) -> Self:
+        """An empty buffer with room for ``capacity`` bytes."""
+
+    def __len__(self) -> int:
+        """The bytes received so far."""
+
+    def reserve(self, additional: int) -> None:
+        """Make room for ``additional`` more bytes after those received."""
+
+    def extend(self, data: bytes) -> None:
+        """Copy ``data`` in after the bytes received."""
+
+    def open(self, size: int) -> int:
+        """Let the next views cover the ``size`` bytes after those received (room is made for
+        them first); returns ``size``."""
+
+    def view(self) -> memoryview:
+        """A writable view of the ``window`` bytes after those received."""
+
+    @property
+    def window(self) -> int:
+        """The bytes the views cover: what ``open`` gave, less what arrived since."""
+
+    def advance(self, count: int) -> None:
+        """``count`` bytes were written at the start of the last view: they are received now.
+        ``ValueError`` when ``count`` passes ``window``."""
+
+    def take(self) -> bytes:
+        """The body (the bytes received); the buffer can be used no more."""
 
 def encode_request_head(
     method: bytes,

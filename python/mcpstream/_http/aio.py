@@ -358,7 +358,8 @@ class AsyncMcpHttpTransport(
     async def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Outcome:
         assert ex.chunks is not None
         limit = None if step.limit is None else step.limit + 1
-        outcome = await within(step.wait_s, collect(ex.chunks, limit))
+        read = collect(ex.chunks, limit) if ex.whole is None else ex.whole(limit)
+        outcome = await within(step.wait_s, read)
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import time
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import httpx
 
@@ -24,6 +24,9 @@ class Exchange:
         self.client, self.answered = client, answered
         self.response: httpx.Response | None = None
         self.chunks: AsyncIterator[bytes] | None = None
+        self.whole: Callable[[int | None], Awaitable[bytes]] | None = None
+        """Reads the body into one ``bytes`` at once, where the transport can
+        (``wire.whole_body``)."""
         self.broken = False
         """True once a read was cancelled by its wait, which ends the body iterator too."""
         self.deadline: float | None = None
@@ -32,10 +35,11 @@ class Exchange:
     def open(self, response: httpx.Response, deadline: float) -> None:
         """Take the response of a request whose operation ends at ``deadline``."""
         self.response, self.chunks = response, wire.abody_chunks(response)
+        self.whole = wire.whole_body(response)
         self.broken, self.deadline = False, deadline
 
     async def release(self) -> None:
-        response, self.response, self.chunks = self.response, None, None
+        response, self.response, self.chunks, self.whole = self.response, None, None, None
         if response is not None:
             await response.aclose()
 

@@ -336,7 +336,14 @@ class McpHttpTransport(
     def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Bytes | s.Idle | s.Failed:
         assert ex.chunks is not None
         deadline = time.monotonic() + step.wait_s
-        body = wire.Snippet(None if step.limit is None else step.limit + 1)
+        limit = None if step.limit is None else step.limit + 1
+        if ex.whole is not None and ex.pump is None:
+            try:
+                with io_deadline(deadline):
+                    return s.Bytes(time.monotonic(), ex.whole(limit))
+            except wire.http_errors() as exc:
+                return wire.failure(exc)
+        body = wire.Snippet(limit)
         try:
             with io_deadline(deadline):
                 for chunk in ex.chunks:

@@ -141,6 +141,9 @@ class Exchange:
         self.client, self.wake, self.listener = client, wake, listener
         self.response: httpx.Response | None = None
         self.chunks: Iterator[bytes] | None = None
+        self.whole: Callable[[int | None], bytes] | None = None
+        """Reads the body into one ``bytes`` at once, where the transport can
+        (``wire.whole_body``)."""
         self.pump: ChunkPump | None = None
         self.inline_reads = 0
         """Reads of the body made on the flow's thread."""
@@ -151,6 +154,7 @@ class Exchange:
 
     def open(self, response: httpx.Response, deadline: float | None) -> None:
         self.response, self.chunks = response, wire.body_chunks(response)
+        self.whole = wire.whole_body(response)
         self.inline_reads, self.broken, self.deadline = 0, False, deadline
         if self.listener is not None:
             self.listener.track(response)
@@ -158,7 +162,7 @@ class Exchange:
     def release(self) -> None:
         """Stop the reader and close the response (and its connection, if it was cut)."""
         pump, response = self.pump, self.response
-        self.pump = self.response = self.chunks = None
+        self.pump = self.response = self.chunks = self.whole = None
         if pump is not None:
             pump.stop()
         if response is not None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 import logging
 import time
+from collections.abc import Callable
 from typing import Any
 
 import httpx
@@ -18,6 +19,7 @@ import httpx
 from . import receive_buffer
 from .bodies import PIECE_BYTES, BodyDecoder, abody_chunks, body_chunks
 from .core.steps import Failed, FailureKind, Head, HttpRequest
+from .h1 import whole_reader
 from .httpx_clients import direct_transport
 from .stack import HttpStack, failure_groups, http_errors, stack_of
 
@@ -36,6 +38,7 @@ __all__ = [
     "lift_read_timeout",
     "logger",
     "send",
+    "whole_body",
 ]
 
 logger = logging.getLogger("mcpstream.transport")
@@ -196,6 +199,17 @@ def failure(exc: BaseException) -> Failed:
     else:
         kind = FailureKind.OTHER
     return Failed(time.monotonic(), kind, exc)
+
+
+def whole_body(response: httpx.Response) -> Callable[[int | None], Any] | None:
+    """How to read the body of ``response`` into one ``bytes`` object at once (a function of
+    the most bytes to read, None for no bound; a coroutine function for an async response),
+    where its stream is the body of mcpstream's HTTP/1.1 transport and needs no decoding: the
+    reads then go straight into the body's buffer. None elsewhere (the body is read chunk by
+    chunk: ``body_chunks``)."""
+    if response.is_stream_consumed or BodyDecoder.of(response) is not None:
+        return None
+    return whole_reader(response.stream)
 
 
 class Snippet:

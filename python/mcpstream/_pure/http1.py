@@ -320,11 +320,8 @@ class Http1Response:
                 if take:
                     body.append(data[pos : pos + take] if take < len(data) else data)
                 pos += take
-                self._remaining -= take
-                if self._remaining:
+                if self._consume_body(take):
                     return
-                self._state = _DONE if state == _LENGTH else _CHUNK_END
-                self._remaining = 0
             elif state == _CHUNK_END:
                 while self._remaining < 2:
                     if pos >= end:
@@ -375,6 +372,32 @@ class Http1Response:
                 pos = lf + 1
                 if line_len == 1:
                     self._state = _DONE
+
+    def _consume_body(self, take: int) -> int:
+        """``take`` bytes of the body data left were read: the next state; what is left of the
+        body or chunk."""
+        self._remaining -= take
+        if not self._remaining:
+            self._state = _DONE if self._state == _LENGTH else _CHUNK_END
+        return self._remaining
+
+    @property
+    def body_ahead(self) -> int:
+        """How many of the next bytes of the connection are body data for sure: what is left of
+        a ``Content-Length`` body or of the chunk being read (0 anywhere else)."""
+        return self._remaining if self._state in (_LENGTH, _CHUNK_DATA) else 0
+
+    def skip_body(self, count: int) -> None:
+        """Take ``count`` bytes of body data read past ``feed`` (straight into a buffer of the
+        caller's); ``count`` must not pass ``body_ahead``."""
+        count = operator.index(count)
+        if count < 0:
+            raise OverflowError("can't convert negative int to unsigned")
+        ahead = self.body_ahead
+        if count > ahead:
+            raise ValueError(f"skip_body({count}) passes the {ahead} bytes of body data ahead")
+        if count:
+            self._consume_body(count)
 
     def _parse_head(self) -> int | None:
         """The length of the final head in ``_buf`` once complete (interim heads dropped)."""

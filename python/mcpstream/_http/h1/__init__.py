@@ -25,13 +25,17 @@ written), ``UnsupportedProtocol``.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from ..stack import HTTPX, HttpStack, stack_named
+from . import aio, sync
 from .aio import AsyncHttp1, AsyncHttp1Transport
 from .sync import Http1Transport, SyncHttp1
 
-__all__ = ["AsyncHttp1Transport", "Http1Transport", "transport_types"]
+__all__ = ["AsyncHttp1Transport", "Http1Transport", "transport_types", "whole_reader"]
+
+_BODIES = (sync._Body, aio._Body)
 
 _TYPES: dict[str, tuple[type[Any], type[Any]]] = {HTTPX.name: (Http1Transport, AsyncHttp1Transport)}
 
@@ -50,3 +54,16 @@ def transport_types(stack: HttpStack | str) -> tuple[type[Any], type[Any]]:
             type("AsyncHttp1Transport", (AsyncHttp1, module.AsyncBaseTransport), {"_stack": stack}),
         )
     return made
+
+
+def whole_reader(stream: Any) -> Callable[[int | None], Any] | None:
+    """The ``read_whole`` of ``stream`` (a response's) where it is the body of one of these
+    transports' responses, also inside the wrapper a stack's client puts around it (httpx's
+    ``BoundSyncStream`` and ``BoundAsyncStream`` hold it as ``_stream``); None for any other
+    stream. It reads the body into one ``bytes`` object (sync, or a coroutine)."""
+    if not isinstance(stream, _BODIES):
+        stream = getattr(stream, "_stream", None)
+        if not isinstance(stream, _BODIES):
+            return None
+    read: Callable[[int | None], Any] = stream.read_whole
+    return read

@@ -27,8 +27,8 @@ import httpx
 
 from ...errors import CodecError
 from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
-from .base import Http1Base, stream_type
-from .pool import Key, Prepared, new_framing, prepare, timeout_of
+from .base import Http1Base, fill_room, stream_type, whole_capacity
+from .pool import BodyBuffer, Key, Prepared, new_framing, prepare, timeout_of
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
 
@@ -37,19 +37,28 @@ class _Timer:
     """One timer of the loop for every wait of one response (see the module). ``wait`` returns
     False when its timeout passed first."""
 
-    __slots__ = ("_at", "_handle", "_loop", "_waiter")
+    __slots__ = ("_at", "_handle", "_loop", "_span", "_waiter")
 
     def __init__(self, loop: asyncio.AbstractEventLoop) -> None:
         self._loop = loop
         self._handle: asyncio.TimerHandle | None = None
         self._at = 0.0
         """The end of the current wait."""
+        self._span = 0.0
+        """The current wait's timeout."""
         self._waiter: asyncio.Future[bool] | None = None
+
+    def touch(self) -> None:
+        """Data arrived without waking the current wait (``_Fill``): its timeout runs from
+        now, as a wait begun now would."""
+        if self._waiter is not None:
+            self._at = self._loop.time() + self._span
 
     async def wait(self, waiter: asyncio.Future[bool], timeout: float | None) -> bool:
         if timeout is None:
             return await waiter
         loop = self._loop
+        self._span = timeout
         self._at = at = loop.time() + timeout
         handle = self._handle
         if handle is None or handle.when() > at:
@@ -194,6 +203,48 @@ class Connection(FlowProtocol):
         if name is None or self.transport is None:
             return None
         return self.transport.get_extra_info(name)
+
+
+class _Fill(asyncio.BufferedProtocol):
+    """The protocol of a connection while body data of a known length is read straight into
+    the body's buffer (``_Body.read_whole``): each read of the socket lands in the buffer's
+    window, is taken by the framing as body data (``skip_body``) and keeps the read's timer
+    running from now; the window full, the connection's own protocol takes the reads again and
+    the reader wakes. The end of the stream and of the connection go to the connection."""
+
+    __slots__ = ("buffer", "connection", "timer")
+
+    def __init__(self, connection: Connection, buffer: Any, timer: _Timer) -> None:
+        self.connection = connection
+        self.buffer = buffer
+        self.timer = timer
+
+    def get_buffer(self, sizehint: int) -> memoryview:
+        view: memoryview = self.buffer.view()
+        return view
+
+    def buffer_updated(self, nbytes: int) -> None:
+        connection, buffer = self.connection, self.buffer
+        buffer.advance(nbytes)
+        connection.framing.skip_body(nbytes)
+        if buffer.window:
+            self.timer.touch()
+            return
+        if connection.transport is not None:
+            connection.transport.set_protocol(connection)
+        wake(connection.read_waiter)
+
+    def eof_received(self) -> bool:
+        return self.connection.eof_received()
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        self.connection.connection_lost(exc)
+
+    def pause_writing(self) -> None:
+        self.connection.pause_writing()
+
+    def resume_writing(self) -> None:
+        self.connection.resume_writing()
 
 
 class AsyncHttp1(Http1Base[Connection]):
@@ -439,6 +490,49 @@ class _Body:
         except BaseException:
             self.drop()
             raise
+
+    async def read_whole(self, limit: int | None) -> bytes:
+        """The rest of the body as one ``bytes`` object: to its end, or until ``limit`` bytes
+        or more came (None: no bound). Body data of a known length (``fill_room``) is read
+        straight into the body's buffer (``_Fill``), not framed piece by piece and joined; the
+        read timeout bounds each wait for data, as when iterating."""
+        connection = self._connection
+        framing = self._framing
+        received = 0 if connection is None else connection.buffered  # None: all of it was read
+        buffer = BodyBuffer(whole_capacity(framing, received, limit))
+        try:
+            while (connection := self._connection) is not None:
+                if connection.body:
+                    for piece in connection.take():
+                        buffer.extend(piece)
+                    self._settle()
+                elif framing.complete:
+                    self._settle()
+                elif limit is not None and len(buffer) >= limit:
+                    break
+                elif room := fill_room(framing, len(buffer), limit):
+                    await self._fill(connection, buffer, room)
+                else:
+                    await self._more()
+        except BaseException:
+            self.drop()
+            raise
+        body: bytes = buffer.take()
+        return body
+
+    async def _fill(self, connection: Connection, buffer: Any, room: int) -> None:
+        """Read the next ``room`` bytes of body data straight into ``buffer``."""
+        transport = connection.transport
+        assert transport is not None
+        buffer.open(room)
+        fill = _Fill(connection, buffer, self._timer)
+        transport.set_protocol(fill)
+        try:
+            while buffer.window:
+                await self._more()
+        finally:
+            if transport.get_protocol() is fill:
+                transport.set_protocol(connection)
 
     async def aclose(self) -> None:
         """Closing before the end closes the connection: a body left unread cannot be

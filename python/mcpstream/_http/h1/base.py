@@ -15,11 +15,38 @@ from ...errors import CodecError
 from ..stack import HTTPX, HttpStack
 from .pool import Heads, IdlePool, Limits, Prepared, protocol_error, response_extensions, reusable
 
-__all__ = ["DISCONNECTED", "Http1Base", "stream_type"]
+__all__ = ["DISCONNECTED", "FILL_BYTES", "Http1Base", "fill_room", "stream_type", "whole_capacity"]
 
 DISCONNECTED = "Server disconnected without sending a response."
 """The message of the ``RemoteProtocolError`` for a connection that ended before any byte of
 the answer arrived (h11's words, as httpx raises them)."""
+
+
+FILL_BYTES = 64 * 1024
+"""Body data of a known length at least this large is read straight into the body's buffer
+(``read_whole``); less is read, framed and copied in as any read is."""
+
+WHOLE_CAPACITY = 64 * 1024 * 1024
+"""The most room a body's buffer starts with, whatever length the server announces: it grows as
+more arrives."""
+
+
+def whole_capacity(framing: Any, received: int, limit: int | None) -> int:
+    """The room to make, at first, for a whole body of which ``received`` bytes are in already
+    and ``framing.body_ahead`` more are sure to come: no more than ``limit`` (the most that will
+    be read) nor ``WHOLE_CAPACITY``. Pages are used only as data arrives."""
+    capacity: int = received + framing.body_ahead
+    return min(capacity, WHOLE_CAPACITY if limit is None else min(limit, WHOLE_CAPACITY))
+
+
+def fill_room(framing: Any, filled: int, limit: int | None) -> int:
+    """How many bytes the next reads of a whole body take straight into its buffer (which holds
+    ``filled``): the body data sure to come, short of ``limit`` in all; 0 (a framed read) when
+    that is under ``FILL_BYTES``."""
+    room: int = framing.body_ahead
+    if limit is not None:
+        room = min(room, limit - filled)
+    return room if room >= FILL_BYTES else 0
 
 
 class _Closes(Protocol):

@@ -47,6 +47,7 @@ __all__ = [
 
 _framing = load_backend(codec.BACKEND)
 Http1Response = _framing.Http1Response
+BodyBuffer = _framing.BodyBuffer
 encode_request_head = _framing.encode_request_head
 
 SMALL_BODY = 64 * 1024

@@ -21,8 +21,8 @@ import httpx
 
 from ...errors import CodecError
 from ..deadline import bounded
-from .base import Http1Base, stream_type
-from .pool import SMALL_BODY, Key, Prepared, new_framing, prepare, timeout_of
+from .base import Http1Base, fill_room, stream_type, whole_capacity
+from .pool import SMALL_BODY, BodyBuffer, Key, Prepared, new_framing, prepare, timeout_of
 
 __all__ = ["Http1Transport", "SyncHttp1"]
 
@@ -58,6 +58,13 @@ class Connection:
             buffer = self._buffer = memoryview(bytearray(READ_BUFFER))
         count = self.sock.recv_into(buffer)
         return bytes(buffer[:count])
+
+    def recv_into(self, buffer: Any) -> int:
+        """One read straight into the window of ``buffer`` (a ``BodyBuffer``): the count of
+        bytes it took (0 at the end of the stream)."""
+        with buffer.view() as view:
+            count: int = self.sock.recv_into(view)
+        return count
 
     def settimeout(self, timeout: float | None) -> None:
         """``sock.settimeout``, skipped when unchanged (one system call less per read)."""
@@ -322,14 +329,24 @@ class _Body:
         self._received = False
         self._first = b""
 
-    def _read(self) -> list[bytes]:
-        """One read from the socket, fed to the framing: the body data it completes."""
+    def _read(self, into: Any = None) -> list[bytes]:
+        """One read from the socket, fed to the framing: the body data it completes. With
+        ``into`` (a ``BodyBuffer`` with a window open on body data sure to come), the read goes
+        straight into it instead, and the framing takes it as body data (none is returned)."""
         connection = self._connection
         assert connection is not None
         request, transport = self._request, self._transport
         try:
             connection.settimeout(transport._wait(request, "read", "ReadTimeout"))
-            data = connection.recv()
+            if into is not None:
+                count = connection.recv_into(into)
+                if count:
+                    into.advance(count)
+                    self._framing.skip_body(count)
+                    return []
+                data = b""
+            else:
+                data = connection.recv()
         except TimeoutError as exc:
             self._drop()
             raise transport._timed_out("ReadTimeout", exc, request) from exc
@@ -379,6 +396,32 @@ class _Body:
         except BaseException:
             self._drop()
             raise
+
+    def read_whole(self, limit: int | None) -> bytes:
+        """The rest of the body as one ``bytes`` object: to its end, or until ``limit`` bytes
+        or more came (None: no bound). Body data of a known length (``fill_room``) is read
+        straight into the body's buffer, not framed piece by piece and joined."""
+        framing = self._framing
+        pending, self._pending = self._pending, []
+        buffer = BodyBuffer(whole_capacity(framing, sum(map(len, pending)), limit))
+        for piece in pending:
+            buffer.extend(piece)
+        try:
+            while self._connection is not None and not framing.complete:
+                if limit is not None and len(buffer) >= limit:
+                    break
+                if room := fill_room(framing, len(buffer), limit):
+                    buffer.open(room)
+                    self._read(into=buffer)
+                else:
+                    for piece in self._read():
+                        buffer.extend(piece)
+                self._settle()
+        except BaseException:
+            self._drop()
+            raise
+        body: bytes = buffer.take()
+        return body
 
     def _settle(self) -> None:
         """Once the response is complete: its connection back to the pool, or closed."""
