@@ -86,6 +86,9 @@ pub struct Scanner<'s, 'j> {
     scratch: &'s mut Vec<u8>,
     /// The stack's floor for [`Scanner::check_depth`] (a scan runs on the thread it starts on).
     floor: crate::stack::Floor,
+    /// Whether each string with a byte past ASCII is checked to be UTF-8 as it is read
+    /// ([`Scanner::checking_utf8`]): for data not checked before.
+    check_utf8: bool,
 }
 
 /// A word that, together with the length, determines up to eight bytes (overlapping loads
@@ -210,6 +213,24 @@ impl<'s, 'j> Scanner<'s, 'j> {
             text: StrSpan::default(),
             scratch,
             floor: crate::stack::Floor::here(),
+            check_utf8: false,
+        }
+    }
+
+    /// Check each string that has a byte past ASCII to be UTF-8 as it is read (a string that is
+    /// not fails the scan), for data that was not checked before: outside strings, JSON text is
+    /// ASCII (any other byte fails the scan anyway), so a successful scan then read UTF-8, and a
+    /// whole text of ASCII strings costs no separate pass.
+    pub fn checking_utf8(mut self) -> Self {
+        self.check_utf8 = true;
+        self
+    }
+
+    /// The error for a string at `start..end` that is not UTF-8, when it is checked.
+    fn check_string_utf8(&self, start: usize, end: usize) -> Result<(), SyntaxError> {
+        match simdutf8::compat::from_utf8(&self.data[start..end]) {
+            Ok(_) => Ok(()),
+            Err(e) => Err(self.fail("invalid UTF-8 in a string", start + e.valid_up_to())),
         }
     }
 
@@ -336,8 +357,12 @@ impl<'s, 'j> Scanner<'s, 'j> {
             i = self.plain_run(i, &mut non_ascii);
             match data.get(i) {
                 Some(b'"') => {
+                    let ascii = non_ascii & HI == 0;
+                    if self.check_utf8 && !ascii {
+                        self.check_string_utf8(start, i)?;
+                    }
                     self.pos = i + 1;
-                    self.text = StrSpan::raw(start, i, non_ascii & HI == 0);
+                    self.text = StrSpan::raw(start, i, ascii);
                     return Ok(());
                 }
                 Some(b'\\') => return self.escaped_string(start, i),
@@ -437,6 +462,10 @@ impl<'s, 'j> Scanner<'s, 'j> {
         loop {
             match data.get(i) {
                 Some(b'"') => {
+                    // escapes are ASCII: the string is UTF-8 when its raw bytes are
+                    if self.check_utf8 && !data[start..i].is_ascii() {
+                        self.check_string_utf8(start, i)?;
+                    }
                     self.pos = i + 1;
                     self.text = StrSpan::decoded(start, i, surrogates);
                     return Ok(());
@@ -745,6 +774,54 @@ mod tests {
         let long = format!("[\"{}\u{1f}\"]", "z".repeat(50_000));
         let err = strings(&long).unwrap_err();
         assert!(err.starts_with("control character"), "{err}");
+    }
+
+    #[test]
+    fn strings_checked_for_utf8_as_they_are_read() {
+        let read = |json: &[u8]| {
+            let mut scratch = Vec::new();
+            let mut scan = Scanner::new(json, &mut scratch).checking_utf8();
+            scan.peek()?;
+            let mut next = scan.first_item()?;
+            let mut texts = Vec::new();
+            while next.is_some() {
+                scan.string()?;
+                texts.push(scan.str_bytes().to_vec());
+                next = scan.next_item()?;
+            }
+            scan.end().map(|()| texts)
+        };
+        let long = "y".repeat(20_000);
+        let good = format!("[\"caf\u{e9}\", \"a\\n\u{1f600}\", \"{long}\u{e9}\"]");
+        assert_eq!(
+            read(good.as_bytes()).unwrap(),
+            [
+                "caf\u{e9}".as_bytes().to_vec(),
+                "a\n\u{1f600}".as_bytes().to_vec(),
+                format!("{long}\u{e9}").into_bytes()
+            ]
+        );
+        for (json, column) in [
+            (b"[\"ok\", \"ab\xff\"]".to_vec(), 11),
+            (b"[\"\\n\xc3(\"]".to_vec(), 5),
+            (
+                [b"[\"".as_slice(), long.as_bytes(), b"\xe2\x82\"]"].concat(),
+                20_003,
+            ),
+        ] {
+            let err = read(&json).unwrap_err().to_string();
+            assert_eq!(
+                err,
+                format!("invalid UTF-8 in a string at line 1 column {column}"),
+                "{json:?}"
+            );
+        }
+        // unchecked, the same bytes are the caller's business
+        let mut scratch = Vec::new();
+        let mut scan = Scanner::new(b"[\"ab\xff\"]", &mut scratch);
+        scan.peek().unwrap();
+        scan.first_item().unwrap();
+        assert!(scan.string().is_ok());
     }
 
     #[test]

@@ -14,6 +14,19 @@ pub(crate) fn populate(ptr: *const u8, len: usize) {
     let start = (ptr as usize).next_multiple_of(PAGE);
     let end = (ptr as usize).saturating_add(len) & !(PAGE - 1);
     if end > start {
+        const HUGE: usize = 2 << 20;
+        let huge_start = start.next_multiple_of(HUGE);
+        let huge_end = end & !(HUGE - 1);
+        // SAFETY: as below; MADV_HUGEPAGE only asks that the range be backed by huge pages
+        if huge_end > huge_start {
+            unsafe {
+                libc::madvise(
+                    huge_start as *mut libc::c_void,
+                    huge_end - huge_start,
+                    libc::MADV_HUGEPAGE,
+                );
+            }
+        }
         // SAFETY: MADV_POPULATE_WRITE only makes the kernel back the pages of this range (which
         // lies inside a live allocation) now rather than on first write; contents do not change.
         unsafe {

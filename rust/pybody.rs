@@ -127,6 +127,42 @@ impl BodyBuffer {
         })
     }
 
+    /// Start a new body in this buffer, with room for `capacity` bytes. The storage of the body
+    /// last taken is filled again where nobody holds that body any more (its pages are in
+    /// already: no fresh ones to fault in and zero) and it has room enough; else new storage.
+    fn renew(&mut self, py: Python<'_>, capacity: usize) -> PyResult<()> {
+        if self.exports > 0 {
+            return Err(PyBufferError::new_err(
+                "the buffer cannot be renewed while a view of it is exported",
+            ));
+        }
+        let ptr = self.storage.as_ptr();
+        // SAFETY: `ptr` is the live storage; a reference count of one is ours alone, so no one
+        // can see the bytes change (not even through a view: `exports` is zero).
+        let alone = unsafe { ffi::Py_REFCNT(ptr) } == 1;
+        if alone && self.capacity >= capacity && self.capacity > 0 {
+            // SAFETY: as above; a hash an earlier holder had computed would not be the new
+            // content's (`_PyBytes_Resize` below resets it only when the size changes).
+            #[allow(deprecated)]
+            unsafe {
+                (*ptr.cast::<ffi::PyBytesObject>()).ob_shash = -1;
+            }
+            self.filled = 0;
+            if self.capacity != capacity {
+                self.resize(py, capacity)?;
+            }
+        } else {
+            let fresh = Self::new(py, capacity)?;
+            self.storage = fresh.storage;
+            self.capacity = capacity;
+        }
+        self.filled = 0;
+        self.window = 0;
+        self.taken = false;
+        self.ahead = Ahead::default();
+        Ok(())
+    }
+
     /// The bytes received so far.
     fn __len__(&self) -> usize {
         self.filled
@@ -172,7 +208,9 @@ impl BodyBuffer {
     fn view<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
         // SAFETY: a memoryview of an object with the buffer protocol (below): a new reference or
         // null with an exception set.
-        unsafe { Bound::from_owned_ptr_or_err(slf.py(), ffi::PyMemoryView_FromObject(slf.as_ptr())) }
+        unsafe {
+            Bound::from_owned_ptr_or_err(slf.py(), ffi::PyMemoryView_FromObject(slf.as_ptr()))
+        }
     }
 
     /// The bytes the views still cover (what `open` gave, less what arrived since).

@@ -114,8 +114,23 @@ const KEEP_BYTES: usize = 4 << 20;
 impl JsonReader {
     /// Starts parsing `json`, which must be UTF-8.
     pub(crate) fn begin<'r, 'j>(&'r mut self, json: &'j [u8]) -> Doc<'r, 'j> {
+        self.begin_bytes(json, false)
+    }
+
+    /// [`JsonReader::begin`] for bytes not checked to be UTF-8 before: each string with a byte
+    /// past ASCII is checked as it is read ([`Scanner::checking_utf8`]).
+    pub(crate) fn begin_unchecked<'r, 'j>(&'r mut self, json: &'j [u8]) -> Doc<'r, 'j> {
+        self.begin_bytes(json, true)
+    }
+
+    fn begin_bytes<'r, 'j>(&'r mut self, json: &'j [u8], check_utf8: bool) -> Doc<'r, 'j> {
+        let scan = Scanner::new(json, &mut self.scratch);
         Doc {
-            scan: Scanner::new(json, &mut self.scratch),
+            scan: if check_utf8 {
+                scan.checking_utf8()
+            } else {
+                scan
+            },
             keys: &mut self.keys,
             source: None,
             units: &mut self.units,

@@ -321,12 +321,19 @@ pub fn parse_jsonrpc_line<'py>(
         }
     } else if let Ok(b) = text.cast::<PyBytes>() {
         let bytes = b.as_bytes();
-        if let Check::Invalid { valid_up_to } | Check::Truncated { valid_up_to } = check(bytes) {
-            Err(protocol_error(&ProtocolError::InvalidJson(format!(
-                "invalid UTF-8 at byte offset {valid_up_to}"
-            ))))
-        } else {
-            messages_from_json(py, &mut reader, bytes)
+        // The strings' UTF-8 is checked as they are read (no pass over the whole text first:
+        // its ASCII strings need none); when the text is refused for any reason, bytes that are
+        // not UTF-8 are what is reported, wherever they are, as a check made first would.
+        match messages_from_doc(py, reader.begin_unchecked(bytes)) {
+            Ok(Ok(messages)) => Ok(Ok(messages)),
+            refused => match check(bytes) {
+                Check::Invalid { valid_up_to } | Check::Truncated { valid_up_to } => {
+                    Err(protocol_error(&ProtocolError::InvalidJson(format!(
+                        "invalid UTF-8 at byte offset {valid_up_to}"
+                    ))))
+                }
+                Check::Valid => refused,
+            },
         }
     } else {
         Err(pyo3::exceptions::PyTypeError::new_err(format!(

@@ -483,6 +483,12 @@ class BodyBuffer:
     def __len__(self) -> int:
         """The bytes received so far."""
 
+    def renew(self, capacity: int) -> None:
+        """Start a new body in this buffer, with room for ``capacity`` bytes (``BufferError``
+        while a view is exported). The native buffer fills the storage of the body it last gave
+        again where nobody holds that body any more and it is large enough, so that a connection
+        reading one large body after another reuses memory already faulted in."""
+
     def reserve(self, additional: int) -> None:
         """Make room for ``additional`` more bytes after those received."""
 

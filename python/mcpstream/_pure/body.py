@@ -30,6 +30,21 @@ class BodyBuffer:
     def __len__(self) -> int:
         return self._filled
 
+    def renew(self, capacity: int) -> None:
+        """Start a new body in this buffer, with room for ``capacity`` bytes (new storage: the
+        body taken was a copy)."""
+        capacity = _size(capacity)
+        try:
+            del self._data[:]  # refused while a view is exported, as the native buffer refuses
+        except BufferError:
+            raise BufferError(
+                "the buffer cannot be renewed while a view of it is exported"
+            ) from None
+        self._data = bytearray(capacity)
+        self._filled = 0
+        self._window = 0
+        self._taken = False
+
     def _check_open(self) -> None:
         if self._taken:
             raise ValueError("the body was taken from this buffer")

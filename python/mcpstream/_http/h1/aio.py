@@ -27,7 +27,7 @@ import httpx
 
 from ...errors import CodecError
 from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
-from .base import Http1Base, fill_room, stream_type, whole_capacity
+from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
 from .pool import BodyBuffer, Key, Prepared, new_framing, prepare, timeout_of
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
@@ -106,6 +106,8 @@ class Connection(FlowProtocol):
         self.error: BaseException | None = None
         """The framing's error (a ``CodecError``), or the connection's."""
         self.stale = False
+        self.whole: Any = None
+        """The ``BodyBuffer`` its whole bodies are read into (``renewed``)."""
 
     # -- asyncio.Protocol ------------------------------------------------------------------
 
@@ -498,8 +500,11 @@ class _Body:
         read timeout bounds each wait for data, as when iterating."""
         connection = self._connection
         framing = self._framing
-        received = 0 if connection is None else connection.buffered  # None: all of it was read
-        buffer = BodyBuffer(whole_capacity(framing, received, limit))
+        if connection is None:  # all of it was read
+            buffer = BodyBuffer(0)
+        else:
+            capacity = whole_capacity(framing, connection.buffered, limit)
+            buffer = connection.whole = renewed(connection.whole, capacity)
         try:
             while (connection := self._connection) is not None:
                 if connection.body:

@@ -13,9 +13,26 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 
 from ...errors import CodecError
 from ..stack import HTTPX, HttpStack
-from .pool import Heads, IdlePool, Limits, Prepared, protocol_error, response_extensions, reusable
+from .pool import (
+    BodyBuffer,
+    Heads,
+    IdlePool,
+    Limits,
+    Prepared,
+    protocol_error,
+    response_extensions,
+    reusable,
+)
 
-__all__ = ["DISCONNECTED", "FILL_BYTES", "Http1Base", "fill_room", "stream_type", "whole_capacity"]
+__all__ = [
+    "DISCONNECTED",
+    "FILL_BYTES",
+    "Http1Base",
+    "fill_room",
+    "renewed",
+    "stream_type",
+    "whole_capacity",
+]
 
 DISCONNECTED = "Server disconnected without sending a response."
 """The message of the ``RemoteProtocolError`` for a connection that ended before any byte of
@@ -47,6 +64,20 @@ def fill_room(framing: Any, filled: int, limit: int | None) -> int:
     if limit is not None:
         room = min(room, limit - filled)
     return room if room >= FILL_BYTES else 0
+
+
+def renewed(buffer: Any, capacity: int) -> Any:
+    """A ``BodyBuffer`` for a whole body of ``capacity`` bytes: ``buffer``, a connection's own
+    (None before its first), renewed. A connection keeps its buffer, so that one large body
+    after another on it fills memory already faulted in, for as long as the connection lives
+    (it is closed once idle for ``keepalive_expiry``)."""
+    if buffer is None:
+        return BodyBuffer(capacity)
+    try:
+        buffer.renew(capacity)
+    except BufferError:  # a view of the last body still exported: that storage stays with it
+        return BodyBuffer(capacity)
+    return buffer
 
 
 class _Closes(Protocol):

@@ -21,7 +21,7 @@ import httpx
 
 from ...errors import CodecError
 from ..deadline import bounded
-from .base import Http1Base, fill_room, stream_type, whole_capacity
+from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
 from .pool import SMALL_BODY, BodyBuffer, Key, Prepared, new_framing, prepare, timeout_of
 
 __all__ = ["Http1Transport", "SyncHttp1"]
@@ -41,7 +41,7 @@ class Connection:
     its responses (``get_extra_info``, as httpcore's streams), whose every read obeys the
     ``io_deadline`` (``deadline_bound``)."""
 
-    __slots__ = ("_buffer", "_timeout", "key", "sock")
+    __slots__ = ("_buffer", "_timeout", "key", "sock", "whole")
 
     deadline_bound = True
 
@@ -50,6 +50,8 @@ class Connection:
         self.sock = sock
         self._timeout: float | None = -1.0  # what settimeout was last given (-1: never)
         self._buffer: memoryview | None = None
+        self.whole: Any = None
+        """The ``BodyBuffer`` its whole bodies are read into (``renewed``)."""
 
     def recv(self) -> bytes:
         """One read of up to ``READ_BUFFER`` bytes (``b""`` at the end of the stream)."""
@@ -401,9 +403,13 @@ class _Body:
         """The rest of the body as one ``bytes`` object: to its end, or until ``limit`` bytes
         or more came (None: no bound). Body data of a known length (``fill_room``) is read
         straight into the body's buffer, not framed piece by piece and joined."""
-        framing = self._framing
+        framing, connection = self._framing, self._connection
         pending, self._pending = self._pending, []
-        buffer = BodyBuffer(whole_capacity(framing, sum(map(len, pending)), limit))
+        capacity = whole_capacity(framing, sum(map(len, pending)), limit)
+        if connection is None:  # all of it was read
+            buffer = BodyBuffer(capacity)
+        else:
+            buffer = connection.whole = renewed(connection.whole, capacity)
         for piece in pending:
             buffer.extend(piece)
         try:
