@@ -4,6 +4,7 @@ past ``feed``, both backends."""
 from __future__ import annotations
 
 from types import ModuleType
+from typing import Any
 
 import pytest
 from mcpstream.errors import CodecError
@@ -154,3 +155,54 @@ def test_a_large_body_fills_in_place(backend: ModuleType) -> None:
 def test_not_a_base_type(backend: ModuleType) -> None:
     with pytest.raises(TypeError):
         type("Sub", (backend.BodyBuffer,), {})
+
+
+def fill(buffer: Any, data: bytes) -> bytes:
+    """``data`` received into ``buffer`` through a view, then taken."""
+    buffer.open(len(data))
+    with buffer.view() as view:
+        view[:] = data
+    buffer.advance(len(data))
+    body: bytes = buffer.take()
+    return body
+
+
+def test_a_renewed_buffer_never_writes_over_a_body_still_held(backend: ModuleType) -> None:
+    buffer = backend.BodyBuffer(4)
+    held = fill(buffer, b"abcd")
+    buffer.renew(4)
+    assert fill(buffer, b"wxyz") == b"wxyz"
+    assert held == b"abcd"
+    with pytest.raises(ValueError, match="taken"):
+        buffer.extend(b"!")  # taken again: renew starts the next body
+    buffer.renew(2)
+    assert fill(buffer, b"ok") == b"ok"
+
+
+def test_a_renewed_native_buffer_fills_the_storage_given_back(backend: ModuleType) -> None:
+    buffer = backend.BodyBuffer(8)
+    body = fill(buffer, b"12345678")
+    first = id(body)
+    hash(body)  # a hash cached on the object must not outlive its content
+    del body
+    buffer.renew(8)
+    again = fill(buffer, b"abcdefgh")
+    assert again == b"abcdefgh"
+    assert hash(again) == hash(b"abcdefgh")
+    if backend.__name__ == "mcpstream._native":  # it filled the same object again
+        assert id(again) == first
+    buffer.renew(3)  # smaller: the same storage, shrunk
+    assert fill(buffer, b"xyz") == b"xyz"
+    buffer.renew(1 << 20)  # larger than the storage: a new one
+    assert fill(buffer, bytes(1 << 20)) == bytes(1 << 20)
+
+
+def test_a_buffer_is_not_renewed_while_a_view_is_exported(backend: ModuleType) -> None:
+    buffer = backend.BodyBuffer(4)
+    buffer.open(4)
+    view = buffer.view()
+    with pytest.raises(BufferError):
+        buffer.renew(4)
+    view.release()
+    buffer.renew(4)
+    assert fill(buffer, b"done") == b"done"

@@ -525,3 +525,30 @@ def test_invalid_json_names_the_line_of_the_problem(backend: ModuleType, text: s
     message = error_of(backend, text)
     assert message.startswith("invalid JSON: ")
     assert "line 2 column" in message
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        b'{"jsonrpc":"2.0","method":"m","params":{"x":"\xc3"}}',
+        b'{"jsonrpc":"2.0","method":"m","unknown":"kept out \xff"}',
+        b'{"jsonrpc":"2.0","method":"a\\n\xe2\x82"}',
+        b'{"jsonrpc":"2.0","method":"m"} \xff',
+        b'{"jsonrpc":"2.0",,"method":"\xff"}',
+        b'{"jsonrpc":"1.0","method":"\xff"}',
+        b'[{"jsonrpc":"1.0","method":"m"},{"jsonrpc":"2.0","method":"\xff"}]',
+        b'{"jsonrpc":"2.0","method":"' + b"x" * 40_000 + b'\xf0\x9f"}',
+    ],
+)
+def test_bytes_not_utf8_are_reported_wherever_they_are(
+    backend: ModuleType, pure: ModuleType, data: bytes
+) -> None:
+    # in a string kept or skipped, escaped or long, outside strings, beside another fault:
+    # the offset of the first byte that is not UTF-8 is what both backends report
+    offset = -1
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        offset = exc.start
+    assert error_of(backend, data) == f"invalid JSON: invalid UTF-8 at byte offset {offset}"
+    assert error_of(backend, data) == error_of(pure, data)

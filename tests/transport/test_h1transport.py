@@ -7,6 +7,7 @@ server for whole sessions (JSON, SSE, stateless)."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import socket
 import ssl
 import threading
@@ -18,14 +19,14 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from mcpstream._http.h1 import Http1Transport, transport_types
+from mcpstream._http.h1 import Http1Transport, transport_types, whole_reader
 from mcpstream._http.httpx_clients import io_deadline
 from mcpstream._http.stack import stack_named
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
 
 from .conftest import AsyncFacade, EventLoopThread
-from .h1_scripted import AsyncView, Exchange, Reply, ScriptedServer, ok
+from .h1_scripted import AsyncView, Exchange, Reply, ScriptedServer, StreamView, ok
 from .helpers import call_tool, free_port, initialize, tool_text
 from .test_asyncio_backend import _tls_contexts
 
@@ -841,3 +842,150 @@ def test_an_async_transport_outlives_its_event_loop(
     # the idle connection belongs to a loop that closed: it is dropped, not reused
     assert asyncio.run(get()) == b"again"
     assert server.connections == 2
+
+
+# -- a body read whole into one buffer (``read_whole``: how the drivers read a JSON body) --------
+
+BIG = bytes(range(256)) * 4096 * 3
+"""3 MiB: read mostly straight into the body's buffer (``base.FILL_BYTES`` and more at a time)."""
+
+
+def read_whole(response: Any, limit: int | None = None) -> bytes:
+    """The body of a streamed ``response`` (sync, or an async one behind a ``StreamView``) read
+    by the transport's ``read_whole``, as the drivers read a JSON body."""
+    if isinstance(response, StreamView):
+        reader = whole_reader(response.response.stream)
+        assert reader is not None
+        data: bytes = response.runner.run(reader(limit))
+        return data
+    reader = whole_reader(response.stream)
+    assert reader is not None
+    data = reader(limit)
+    return data
+
+
+def big_reply(framing: str, pause: float = 0.0) -> Reply:
+    """Answers with ``BIG`` (reversed for a target of ``/reversed``) in pieces (``pause``
+    seconds apart): a ``Content-Length`` body (``length``), one chunk (``chunk``) or chunks of
+    many sizes (``chunks``)."""
+
+    def reply(exchange: Exchange) -> None:
+        body = BIG[::-1] if exchange.request.target == b"/reversed" else BIG
+        head = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n"
+        if framing == "length":
+            exchange.send(head + b"Content-Length: %d\r\n\r\n" % len(body) + body[:1000])
+            pieces = [body[at : at + 700_000] for at in range(1000, len(body), 700_000)]
+        else:
+            exchange.send(head + b"Transfer-Encoding: chunked\r\n\r\n")
+            cuts = (
+                [0, len(body)] if framing == "chunk" else [0, 1, 70_000, 70_100, 1 << 20, len(body)]
+            )
+            pieces = [
+                b"%x\r\n%b\r\n" % (end - start, body[start:end])
+                for start, end in itertools.pairwise(cuts)
+            ] + [b"0\r\n\r\n"]
+        for piece in pieces:
+            time.sleep(pause)
+            exchange.send(piece)
+
+    return reply
+
+
+@pytest.mark.parametrize("framing", ["length", "chunk", "chunks"])
+def test_a_large_body_is_read_whole_and_its_connection_kept(
+    serve: Callable[[Reply], ScriptedServer], client: Any, framing: str
+) -> None:
+    server = serve(big_reply(framing))
+    with client.stream("GET", server.url) as response:
+        held = read_whole(response)
+    assert held == BIG
+    # the connection's buffer is filled again only once nobody holds the body it gave: the
+    # body still held is not written over by the next ones
+    for target in ("/reversed", "/", "/reversed"):
+        with client.stream("GET", server.url + target) as response:
+            body = read_whole(response)
+        assert body == (BIG[::-1] if target == "/reversed" else BIG)
+        del body  # given back: the next body may fill its storage again
+    assert held == BIG
+    assert server.connections == 1
+
+
+def test_a_whole_read_stops_at_its_limit_and_drops_the_connection(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    server = serve(big_reply("length"))
+    limit = 1 << 20
+    with client.stream("GET", server.url) as response:
+        data = read_whole(response, limit)
+    assert limit <= len(data) < len(BIG)
+    assert data == BIG[: len(data)]
+    assert client.get(server.url).content == BIG  # on a new connection
+    assert server.connections == 2
+
+
+@pytest.mark.parametrize("framing", ["length", "chunks"])
+def test_a_server_that_closes_within_a_whole_read_is_an_error_not_a_hang(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any, framing: str
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        if framing == "length":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(BIG))
+        else:
+            exchange.send(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n" % len(BIG))
+        exchange.send(BIG[: 1 << 20])
+        time.sleep(0.2)
+        exchange.sock.close()
+
+    server = serve(reply)
+    started = time.monotonic()
+    with (
+        client.stream("GET", server.url) as response,
+        pytest.raises(hx.RemoteProtocolError, match="closed before the end"),
+    ):
+        read_whole(response)
+    assert time.monotonic() - started < 5.0  # the read timeout is 10 s: no wait for it
+
+
+def test_a_whole_read_waits_the_read_timeout_between_reads_not_in_all(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    # a body that takes well over the read timeout to arrive, a piece every 0.15 s
+    server = serve(big_reply("length", pause=0.15))
+    timeout = hx.Timeout(10.0, read=0.6)
+    with client.stream("GET", server.url, timeout=timeout) as response:
+        assert read_whole(response) == BIG
+    go_on = threading.Event()
+
+    def stalls(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(BIG))
+        exchange.send(BIG[: 1 << 20])
+        go_on.wait(10)
+
+    stalled = serve(stalls)
+    started = time.monotonic()
+    try:
+        with (
+            client.stream("GET", stalled.url, timeout=timeout) as response,
+            pytest.raises(hx.ReadTimeout),
+        ):
+            read_whole(response)
+    finally:
+        go_on.set()
+    assert 0.5 < time.monotonic() - started < 5.0
+
+
+def test_a_large_body_is_read_whole_over_tls(
+    serve: Callable[..., ScriptedServer], tmp_path: Path, new_client: Callable[..., Any]
+) -> None:
+    server_context, client_context = _tls_contexts(tmp_path, "localhost")
+    server = serve(big_reply("chunks"), server_context)
+    client = new_client(verify=client_context)
+    for _ in range(2):
+        with client.stream("GET", f"https://localhost:{server.port}/") as response:
+            assert read_whole(response) == BIG
+    assert server.connections == 1
+
+
+def test_only_the_transports_bodies_are_read_whole(client: Any) -> None:
+    assert whole_reader(iter([b"x"])) is None
+    assert whole_reader(httpx.ByteStream(b"x")) is None
