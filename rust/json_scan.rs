@@ -78,6 +78,17 @@ impl StrSpan {
     }
 }
 
+/// What stopped [`Scanner::copy_plain_ascii`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum PlainStop {
+    /// The string's closing `"`.
+    Quote,
+    /// A `\\` (an escape).
+    Escape,
+    /// Text that is not plain ASCII (a control byte, a byte past ASCII) or the end of the data.
+    Other,
+}
+
 /// A scan in progress over one document.
 pub struct Scanner<'s, 'j> {
     data: &'j [u8],
@@ -252,6 +263,69 @@ impl<'s, 'j> Scanner<'s, 'j> {
     /// The index of the next byte to read.
     pub fn position(&self) -> usize {
         self.pos
+    }
+
+    /// Moves the scan on to `pos`, past a string the caller read itself
+    /// ([`Scanner::copy_plain_ascii`]).
+    pub fn skip_to(&mut self, pos: usize) {
+        self.pos = pos.min(self.data.len());
+    }
+
+    /// From `i` inside a string: copies its plain text up to the next `"` or `\\` into the
+    /// start of `out` (which must have room for the rest of the data), one block of it at a
+    /// time (searched, then copied while in cache), and says what is at the index reached: a
+    /// `"`, a `\\`, or something else (a control byte or a byte past ASCII in the block, whose
+    /// text is then not copied, or the end of the data: `Other`), or nothing yet (`None`: call
+    /// again from there). Returns the bytes copied (the index moves by as many).
+    pub fn copy_plain_ascii(
+        &self,
+        i: usize,
+        out: &mut [std::mem::MaybeUninit<u8>],
+    ) -> (usize, Option<PlainStop>) {
+        const BLOCK: usize = 16 * 1024;
+        let data = self.data;
+        let end = (i + BLOCK).min(data.len());
+        let block = &data[i..end];
+        let stop = memchr::memchr2(b'"', b'\\', block).unwrap_or(block.len());
+        let text = &block[..stop];
+        let (lo, hi) = min_max(text);
+        if lo < 0x20 || hi >= 0x80 {
+            return (0, Some(PlainStop::Other));
+        }
+        let out = &mut out[..stop];
+        // SAFETY: `out` and `text` have the same length and are different memory (`out` is the
+        // caller's buffer, `text` the input).
+        unsafe {
+            std::ptr::copy_nonoverlapping(text.as_ptr(), out.as_mut_ptr().cast::<u8>(), stop);
+        }
+        let found = match block.get(stop) {
+            Some(b'"') => Some(PlainStop::Quote),
+            Some(_) => Some(PlainStop::Escape),
+            None if end == data.len() => Some(PlainStop::Other),
+            None => None,
+        };
+        (stop, found)
+    }
+
+    /// The escape at `i` (a `\\`) when it stands for an ASCII character: that byte and the
+    /// escape's length; None for any other escape (or none).
+    pub fn ascii_escape(&self, i: usize) -> Option<(u8, usize)> {
+        let byte = match self.data.get(i + 1)? {
+            b'"' => b'"',
+            b'\\' => b'\\',
+            b'/' => b'/',
+            b'b' => 0x08,
+            b'f' => 0x0C,
+            b'n' => b'\n',
+            b'r' => b'\r',
+            b't' => b'\t',
+            b'u' => {
+                let code = self.hex4(i + 2).ok()?;
+                return u8::try_from(code).ok().filter(u8::is_ascii).map(|b| (b, 6));
+            }
+            _ => return None,
+        };
+        Some((byte, 2))
     }
 
     /// An "invalid JSON" detail for a problem at byte `at`.

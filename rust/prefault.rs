@@ -69,21 +69,27 @@ impl Ahead {
     /// Call after appending to `buf`.
     #[inline]
     pub(crate) fn grown(&mut self, buf: &[u8], capacity: usize) {
+        self.filled(buf.as_ptr(), buf.len(), capacity);
+    }
+
+    /// [`Ahead::grown`] for a buffer of `capacity` bytes at `base` whose first `len` bytes are
+    /// written.
+    #[inline]
+    pub(crate) fn filled(&mut self, base: *const u8, len: usize, capacity: usize) {
         if capacity < MIN_LEN {
             return;
         }
-        let base = buf.as_ptr() as usize;
-        if self.base != base {
+        if self.base != base as usize {
             // a new buffer, or a moved one whose pages came along (faulting those again is
             // cheap)
             *self = Self {
-                base,
-                done: buf.len(),
+                base: base as usize,
+                done: len,
             };
         }
-        if buf.len() >= self.done {
-            let ahead = (buf.len() + MIN_LEN).min(capacity);
-            populate(buf.as_ptr().wrapping_add(self.done), ahead - self.done);
+        if len >= self.done {
+            let ahead = (len + MIN_LEN).min(capacity);
+            populate(base.wrapping_add(self.done), ahead - self.done);
             self.done = ahead;
         }
     }

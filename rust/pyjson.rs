@@ -3,10 +3,14 @@
 //! Strings without escapes become `str` straight from the input, and object keys go through a
 //! small cache so a repeated key costs no allocation.
 
+use std::mem::MaybeUninit;
+
+use pyo3::ffi;
 use pyo3::prelude::*;
 use pyo3::types::{PyBool, PyBytes, PyDict, PyFloat, PyInt, PyList, PyString};
 
-use crate::json_scan::{ends, Scanner, SyntaxError};
+use crate::json_scan::{ends, PlainStop, Scanner, SyntaxError};
+use crate::prefault::Ahead;
 use crate::pystr::str_from_utf8;
 use crate::pystrview::{LoneSurrogate, StrSource};
 
@@ -107,6 +111,10 @@ pub(crate) struct JsonReader {
     /// Code points of an escaped string of such a `str`.
     units: Vec<u32>,
 }
+
+/// Strings at least this long (without a `"` in this many bytes) are read straight into their
+/// `str` when they are ASCII text ([`Doc::long_ascii_str`]).
+const LONG_STRING: usize = 256 * 1024;
 
 /// Buffers kept between documents up to this size (larger ones are given back).
 const KEEP_BYTES: usize = 4 << 20;
@@ -254,6 +262,69 @@ impl<'j> Doc<'_, 'j> {
             .map_err(PyErr::from)
     }
 
+    /// The string whose `"` is next, when it is long and ASCII text (escapes of ASCII
+    /// characters allowed), read straight into its `str`: each block of it searched and copied
+    /// while in cache, into a `str` as large as the rest of the data, shrunk to the string at its
+    /// end. None when it is not such a string (nothing is read then: the usual path reads it).
+    /// Bytes input only (a `str` input is parsed where it lies).
+    #[inline(never)]
+    fn long_ascii_str<'py>(&mut self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyString>>> {
+        let data = self.scan.data();
+        let start = self.scan.position() + 1;
+        let room = data.len().saturating_sub(start);
+        if self.source.is_some()
+            || room < LONG_STRING
+            || memchr::memchr(b'"', &data[start..start + LONG_STRING]).is_some()
+        {
+            return Ok(None);
+        }
+        let size = ffi::Py_ssize_t::try_from(room)
+            .map_err(|_| pyo3::exceptions::PyMemoryError::new_err("string too long"))?;
+        // SAFETY: a new reference or null with an exception set. Its data (room bytes, one per
+        // code point) is written before it is read: only the `written` bytes are kept.
+        let object = unsafe { Bound::from_owned_ptr_or_err(py, ffi::PyUnicode_New(size, 0x7F))? };
+        // SAFETY: the data of a fresh compact ASCII `str` of `room` code points, not shared
+        let out = unsafe {
+            std::slice::from_raw_parts_mut(
+                ffi::PyUnicode_DATA(object.as_ptr()).cast::<MaybeUninit<u8>>(),
+                room,
+            )
+        };
+        let mut ahead = Ahead::default();
+        let (mut i, mut written) = (start, 0);
+        loop {
+            ahead.filled(out.as_ptr().cast::<u8>(), written, room);
+            let (copied, stop) = self.scan.copy_plain_ascii(i, &mut out[written..]);
+            i += copied;
+            written += copied;
+            match stop {
+                None => {}
+                Some(PlainStop::Quote) => break,
+                Some(PlainStop::Escape) => match self.scan.ascii_escape(i) {
+                    Some((byte, length)) => {
+                        out[written].write(byte);
+                        written += 1;
+                        i += length;
+                    }
+                    None => return Ok(None),
+                },
+                Some(PlainStop::Other) => return Ok(None),
+            }
+        }
+        let mut ptr = object.into_ptr();
+        let length = ffi::Py_ssize_t::try_from(written).unwrap_or(size);
+        // SAFETY: `ptr` is the only reference to a fresh `str` whose first `written` code points
+        // are written; shrinking it keeps them. On failure it is left as it was, and released.
+        unsafe {
+            if ffi::PyUnicode_Resize(&mut ptr, length) != 0 {
+                ffi::Py_DECREF(ptr);
+                return Err(PyErr::fetch(py));
+            }
+            self.scan.skip_to(i + 1);
+            Ok(Some(Bound::from_owned_ptr(py, ptr).cast_into_unchecked()))
+        }
+    }
+
     fn number<'py>(&mut self, py: Python<'py>) -> Parsed<'py> {
         let start = self.scan.position();
         let (text, float) = self.scan.scan_number()?;
@@ -316,6 +387,9 @@ impl<'j> Doc<'_, 'j> {
     fn scalar<'py>(&mut self, py: Python<'py>, first: u8) -> Parsed<'py> {
         match first {
             b'"' => {
+                if let Some(long) = self.long_ascii_str(py)? {
+                    return Ok(long.into_any());
+                }
                 self.scan.string()?;
                 Ok(self.py_str(py, false)?.into_any())
             }
@@ -449,6 +523,42 @@ mod tests {
                     theirs.repr().unwrap().to_string(),
                     "{text}"
                 );
+            }
+        });
+    }
+
+    #[test]
+    fn long_strings_are_what_json_loads_makes() {
+        Python::initialize();
+        Python::attach(|py| {
+            let loads = py.import("json").unwrap().getattr("loads").unwrap();
+            let long = "lorem ipsum ".repeat(40_000); // past LONG_STRING
+            let texts = [
+                // read straight into its str: plain, with ASCII escapes (\u0041 too), followed
+                // by more values, at the very end of the data, in an object
+                format!("[\"{long}\", 1]"),
+                format!("[\"{long}\\n\\\"x\\/\\u0041\\u001f{long}\", \"after\"]"),
+                format!("\"{long}\""),
+                format!("{{\"text\": \"{long}\", \"n\": [true]}}"),
+                // handed to the usual path: non-ASCII early and late, an escape past ASCII, a
+                // quote within the first block
+                format!("[\"\u{e9}{long}\"]"),
+                format!("[\"{long}\u{1f600}\"]"),
+                format!("[\"{long}\\u00e9\"]"),
+                format!("[\"ab\\\"cd{long}\"]"),
+            ];
+            for text in &texts {
+                let ours = parse(py, text).unwrap();
+                let theirs = loads.call1((text,)).unwrap();
+                assert!(ours.eq(&theirs).unwrap(), "{}", &text[..40]);
+            }
+            for (text, detail) in [
+                (format!("[\"{long}\u{1}\"]"), "control character"),
+                (format!("[\"{long}"), "EOF while parsing a string"),
+                (format!("[\"{long}\\q\"]"), "invalid escape"),
+            ] {
+                let err = parse(py, &text).unwrap_err().to_string();
+                assert!(err.contains(detail), "{err}");
             }
         });
     }
