@@ -21,14 +21,22 @@ def read_response(
     *,
     head_request: bool = False,
     eof: bool = True,
+    skip: int | None = None,
     **limits: int,
 ) -> Outcome:
     """Feed ``chunks`` to a fresh ``Http1Response``, then the EOF when ``eof`` and the response
-    is not complete; the outcome."""
+    is not complete; the outcome. With ``skip``, body data sure to come (``body_ahead``) is
+    taken past ``feed`` (``skip_body``), at most ``skip`` bytes at a time, as a transport reading
+    into a body's buffer takes it."""
     response = backend.Http1Response(head_request=head_request, **limits)
     body = []
     try:
         for chunk in chunks:
+            while skip is not None and chunk and (ahead := response.body_ahead):
+                taken = min(ahead, skip, len(chunk))
+                response.skip_body(taken)
+                body.append(chunk[:taken])
+                chunk = chunk[taken:]
             body.extend(response.feed(chunk))
         if eof and not response.complete:
             response.feed_eof()
