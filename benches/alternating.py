@@ -4,7 +4,8 @@
 
 ``alternate`` runs each workload once on every side (a warm-up), then ``rounds`` times, the order
 rotating from round to round so that no side always runs right after the same other one, and
-records each round's CPU time (``time.process_time``: every thread of the process) and wall time.
+records each round's CPU time (``time.process_time``: every thread of the process, plus what a
+side reports of the processes it drives) and wall time.
 ``summary`` gives two sides' medians and their ratios (theirs / ours: above 1 is faster).
 
 ``run_workload`` is what one round of a workload does over a client's ``call`` (a tool called
@@ -40,8 +41,9 @@ TOOLS = {
 PROGRESS = "notifications/progress"
 Times = list[tuple[float, float]]
 """A side's rounds of one workload: (CPU seconds, wall seconds) each."""
-Round = Callable[[str], Awaitable[None]]
-"""A side: runs one round of the workload it is given."""
+Round = Callable[[str], Awaitable[float | None]]
+"""A side: runs one round of the workload it is given; it may return the CPU seconds other
+processes spent on it (a subprocess it drives: mcp-proxy), which count as the side's."""
 Call = Callable[[str], Awaitable[str]]
 """A client's call of a replay server tool (no arguments): the text of its result."""
 
@@ -102,8 +104,9 @@ async def alternate(
             for name in names[shift:] + names[:shift]:
                 with scope(name):
                     cpu, wall = time.process_time(), time.perf_counter()
-                    await sides[name](workload)
+                    others = await sides[name](workload)
                     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
+                    cpu += others or 0.0
                 times[name].append((cpu, wall))
         results[workload] = times
     return results

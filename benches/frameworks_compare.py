@@ -8,8 +8,10 @@ the replay server (``replay_server.py``, a process of its own, so that the clien
 measured).
 It runs the frameworks installed there (``available()``), one command per environment: FastMCP,
 Pydantic AI, OpenAI Agents and llama-index in the default one; Google ADK in
-``MCPSTREAM_FRAMEWORKS=adk``'s; langchain-mcp-adapters, smolagents (through mcpadapt) and
-Strands, on the SDK's 1.x line, in ``MCPSTREAM_FRAMEWORKS=1.x``'s. For each it opens the
+``MCPSTREAM_FRAMEWORKS=adk``'s; langchain-mcp-adapters, smolagents (through mcpadapt),
+Strands and mcp-proxy, on the SDK's 1.x line, in ``MCPSTREAM_FRAMEWORKS=1.x``'s (mcp-proxy's
+bridge runs in a process of its own, as a stdio host starts it, and its CPU is that process's
+beside the host's reading of its lines). For each it opens the
 framework's client the framework's own way (a URL, its own HTTP client and defaults) twice: one
 before ``install()`` and one while it is in effect, which is also in effect while that side runs
 its rounds (llama-index and langchain-mcp-adapters open a session for every call). The workloads
@@ -28,7 +30,9 @@ result CPU >= 6x, ``small300`` CPU >= 1.7x under FastMCP, Pydantic AI and OpenAI
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import importlib.util
+import json
 import sys
 from collections.abc import Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager, AsyncExitStack, contextmanager, nullcontext
@@ -61,7 +65,7 @@ WORKLOADS = {
 TARGETS = {"large": 6.0, "large_json": 6.0, "small300": 1.7}
 """The CPU ratios aimed for (``TARGETED`` frameworks)."""
 TARGETED = ("fastmcp", "pydantic-ai", "openai-agents")
-UNCOUNTED = ("llama-index", "adk", "langchain", "smolagents", "strands")
+UNCOUNTED = ("llama-index", "adk", "langchain", "smolagents", "strands", "mcp-proxy")
 """The frameworks that take no message handler: their notification rounds check the result.
 (langchain-mcp-adapters and Strands take a progress callback, which is given only the progress
 of the call's own token; the replay server's notifications carry a fixed one.)"""
@@ -208,6 +212,100 @@ async def _strands(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
     return call
 
 
+_PROXY_MAIN = """
+import sys
+
+import anyio
+from mcp_proxy.streamablehttp_client import run_streamablehttp_client
+
+if sys.argv[2] == "mcpstream":
+    import mcpstream.sdk
+
+    mcpstream.sdk.install()
+anyio.run(run_streamablehttp_client, sys.argv[1])
+"""
+"""mcp-proxy's bridge to a Streamable HTTP server (what ``mcp-proxy --transport streamablehttp
+URL`` runs), in a process of its own: over the SDK's transport, or with ``install()``."""
+
+
+def _cpu_of(pid: int) -> float:
+    """The CPU seconds of process ``pid`` so far, every thread of it (``schedstat``: in
+    nanoseconds, where ``/proc/PID/stat`` counts in ticks of 10 ms)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        with contextlib.suppress(OSError):  # a thread that ended meanwhile
+            total += int((task / "schedstat").read_text().split()[0])
+    return total / 1e9
+
+
+async def _mcp_proxy(url: str, stack: AsyncExitStack, notified: Notified) -> Call:
+    # As a stdio host runs it: a process of its own, JSON-RPC lines on its stdin and stdout.
+    # What is measured is that process's CPU (``child_cpu``) and the host's reading of the lines.
+    side = "mcpstream" if mcpstream.sdk.installed() else "sdk"
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-c",
+        _PROXY_MAIN,
+        url,
+        side,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        limit=128 * 1024 * 1024,  # a 16 MiB result is one line
+    )
+    assert process.stdin is not None and process.stdout is not None
+    stdin, stdout = process.stdin, process.stdout
+
+    async def close() -> None:
+        stdin.close()
+        try:
+            await asyncio.wait_for(process.wait(), 10)
+        except TimeoutError:
+            process.kill()
+            await process.wait()
+
+    stack.push_async_callback(close)
+    ids = iter(range(1, 1 << 62))
+
+    async def request(method: str, params: dict[str, Any]) -> bytes:
+        """The line of the answer to ``method`` (lines of notifications before it skipped)."""
+        key = next(ids)
+        message = {"jsonrpc": "2.0", "id": key, "method": method, "params": params}
+        stdin.write(json.dumps(message).encode() + b"\n")
+        await stdin.drain()
+        while True:
+            line = await stdout.readline()
+            assert line, "mcp-proxy ended its stdout"
+            # A notification has no id; a 16 MiB answer is not parsed whole by the host
+            # (its JSON text, as the proxy wrote it, is checked below)
+            if line.startswith(b'{"jsonrpc":"2.0","id":%d,' % key):
+                return line
+            assert b'"method":"notifications/' in line[:200], line[:200]
+
+    await request(
+        "initialize",
+        {
+            "protocolVersion": "2025-06-18",
+            "capabilities": {},
+            "clientInfo": {"name": "frameworks_compare", "version": "1"},
+        },
+    )
+    stdin.write(b'{"jsonrpc":"2.0","method":"notifications/initialized"}\n')
+    await stdin.drain()
+
+    async def call(tool: str) -> str:
+        line = await request("tools/call", {"name": tool, "arguments": {}})
+        if len(line) < 65536:
+            result = json.loads(line)["result"]
+            assert not result.get("isError"), result
+            return "".join(block["text"] for block in result["content"])
+        # the large result: its text is the only long string of the line
+        start = line.index(b'"text":"') + len(b'"text":"')
+        return line[start : line.index(b'"', start)].decode()
+
+    call.child_cpu = lambda: _cpu_of(process.pid)  # type: ignore[attr-defined]
+    return call
+
+
 FRAMEWORKS: dict[str, tuple[str, Opener, tuple[str, ...], tuple[str, ...]]] = {
     "fastmcp": ("FastMCP", _fastmcp, tuple(WORKLOADS), ("fastmcp",)),
     "pydantic-ai": ("Pydantic AI", _pydantic_ai, tuple(WORKLOADS), ("pydantic_ai", "fastmcp")),
@@ -227,6 +325,7 @@ FRAMEWORKS: dict[str, tuple[str, Opener, tuple[str, ...], tuple[str, ...]]] = {
         ("smolagents", "mcpadapt"),
     ),
     "strands": ("Strands", _strands, tuple(WORKLOADS), ("strands",)),
+    "mcp-proxy": ("mcp-proxy", _mcp_proxy, tuple(WORKLOADS), ("mcp_proxy",)),
 }
 """Each framework's name in the table, how its client is opened, its workloads, and the modules
 it needs (a framework is run by default where they are installed)."""
@@ -276,9 +375,15 @@ async def compare(
     return {workload: summary(runs, "sdk", "mcpstream") for workload, runs in times.items()}
 
 
-def _side(call: Call, notified: Notified | None) -> Callable[[str], Awaitable[None]]:
-    async def round(workload: str) -> None:
+def _side(call: Call, notified: Notified | None) -> Callable[[str], Awaitable[float | None]]:
+    """A round of ``call``'s framework: it reports the CPU of the process that framework runs
+    in where that is not this one (``child_cpu``: mcp-proxy)."""
+    child_cpu: Callable[[], float] | None = getattr(call, "child_cpu", None)
+
+    async def round(workload: str) -> float | None:
+        before = None if child_cpu is None else child_cpu()
         await run_workload(workload, call, notified)
+        return None if child_cpu is None or before is None else child_cpu() - before
 
     return round
 
