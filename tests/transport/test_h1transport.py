@@ -946,6 +946,30 @@ def test_a_server_that_closes_within_a_whole_read_is_an_error_not_a_hang(
     assert time.monotonic() - started < 5.0  # the read timeout is 10 s: no wait for it
 
 
+@pytest.mark.parametrize("framing", ["length", "chunk"])
+def test_a_huge_announced_length_is_not_taken_at_its_word(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any, framing: str
+) -> None:
+    # no bound on the read (None): the buffer grows as data arrives, whatever the server says
+    def reply(exchange: Exchange) -> None:
+        if framing == "length":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % (1 << 62))
+        else:
+            exchange.send(
+                b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n%x\r\n" % (1 << 60)
+            )
+        exchange.send(BIG)
+        time.sleep(0.2)
+        exchange.sock.close()
+
+    server = serve(reply)
+    with (
+        client.stream("GET", server.url) as response,
+        pytest.raises(hx.RemoteProtocolError, match="closed before the end"),
+    ):
+        read_whole(response)
+
+
 def test_a_whole_read_waits_the_read_timeout_between_reads_not_in_all(
     hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:

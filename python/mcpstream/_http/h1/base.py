@@ -58,9 +58,10 @@ def whole_capacity(framing: Any, received: int, limit: int | None) -> int:
 
 def fill_room(framing: Any, filled: int, limit: int | None) -> int:
     """How many bytes the next reads of a whole body take straight into its buffer (which holds
-    ``filled``): the body data sure to come, short of ``limit`` in all; 0 (a framed read) when
-    that is under ``FILL_BYTES``."""
-    room: int = framing.body_ahead
+    ``filled``): the body data sure to come, short of ``limit`` in all, and no more than the
+    buffer holds already or ``WHOLE_CAPACITY`` (so that it grows as data arrives, whatever
+    length a server announces); 0 (a framed read) when that is under ``FILL_BYTES``."""
+    room: int = min(framing.body_ahead, max(filled, WHOLE_CAPACITY))
     if limit is not None:
         room = min(room, limit - filled)
     return room if room >= FILL_BYTES else 0
