@@ -53,8 +53,10 @@ def pytest_report_header() -> str:
 class EventLoopThread:
     """An asyncio event loop on a thread of its own, to run coroutines from sync tests."""
 
-    def __init__(self) -> None:
-        self.loop = asyncio.new_event_loop()
+    def __init__(
+        self, new_loop: Callable[[], asyncio.AbstractEventLoop] = asyncio.new_event_loop
+    ) -> None:
+        self.loop = new_loop()
         self._thread = threading.Thread(target=self._run, name="test-event-loop", daemon=True)
         self._thread.start()
 
@@ -161,6 +163,17 @@ def http_sse_server() -> Iterator[str]:
 def event_loop_thread() -> Iterator[EventLoopThread]:
     """The background event loop that drives the async transport."""
     runner = EventLoopThread()
+    yield runner
+    runner.stop()
+
+
+@pytest.fixture(scope="session")
+def uvloop_thread() -> Iterator[EventLoopThread]:
+    """An event loop of uvloop's (what a host may choose instead of asyncio's own) on a thread
+    of its own."""
+    import uvloop
+
+    runner = EventLoopThread(uvloop.new_event_loop)
     yield runner
     runner.stop()
 

@@ -7,6 +7,7 @@ server for whole sessions (JSON, SSE, stateless)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import itertools
 import socket
 import ssl
@@ -30,7 +31,15 @@ from .h1_scripted import AsyncView, Exchange, Reply, ScriptedServer, StreamView,
 from .helpers import call_tool, free_port, initialize, tool_text
 from .test_asyncio_backend import _tls_contexts
 
-CASES = [("sync", "httpx"), ("async", "httpx"), ("sync", "httpx2"), ("async", "httpx2")]
+CASES = [
+    ("sync", "httpx"),
+    ("async", "httpx"),
+    ("sync", "httpx2"),
+    ("async", "httpx2"),
+    ("uvloop", "httpx2"),
+]
+"""(driver, HTTP stack): the sync transport, or the async one on asyncio's event loop or on
+uvloop's (which a host may choose)."""
 
 
 @pytest.fixture(params=CASES, ids=["-".join(case) for case in CASES])
@@ -46,8 +55,17 @@ def hx(case: tuple[str, str]) -> Any:
 
 
 @pytest.fixture
+def runner(case: tuple[str, str], request: pytest.FixtureRequest) -> EventLoopThread:
+    """The event loop thread of the case's async transport: uvloop's for ``uvloop``, else
+    asyncio's."""
+    name = "uvloop_thread" if case[0] == "uvloop" else "event_loop_thread"
+    thread: EventLoopThread = request.getfixturevalue(name)
+    return thread
+
+
+@pytest.fixture
 def new_client(
-    case: tuple[str, str], hx: Any, event_loop_thread: EventLoopThread
+    case: tuple[str, str], hx: Any, runner: EventLoopThread
 ) -> Iterator[Callable[..., Any]]:
     """``new_client(**transport_options)``: a client of the case's kind and stack over the
     HTTP/1.1 transport (an ``AsyncView`` for the async ones), closed after the test."""
@@ -65,7 +83,7 @@ def new_client(
         async def build() -> Any:
             return hx.AsyncClient(transport=async_type(**options), timeout=10.0)
 
-        view = AsyncView(event_loop_thread, event_loop_thread.run(build()))
+        view = AsyncView(runner, runner.run(build()))
         made.append(view)
         return view
 
@@ -246,7 +264,7 @@ def test_a_silent_server_times_out_within_the_read_timeout(
     hx: Any,
     serve: Callable[[Reply], ScriptedServer],
     client: Any,
-    event_loop_thread: EventLoopThread,
+    runner: EventLoopThread,
 ) -> None:
     server = serve(lambda exchange: time.sleep(2))
     timeout = hx.Timeout(10.0, read=0.5)
@@ -265,7 +283,7 @@ def test_a_silent_server_times_out_within_the_read_timeout(
             with hx.Client() as stock:
                 stock.get(server.url, timeout=timeout)
         else:
-            event_loop_thread.run(get_async())
+            runner.run(get_async())  # on the same event loop as ours
     assert str(ours.value) == str(theirs.value)
 
 
@@ -328,7 +346,7 @@ def test_a_broken_response_is_a_remote_protocol_error_and_never_resent(
 
 
 def test_a_refused_connection_is_a_connect_error_as_over_httpxs_own_transport(
-    case: tuple[str, str], hx: Any, client: Any, event_loop_thread: EventLoopThread
+    case: tuple[str, str], hx: Any, client: Any, runner: EventLoopThread
 ) -> None:
     url = f"http://127.0.0.1:{free_port()}/"
     with pytest.raises(hx.ConnectError) as ours:
@@ -344,7 +362,7 @@ def test_a_refused_connection_is_a_connect_error_as_over_httpxs_own_transport(
             with hx.Client() as stock:
                 stock.get(url)
         else:
-            event_loop_thread.run(get_async())
+            runner.run(get_async())  # on the same event loop as ours
     assert str(ours.value) == str(theirs.value)
     assert isinstance(ours.value.__cause__, OSError)  # the attempt's own error kept as cause
 
@@ -435,7 +453,6 @@ def test_an_mcp_session_runs_over_it(
     tmp_path: Path,
     mode: str,
     new_client: Callable[..., Any],
-    event_loop_thread: EventLoopThread,
 ) -> None:
     host_client = new_client()
     server = ResolvedMcpServer(
@@ -449,7 +466,7 @@ def test_an_mcp_session_runs_over_it(
                 server=server, workspace_root=tmp_path, client=host_client.client
             )
 
-        mcp = AsyncFacade(event_loop_thread, event_loop_thread.run(build()))
+        mcp = AsyncFacade(host_client.runner, host_client.runner.run(build()))
     else:
         mcp = McpHttpTransport(server=server, workspace_root=tmp_path, client=host_client)
     try:
@@ -694,7 +711,7 @@ def test_a_closed_transport_keeps_no_connection_and_takes_no_request(
     case: tuple[str, str],
     hx: Any,
     serve: Callable[[Reply], ScriptedServer],
-    event_loop_thread: EventLoopThread,
+    runner: EventLoopThread,
 ) -> None:
     go_on, seen = threading.Event(), threading.Event()
     closed: list[bool] = []
@@ -743,7 +760,7 @@ def test_a_closed_transport_keeps_no_connection_and_takes_no_request(
             with pytest.raises(RuntimeError, match="closed"):
                 await transport.handle_async_request(request())
 
-        event_loop_thread.run(run())
+        runner.run(run())
     assert seen.wait(15.0)
     assert closed == [True]
     assert server.connections == 1
@@ -913,11 +930,28 @@ def test_a_large_body_is_read_whole_and_its_connection_kept(
 def test_a_whole_read_stops_at_its_limit_and_drops_the_connection(
     serve: Callable[[Reply], ScriptedServer], client: Any
 ) -> None:
-    server = serve(big_reply("length"))
+    go_on = threading.Event()
+    sent = (3 << 20) // 2
+
+    def reply(exchange: Exchange) -> None:
+        if exchange.request.target == b"/held":
+            # half the body, then the rest only once the client has stopped reading
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % len(BIG))
+            exchange.send(BIG[:sent])
+            go_on.wait(10)
+            with contextlib.suppress(OSError):
+                exchange.send(BIG[sent:])
+        else:
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(BIG), BIG))
+
+    server = serve(reply)
     limit = 1 << 20
-    with client.stream("GET", server.url) as response:
-        data = read_whole(response, limit)
-    assert limit <= len(data) < len(BIG)
+    try:
+        with client.stream("GET", server.url + "/held") as response:
+            data = read_whole(response, limit)
+    finally:
+        go_on.set()
+    assert limit <= len(data) <= sent  # what arrived, not waiting for the rest
     assert data == BIG[: len(data)]
     assert client.get(server.url).content == BIG  # on a new connection
     assert server.connections == 2

@@ -507,14 +507,14 @@ class _Body:
             buffer = connection.whole = renewed(connection.whole, capacity)
         try:
             while (connection := self._connection) is not None:
+                if limit is not None and len(buffer) >= limit:
+                    break
                 if connection.body:
                     for piece in connection.take():
                         buffer.extend(piece)
                     self._settle()
                 elif framing.complete:
                     self._settle()
-                elif limit is not None and len(buffer) >= limit:
-                    break
                 elif room := fill_room(framing, len(buffer), limit):
                     await self._fill(connection, buffer, room)
                 else:
