@@ -183,8 +183,14 @@ class ProtectedMcpServer:
         port = self._socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}/mcp"
         auth.config.prm_resource = self.url
+        # asyncio's own loop, not uvloop (which uvicorn takes when installed): under uvloop the
+        # SDK's server now and then closes a resumable stream before its first event id
         config = uvicorn.Config(
-            self.gate, log_level="warning", lifespan="on", timeout_graceful_shutdown=1
+            self.gate,
+            log_level="warning",
+            lifespan="on",
+            timeout_graceful_shutdown=1,
+            loop="asyncio",
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(

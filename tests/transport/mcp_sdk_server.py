@@ -277,7 +277,11 @@ def main() -> None:
     sock.bind(("127.0.0.1", 0))
     sock.listen(128)
     port = sock.getsockname()[1]
-    config = uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1)
+    # asyncio's own event loop, as before uvloop was among the test tools (uvicorn takes it
+    # when installed): the servers stay what the suites were written against
+    config = uvicorn.Config(
+        app, log_level="warning", lifespan="on", timeout_graceful_shutdown=1, loop="asyncio"
+    )
     uvicorn_server = uvicorn.Server(config)
     print(f"READY {port}", flush=True)
     uvicorn_server.run(sockets=[sock])
