@@ -183,8 +183,9 @@ class ProtectedMcpServer:
         port = self._socket.getsockname()[1]
         self.url = f"http://127.0.0.1:{port}/mcp"
         auth.config.prm_resource = self.url
-        # asyncio's own loop, not uvloop (which uvicorn takes when installed): under uvloop the
-        # SDK's server now and then closes a resumable stream before its first event id
+        # asyncio's own loop, not uvloop (which uvicorn takes when installed): the resumption
+        # scenario was written against it, and over uvloop the server's stream now and then ends
+        # with nothing to resume from
         config = uvicorn.Config(
             self.gate,
             log_level="warning",
