@@ -30,7 +30,7 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
+from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, complete_answer
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
@@ -177,7 +177,37 @@ class McpHttpTransport(
     def _request(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         self._after_get_answered(timeout_s)
-        return self._run(self._request_flow(method, params, timeout_s, started))
+        one_shot = self._one_shot(method, params)
+        if one_shot is None:
+            return self._run(self._request_flow(method, params, timeout_s, started))
+        # The one-shot path: the flow's first step (the POST) done here; a plain answer that
+        # arrived whole is the call's response, anything else goes on in the flow.
+        request_id, body = one_shot
+        ex = Exchange(self._client, self._closing)
+        outcome: s.Head | s.Failed | Exception
+        try:
+            outcome = self._send_request(self._one_shot_request(body, timeout_s), ex)
+        except Exception as exc:  # the flow's to handle, as an action's exception
+            outcome = exc
+        except BaseException:
+            ex.release()
+            raise
+        if isinstance(outcome, s.Head) and ex.response is not None:
+            whole = wire.whole_body(ex.response)
+            if whole is not None:
+                response = complete_answer(
+                    self._protocol,
+                    method=method,
+                    expected_id=request_id,
+                    timeout_s=timeout_s,
+                    head=outcome,
+                    body=whole,
+                )
+                if response is not None:
+                    ex.release()
+                    return response
+        ex.preset = outcome
+        return self._run(self._request_flow(method, params, timeout_s, started, one_shot), ex)
 
     def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it: ``server/discover`` for the stateless
@@ -311,7 +341,17 @@ class McpHttpTransport(
             return result
 
     def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
+        preset = ex.preset
+        if preset is not None:  # the one-shot path sent this request already
+            ex.preset = None
+            if isinstance(preset, Exception):
+                raise preset
+            return preset
         ex.release()
+        return self._send_request(step.request, ex)
+
+    def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
+        """Send ``request``; its response is the one ``ex`` has open."""
         listener = ex.listener
         trace: Callable[[str, dict[str, Any]], None] | None
         if self._owns_client:
@@ -319,7 +359,7 @@ class McpHttpTransport(
         else:  # a host's client: its connection obeys the deadline too, where it can
             trace = deadline_trace(self._stack)
         extensions = {"trace": trace} if trace is not None else None
-        request = with_dpop_proof(self._auth, step.request)
+        request = with_dpop_proof(self._auth, request)
         deadline = time.monotonic() + request.timeout_s
         try:
             with io_deadline(deadline):

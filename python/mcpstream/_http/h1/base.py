@@ -13,7 +13,16 @@ from typing import Any, Generic, Protocol, TypeVar, cast
 
 from ...errors import CodecError
 from ..stack import HTTPX, HttpStack
-from .pool import Heads, IdlePool, Limits, Prepared, protocol_error, response_extensions, reusable
+from .pool import (
+    Heads,
+    IdlePool,
+    Limits,
+    Prepared,
+    protocol_error,
+    real_request,
+    response_extensions,
+    reusable,
+)
 
 __all__ = ["DISCONNECTED", "Http1Base", "stream_type"]
 
@@ -89,8 +98,11 @@ class Http1Base(Generic[C]):
     # -- the stack's exceptions --------------------------------------------------------------
 
     def _error(self, name: str, message: object, request: Any) -> Exception:
-        """The stack's exception ``name`` (``ReadError``, ...) for ``request``."""
-        error: Exception = getattr(self._stack.httpx, name)(str(message), request=request)
+        """The stack's exception ``name`` (``ReadError``, ...) for ``request`` (the stack's
+        ``Request``, an ``Http1Request`` materialized)."""
+        error: Exception = getattr(self._stack.httpx, name)(
+            str(message), request=real_request(request)
+        )
         return error
 
     def _timed_out(self, name: str, exc: BaseException | None, request: Any) -> Exception:

@@ -1,0 +1,180 @@
+"""The one-shot path of a small request: on the own client's HTTP/1.1 transport its POST goes out
+as an ``Http1Request`` (fields encoded once per session, the stack's ``Request`` made only for
+an error), and a plain answer that arrived whole is the call's response without a flow; any
+other answer goes on in the call's flow with the POST already sent, exactly once."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from mcpstream._http import sync, wire
+from mcpstream._http.core.steps import HttpRequest
+from mcpstream._http.h1.pool import Http1Request
+from mcpstream._http.httpx_clients import make_client
+from mcpstream._http.stack import stack_of
+from mcpstream.errors import McpHttpTransportError, McpHttpTransportProtocolError
+from mcpstream.models import ResolvedMcpServer
+from mcpstream.transport_http import McpHttpTransport
+
+from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
+
+
+@pytest.fixture
+def flows(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The flows the sync driver runs (recorded, then run as usual)."""
+    run: list[object] = []
+    real = sync.Stepper
+
+    def recording(flow: Any) -> Any:
+        run.append(flow)
+        return real(flow)
+
+    monkeypatch.setattr(sync, "Stepper", recording)
+    return run
+
+
+def _transport(url: str, tmp_path: Path, **kwargs: Any) -> McpHttpTransport:
+    server = ResolvedMcpServer(id="one-shot", url=url)
+    return McpHttpTransport(server=server, workspace_root=tmp_path, listen=False, **kwargs)
+
+
+def _posts(fault_server: FaultServer, url: str) -> list[Request]:
+    return [r for r in fault_server.recorded(url) if r.method == "POST"]
+
+
+def test_a_post_goes_out_with_the_fields_httpx_builds() -> None:
+    headers = {"Accept": "application/json", "Content-Type": "application/json", "X-A": "1"}
+    body = b'{"jsonrpc":"2.0","id":1,"method":"ping"}'
+    with make_client() as client:
+        stack = stack_of(client)
+        request = HttpRequest("POST", "http://127.0.0.1:9/mcp", headers, timeout_s=5.0, body=body)
+        direct = wire._direct_request(client, stack, request, None)
+        again = wire._direct_request(client, stack, request, None)
+        # what was handed to the transport before: the stack's Request, made each time
+        built = wire._stack_request(client, stack, request, {})
+    assert isinstance(direct, Http1Request) and isinstance(again, Http1Request)
+    assert direct.headers.raw == built.headers.raw == again.headers.raw
+    assert direct.headers.raw[-1] == (b"Content-Length", b"%d" % len(body))
+    real = direct.materialize()
+    assert isinstance(real, httpx.Request) and real is direct.materialize()
+    assert real.headers.raw == built.headers.raw and real.content == body
+    assert real.extensions["timeout"]["read"] == 5.0
+
+
+def test_a_header_httpx_refuses_is_refused_as_before() -> None:
+    request = HttpRequest(
+        "POST", "http://127.0.0.1:9/mcp", {"X-Bad": "caf\u00e9\u2603"}, timeout_s=5.0, body=b"{}"
+    )
+    with make_client() as client:
+        with pytest.raises(UnicodeEncodeError):
+            wire.build_request(client, request)
+        with pytest.raises(UnicodeEncodeError):
+            wire._direct_request(client, stack_of(client), request, None)
+
+
+@pytest.mark.parametrize("where", ["before-head", "within-body"])
+def test_a_failure_names_the_stacks_own_request(
+    fault_server: FaultServer, tmp_path: Path, where: str
+) -> None:
+    async def handler(request: Request, conn: Conn) -> None:
+        if where == "within-body":
+            await conn.start(200, content_type="application/json", content_length=100)
+            await conn.send(b'{"jsonrpc":')
+        conn.drop()  # the connection is lost
+
+    url = fault_server.route(handler)
+    with _transport(url, tmp_path) as transport, pytest.raises(McpHttpTransportError) as raised:
+        transport.request(method="ping", params=None, timeout_s=5)
+    cause = raised.value.__cause__
+    assert isinstance(cause, httpx.TransportError)
+    assert isinstance(cause.request, httpx.Request)
+    assert cause.request.method == "POST" and json.loads(cause.request.content)["method"] == "ping"
+
+
+@pytest.mark.parametrize("framing", ["json", "sse", "sse-length"])
+def test_a_plain_answer_that_arrived_whole_runs_no_flow(
+    fault_server: FaultServer, tmp_path: Path, flows: list[object], framing: str
+) -> None:
+    async def handler(request: Request, conn: Conn) -> None:
+        answer = result(request.jsonrpc_id, "ok")
+        if framing == "json":
+            await conn.whole(answer.encode())
+        else:
+            event = sse(answer, id="e1")
+            await conn.whole(event, content_type="text/event-stream", chunked=framing == "sse")
+
+    url = fault_server.route(handler)
+    with _transport(url, tmp_path) as transport:
+        for _ in range(3):
+            assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
+        assert flows == []
+    assert len(_posts(fault_server, url)) == 3
+
+
+def test_notifications_with_the_answer_go_on_in_the_flow_in_order(
+    fault_server: FaultServer, tmp_path: Path, flows: list[object]
+) -> None:
+    async def handler(request: Request, conn: Conn) -> None:
+        events = [sse(notification("notifications/message", {"n": n})) for n in range(2)]
+        answer = b"".join([*events, sse(result(request.jsonrpc_id, "ok"))])
+        await conn.whole(answer, content_type="text/event-stream", chunked=True)
+
+    url = fault_server.route(handler)
+    with _transport(url, tmp_path) as transport:
+        assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
+        assert [n.params["n"] for n in transport.drain_notifications()] == [0, 1]
+        assert len(flows) == 1
+    assert len(_posts(fault_server, url)) == 1  # the flow did not send it again
+
+
+def test_a_server_request_is_answered_by_the_flow(
+    fault_server: FaultServer, tmp_path: Path, flows: list[object]
+) -> None:
+    async def handler(request: Request, conn: Conn) -> None:
+        if request.is_client_reply:
+            await conn.accept()
+            return
+        await conn.start(200)
+        await conn.send(sse(server_request("s1", "ping")))
+        await conn.send(sse(result(request.jsonrpc_id, "ok")))
+        await conn.end()
+
+    class Handler:
+        def handle_request(self, **kwargs: Any) -> Any:
+            return {}
+
+    url = fault_server.route(handler)
+    with _transport(url, tmp_path, server_request_handler=Handler()) as transport:
+        assert transport.request(method="tools/call", params={}, timeout_s=5).result == "ok"
+        assert len(flows) == 2  # the call's, and the answer's (run within it)
+    posts = _posts(fault_server, url)
+    assert [p.json.get("method") for p in posts] == ["tools/call", None]
+    assert posts[1].json["id"] == "s1"
+
+
+@pytest.mark.parametrize("answer", ["wrong-id", "empty", "error-status"])
+def test_a_refused_answer_raises_the_flows_error(
+    fault_server: FaultServer, tmp_path: Path, flows: list[object], answer: str
+) -> None:
+    async def handler(request: Request, conn: Conn) -> None:
+        if answer == "wrong-id":
+            await conn.whole(result("other", "ok").encode())
+        elif answer == "empty":
+            await conn.whole(b"")
+        else:
+            await conn.respond(500, b"boom", content_type="text/plain")
+
+    url = fault_server.route(handler)
+    with _transport(url, tmp_path) as transport:
+        with pytest.raises(McpHttpTransportError) as raised:
+            transport.request(method="ping", params=None, timeout_s=5)
+        assert len(flows) == 1
+    if answer == "error-status":
+        assert raised.value.status_code == 500
+    else:
+        assert isinstance(raised.value, McpHttpTransportProtocolError)
+    assert len(_posts(fault_server, url)) == 1
