@@ -6,26 +6,23 @@ other answer goes on in the call's flow with the POST already sent, exactly once
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from typing import Any
 
 import httpx
 import pytest
-from mcpstream._http import sync, wire
+from mcpstream._http import aio, sync, wire
 from mcpstream._http.core.steps import HttpRequest
 from mcpstream._http.h1.pool import Http1Request
 from mcpstream._http.httpx_clients import make_client
 from mcpstream._http.stack import stack_of
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportProtocolError
-from mcpstream.models import ResolvedMcpServer
-from mcpstream.transport_http import McpHttpTransport
 
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
 
 
 @pytest.fixture
 def flows(monkeypatch: pytest.MonkeyPatch) -> list[object]:
-    """The flows the sync driver runs (recorded, then run as usual)."""
+    """The flows the drivers run (recorded, then run as usual)."""
     run: list[object] = []
     real = sync.Stepper
 
@@ -34,12 +31,14 @@ def flows(monkeypatch: pytest.MonkeyPatch) -> list[object]:
         return real(flow)
 
     monkeypatch.setattr(sync, "Stepper", recording)
+    monkeypatch.setattr(aio, "Stepper", recording)
     return run
 
 
-def _transport(url: str, tmp_path: Path, **kwargs: Any) -> McpHttpTransport:
-    server = ResolvedMcpServer(id="one-shot", url=url)
-    return McpHttpTransport(server=server, workspace_root=tmp_path, listen=False, **kwargs)
+def _flows_of_own(flows: list[object], client_stack: str, count: int) -> int:
+    """The flows a test expects: ``count`` on the own client, whose answers may be taken whole;
+    on a host's client every request runs its flow (its body is httpx's to read)."""
+    return count if client_stack == "own" else len(flows)
 
 
 def _posts(fault_server: FaultServer, url: str) -> list[Request]:
@@ -78,7 +77,7 @@ def test_a_header_httpx_refuses_is_refused_as_before() -> None:
 
 @pytest.mark.parametrize("where", ["before-head", "within-body"])
 def test_a_failure_names_the_stacks_own_request(
-    fault_server: FaultServer, tmp_path: Path, where: str
+    make_transport: Any, fault_server: FaultServer, where: str
 ) -> None:
     async def handler(request: Request, conn: Conn) -> None:
         if where == "within-body":
@@ -86,18 +85,23 @@ def test_a_failure_names_the_stacks_own_request(
             await conn.send(b'{"jsonrpc":')
         conn.drop()  # the connection is lost
 
-    url = fault_server.route(handler)
-    with _transport(url, tmp_path) as transport, pytest.raises(McpHttpTransportError) as raised:
+    transport = make_transport(fault_server.route(handler), listen=False)
+    with pytest.raises(McpHttpTransportError) as raised:
         transport.request(method="ping", params=None, timeout_s=5)
     cause = raised.value.__cause__
-    assert isinstance(cause, httpx.TransportError)
-    assert isinstance(cause.request, httpx.Request)
-    assert cause.request.method == "POST" and json.loads(cause.request.content)["method"] == "ping"
+    assert cause is not None and type(cause).__name__ in ("RemoteProtocolError", "ReadError")
+    named = cause.request  # type: ignore[attr-defined]
+    assert not isinstance(named, Http1Request) and type(named).__name__ == "Request"
+    assert named.method == "POST" and json.loads(named.content)["method"] == "ping"
 
 
 @pytest.mark.parametrize("framing", ["json", "sse", "sse-length"])
 def test_a_plain_answer_that_arrived_whole_runs_no_flow(
-    fault_server: FaultServer, tmp_path: Path, flows: list[object], framing: str
+    make_transport: Any,
+    fault_server: FaultServer,
+    flows: list[object],
+    client_stack: str,
+    framing: str,
 ) -> None:
     async def handler(request: Request, conn: Conn) -> None:
         answer = result(request.jsonrpc_id, "ok")
@@ -108,15 +112,15 @@ def test_a_plain_answer_that_arrived_whole_runs_no_flow(
             await conn.whole(event, content_type="text/event-stream", chunked=framing == "sse")
 
     url = fault_server.route(handler)
-    with _transport(url, tmp_path) as transport:
-        for _ in range(3):
-            assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
-        assert flows == []
+    transport = make_transport(url, listen=False)
+    for _ in range(3):
+        assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
+    assert len(flows) == _flows_of_own(flows, client_stack, 0)
     assert len(_posts(fault_server, url)) == 3
 
 
 def test_notifications_with_the_answer_go_on_in_the_flow_in_order(
-    fault_server: FaultServer, tmp_path: Path, flows: list[object]
+    make_transport: Any, fault_server: FaultServer, flows: list[object], client_stack: str
 ) -> None:
     async def handler(request: Request, conn: Conn) -> None:
         events = [sse(notification("notifications/message", {"n": n})) for n in range(2)]
@@ -124,15 +128,15 @@ def test_notifications_with_the_answer_go_on_in_the_flow_in_order(
         await conn.whole(answer, content_type="text/event-stream", chunked=True)
 
     url = fault_server.route(handler)
-    with _transport(url, tmp_path) as transport:
-        assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
-        assert [n.params["n"] for n in transport.drain_notifications()] == [0, 1]
-        assert len(flows) == 1
+    transport = make_transport(url, listen=False)
+    assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
+    assert [n.params["n"] for n in transport.drain_notifications()] == [0, 1]
+    assert len(flows) == _flows_of_own(flows, client_stack, 1)
     assert len(_posts(fault_server, url)) == 1  # the flow did not send it again
 
 
 def test_a_server_request_is_answered_by_the_flow(
-    fault_server: FaultServer, tmp_path: Path, flows: list[object]
+    make_transport: Any, fault_server: FaultServer, flows: list[object], client_stack: str
 ) -> None:
     async def handler(request: Request, conn: Conn) -> None:
         if request.is_client_reply:
@@ -148,9 +152,10 @@ def test_a_server_request_is_answered_by_the_flow(
             return {}
 
     url = fault_server.route(handler)
-    with _transport(url, tmp_path, server_request_handler=Handler()) as transport:
-        assert transport.request(method="tools/call", params={}, timeout_s=5).result == "ok"
-        assert len(flows) == 2  # the call's, and the answer's (run within it)
+    transport = make_transport(url, listen=False, server_request_handler=Handler())
+    assert transport.request(method="tools/call", params={}, timeout_s=5).result == "ok"
+    # the call's flow, and the answer's (run within it)
+    assert len(flows) == _flows_of_own(flows, client_stack, 2)
     posts = _posts(fault_server, url)
     assert [p.json.get("method") for p in posts] == ["tools/call", None]
     assert posts[1].json["id"] == "s1"
@@ -158,7 +163,11 @@ def test_a_server_request_is_answered_by_the_flow(
 
 @pytest.mark.parametrize("answer", ["wrong-id", "empty", "error-status"])
 def test_a_refused_answer_raises_the_flows_error(
-    fault_server: FaultServer, tmp_path: Path, flows: list[object], answer: str
+    make_transport: Any,
+    fault_server: FaultServer,
+    flows: list[object],
+    client_stack: str,
+    answer: str,
 ) -> None:
     async def handler(request: Request, conn: Conn) -> None:
         if answer == "wrong-id":
@@ -169,10 +178,10 @@ def test_a_refused_answer_raises_the_flows_error(
             await conn.respond(500, b"boom", content_type="text/plain")
 
     url = fault_server.route(handler)
-    with _transport(url, tmp_path) as transport:
-        with pytest.raises(McpHttpTransportError) as raised:
-            transport.request(method="ping", params=None, timeout_s=5)
-        assert len(flows) == 1
+    transport = make_transport(url, listen=False)
+    with pytest.raises(McpHttpTransportError) as raised:
+        transport.request(method="ping", params=None, timeout_s=5)
+    assert len(flows) == _flows_of_own(flows, client_stack, 1)
     if answer == "error-status":
         assert raised.value.status_code == 500
     else:

@@ -424,6 +424,14 @@ class _Body:
         if connection is not None:
             self._transport._lost(connection)
 
+    def arrived_whole(self) -> bytes | None:
+        """The whole body when all of it arrived (the response is complete and nothing of it
+        was taken yet), else None. Reads nothing, takes nothing."""
+        if not self._framing.complete:
+            return None
+        connection = self._connection
+        return b"" if connection is None else b"".join(connection.body)
+
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:
             while (connection := self._connection) is not None:
