@@ -137,28 +137,17 @@ class AsyncMcpHttpTransport(
         # is out is raised again by the flow's ``Send``, which tells the flow as always.
         request_id, body = one_shot
         ex = Exchange(self._client)
-        outcome: s.Head | s.Failed | Exception | asyncio.CancelledError
+        outcome: JsonRpcResponse | s.Head | s.Failed | Exception | asyncio.CancelledError
         try:
-            outcome = await self._send_request(self._one_shot_request(body, timeout_s), ex)
+            request = self._one_shot_request(body, timeout_s)
+            outcome = await self._send_once(request, ex, method, request_id)
         except (Exception, asyncio.CancelledError) as exc:
             outcome = exc
         except BaseException:
             await ex.release()
             raise
-        if isinstance(outcome, s.Head) and ex.response is not None:
-            whole = wire.whole_body(ex.response)
-            if whole is not None:
-                response = complete_answer(
-                    self._protocol,
-                    method=method,
-                    expected_id=request_id,
-                    timeout_s=timeout_s,
-                    head=outcome,
-                    body=whole,
-                )
-                if response is not None:
-                    await ex.release()
-                    return response
+        if isinstance(outcome, JsonRpcResponse):
+            return outcome
         ex.preset = outcome
         return await self._run(self._request_flow(method, params, timeout_s, started, one_shot), ex)
 
@@ -376,6 +365,41 @@ class AsyncMcpHttpTransport(
             return preset
         await ex.release()
         return await self._send_request(step.request, ex)
+
+    async def _send_once(
+        self, request: s.HttpRequest, ex: Exchange, method: str, request_id: Any
+    ) -> JsonRpcResponse | s.Head | s.Failed:
+        """Send the POST of a one-shot request (see ``McpHttpTransport._send_once``)."""
+        timeout_s = request.timeout_s
+        try:
+            async with asyncio.timeout(timeout_s):
+                received = await wire.aexchange(ex.client, request)
+        except TimeoutError as exc:  # before http_errors(), which has OSError, its base
+            return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
+        except wire.http_errors() as exc:
+            return wire.failure(exc)
+        if received is None:
+            return await self._send_request(request, ex)
+        try:
+            head = received.head()
+            whole = received.whole()
+            if whole is not None and "set-cookie" not in head.headers:
+                response = complete_answer(
+                    self._protocol,
+                    method=method,
+                    expected_id=request_id,
+                    timeout_s=timeout_s,
+                    head=head,
+                    body=whole,
+                )
+                if response is not None:
+                    await received.body.aclose()
+                    return response
+            ex.open(received.response(), time.monotonic() + timeout_s)
+        except BaseException:
+            received.body.drop()
+            raise
+        return head
 
     async def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
         """Send ``request``; its response is the one ``ex`` has open."""

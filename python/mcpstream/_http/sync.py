@@ -184,28 +184,17 @@ class McpHttpTransport(
         # arrived whole is the call's response, anything else goes on in the flow.
         request_id, body = one_shot
         ex = Exchange(self._client, self._closing)
-        outcome: s.Head | s.Failed | Exception
+        outcome: JsonRpcResponse | s.Head | s.Failed | Exception
         try:
-            outcome = self._send_request(self._one_shot_request(body, timeout_s), ex)
+            request = self._one_shot_request(body, timeout_s)
+            outcome = self._send_once(request, ex, method, request_id)
         except Exception as exc:  # the flow's to handle, as an action's exception
             outcome = exc
         except BaseException:
             ex.release()
             raise
-        if isinstance(outcome, s.Head) and ex.response is not None:
-            whole = wire.whole_body(ex.response)
-            if whole is not None:
-                response = complete_answer(
-                    self._protocol,
-                    method=method,
-                    expected_id=request_id,
-                    timeout_s=timeout_s,
-                    head=outcome,
-                    body=whole,
-                )
-                if response is not None:
-                    ex.release()
-                    return response
+        if isinstance(outcome, JsonRpcResponse):
+            return outcome
         ex.preset = outcome
         return self._run(self._request_flow(method, params, timeout_s, started, one_shot), ex)
 
@@ -349,6 +338,42 @@ class McpHttpTransport(
             return preset
         ex.release()
         return self._send_request(step.request, ex)
+
+    def _send_once(
+        self, request: s.HttpRequest, ex: Exchange, method: str, request_id: Any
+    ) -> JsonRpcResponse | s.Head | s.Failed:
+        """Send the POST of a one-shot request (``_send_request`` on a client of another
+        transport): the response to ``request_id`` when a plain answer arrived whole with the
+        head (``complete_answer``), else the outcome of the flow's first ``Send``, its response
+        open in ``ex``."""
+        deadline = time.monotonic() + request.timeout_s
+        try:
+            with io_deadline(deadline):
+                received = wire.exchange(ex.client, request)
+        except wire.http_errors() as exc:
+            return wire.failure(exc)
+        if received is None:
+            return self._send_request(request, ex)
+        try:
+            head = received.head()
+            whole = received.whole()
+            if whole is not None and "set-cookie" not in head.headers:
+                response = complete_answer(
+                    self._protocol,
+                    method=method,
+                    expected_id=request_id,
+                    timeout_s=request.timeout_s,
+                    head=head,
+                    body=whole,
+                )
+                if response is not None:
+                    received.body.close()
+                    return response
+            ex.open(received.response(), deadline)
+        except BaseException:
+            received.body.close()
+            raise
+        return head
 
     def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
         """Send ``request``; its response is the one ``ex`` has open."""

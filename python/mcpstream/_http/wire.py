@@ -28,19 +28,21 @@ from .stack import HttpStack, failure_groups, http_errors, stack_of
 __all__ = [
     "PIECE_BYTES",
     "BodyDecoder",
+    "Received",
     "Snippet",
     "abody_chunks",
+    "aexchange",
     "asend",
     "body_chunks",
     "build_request",
     "callback_failed",
+    "exchange",
     "failure",
     "head",
     "http_errors",
     "lift_read_timeout",
     "logger",
     "send",
-    "whole_body",
 ]
 
 logger = logging.getLogger("mcpstream.transport")
@@ -236,14 +238,80 @@ async def asend(
     return _sent(client, response, direct)
 
 
-def whole_body(response: httpx.Response) -> bytes | None:
-    """The whole body of ``response`` when it arrived with its head on the HTTP/1.1 transport
-    of this package (nothing is left to read), else None. Reads nothing."""
-    arrived_whole = getattr(response.stream, "arrived_whole", None)
-    if arrived_whole is None:
+class Received:
+    """The answer of the HTTP/1.1 transport of this package to an ``Http1Request``, its head
+    arrived, before the stack's ``Response``: that is made only when the answer is handed on
+    (``response``), as ``send`` returns it."""
+
+    __slots__ = ("_client", "_request", "_transport", "body", "connection", "framing")
+
+    def __init__(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        transport: Any,
+        request: Http1Request,
+        received: tuple[Any, Any, Any],
+    ) -> None:
+        self._client, self._transport, self._request = client, transport, request
+        self.framing, self.body, self.connection = received
+
+    def head(self) -> Head:
+        """The ``Head`` (as ``head`` makes it of the response)."""
+        headers = self._transport._stack.httpx.Headers(self.framing.headers)
+        return Head(time.monotonic(), self.framing.status, dict(headers.items()))
+
+    def whole(self) -> bytes | None:
+        """The whole body when it arrived with the head (nothing is left to read), else
+        None. Reads nothing."""
+        whole: bytes | None = self.body.arrived_whole()
+        return whole
+
+    def response(self) -> httpx.Response:
+        """The stack's response, as ``send`` returns it."""
+        made = self._transport._response(self.framing, self.body, self.connection, self._request)
+        return _sent(self._client, made, self._request)
+
+
+def _exchanged(
+    client: httpx.Client | httpx.AsyncClient, request: HttpRequest
+) -> tuple[Any, Http1Request] | None:
+    """The HTTP/1.1 transport of ``client`` and the ``Http1Request`` for ``request``, or None
+    when ``send`` is to send it (see ``_direct_request``)."""
+    transport = direct_transport(client)
+    if not isinstance(transport, Http1Base) or request.body is None:
         return None
-    whole: bytes | None = arrived_whole()
-    return whole
+    direct = _direct_request(client, stack_of(client), request, None)
+    return (transport, direct) if isinstance(direct, Http1Request) else None
+
+
+def exchange(client: httpx.Client, request: HttpRequest) -> Received | None:
+    """Send ``request`` as ``send`` does when the client's transport is the HTTP/1.1 transport
+    of this package and the request has a body; its ``Received`` answer once the head
+    arrived. None when ``send`` is to send it (nothing was sent)."""
+    found = _exchanged(client, request)
+    if found is None:
+        return None
+    transport, direct = found
+    try:
+        received = transport.exchange(direct)
+    except transport._stack.httpx.RequestError as exc:
+        exc.request = direct.materialize()
+        raise
+    return Received(client, transport, direct, received)
+
+
+async def aexchange(client: httpx.AsyncClient, request: HttpRequest) -> Received | None:
+    """``exchange`` for an ``httpx.AsyncClient``."""
+    found = _exchanged(client, request)
+    if found is None:
+        return None
+    transport, direct = found
+    try:
+        received = await transport.exchange(direct)
+    except transport._stack.httpx.RequestError as exc:
+        exc.request = direct.materialize()
+        raise
+    return Received(client, transport, direct, received)
 
 
 def head(response: httpx.Response) -> Head:
