@@ -129,7 +129,12 @@ class Conn:
             await asyncio.sleep(pause_s)
 
     async def whole(
-        self, body: bytes, *, content_type: str = "application/json", chunked: bool = False
+        self,
+        body: bytes,
+        *,
+        content_type: str = "application/json",
+        chunked: bool = False,
+        headers: dict[str, str] | None = None,
     ) -> None:
         """A 200 response with ``body`` in one write (head and body arrive together)."""
         if chunked:
@@ -137,7 +142,8 @@ class Conn:
             length = "Transfer-Encoding: chunked"
         else:
             framed, length = body, f"Content-Length: {len(body)}"
-        head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n{length}\r\n\r\n"
+        fields = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n{fields}{length}\r\n\r\n"
         self._writer.write(head.encode("latin-1") + framed)
         await self._writer.drain()
 

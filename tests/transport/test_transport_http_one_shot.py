@@ -187,3 +187,19 @@ def test_a_refused_answer_raises_the_flows_error(
     else:
         assert isinstance(raised.value, McpHttpTransportProtocolError)
     assert len(_posts(fault_server, url)) == 1
+
+
+def test_a_cookie_with_a_whole_answer_is_kept_for_the_next_request(
+    make_transport: Any, fault_server: FaultServer
+) -> None:
+    seen: list[dict[str, str]] = []
+
+    async def handler(request: Request, conn: Conn) -> None:
+        seen.append(request.headers)
+        cookie = {"Set-Cookie": "route=a1; Path=/"} if len(seen) == 1 else None
+        await conn.whole(result(request.jsonrpc_id, "ok").encode(), headers=cookie)
+
+    transport = make_transport(fault_server.route(handler), listen=False)
+    for _ in range(2):
+        assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
+    assert "cookie" not in seen[0] and seen[1]["cookie"] == "route=a1"
