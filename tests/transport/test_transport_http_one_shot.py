@@ -14,7 +14,7 @@ from mcpstream._http import aio, sync, wire
 from mcpstream._http.core.steps import HttpRequest
 from mcpstream._http.h1.pool import Http1Request
 from mcpstream._http.httpx_clients import make_client
-from mcpstream._http.stack import stack_of
+from mcpstream._http.stack import stack_named, stack_of
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportProtocolError
 
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
@@ -73,6 +73,27 @@ def test_a_header_httpx_refuses_is_refused_as_before() -> None:
             wire.build_request(client, request)
         with pytest.raises(UnicodeEncodeError):
             wire._direct_request(client, stack_of(client), request, None)
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        [(b"Content-Type", b"text/event-stream"), (b"MCP-Session-Id", b"s 1")],
+        [(b"X-A", b"1"), (b"x-a", b"2"), (b"Set-Cookie", b"a=1"), (b"set-cookie", b"b=2")],
+        [(b"X-Name", "caf\u00e9".encode()), (b"X-A", b"1"), (b"x-a", b"2")],
+        [(b"X-Name", b"caf\xe9"), (b"X-B", b"")],
+        [],
+    ],
+    ids=["ascii", "repeated", "utf-8", "latin-1", "none"],
+)
+def test_the_head_of_a_received_answer_has_the_fields_httpx_gives(
+    raw: list[tuple[bytes, bytes]],
+) -> None:
+    for name in ("httpx", "httpx2"):
+        stack = stack_named(name)
+        expected = dict(stack.httpx.Headers(raw).items())
+        fields = wire.head_fields(stack, raw)
+        assert fields == expected and list(fields) == list(expected)
 
 
 @pytest.mark.parametrize("where", ["before-head", "within-body"])

@@ -39,6 +39,7 @@ __all__ = [
     "exchange",
     "failure",
     "head",
+    "head_fields",
     "http_errors",
     "lift_read_timeout",
     "logger",
@@ -238,6 +239,20 @@ async def asend(
     return _sent(client, response, direct)
 
 
+def head_fields(stack: HttpStack, raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """``dict(Headers(raw).items())`` of ``stack``: names in lower case, the values of a
+    repeated name joined with ", ". Made here when every name and value is ASCII (then httpx
+    decodes them all as ASCII), else by the stack's ``Headers`` (its fallback encodings)."""
+    fields: dict[str, str] = {}
+    for name, value in raw:
+        if not (name.isascii() and value.isascii()):
+            return dict(stack.httpx.Headers(raw).items())
+        key = name.decode("ascii").lower()
+        text = value.decode("ascii")
+        fields[key] = f"{fields[key]}, {text}" if key in fields else text
+    return fields
+
+
 class Received:
     """The answer of the HTTP/1.1 transport of this package to an ``Http1Request``, its head
     arrived, before the stack's ``Response``: that is made only when the answer is handed on
@@ -257,8 +272,8 @@ class Received:
 
     def head(self) -> Head:
         """The ``Head`` (as ``head`` makes it of the response)."""
-        headers = self._transport._stack.httpx.Headers(self.framing.headers)
-        return Head(time.monotonic(), self.framing.status, dict(headers.items()))
+        fields = head_fields(self._transport._stack, self.framing.headers)
+        return Head(time.monotonic(), self.framing.status, fields)
 
     def whole(self) -> bytes | None:
         """The whole body when it arrived with the head (nothing is left to read), else
