@@ -278,10 +278,9 @@ def test_of_two_calls_that_lost_the_same_session_only_the_first_renews_it() -> N
     driver = ScriptedDriver(server({"x": {}}))
     driver.run(core.connect())
     first, second = core.request("x", None, None), core.request("x", None, None)
-    # Both are sent in session 1 ...
-    assert isinstance(advance(first), Locked) and isinstance(advance(second), Locked)
-    assert advance(first, (core.server_info, 1)) == Request("x", None, 5.0)
-    assert advance(second, (core.server_info, 1)) == Request("x", None, 5.0)
+    # Both are sent in session 1 (open: read without the session lock) ...
+    assert advance(first) == Request("x", None, 5.0)
+    assert advance(second) == Request("x", None, 5.0)
     # ... and both find it lost: the first renews it, the second finds it renewed already.
     renew_first = advance(first, error=expired())
     renew_second = advance(second, error=expired())
@@ -291,6 +290,20 @@ def test_of_two_calls_that_lost_the_same_session_only_the_first_renews_it() -> N
     driver.run(renew_second.flow)
     assert driver.methods() == ["initialize", "notifications/initialized"]
     assert core.session_renewals == 1
+
+
+def test_a_request_while_the_session_is_renewed_waits_for_the_session_lock() -> None:
+    core = make_core()
+    driver = ScriptedDriver(server({"x": {}}))
+    driver.run(core.connect())
+    lost = core.request("x", None, None)
+    assert advance(lost) == Request("x", None, 5.0)
+    renewal = advance(lost, error=expired())
+    assert isinstance(renewal, Locked)
+    assert next(renewal.flow) is not None  # the renewal is under way: the session is closed
+    assert core.server_info is None
+    waiting = core.request("x", None, None)
+    assert isinstance(advance(waiting), Locked)
 
 
 def test_an_unexpected_error_propagates_from_the_flow() -> None:

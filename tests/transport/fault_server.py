@@ -128,6 +128,25 @@ class Conn:
         if pause_s:
             await asyncio.sleep(pause_s)
 
+    async def whole(
+        self,
+        body: bytes,
+        *,
+        content_type: str = "application/json",
+        chunked: bool = False,
+        headers: dict[str, str] | None = None,
+    ) -> None:
+        """A 200 response with ``body`` in one write (head and body arrive together)."""
+        if chunked:
+            framed = f"{len(body):x}\r\n".encode() + body + b"\r\n0\r\n\r\n"
+            length = "Transfer-Encoding: chunked"
+        else:
+            framed, length = body, f"Content-Length: {len(body)}"
+        fields = "".join(f"{name}: {value}\r\n" for name, value in (headers or {}).items())
+        head = f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\n{fields}{length}\r\n\r\n"
+        self._writer.write(head.encode("latin-1") + framed)
+        await self._writer.drain()
+
     async def end(self) -> None:
         """End a chunked body."""
         if self._chunked:

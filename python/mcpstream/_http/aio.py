@@ -32,7 +32,7 @@ from ..server_requests import (
 from . import wire
 from .aio_io import Exchange, collect, read_limited, wait_set, within
 from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
+from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, complete_answer, listen_flow
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S, Abandoned
 from .core.modern import Negotiated, Negotiation
@@ -130,7 +130,26 @@ class AsyncMcpHttpTransport(
     async def _request(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         await self._after_get_answered(timeout_s)
-        return await self._run(self._request_flow(method, params, timeout_s, started))
+        one_shot = self._one_shot(method, params)
+        if one_shot is None:
+            return await self._run(self._request_flow(method, params, timeout_s, started))
+        # The one-shot path (see ``McpHttpTransport._request``): a cancellation while the POST
+        # is out is raised again by the flow's ``Send``, which tells the flow as always.
+        request_id, body = one_shot
+        ex = Exchange(self._client)
+        outcome: JsonRpcResponse | s.Head | s.Failed | Exception | asyncio.CancelledError
+        try:
+            request = self._one_shot_request(body, timeout_s)
+            outcome = await self._send_once(request, ex, method, request_id)
+        except (Exception, asyncio.CancelledError) as exc:
+            outcome = exc
+        except BaseException:
+            await ex.release()
+            raise
+        if isinstance(outcome, JsonRpcResponse):
+            return outcome
+        ex.preset = outcome
+        return await self._run(self._request_flow(method, params, timeout_s, started, one_shot), ex)
 
     async def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it (see ``McpHttpTransport.negotiate``)."""
@@ -338,9 +357,54 @@ class AsyncMcpHttpTransport(
                 await ex.release()
 
     async def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
+        preset = ex.preset
+        if preset is not None:  # the one-shot path sent this request already
+            ex.preset = None
+            if isinstance(preset, BaseException):
+                raise preset
+            return preset
         await ex.release()
-        timeout_s = step.request.timeout_s
-        request = with_dpop_proof(self._auth, step.request)
+        return await self._send_request(step.request, ex)
+
+    async def _send_once(
+        self, request: s.HttpRequest, ex: Exchange, method: str, request_id: Any
+    ) -> JsonRpcResponse | s.Head | s.Failed:
+        """Send the POST of a one-shot request (see ``McpHttpTransport._send_once``)."""
+        timeout_s = request.timeout_s
+        try:
+            async with asyncio.timeout(timeout_s):
+                received = await wire.aexchange(ex.client, request)
+        except TimeoutError as exc:  # before http_errors(), which has OSError, its base
+            return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
+        except wire.http_errors() as exc:
+            return wire.failure(exc)
+        if received is None:
+            return await self._send_request(request, ex)
+        try:
+            head = received.head()
+            whole = received.whole()
+            if whole is not None and "set-cookie" not in head.headers:
+                response = complete_answer(
+                    self._protocol,
+                    method=method,
+                    expected_id=request_id,
+                    timeout_s=timeout_s,
+                    head=head,
+                    body=whole,
+                )
+                if response is not None:
+                    await received.body.aclose()
+                    return response
+            ex.open(received.response(), time.monotonic() + timeout_s)
+        except BaseException:
+            received.body.drop()
+            raise
+        return head
+
+    async def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
+        """Send ``request``; its response is the one ``ex`` has open."""
+        timeout_s = request.timeout_s
+        request = with_dpop_proof(self._auth, request)
         try:
             async with asyncio.timeout(timeout_s):
                 response = await wire.asend(ex.client, request)

@@ -31,6 +31,10 @@ class Exchange:
         """True once a read was cancelled by its wait, which ends the body iterator too."""
         self.deadline: float | None = None
         """The deadline of the request whose response is open (for its error body)."""
+        self.preset: s.Head | s.Failed | BaseException | None = None
+        """The outcome of the flow's first ``Send`` (an exception: what sending it raised),
+        when the driver sent it already (the one-shot path of a request:
+        ``AsyncMcpHttpTransport._request``)."""
 
     def open(self, response: httpx.Response, deadline: float) -> None:
         """Take the response of a request whose operation ends at ``deadline``."""

@@ -16,6 +16,7 @@ from .._timeouts import call_timeout, check_connect_timeout
 from .._urls import check_url
 from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..jsonrpc import (
+    JsonRpcId,
     JsonRpcIdGenerator,
     JsonRpcNotification,
     JsonRpcRequest,
@@ -46,7 +47,7 @@ from .core.modern import (
 )
 from .core.relay import Relay
 from .core.sse_legacy import SseStream, host_initialize_flow, sse_call_flow
-from .core.steps import Flow
+from .core.steps import Flow, HttpRequest
 from .stack import HttpStack, StackName, stack_named, stack_of
 
 if TYPE_CHECKING:
@@ -271,9 +272,41 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         self._negotiated = negotiated
         return negotiated
 
+    def _one_shot(self, method: str, params: Any | None) -> tuple[JsonRpcId, bytes] | None:
+        """The id and body of a request that may take the one-shot path (the driver sends its
+        POST and takes a whole plain answer itself: ``complete_answer``; anything else goes on
+        in ``_request_flow`` given them), or None: the request takes the flow from its start.
+        Only a Streamable HTTP request of the handshake era with no auth hook qualifies, whose
+        flow's first step is that POST."""
+        protocol = self._protocol
+        if (
+            protocol.modern is not None
+            or method == "initialize"
+            or self._auth is not None
+            or protocol.closed
+            or protocol.sse_endpoint is not None
+            or self._sse is not None
+        ):
+            return None
+        request_id = self._ids.next()
+        payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
+        return request_id, protocol.encode(payload)
+
+    def _one_shot_request(self, body: bytes, timeout_s: float) -> HttpRequest:
+        """The POST of a one-shot request, as its flow's first step sends it."""
+        protocol = self._protocol
+        return protocol.request("POST", protocol.post_headers(), remaining_s=timeout_s, body=body)
+
     def _request_flow(
-        self, method: str, params: Any | None, timeout_s: float, now: float
+        self,
+        method: str,
+        params: Any | None,
+        timeout_s: float,
+        now: float,
+        one_shot: tuple[JsonRpcId, bytes] | None = None,
     ) -> Flow[JsonRpcResponse]:
+        """A request's flow (``one_shot``: the id and body of ``_one_shot``, whose POST the
+        driver sent already: its outcome answers the flow's first ``Send``)."""
         state = self._protocol.modern
         if state is not None:
             auth = self._auth
@@ -284,9 +317,13 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
                     channel, method, params, now=now, cache_key=cache_key
                 )
             )
-        request_id = self._ids.next()
-        payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
-        body = self._protocol.encode(payload)
+        request_id: JsonRpcId
+        if one_shot is None:
+            request_id = self._ids.next()
+            payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
+            body = self._protocol.encode(payload)
+        else:
+            request_id, body = one_shot
         sse = self._active_sse()
         if sse is None and method == "initialize":
             # A host's own handshake (the reference transport's API): the HTTP+SSE fallback.

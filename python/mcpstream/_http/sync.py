@@ -30,7 +30,7 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
+from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, complete_answer
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
@@ -177,7 +177,26 @@ class McpHttpTransport(
     def _request(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         self._after_get_answered(timeout_s)
-        return self._run(self._request_flow(method, params, timeout_s, started))
+        one_shot = self._one_shot(method, params)
+        if one_shot is None:
+            return self._run(self._request_flow(method, params, timeout_s, started))
+        # The one-shot path: the flow's first step (the POST) done here; a plain answer that
+        # arrived whole is the call's response, anything else goes on in the flow.
+        request_id, body = one_shot
+        ex = Exchange(self._client, self._closing)
+        outcome: JsonRpcResponse | s.Head | s.Failed | Exception
+        try:
+            request = self._one_shot_request(body, timeout_s)
+            outcome = self._send_once(request, ex, method, request_id)
+        except Exception as exc:  # the flow's to handle, as an action's exception
+            outcome = exc
+        except BaseException:
+            ex.release()
+            raise
+        if isinstance(outcome, JsonRpcResponse):
+            return outcome
+        ex.preset = outcome
+        return self._run(self._request_flow(method, params, timeout_s, started, one_shot), ex)
 
     def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it: ``server/discover`` for the stateless
@@ -311,7 +330,53 @@ class McpHttpTransport(
             return result
 
     def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
+        preset = ex.preset
+        if preset is not None:  # the one-shot path sent this request already
+            ex.preset = None
+            if isinstance(preset, Exception):
+                raise preset
+            return preset
         ex.release()
+        return self._send_request(step.request, ex)
+
+    def _send_once(
+        self, request: s.HttpRequest, ex: Exchange, method: str, request_id: Any
+    ) -> JsonRpcResponse | s.Head | s.Failed:
+        """Send the POST of a one-shot request (``_send_request`` on a client of another
+        transport): the response to ``request_id`` when a plain answer arrived whole with the
+        head (``complete_answer``), else the outcome of the flow's first ``Send``, its response
+        open in ``ex``."""
+        deadline = time.monotonic() + request.timeout_s
+        try:
+            with io_deadline(deadline):
+                received = wire.exchange(ex.client, request)
+        except wire.http_errors() as exc:
+            return wire.failure(exc)
+        if received is None:
+            return self._send_request(request, ex)
+        try:
+            head = received.head()
+            whole = received.whole()
+            if whole is not None and "set-cookie" not in head.headers:
+                response = complete_answer(
+                    self._protocol,
+                    method=method,
+                    expected_id=request_id,
+                    timeout_s=request.timeout_s,
+                    head=head,
+                    body=whole,
+                )
+                if response is not None:
+                    received.body.close()
+                    return response
+            ex.open(received.response(), deadline)
+        except BaseException:
+            received.body.close()
+            raise
+        return head
+
+    def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
+        """Send ``request``; its response is the one ``ex`` has open."""
         listener = ex.listener
         trace: Callable[[str, dict[str, Any]], None] | None
         if self._owns_client:
@@ -319,7 +384,7 @@ class McpHttpTransport(
         else:  # a host's client: its connection obeys the deadline too, where it can
             trace = deadline_trace(self._stack)
         extensions = {"trace": trace} if trace is not None else None
-        request = with_dpop_proof(self._auth, step.request)
+        request = with_dpop_proof(self._auth, request)
         deadline = time.monotonic() + request.timeout_s
         try:
             with io_deadline(deadline):

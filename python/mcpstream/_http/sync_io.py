@@ -17,7 +17,7 @@ import httpx
 from . import wire
 from .core import ListenStream, listen_flow
 from .core.sse_legacy import SseStream
-from .core.steps import Flow
+from .core.steps import Failed, Flow, Head
 
 __all__ = [
     "ChunkKind",
@@ -151,6 +151,9 @@ class Exchange:
         """True once such a read ran out of its wait, which ends the body."""
         self.deadline: float | None = None
         """The deadline of the request whose response is open (for its error body)."""
+        self.preset: Head | Failed | Exception | None = None
+        """The outcome of the flow's first ``Send``, when the driver sent it already (the
+        one-shot path of a request: ``McpHttpTransport._request``)."""
 
     def open(self, response: httpx.Response, deadline: float | None) -> None:
         self.response, self.chunks = response, wire.body_chunks(response)

@@ -8,9 +8,11 @@ One layer serves httpx and httpx2 clients alike: what differs between them (the 
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import time
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -20,20 +22,26 @@ from . import receive_buffer
 from .bodies import PIECE_BYTES, BodyDecoder, abody_chunks, body_chunks
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 from .h1 import whole_reader
+from .h1.base import Http1Base
+from .h1.pool import Http1Request, real_request
 from .httpx_clients import direct_transport
 from .stack import HttpStack, failure_groups, http_errors, stack_of
 
 __all__ = [
     "PIECE_BYTES",
     "BodyDecoder",
+    "Received",
     "Snippet",
     "abody_chunks",
+    "aexchange",
     "asend",
     "body_chunks",
     "build_request",
     "callback_failed",
+    "exchange",
     "failure",
     "head",
+    "head_fields",
     "http_errors",
     "lift_read_timeout",
     "logger",
@@ -78,12 +86,15 @@ def _direct_request(
     stack: HttpStack,
     request: HttpRequest,
     extensions: dict[str, Any] | None,
-) -> httpx.Request | None:
-    """The httpx request for ``request`` to hand to the client's transport directly, or None
-    when it must go through ``client.send``: a client not made by ``httpx_clients`` without
-    proxies (a host's client keeps all its settings), a closed one, one holding cookies, or a
-    URL with credentials in it (httpx turns them into basic auth)."""
-    if direct_transport(client) is None or client.is_closed or client.cookies:
+) -> httpx.Request | Http1Request | None:
+    """The request for ``request`` to hand to the client's transport directly, or None when it
+    must go through ``client.send``: a client not made by ``httpx_clients`` without proxies (a
+    host's client keeps all its settings), a closed one, one holding cookies, or a URL with
+    credentials in it (httpx turns them into basic auth). On the HTTP/1.1 transport of this
+    package a request with a body is an ``Http1Request`` (see ``_fields``), else the stack's
+    ``Request``."""
+    transport = direct_transport(client)
+    if transport is None or client.is_closed or client.cookies:
         return None
     url = request.url
     if "@" in url.partition("://")[2].partition("/")[0]:
@@ -91,15 +102,76 @@ def _direct_request(
     ext: dict[str, Any] = {"timeout": _timeouts(request)}
     if extensions:
         ext.update(extensions)
+    body = request.body
+    if body is not None and isinstance(transport, Http1Base):
+        fields = _fields(client, stack, request)
+        if fields is not None:
+            length = (b"Content-Length", b"%d" % len(body))
+            return Http1Request(
+                stack, request.method, _url(stack, url), [*fields, length], body, ext
+            )
+    return _stack_request(client, stack, request, ext)
+
+
+def _stack_request(
+    client: httpx.Client | httpx.AsyncClient,
+    stack: HttpStack,
+    request: HttpRequest,
+    extensions: dict[str, Any],
+) -> httpx.Request:
+    """The stack's ``Request`` for ``request``, with the client's default headers."""
     # The client's default headers under those of the request, as ``client.build_request``
     # merges them: names compare without case (the defaults' names are in lower case).
     given = {name.lower() for name in request.headers}
     headers = {name: value for name, value in client.headers.items() if name not in given}
     headers.update(request.headers)
     made: httpx.Request = stack.httpx.Request(
-        request.method, _url(stack, url), headers=headers, content=request.body, extensions=ext
+        request.method,
+        _url(stack, request.url),
+        headers=headers,
+        content=request.body,
+        extensions=extensions,
     )
     return made
+
+
+_FieldsKey = tuple[str, str, tuple[tuple[str, str], ...]]
+_FIELDS: weakref.WeakKeyDictionary[Any, dict[_FieldsKey, tuple[tuple[bytes, bytes], ...] | None]]
+_FIELDS = weakref.WeakKeyDictionary()
+"""By client, the fields of its requests by method, URL and headers (without the body's
+``Content-Length``): a session sends the same header block with every request, until its
+session id, protocol version or authorization changes."""
+
+_MAX_FIELD_SETS = 64
+"""Field sets kept per client: beyond it, all are forgotten (a client of many sessions)."""
+
+
+def _fields(
+    client: httpx.Client | httpx.AsyncClient, stack: HttpStack, request: HttpRequest
+) -> tuple[tuple[bytes, bytes], ...] | None:
+    """The fields the stack's ``Request`` for ``request`` holds before its ``Content-Length``
+    (the client's default headers merged, ``Host`` added, names and values checked and
+    encoded), taken the first time from one made the usual way (``_stack_request``: a header
+    it refuses raises as it does without this cache); None when that request's fields do not
+    end with the ``Content-Length`` of its body (then it is made each time). The default
+    headers of a client made by ``httpx_clients`` do not change."""
+    known = _FIELDS.get(client)
+    if known is None:
+        known = _FIELDS[client] = {}
+    key = (request.method, request.url, tuple(request.headers.items()))
+    try:
+        return known[key]
+    except KeyError:
+        pass
+    assert request.body is not None
+    raw = _stack_request(client, stack, request, {}).headers.raw
+    fields: tuple[tuple[bytes, bytes], ...] | None = None
+    if raw and raw[-1] == (b"Content-Length", b"%d" % len(request.body)):
+        fields = tuple(raw[:-1])
+    if len(known) >= _MAX_FIELD_SETS:
+        known.clear()
+    known[key] = fields
+    return fields
 
 
 @functools.lru_cache(maxsize=64)
@@ -111,12 +183,15 @@ def _url(stack: HttpStack, url: str) -> httpx.URL:
 
 
 def _sent(
-    client: httpx.Client | httpx.AsyncClient, response: httpx.Response, request: httpx.Request
+    client: httpx.Client | httpx.AsyncClient,
+    response: httpx.Response,
+    request: httpx.Request | Http1Request,
 ) -> httpx.Response:
-    response.request = request
+    response.request = request  # type: ignore[assignment]  # an Http1Request: see _fields
     receive_buffer.install(response)
     if "set-cookie" in response.headers:
         # What ``client.send`` does; the next requests then go through it, with the cookies.
+        response.request = real_request(request)
         client.cookies.extract_cookies(response)
     return response
 
@@ -144,7 +219,7 @@ def send(
     try:
         response = direct_transport(client).handle_request(direct)
     except stack.httpx.RequestError as exc:
-        exc.request = direct
+        exc.request = real_request(direct)
         raise
     return _sent(client, response, direct)
 
@@ -162,9 +237,99 @@ async def asend(
     try:
         response = await direct_transport(client).handle_async_request(direct)
     except stack.httpx.RequestError as exc:
-        exc.request = direct
+        exc.request = real_request(direct)
         raise
     return _sent(client, response, direct)
+
+
+def head_fields(stack: HttpStack, raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
+    """``dict(Headers(raw).items())`` of ``stack``: names in lower case, the values of a
+    repeated name joined with ", ". Made here when every name and value is ASCII (then httpx
+    decodes them all as ASCII), else by the stack's ``Headers`` (its fallback encodings)."""
+    fields: dict[str, str] = {}
+    for name, value in raw:
+        if not (name.isascii() and value.isascii()):
+            return dict(stack.httpx.Headers(raw).items())
+        key = name.decode("ascii").lower()
+        text = value.decode("ascii")
+        fields[key] = f"{fields[key]}, {text}" if key in fields else text
+    return fields
+
+
+class Received:
+    """The answer of the HTTP/1.1 transport of this package to an ``Http1Request``, its head
+    arrived, before the stack's ``Response``: that is made only when the answer is handed on
+    (``response``), as ``send`` returns it."""
+
+    __slots__ = ("_client", "_request", "_transport", "body", "connection", "framing")
+
+    def __init__(
+        self,
+        client: httpx.Client | httpx.AsyncClient,
+        transport: Any,
+        request: Http1Request,
+        received: tuple[Any, Any, Any],
+    ) -> None:
+        self._client, self._transport, self._request = client, transport, request
+        self.framing, self.body, self.connection = received
+
+    def head(self) -> Head:
+        """The ``Head`` (as ``head`` makes it of the response)."""
+        fields = head_fields(self._transport._stack, self.framing.headers)
+        return Head(time.monotonic(), self.framing.status, fields)
+
+    def whole(self) -> bytes | None:
+        """The whole body when it arrived with the head (nothing is left to read), else
+        None. Reads nothing."""
+        whole: bytes | None = self.body.arrived_whole()
+        return whole
+
+    def response(self) -> httpx.Response:
+        """The stack's response, as ``send`` returns it."""
+        made = self._transport._response(self.framing, self.body, self.connection, self._request)
+        return _sent(self._client, made, self._request)
+
+
+def _exchanged(
+    client: httpx.Client | httpx.AsyncClient, request: HttpRequest
+) -> tuple[Any, Http1Request] | None:
+    """The HTTP/1.1 transport of ``client`` and the ``Http1Request`` for ``request``, or None
+    when ``send`` is to send it (see ``_direct_request``)."""
+    transport = direct_transport(client)
+    if not isinstance(transport, Http1Base) or request.body is None:
+        return None
+    direct = _direct_request(client, stack_of(client), request, None)
+    return (transport, direct) if isinstance(direct, Http1Request) else None
+
+
+def exchange(client: httpx.Client, request: HttpRequest) -> Received | None:
+    """Send ``request`` as ``send`` does when the client's transport is the HTTP/1.1 transport
+    of this package and the request has a body; its ``Received`` answer once the head
+    arrived. None when ``send`` is to send it (nothing was sent)."""
+    found = _exchanged(client, request)
+    if found is None:
+        return None
+    transport, direct = found
+    try:
+        received = transport.exchange(direct)
+    except transport._stack.httpx.RequestError as exc:
+        exc.request = direct.materialize()
+        raise
+    return Received(client, transport, direct, received)
+
+
+async def aexchange(client: httpx.AsyncClient, request: HttpRequest) -> Received | None:
+    """``exchange`` for an ``httpx.AsyncClient``."""
+    found = _exchanged(client, request)
+    if found is None:
+        return None
+    transport, direct = found
+    try:
+        received = await transport.exchange(direct)
+    except transport._stack.httpx.RequestError as exc:
+        exc.request = direct.materialize()
+        raise
+    return Received(client, transport, direct, received)
 
 
 def head(response: httpx.Response) -> Head:
@@ -189,6 +354,12 @@ def failure(exc: BaseException) -> Failed:
     """``exc``, raised by the HTTP stack (or a reader thread), as the core's ``Failed``: sorted
     by the groups of whichever stack raised it (an httpx2 failure is sorted as its httpx twin,
     and so reaches the host as the same ``mcpstream.errors`` class)."""
+    # A body read of an ``Http1Request``'s response: httpx names the response's request in the
+    # error; the host sees the stack's own.
+    with contextlib.suppress(AttributeError, RuntimeError):
+        named = exc.request  # type: ignore[attr-defined]
+        if isinstance(named, Http1Request):
+            exc.request = named.materialize()  # type: ignore[attr-defined]
     connect_timeout, timeout, transport = failure_groups(exc)
     if connect_timeout:
         kind = FailureKind.CONNECT_TIMEOUT

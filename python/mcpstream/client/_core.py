@@ -255,14 +255,25 @@ class SessionCore:
         assert self.server_info is not None
         return self.server_info, self.generation
 
+    def _session(self) -> Flow[tuple[ServerInfo, int]]:
+        """The open session and its generation: initialized first, under the session lock,
+        when it is not open (a renewal under way has closed it: its lock is waited for). An
+        open one is read without the lock, which would be released before the request is sent
+        all the same."""
+        server_info = self.server_info
+        if server_info is not None:
+            return server_info, self.generation
+        session: tuple[ServerInfo, int] = yield Locked(self._open())
+        return session
+
     def _renew(self, generation: int) -> Flow[None]:
         if self.generation != generation:
             return  # another thread or task renewed it already
         logger.info(
             "MCP server %r lost the session; initializing a new one", self.settings.server.id
         )
+        self.server_info = None  # first: a request reading it unlocked waits for the lock
         self.state.reset_session_state()
-        self.server_info = None
         yield from self._handshake("legacy")  # only the handshake era has sessions to lose
         self.session_renewals += 1
         yield from self._restore_session()
@@ -278,7 +289,7 @@ class SessionCore:
         """Send a request in the session (initialized first if need be); its result. When the
         server lost the session, a new one is initialized and the request sent again once,
         unless it may have run (``retry_after_expiry``)."""
-        _, generation = yield Locked(self._open())
+        _, generation = yield from self._session()
         if self.log_level is not None and self._modern:
             params = with_log_level(params, self.log_level)  # the 2026-07-28 log opt-in
         step = Request(method, params, call_timeout(timeout_s, self.settings.request_timeout_s))
@@ -364,7 +375,7 @@ class SessionCore:
         as_task: bool,
     ) -> Flow[ToolResult | TaskState]:
         params = tool_call_params(name, arguments, progress_token=token, meta=meta)
-        yield Locked(self._open())
+        yield from self._session()
         modern = self._modern
         offered = not modern and offers_tool_tasks(self._capabilities())
         if offered and as_task and name not in self.tool_task_support:

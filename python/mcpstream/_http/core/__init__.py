@@ -44,7 +44,15 @@ then ``modern``.
 from __future__ import annotations
 
 from .exchange import CallExchange
-from .flows import Stepper, answer_flow, call_flow, delete_flow, listen_flow, resume_flow
+from .flows import (
+    Stepper,
+    answer_flow,
+    call_flow,
+    complete_answer,
+    delete_flow,
+    listen_flow,
+    resume_flow,
+)
 from .listen import ListenStream
 from .protocol import (
     DEFAULT_MAX_QUEUED_NOTIFICATIONS,
@@ -63,6 +71,7 @@ __all__ = [
     "Stepper",
     "answer_flow",
     "call_flow",
+    "complete_answer",
     "delete_flow",
     "listen_flow",
     "resume_flow",

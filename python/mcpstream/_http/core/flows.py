@@ -84,7 +84,15 @@ from .steps import (
     StreamAnswered,
 )
 
-__all__ = ["Stepper", "answer_flow", "call_flow", "delete_flow", "listen_flow", "resume_flow"]
+__all__ = [
+    "Stepper",
+    "answer_flow",
+    "call_flow",
+    "complete_answer",
+    "delete_flow",
+    "listen_flow",
+    "resume_flow",
+]
 
 A = TypeVar("A", bound=Outcome)
 B = TypeVar("B", bound=Outcome)
@@ -422,6 +430,62 @@ def _take_post_answer(
     if kind is not BodyKind.SSE:
         return None
     return (yield from _read_sse(call, call.open_sse(headers=head.headers, now=call.now)))
+
+
+def complete_answer(
+    protocol: McpHttpProtocol,
+    *,
+    method: str,
+    expected_id: JsonRpcId,
+    timeout_s: float,
+    head: Head,
+    body: bytes,
+) -> JsonRpcResponse | None:
+    """The response to the request ``expected_id`` when the answer to its POST arrived whole
+    with its ``head`` (``body``: all of it, as received) and is the plain case: a 2xx
+    ``application/json`` body, or an event stream that ended, carrying that response and
+    nothing else. None for anything else (an error status, a challenge, a compressed body, a
+    notification or a server request, a response missing or malformed, a stream to resume):
+    the driver then runs ``call_flow`` with this very answer (``Send``'s first outcome), which
+    decides, reads, delivers or raises as it does for every answer. What is done here is what
+    ``_take_post_answer`` and ``_read_sse_events`` do for the plain case, with the same
+    ``CallExchange``, and nothing that the flow would do otherwise."""
+    headers = head.headers
+    if (
+        not 200 <= head.status_code < 300
+        or "content-encoding" in headers
+        or protocol.sse_endpoint is not None
+        or protocol.closed
+    ):
+        return None
+    call = CallExchange(
+        protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=head.now
+    )
+    try:
+        kind = protocol.classify_post_answer(
+            method=method,
+            expects_response=True,
+            status_code=head.status_code,
+            headers=headers,
+            challengeable=protocol.has_auth,
+        )
+        if kind is BodyKind.JSON:
+            call.check_length(headers)
+            call.take_json_body(body)
+        elif kind is BodyKind.SSE:
+            sse = call.open_sse(headers=headers, now=head.now)
+            if sse.feed(body, head.now):
+                return None  # a server request: the flow answers it
+            requests, resume = sse.ended(head.now)
+            if requests or resume is not None:
+                return None
+        else:
+            return None
+    except Exception:  # the flow raises it, in its own way (marked, after deliveries)
+        return None
+    if call.notifications:
+        return None  # the flow routes them, in order
+    return call.response
 
 
 def _streaming(flow: Flow[R]) -> Flow[R]:

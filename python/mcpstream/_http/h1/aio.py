@@ -349,6 +349,12 @@ class AsyncHttp1(Http1Base[Connection]):
     async def handle_async_request(self, request: Any) -> Any:
         """Send ``request`` on a pooled or new connection; return the response once its head
         has arrived (the body streams as it is read)."""
+        return self._response(*await self.exchange(request), request)
+
+    async def exchange(self, request: Any) -> tuple[Any, Any, Connection]:
+        """``handle_async_request`` short of the stack's response: the framing holding the
+        head, the body (the stack's ``AsyncByteStream``) and the connection
+        (``network_stream``)."""
         prepared = prepare(self._stack, request, self._heads)
         connection, _ = await self._acquire(prepared.key, request)
         timer = _Timer(connection.loop)
@@ -364,7 +370,7 @@ class AsyncHttp1(Http1Base[Connection]):
             timer.cancel()
             body.drop()
             raise
-        return self._response(framing, body, connection, request)
+        return framing, body, connection
 
     async def _send(
         self, connection: Connection, timer: _Timer, request: Any, prepared: Prepared
@@ -476,6 +482,14 @@ class _Body:
         self._timer.cancel()
         if connection is not None:
             self._transport._lost(connection)
+
+    def arrived_whole(self) -> bytes | None:
+        """The whole body when all of it arrived (the response is complete and nothing of it
+        was taken yet), else None. Reads nothing, takes nothing."""
+        if not self._framing.complete:
+            return None
+        connection = self._connection
+        return b"" if connection is None else b"".join(connection.body)
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         try:

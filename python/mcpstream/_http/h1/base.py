@@ -20,6 +20,7 @@ from .pool import (
     Limits,
     Prepared,
     protocol_error,
+    real_request,
     response_extensions,
     reusable,
 )
@@ -148,8 +149,11 @@ class Http1Base(Generic[C]):
     # -- the stack's exceptions --------------------------------------------------------------
 
     def _error(self, name: str, message: object, request: Any) -> Exception:
-        """The stack's exception ``name`` (``ReadError``, ...) for ``request``."""
-        error: Exception = getattr(self._stack.httpx, name)(str(message), request=request)
+        """The stack's exception ``name`` (``ReadError``, ...) for ``request`` (the stack's
+        ``Request``, an ``Http1Request`` materialized)."""
+        error: Exception = getattr(self._stack.httpx, name)(
+            str(message), request=real_request(request)
+        )
         return error
 
     def _timed_out(self, name: str, exc: BaseException | None, request: Any) -> Exception:

@@ -31,6 +31,7 @@ __all__ = [
     "LAST_CHUNK",
     "SMALL_BODY",
     "Heads",
+    "Http1Request",
     "IdlePool",
     "Key",
     "Limits",
@@ -40,6 +41,7 @@ __all__ = [
     "new_framing",
     "prepare",
     "protocol_error",
+    "real_request",
     "response_extensions",
     "reusable",
     "timeout_of",
@@ -171,6 +173,63 @@ class Heads:
         return b"%bContent-Length: %b\r\n\r\n" % (start, length), chunked, closes
 
 
+class _Fields:
+    """The ``headers`` of an ``Http1Request``: only ``raw``, as the transports read them."""
+
+    __slots__ = ("raw",)
+
+    def __init__(self, raw: list[tuple[bytes, bytes]]) -> None:
+        self.raw = raw
+
+
+class Http1Request:
+    """A request with a whole body, handed to a transport of this package in place of the
+    stack's ``Request`` by mcpstream's own drivers (``wire.send``): the attributes the
+    transports read (``method``, ``url``, ``headers.raw``, ``stream``, ``extensions``), from
+    fields already normalized, as the stack's ``Request`` would hold them (the drivers take
+    them from one made the usual way: ``fields`` are its fields). Building the stack's
+    ``Request`` costs more than the rest of sending a small request; it is made only when
+    something outside the transport needs it (``materialize``: an exception names it)."""
+
+    __slots__ = ("_real", "_stack", "body", "extensions", "headers", "method", "stream", "url")
+
+    def __init__(
+        self,
+        stack: HttpStack,
+        method: str,
+        url: Any,
+        fields: list[tuple[bytes, bytes]],
+        body: bytes,
+        extensions: dict[str, Any],
+    ) -> None:
+        self._stack = stack
+        self.method = method
+        self.url = url
+        self.headers = _Fields(fields)
+        self.body = body
+        self.stream = stack.httpx.ByteStream(body)
+        self.extensions = extensions
+        self._real: Any = None
+
+    def materialize(self) -> Any:
+        """The stack's ``Request`` with the same method, URL, fields, body and extensions (made
+        once)."""
+        if self._real is None:
+            self._real = self._stack.httpx.Request(
+                self.method,
+                self.url,
+                headers=self.headers.raw,
+                content=self.body,
+                extensions=self.extensions,
+            )
+        return self._real
+
+
+def real_request(request: Any) -> Any:
+    """The stack's ``Request`` for ``request`` (an ``Http1Request`` is materialized)."""
+    return request.materialize() if isinstance(request, Http1Request) else request
+
+
 def prepare(stack: HttpStack, request: Any, heads: Heads) -> Prepared:
     """``request`` (an ``httpx.Request`` of ``stack``) ready to write, its head from ``heads``.
     Raises the stack's ``UnsupportedProtocol`` for a scheme other than http and https, its
@@ -179,7 +238,8 @@ def prepare(stack: HttpStack, request: Any, heads: Heads) -> Prepared:
     scheme = url.raw_scheme
     if scheme not in DEFAULT_PORTS:
         raise stack.httpx.UnsupportedProtocol(
-            f"Request URL has an unsupported protocol '{url.scheme}://'.", request=request
+            f"Request URL has an unsupported protocol '{url.scheme}://'.",
+            request=real_request(request),
         )
     key: Key = (scheme, url.raw_host, url.port or DEFAULT_PORTS[scheme])
     raw = request.headers.raw
@@ -190,7 +250,7 @@ def prepare(stack: HttpStack, request: Any, heads: Heads) -> Prepared:
         bad = _bad_field(raw) if "header" in message else ""
         if bad:
             message += f" in the field {bad!r}: <redacted>"
-        raise stack.httpx.LocalProtocolError(message, request=request) from exc
+        raise stack.httpx.LocalProtocolError(message, request=real_request(request)) from exc
     body: bytes | None = None
     stream = request.stream
     if isinstance(stream, stack.httpx.ByteStream):

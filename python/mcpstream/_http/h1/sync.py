@@ -232,6 +232,11 @@ class SyncHttp1(Http1Base[Connection]):
     def handle_request(self, request: Any) -> Any:
         """Send ``request`` on a pooled or new connection; return the response once its head
         has arrived (the body streams as it is read)."""
+        return self._response(*self.exchange(request), request)
+
+    def exchange(self, request: Any) -> tuple[Any, Any, Connection]:
+        """``handle_request`` short of the stack's response: the framing holding the head, the
+        body (the stack's ``SyncByteStream``) and the connection (``network_stream``)."""
         prepared = prepare(self._stack, request, self._heads)
         while True:
             connection, reused = self._acquire(prepared.key, request)
@@ -292,12 +297,14 @@ class SyncHttp1(Http1Base[Connection]):
         except OSError as exc:
             raise self._error("WriteError", exc, request) from exc
 
-    def _receive(self, connection: Connection, request: Any, prepared: Prepared, keep: bool) -> Any:
+    def _receive(
+        self, connection: Connection, request: Any, prepared: Prepared, keep: bool
+    ) -> tuple[Any, Any, Connection]:
         framing = new_framing(request, self._limits)
         body = stream_type(_Body, self._stack, "SyncByteStream")
         stream = body(self, connection, framing, request, prepared, keep)
         stream.read_head()
-        return self._response(framing, stream, connection, request)
+        return framing, stream, connection
 
     def close(self) -> None:
         """Close every idle connection; responses still being read close theirs when done."""
@@ -441,6 +448,13 @@ class _Body:
         connection, self._connection = self._connection, None
         if connection is not None:
             self._transport._lost(connection)
+
+    def arrived_whole(self) -> bytes | None:
+        """The whole body when it arrived with the head (the response is complete, its
+        connection back in the pool or closed), else None. Reads nothing, takes nothing."""
+        if not self._framing.complete:
+            return None
+        return b"".join(self._pending)
 
     def close(self) -> None:
         """Closing before the end closes the connection: a body left unread cannot be
