@@ -1,10 +1,10 @@
 """One small ``tools/call`` on an open session, sync and async, from the floors up to
 mcpstream's clients over httpx and over the HTTP/1.1 transport (``mcpstream._http.h1``).
 
-``python benches/h1_small_call.py [--rounds N] [--calls N] [--json FILE]`` starts the replay
-server (``replay_server.py``, a process of its own) and measures, in this one process, rounds
-alternating (the order of the sides turns each round), the wall time and CPU time
-(``time.process_time``) per call of:
+``python benches/h1_small_call.py [--rounds N] [--calls N] [--json FILE] [--loop uvloop]
+[--concurrent N]`` starts the replay server (``replay_server.py``, a process of its own) and
+measures, in this one process, rounds alternating (the order of the sides turns each round),
+the wall time and CPU time (``time.process_time``) per call of:
 
 - sync: ``socket`` (the request bytes on a bare keep-alive socket, the answer read to the end
   of its chunked body: the floor), ``httpx`` and ``httpx2`` (bare ``Client.post``, the body
@@ -14,7 +14,10 @@ alternating (the order of the sides turns each round), the wall time and CPU tim
 - async: ``streams`` (asyncio streams: the floor), ``httpx``, ``httpx2``, ``httpx-h1``,
   ``client``, ``client-h1``, the same over ``AsyncClient`` and ``AsyncHttp1Transport``.
 
-Medians per call are printed with their ratio to the floor. Every call checks that its answer
+Medians per call are printed with their ratio to the floor. ``--concurrent N`` runs the async
+sides as N sessions each, all calling at once on the one event loop (``--calls`` each per
+round); ``--loop uvloop`` runs the async sides on uvloop's event loop (a host's choice, not a
+dependency of mcpstream). Every call checks that its answer
 holds the tool's result. ``--callgrind`` counts instructions per call instead (valgrind's
 callgrind, each side in a process of its own run at two numbers of calls: the difference per
 call, so that start-up and the session's opening cancel out); ``--only SIDE`` (``sync:client``)
@@ -304,6 +307,38 @@ async def run_async(url: str, sides: tuple[str, ...], rounds: int, calls: int) -
     return samples
 
 
+async def run_concurrent(
+    url: str, sides: tuple[str, ...], sessions: int, rounds: int, calls: int
+) -> Samples:
+    """``--concurrent N``: each async side as ``N`` sessions open at once, all making their
+    ``calls`` calls at the same time on the one event loop; per call, the round's wall and CPU
+    time over all its calls (the sessions' opening not counted)."""
+    made = {side: [make_async(side) for _ in range(sessions)] for side in sides}
+    for side in sides:
+        await asyncio.gather(*(one.open(url) for one in made[side]))
+    samples: Samples = {side: [] for side in sides}
+
+    async def each(one: Any, count: int) -> None:
+        for _ in range(count):
+            await one()
+
+    try:
+        for index in range(rounds + 1):
+            order = sides if index % 2 == 0 else tuple(reversed(sides))
+            for side in order:
+                wall, cpu = time.perf_counter(), time.process_time()
+                await asyncio.gather(*(each(one, calls) for one in made[side]))
+                total = sessions * calls
+                if index:  # the first round warms up
+                    samples[side].append(
+                        ((time.perf_counter() - wall) / total, (time.process_time() - cpu) / total)
+                    )
+    finally:
+        for side in sides:
+            await asyncio.gather(*(one.close() for one in made[side]))
+    return samples
+
+
 def report(kind: str, samples: Samples) -> dict[str, dict[str, float]]:
     floor = FLOORS[kind]
     floor_wall = statistics.median(wall for wall, _ in samples[floor])
@@ -387,6 +422,15 @@ def callgrind(url: str, sides: dict[str, tuple[str, ...]], calls: int) -> dict[s
     return results
 
 
+def _loop_factory(name: str) -> Callable[[], asyncio.AbstractEventLoop] | None:
+    """The event loop factory of ``--loop``: None for asyncio's own."""
+    if name == "uvloop":
+        import uvloop
+
+        return uvloop.new_event_loop
+    return None
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rounds", type=int, default=11)
@@ -397,6 +441,18 @@ def main() -> None:
     parser.add_argument("--url", help="a replay server already running (for --only)")
     parser.add_argument("--sides", help="a comma-separated subset of the sides (the floor kept)")
     parser.add_argument("--json", type=Path, help="write the medians here")
+    parser.add_argument(
+        "--concurrent",
+        type=int,
+        metavar="N",
+        help="async only: N sessions of each side calling at once (--calls each per round)",
+    )
+    parser.add_argument(
+        "--loop",
+        choices=("asyncio", "uvloop"),
+        default="asyncio",
+        help="the event loop of the async sides (uvloop: what a host may choose; not a dependency)",
+    )
     args = parser.parse_args()
     if args.only:
         kind, side = args.only.split(":", 1)
@@ -419,7 +475,15 @@ def main() -> None:
                 samples = run_sync(url, sides["sync"], args.rounds, args.calls)
                 results["sync"] = report("sync", samples)
             if "async" in kinds:
-                samples = asyncio.run(run_async(url, sides["async"], args.rounds, args.calls))
+                runner = asyncio.Runner(loop_factory=_loop_factory(args.loop))
+                with runner:
+                    if args.concurrent:
+                        run = run_concurrent(
+                            url, sides["async"], args.concurrent, args.rounds, args.calls
+                        )
+                    else:
+                        run = run_async(url, sides["async"], args.rounds, args.calls)
+                    samples = runner.run(run)
                 results["async"] = report("async", samples)
     if args.json:
         args.json.write_text(json.dumps(results, indent=2))
