@@ -32,7 +32,7 @@ from ..server_requests import (
 from . import wire
 from .aio_io import Exchange, collect, read_limited, wait_set, within
 from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, complete_answer, listen_flow
+from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S, Abandoned
 from .core.modern import Negotiated, Negotiation
@@ -381,20 +381,12 @@ class AsyncMcpHttpTransport(
         if received is None:
             return await self._send_request(request, ex)
         try:
-            head = received.head()
-            whole = received.whole()
-            if whole is not None and "set-cookie" not in head.headers:
-                response = complete_answer(
-                    self._protocol,
-                    method=method,
-                    expected_id=request_id,
-                    timeout_s=timeout_s,
-                    head=head,
-                    body=whole,
-                )
-                if response is not None:
-                    await received.body.aclose()
-                    return response
+            head, response = received.plain_answer(
+                self._protocol, method=method, request_id=request_id, timeout_s=timeout_s
+            )
+            if response is not None:
+                await received.body.aclose()
+                return response
             ex.open(received.response(), time.monotonic() + timeout_s)
         except BaseException:
             received.body.drop()

@@ -30,7 +30,7 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, complete_answer
+from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
@@ -355,20 +355,12 @@ class McpHttpTransport(
         if received is None:
             return self._send_request(request, ex)
         try:
-            head = received.head()
-            whole = received.whole()
-            if whole is not None and "set-cookie" not in head.headers:
-                response = complete_answer(
-                    self._protocol,
-                    method=method,
-                    expected_id=request_id,
-                    timeout_s=request.timeout_s,
-                    head=head,
-                    body=whole,
-                )
-                if response is not None:
-                    received.body.close()
-                    return response
+            head, response = received.plain_answer(
+                self._protocol, method=method, request_id=request_id, timeout_s=request.timeout_s
+            )
+            if response is not None:
+                received.body.close()
+                return response
             ex.open(received.response(), deadline)
         except BaseException:
             received.body.close()

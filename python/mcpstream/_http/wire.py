@@ -18,8 +18,10 @@ from typing import Any
 
 import httpx
 
+from ..jsonrpc import JsonRpcId, JsonRpcResponse
 from . import receive_buffer
 from .bodies import PIECE_BYTES, BodyDecoder, abody_chunks, body_chunks
+from .core import McpHttpProtocol, complete_answer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 from .h1 import whole_reader
 from .h1.base import Http1Base
@@ -283,6 +285,26 @@ class Received:
         None. Reads nothing."""
         whole: bytes | None = self.body.arrived_whole()
         return whole
+
+    def plain_answer(
+        self, protocol: McpHttpProtocol, *, method: str, request_id: JsonRpcId, timeout_s: float
+    ) -> tuple[Head, JsonRpcResponse | None]:
+        """The ``Head``, and the response to ``request_id`` where the whole answer arrived with
+        it and is the plain case (``core.complete_answer``; not with a cookie to keep, which
+        the client's cookie jar takes from the stack's response). Reads nothing."""
+        head = self.head()
+        whole = self.whole()
+        if whole is None or "set-cookie" in head.headers:
+            return head, None
+        response = complete_answer(
+            protocol,
+            method=method,
+            expected_id=request_id,
+            timeout_s=timeout_s,
+            head=head,
+            body=whole,
+        )
+        return head, response
 
     def response(self) -> httpx.Response:
         """The stack's response, as ``send`` returns it."""
