@@ -1047,3 +1047,15 @@ def test_a_large_body_is_read_whole_over_tls(
 def test_only_the_transports_bodies_are_read_whole(client: Any) -> None:
     assert whole_reader(iter([b"x"])) is None
     assert whole_reader(httpx.ByteStream(b"x")) is None
+
+
+def test_a_connections_buffer_is_refilled_only_with_no_view_of_it_left() -> None:
+    from mcpstream._http.h1.base import renewed
+
+    buffer = renewed(None, 4)
+    buffer.open(4)
+    view = buffer.view()
+    again = renewed(buffer, 4)  # a view still exported: a buffer of its own
+    assert again is not buffer
+    view.release()
+    assert renewed(buffer, 4) is buffer
