@@ -20,6 +20,13 @@ from mcpstream.errors import McpHttpTransportError, McpHttpTransportProtocolErro
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
 
 
+@pytest.fixture(autouse=True)
+def h1_transport(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The own client on mcpstream's HTTP/1.1 transport, whose path this is, also in the suite's
+    run over httpx's transport (``MCPSTREAM_H1_TRANSPORT=0``)."""
+    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "1")
+
+
 @pytest.fixture
 def flows(monkeypatch: pytest.MonkeyPatch) -> list[object]:
     """The flows the drivers run (recorded, then run as usual)."""
