@@ -12,8 +12,9 @@
 #    unless each wheel holds exactly one extension module, the one for its own Python.
 # 3. For each Python of --pythons (x86_64; default: all of them) and of --aarch64 (default:
 #    none; "oldest" and "newest" name the ends of the list in both): a fresh venv of that
-#    Python, the wheel installed in it with the demo extra, pytest, hypothesis and the
-#    OpenTelemetry SDK (the telemetry tests) at the versions of requirements/constraints.txt,
+#    Python, the wheel installed in it with the demo extra, pytest, hypothesis, the
+#    OpenTelemetry SDK (the telemetry tests) and uvloop (the HTTP/1.1 transport's tests run on
+#    its event loop too) at the versions of requirements/constraints.txt,
 #    then the suites run against the installed
 #    package, from a copy of tests/ in a temporary directory, under `env -i` with a PATH of the
 #    venv and /usr/bin:/bin only (no cargo or rustc: checked) and no PYTHONPATH. A check step
@@ -459,7 +460,7 @@ for target in "${targets[@]}"; do
   # compile step only warns).
   PIP_CACHE_DIR=$cache/pip "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-compile --constraint requirements/constraints.txt "$wheel[demo]" pytest pytest-xdist \
-    hypothesis opentelemetry-sdk
+    hypothesis opentelemetry-sdk uvloop
   note_time "$arch CPython $py: venv and install" "$t"
   if clean_env "$venv" sh -c 'command -v cargo || command -v rustc || command -v rustup'; then
     echo "wheels.sh: a Rust toolchain is reachable in the test environment" >&2
