@@ -139,8 +139,7 @@ class AsyncMcpHttpTransport(
         ex = Exchange(self._client)
         outcome: JsonRpcResponse | s.Head | s.Failed | Exception | asyncio.CancelledError
         try:
-            request = self._one_shot_request(body, timeout_s)
-            outcome = await self._send_once(request, ex, method, request_id)
+            outcome = await self._send_once(body, timeout_s, ex, method, request_id)
         except (Exception, asyncio.CancelledError) as exc:
             outcome = exc
         except BaseException:
@@ -367,19 +366,23 @@ class AsyncMcpHttpTransport(
         return await self._send_request(step.request, ex)
 
     async def _send_once(
-        self, request: s.HttpRequest, ex: Exchange, method: str, request_id: Any
+        self, body: bytes, timeout_s: float, ex: Exchange, method: str, request_id: Any
     ) -> JsonRpcResponse | s.Head | s.Failed:
         """Send the POST of a one-shot request (see ``McpHttpTransport._send_once``)."""
-        timeout_s = request.timeout_s
+        lane = self._one_shot_lane(body, timeout_s)
+        if lane is None:
+            return await self._send_request(self._one_shot_request(body, timeout_s), ex)
         try:
             async with asyncio.timeout(timeout_s):
-                received = await wire.aexchange(ex.client, request)
+                received = await lane.aexchange(
+                    body, timeout_s, self._protocol.connect_within(timeout_s)
+                )
         except TimeoutError as exc:  # before http_errors(), which has OSError, its base
             return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
         except wire.http_errors() as exc:
             return wire.failure(exc)
         if received is None:
-            return await self._send_request(request, ex)
+            return await self._send_request(self._one_shot_request(body, timeout_s), ex)
         try:
             head, response = received.plain_answer(
                 self._protocol, method=method, request_id=request_id, timeout_s=timeout_s

@@ -27,6 +27,7 @@ from ..jsonrpc import (
 from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestContext
+from . import wire
 from .auth import StoredCredentials
 from .core import (
     DEFAULT_MAX_QUEUED_NOTIFICATIONS,
@@ -132,6 +133,8 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         """OpenTelemetry of the messages the host sends through ``request``,
         ``send_notification`` and ``negotiate`` (None: a ``Client``'s transport, whose client
         records them itself)."""
+        self._lane: tuple[tuple[object, ...], wire.Lane | None] | None = None
+        """The lane of one-shot POSTs, and the session's headers it was made for."""
         self._sse: SseStream | None = None
         """The HTTP+SSE stream (2024-11-05) the transport speaks over, set by the driver when
         a flow opens one (``OpenStream``); None over Streamable HTTP."""
@@ -296,6 +299,18 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         """The POST of a one-shot request, as its flow's first step sends it."""
         protocol = self._protocol
         return protocol.request("POST", protocol.post_headers(), remaining_s=timeout_s, body=body)
+
+    def _one_shot_lane(self, body: bytes, timeout_s: float) -> wire.Lane | None:
+        """The ``wire.Lane`` of the one-shot POSTs (``body`` and ``timeout_s``: this one's),
+        made again when the session's headers change; None when the client sends them
+        (``wire.lane``)."""
+        state = self._protocol.post_state
+        known = self._lane
+        if known is not None and known[0] == state:
+            return known[1]
+        made = wire.lane(self._client, self._one_shot_request(body, timeout_s))
+        self._lane = (state, made)
+        return made
 
     def _request_flow(
         self,

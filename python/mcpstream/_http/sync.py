@@ -186,8 +186,7 @@ class McpHttpTransport(
         ex = Exchange(self._client, self._closing)
         outcome: JsonRpcResponse | s.Head | s.Failed | Exception
         try:
-            request = self._one_shot_request(body, timeout_s)
-            outcome = self._send_once(request, ex, method, request_id)
+            outcome = self._send_once(body, timeout_s, ex, method, request_id)
         except Exception as exc:  # the flow's to handle, as an action's exception
             outcome = exc
         except BaseException:
@@ -340,23 +339,26 @@ class McpHttpTransport(
         return self._send_request(step.request, ex)
 
     def _send_once(
-        self, request: s.HttpRequest, ex: Exchange, method: str, request_id: Any
+        self, body: bytes, timeout_s: float, ex: Exchange, method: str, request_id: Any
     ) -> JsonRpcResponse | s.Head | s.Failed:
-        """Send the POST of a one-shot request (``_send_request`` on a client of another
-        transport): the response to ``request_id`` when a plain answer arrived whole with the
-        head (``complete_answer``), else the outcome of the flow's first ``Send``, its response
-        open in ``ex``."""
-        deadline = time.monotonic() + request.timeout_s
+        """Send the POST of a one-shot request of ``body`` (on its ``wire.Lane``, else
+        ``_send_request``): the response to ``request_id`` when a plain answer arrived whole
+        with the head (``complete_answer``), else the outcome of the flow's first ``Send``,
+        its response open in ``ex``."""
+        lane = self._one_shot_lane(body, timeout_s)
+        if lane is None:
+            return self._send_request(self._one_shot_request(body, timeout_s), ex)
+        deadline = time.monotonic() + timeout_s
         try:
             with io_deadline(deadline):
-                received = wire.exchange(ex.client, request)
+                received = lane.exchange(body, timeout_s, self._protocol.connect_within(timeout_s))
         except wire.http_errors() as exc:
             return wire.failure(exc)
         if received is None:
-            return self._send_request(request, ex)
+            return self._send_request(self._one_shot_request(body, timeout_s), ex)
         try:
             head, response = received.plain_answer(
-                self._protocol, method=method, request_id=request_id, timeout_s=request.timeout_s
+                self._protocol, method=method, request_id=request_id, timeout_s=timeout_s
             )
             if response is not None:
                 received.body.close()

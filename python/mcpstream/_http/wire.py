@@ -25,26 +25,26 @@ from .core import McpHttpProtocol, complete_answer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 from .h1 import whole_reader
 from .h1.base import Http1Base
-from .h1.pool import Http1Request, real_request
+from .h1.pool import Http1Request, Prepared, prepare, real_request
 from .httpx_clients import direct_transport
 from .stack import HttpStack, failure_groups, http_errors, stack_of
 
 __all__ = [
     "PIECE_BYTES",
     "BodyDecoder",
+    "Lane",
     "Received",
     "Snippet",
     "abody_chunks",
-    "aexchange",
     "asend",
     "body_chunks",
     "build_request",
     "callback_failed",
-    "exchange",
     "failure",
     "head",
     "head_fields",
     "http_errors",
+    "lane",
     "lift_read_timeout",
     "logger",
     "send",
@@ -76,11 +76,11 @@ def build_request(
     )
 
 
-def _timeouts(request: HttpRequest) -> dict[str, float | None]:
-    """The ``timeout`` extension of ``request`` (what ``httpx.Timeout.as_dict`` gives)."""
-    timeout_s = request.timeout_s
-    connect_s = timeout_s if request.connect_s is None else request.connect_s
-    return {"connect": connect_s, "read": timeout_s, "write": timeout_s, "pool": timeout_s}
+def _timeouts(timeout_s: float, connect_s: float | None) -> dict[str, float | None]:
+    """The ``timeout`` extension of a request of ``HttpRequest``'s ``timeout_s`` and
+    ``connect_s`` (what ``httpx.Timeout.as_dict`` gives)."""
+    connect = timeout_s if connect_s is None else connect_s
+    return {"connect": connect, "read": timeout_s, "write": timeout_s, "pool": timeout_s}
 
 
 def _direct_request(
@@ -101,7 +101,7 @@ def _direct_request(
     url = request.url
     if "@" in url.partition("://")[2].partition("/")[0]:
         return None
-    ext: dict[str, Any] = {"timeout": _timeouts(request)}
+    ext: dict[str, Any] = {"timeout": _timeouts(request.timeout_s, request.connect_s)}
     if extensions:
         ext.update(extensions)
     body = request.body
@@ -312,46 +312,92 @@ class Received:
         return _sent(self._client, made, self._request)
 
 
-def _exchanged(
-    client: httpx.Client | httpx.AsyncClient, request: HttpRequest
-) -> tuple[Any, Http1Request] | None:
-    """The HTTP/1.1 transport of ``client`` and the ``Http1Request`` for ``request``, or None
-    when ``send`` is to send it (see ``_direct_request``)."""
+class Lane:
+    """The one-shot POSTs of a session, sent as ``send`` sends them when its client's transport
+    is the HTTP/1.1 transport of this package: what every one of them shares (the fields with
+    the client's defaults merged, the URL, the origin, the encoded head short of its
+    ``Content-Length``) made once (``lane``), from a request made the usual way, for as long as
+    the session's headers stay the same; each POST then costs its body's framing and its
+    timeouts only (``exchange``)."""
+
+    __slots__ = ("_client", "_closes", "_fields", "_key", "_start", "_transport", "_url")
+
+    def __init__(
+        self, client: httpx.Client | httpx.AsyncClient, transport: Any, model: Http1Request
+    ) -> None:
+        prepared = prepare(transport._stack, model, transport._heads)
+        fields = model.headers.raw[:-1]  # without the model's Content-Length
+        start, chunked, closes = transport._heads.start(b"POST", model.url.raw_path, fields)
+        if chunked:
+            raise ValueError("a chunked request has no Content-Length to add")
+        self._client, self._transport = client, transport
+        self._fields, self._url, self._key = fields, model.url, prepared.key
+        self._start, self._closes = start, closes
+
+    def _made(
+        self, body: bytes, timeout_s: float, connect_s: float | None
+    ) -> tuple[Http1Request, Prepared] | None:
+        """The ``Http1Request`` of a POST of ``body`` and its ``Prepared`` head; None when the
+        client must send it (closed, or holding cookies since: see ``_direct_request``)."""
+        client = self._client
+        if client.is_closed or client.cookies:
+            return None
+        length = b"%d" % len(body)
+        extensions: dict[str, Any] = {"timeout": _timeouts(timeout_s, connect_s)}
+        fields = [*self._fields, (b"Content-Length", length)]
+        request = Http1Request(self._transport._stack, "POST", self._url, fields, body, extensions)
+        head = b"%bContent-Length: %b\r\n\r\n" % (self._start, length)
+        return request, Prepared(self._key, head, body, False, self._closes)
+
+    def exchange(self, body: bytes, timeout_s: float, connect_s: float | None) -> Received | None:
+        """Send a POST of ``body`` (``HttpRequest``'s timeouts) as ``send`` does; its
+        ``Received`` answer once the head arrived. None when ``send`` is to send it (nothing was
+        sent)."""
+        made = self._made(body, timeout_s, connect_s)
+        if made is None:
+            return None
+        request, prepared = made
+        transport = self._transport
+        try:
+            received = transport.exchange(request, prepared)
+        except transport._stack.httpx.RequestError as exc:
+            exc.request = request.materialize()
+            raise
+        return Received(self._client, transport, request, received)
+
+    async def aexchange(
+        self, body: bytes, timeout_s: float, connect_s: float | None
+    ) -> Received | None:
+        """``exchange`` for an ``httpx.AsyncClient``."""
+        made = self._made(body, timeout_s, connect_s)
+        if made is None:
+            return None
+        request, prepared = made
+        transport = self._transport
+        try:
+            received = await transport.exchange(request, prepared)
+        except transport._stack.httpx.RequestError as exc:
+            exc.request = request.materialize()
+            raise
+        return Received(self._client, transport, request, received)
+
+
+def lane(client: httpx.Client | httpx.AsyncClient, request: HttpRequest) -> Lane | None:
+    """The ``Lane`` of POSTs like ``request`` (a POST with a body), or None when ``send`` is to
+    send them: the client's transport is not the HTTP/1.1 transport of this package, or the
+    request is not one it takes directly (see ``_direct_request``), or not one it can write
+    (the error is then ``send``'s to raise)."""
     transport = direct_transport(client)
     if not isinstance(transport, Http1Base) or request.body is None:
         return None
-    direct = _direct_request(client, stack_of(client), request, None)
-    return (transport, direct) if isinstance(direct, Http1Request) else None
-
-
-def exchange(client: httpx.Client, request: HttpRequest) -> Received | None:
-    """Send ``request`` as ``send`` does when the client's transport is the HTTP/1.1 transport
-    of this package and the request has a body; its ``Received`` answer once the head
-    arrived. None when ``send`` is to send it (nothing was sent)."""
-    found = _exchanged(client, request)
-    if found is None:
+    stack = stack_of(client)
+    model = _direct_request(client, stack, request, None)
+    if not isinstance(model, Http1Request):
         return None
-    transport, direct = found
     try:
-        received = transport.exchange(direct)
-    except transport._stack.httpx.RequestError as exc:
-        exc.request = direct.materialize()
-        raise
-    return Received(client, transport, direct, received)
-
-
-async def aexchange(client: httpx.AsyncClient, request: HttpRequest) -> Received | None:
-    """``exchange`` for an ``httpx.AsyncClient``."""
-    found = _exchanged(client, request)
-    if found is None:
+        return Lane(client, transport, model)
+    except (ValueError, stack.httpx.HTTPError):
         return None
-    transport, direct = found
-    try:
-        received = await transport.exchange(direct)
-    except transport._stack.httpx.RequestError as exc:
-        exc.request = direct.materialize()
-        raise
-    return Received(client, transport, direct, received)
 
 
 def head(response: httpx.Response) -> Head:

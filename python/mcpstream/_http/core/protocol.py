@@ -429,18 +429,27 @@ class McpHttpProtocol:
         """An HTTP request to the server of a call with ``remaining_s`` left: every phase is
         bounded by what is left of the call, and connecting also by the connect timeout, when
         the transport has a shorter one."""
-        connect_s = self.connect_timeout_s
-        if connect_s is not None and connect_s >= remaining_s:
-            connect_s = None
         endpoint = self.sse_endpoint
         return HttpRequest(
             method,
             endpoint if endpoint is not None and method == "POST" else self.url,
             headers,
             timeout_s=remaining_s,
-            connect_s=connect_s,
+            connect_s=self.connect_within(remaining_s),
             body=body,
         )
+
+    def connect_within(self, remaining_s: float) -> float | None:
+        """The ``connect_s`` of a request of a call with ``remaining_s`` left: the connect
+        timeout when the transport has one shorter, else None (``remaining_s`` bounds it)."""
+        connect_s = self.connect_timeout_s
+        return connect_s if connect_s is not None and connect_s < remaining_s else None
+
+    @property
+    def post_state(self) -> tuple[object, ...]:
+        """What the headers of a POST without credentials (``post_headers()``) are made of, in
+        the handshake era: equal values, equal headers."""
+        return (self._base_headers, self.session_id, self.protocol_version)
 
     def redirect_target(self, request: HttpRequest, head: Head) -> str | None:
         """Where to send ``request`` again after its answer ``head``, or None (not a redirect

@@ -351,11 +351,15 @@ class AsyncHttp1(Http1Base[Connection]):
         has arrived (the body streams as it is read)."""
         return self._response(*await self.exchange(request), request)
 
-    async def exchange(self, request: Any) -> tuple[Any, Any, Connection]:
+    async def exchange(
+        self, request: Any, prepared: Prepared | None = None
+    ) -> tuple[Any, Any, Connection]:
         """``handle_async_request`` short of the stack's response: the framing holding the
         head, the body (the stack's ``AsyncByteStream``) and the connection
-        (``network_stream``)."""
-        prepared = prepare(self._stack, request, self._heads)
+        (``network_stream``). ``prepared``: the request already made ready to write
+        (``wire.Lane``)."""
+        if prepared is None:
+            prepared = prepare(self._stack, request, self._heads)
         connection, _ = await self._acquire(prepared.key, request)
         timer = _Timer(connection.loop)
         framing = new_framing(request, self._limits)

@@ -83,17 +83,24 @@ class Limits:
             raise ValueError("max_keepalive_connections and keepalive_expiry must be >= 0")
 
 
-@dataclass(frozen=True)
 class Prepared:
     """A request made ready to write: its origin, its head, and its body when the whole of it
-    is known (``body``, already framed; None: ``stream`` is iterated and framed as it goes)."""
+    is known (``body``, already framed; None: ``stream`` is iterated and framed as it goes);
+    ``closes``: the request asked for ``Connection: close``, its connection is not reused.
+    (A plain class: one is made for every request.)"""
 
-    key: Key
-    head: bytes
-    body: bytes | None
-    chunked: bool
-    closes: bool
-    """The request asked for ``Connection: close``: its connection is not reused."""
+    __slots__ = ("body", "chunked", "closes", "head", "key")
+
+    def __init__(
+        self, key: Key, head: bytes, body: bytes | None, chunked: bool, closes: bool
+    ) -> None:
+        self.key, self.head, self.body, self.chunked, self.closes = (
+            key,
+            head,
+            body,
+            chunked,
+            closes,
+        )
 
     def frame(self, chunk: bytes) -> bytes:
         """One piece of a streamed body as it goes on the wire (a chunk when ``chunked``)."""
@@ -157,20 +164,27 @@ class Heads:
         if raw and raw[-1][0] == b"Content-Length" and raw[-1][1].isdigit():
             length = raw[-1][1]
             fields = raw[:-1]
+        start, chunked, closes = self.start(method, target, fields)
+        if length is None:
+            return start + b"\r\n", chunked, closes
+        return b"%bContent-Length: %b\r\n\r\n" % (start, length), chunked, closes
+
+    def start(
+        self, method: bytes, target: bytes, fields: Iterable[tuple[bytes, bytes]]
+    ) -> tuple[bytes, bool, bool]:
+        """``head`` for ``fields`` without a ``Content-Length``, short of its blank line (for
+        one to follow): the head's start, whether its body is chunked, whether it closes."""
         key = (method, target, tuple(fields))
         known = self._known.get(key)
         if known is None:
-            # the head without its blank line, for the Content-Length to follow
+            fields = key[2]
             start = bytes(encode_request_head(method, target, fields))[:-2]
             chunked = _has_token(fields, b"transfer-encoding", b"chunked")
             known = (start, chunked, connection_closes(fields))
             if len(self._known) >= self.MAX:
                 self._known.clear()
             self._known[key] = known
-        start, chunked, closes = known
-        if length is None:
-            return start + b"\r\n", chunked, closes
-        return b"%bContent-Length: %b\r\n\r\n" % (start, length), chunked, closes
+        return known
 
 
 class _Fields:
@@ -191,7 +205,7 @@ class Http1Request:
     ``Request`` costs more than the rest of sending a small request; it is made only when
     something outside the transport needs it (``materialize``: an exception names it)."""
 
-    __slots__ = ("_real", "_stack", "body", "extensions", "headers", "method", "stream", "url")
+    __slots__ = ("_real", "_stack", "_stream", "body", "extensions", "headers", "method", "url")
 
     def __init__(
         self,
@@ -207,9 +221,17 @@ class Http1Request:
         self.url = url
         self.headers = _Fields(fields)
         self.body = body
-        self.stream = stack.httpx.ByteStream(body)
+        self._stream: Any = None
         self.extensions = extensions
         self._real: Any = None
+
+    @property
+    def stream(self) -> Any:
+        """The body as the stack's ``ByteStream`` (made when first read: the transports write
+        ``body`` itself)."""
+        if self._stream is None:
+            self._stream = self._stack.httpx.ByteStream(self.body)
+        return self._stream
 
     def materialize(self) -> Any:
         """The stack's ``Request`` with the same method, URL, fields, body and extensions (made
@@ -252,10 +274,13 @@ def prepare(stack: HttpStack, request: Any, heads: Heads) -> Prepared:
             message += f" in the field {bad!r}: <redacted>"
         raise stack.httpx.LocalProtocolError(message, request=real_request(request)) from exc
     body: bytes | None = None
-    stream = request.stream
-    if isinstance(stream, stack.httpx.ByteStream):
+    content: bytes | None = None
+    if isinstance(request, Http1Request):
+        content = request.body
+    elif isinstance(request.stream, stack.httpx.ByteStream):
         # the whole body is known (httpx's ``content=``, ``json=``, ``data=``)
-        content = b"".join(stream)
+        content = b"".join(request.stream)
+    if content is not None:
         if chunked:
             content = (frame_chunk(content) if content else b"") + LAST_CHUNK
         body = content

@@ -234,10 +234,14 @@ class SyncHttp1(Http1Base[Connection]):
         has arrived (the body streams as it is read)."""
         return self._response(*self.exchange(request), request)
 
-    def exchange(self, request: Any) -> tuple[Any, Any, Connection]:
+    def exchange(
+        self, request: Any, prepared: Prepared | None = None
+    ) -> tuple[Any, Any, Connection]:
         """``handle_request`` short of the stack's response: the framing holding the head, the
-        body (the stack's ``SyncByteStream``) and the connection (``network_stream``)."""
-        prepared = prepare(self._stack, request, self._heads)
+        body (the stack's ``SyncByteStream``) and the connection (``network_stream``).
+        ``prepared``: the request already made ready to write (``wire.Lane``)."""
+        if prepared is None:
+            prepared = prepare(self._stack, request, self._heads)
         while True:
             connection, reused = self._acquire(prepared.key, request)
             try:
