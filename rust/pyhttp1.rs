@@ -2,7 +2,7 @@
 
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
-use pyo3::types::{PyBytes, PyList, PyTuple};
+use pyo3::types::{PyBytes, PyDict, PyList, PyString, PyTuple};
 
 use crate::http1::{
     encode_request_head as encode_head, ResponseCore, DEFAULT_MAX_HEADERS, DEFAULT_MAX_HEAD_BYTES,
@@ -124,6 +124,38 @@ impl Http1Response {
             )?)?;
         }
         Ok(Some(list))
+    }
+
+    /// The header fields as a dict: names in lower case, the values of a repeated name joined
+    /// with `", "` (what `dict(httpx.Headers(headers).items())` gives), when every name and
+    /// value is ASCII; `None` otherwise (the stack's `Headers` decode the others), and until the
+    /// final head has arrived.
+    fn fields<'py>(&self, py: Python<'py>) -> PyResult<Option<Bound<'py, PyDict>>> {
+        let Some(head) = self.core.head() else {
+            return Ok(None);
+        };
+        if !head
+            .headers
+            .iter()
+            .all(|(name, value)| name.is_ascii() && value.is_ascii())
+        {
+            return Ok(None);
+        }
+        let dict = PyDict::new(py);
+        for (name, value) in &head.headers {
+            // ASCII, checked above: both are valid UTF-8
+            let key = String::from_utf8_lossy(&name.to_ascii_lowercase()).into_owned();
+            let text = String::from_utf8_lossy(value);
+            let key = PyString::new(py, &key);
+            match dict.get_item(&key)? {
+                Some(known) => {
+                    let joined = format!("{}, {}", known.cast::<PyString>()?.to_str()?, text);
+                    dict.set_item(key, joined)?;
+                }
+                None => dict.set_item(key, text.as_ref())?,
+            }
+        }
+        Ok(Some(dict))
     }
 
     /// How the body is delimited: `"empty"`, `"content-length"`, `"chunked"` or `"close"`.

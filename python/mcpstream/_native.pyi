@@ -448,6 +448,12 @@ class Http1Response:
         """The header fields ``(name, value)`` in order, names as received; ``None`` until the
         final head has arrived."""
 
+    def fields(self) -> dict[str, str] | None:
+        """The header fields as a dict: names in lower case, the values of a repeated name
+        joined with ``", "`` (what ``dict(httpx.Headers(headers).items())`` gives), when every
+        name and value is ASCII; ``None`` otherwise (the stack's ``Headers`` decode the
+        others), and until the final head has arrived."""
+
     @property
     def framing(self) -> str | None:
         """How the body is delimited: ``"empty"``, ``"content-length"``, ``"chunked"`` or

@@ -19,12 +19,19 @@ from ._semconv import Message, Negotiating, TelemetryState
 if TYPE_CHECKING:
     from ._otel import Operation, Served
 
-__all__ = ["OTEL_MODULES", "Message", "Negotiating", "Telemetry"]
+__all__ = ["OTEL_MODULES", "Message", "Negotiating", "Telemetry", "otel_loaded"]
 
 OTEL_MODULES = ("opentelemetry.trace", "opentelemetry.metrics")
 """The API modules a host imports to configure a provider (directly, or through the SDK's
 ``set_tracer_provider`` and the auto-instrumentation): without one of them loaded, nothing is
 configured."""
+
+
+def otel_loaded() -> bool:
+    """Whether the host loaded OpenTelemetry's API (``OTEL_MODULES``): without it, no message
+    is recorded (``Telemetry.begin`` is None)."""
+    modules = sys.modules
+    return OTEL_MODULES[0] in modules or OTEL_MODULES[1] in modules
 
 
 class Telemetry(TelemetryState):
@@ -39,8 +46,7 @@ class Telemetry(TelemetryState):
         ``negotiation`` or an ``era``): ``with`` it gives the step to send instead. None when
         there is nothing to record: no OpenTelemetry loaded, no provider configured, a step
         that sends no MCP message."""
-        modules = sys.modules
-        if OTEL_MODULES[0] not in modules and OTEL_MODULES[1] not in modules:
+        if not otel_loaded():
             return None
         from . import _otel  # only once the host loaded OpenTelemetry
 

@@ -34,6 +34,8 @@ def check_timeout(name: str, value: float | None) -> float:
     """``value`` as a float, None (or ``math.inf``) as no limit (``NO_LIMIT_S``); a
     ``ValueError`` naming the argument ``name`` for zero, a negative value or NaN, a
     ``TypeError`` for a value that is not a number."""
+    if type(value) is float and 0 < value <= NO_LIMIT_S:  # the common case, checked first
+        return value
     if value is None:
         return NO_LIMIT_S
     if isinstance(value, bool) or not isinstance(value, int | float):

@@ -11,8 +11,8 @@ from mcpstream.errors import CodecError
 from .helpers import every_chunking
 
 Outcome = tuple[Any, ...]
-"""``("ok", status, reason, headers, body, keep_alive, framing, trailing)`` or
-``("error", message)``."""
+"""``("ok", status, reason, headers, body, keep_alive, framing, trailing, fields)`` or
+``("error", message)`` (``fields``: ``fields()`` as a list of items, in order)."""
 
 
 def read_response(
@@ -52,6 +52,7 @@ def read_response(
         response.keep_alive,
         response.framing,
         response.trailing,
+        None if (fields := response.fields()) is None else list(fields.items()),
     )
 
 

@@ -24,7 +24,25 @@ def test_a_content_length_body_is_read_to_its_length(backend: ModuleType) -> Non
         True,
         "content-length",
         b"",
+        [("content-length", "5"), ("content-type", "text/plain")],
     )
+
+
+@pytest.mark.parametrize(
+    ("fields", "expected"),
+    [
+        (b"X-A: 1\r\nx-a: 2\r\nY: \r\n", [("x-a", "1, 2"), ("y", "")]),
+        (b"X-Name: caf\xc3\xa9\r\nX-A: 1\r\n", None),  # not ASCII: httpx decodes it
+        (b"", []),
+    ],
+    ids=["repeated", "not-ascii", "none"],
+)
+def test_the_fields_are_those_httpx_gives_for_ascii_heads(
+    backend: ModuleType, fields: bytes, expected: list[tuple[str, str]] | None
+) -> None:
+    outcome = read_every_way(backend, b"HTTP/1.1 204 No Content\r\n" + fields + b"\r\n")
+    assert outcome[0] == "ok"
+    assert outcome[8] == expected
 
 
 def test_a_chunked_body_ignores_extensions_and_trailers(backend: ModuleType) -> None:

@@ -121,7 +121,7 @@ class AsyncMcpHttpTransport(
         request whose task is cancelled is cancelled at the server as one that times out is,
         before the ``CancelledError`` goes on."""
         timeout_s = check_timeout("timeout_s", timeout_s)
-        operation = self._traced(Message(method, params))
+        operation = None if self._telemetry is None else self._traced(Message(method, params))
         if operation is None:
             return await self._request(method, params, timeout_s)
         with operation as message:  # the span is current while the request is out
@@ -129,7 +129,8 @@ class AsyncMcpHttpTransport(
 
     async def _request(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
-        await self._after_get_answered(timeout_s)
+        if self._listen_answered is not None:  # (no coroutine made for nothing to wait for)
+            await self._after_get_answered(timeout_s)
         one_shot = self._one_shot(method, params)
         if one_shot is None:
             return await self._run(self._request_flow(method, params, timeout_s, started))

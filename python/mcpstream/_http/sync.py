@@ -168,7 +168,7 @@ class McpHttpTransport(
         most; ``close`` waits for it; the docs' "Cancellation"). ``timeout_s`` None (or
         ``math.inf``) is no limit; zero, a negative value or NaN raises ``ValueError``."""
         timeout_s = check_timeout("timeout_s", timeout_s)
-        operation = self._traced(Message(method, params))
+        operation = None if self._telemetry is None else self._traced(Message(method, params))
         if operation is None:
             return self._request(method, params, timeout_s)
         with operation as message:  # the span is current while the request is out

@@ -244,17 +244,14 @@ async def asend(
     return _sent(client, response, direct)
 
 
-def head_fields(stack: HttpStack, raw: list[tuple[bytes, bytes]]) -> dict[str, str]:
-    """``dict(Headers(raw).items())`` of ``stack``: names in lower case, the values of a
-    repeated name joined with ", ". Made here when every name and value is ASCII (then httpx
+def head_fields(stack: HttpStack, framing: Any) -> dict[str, str]:
+    """``dict(Headers(framing.headers).items())`` of ``stack`` for a response ``framing`` (the
+    codec's ``Http1Response``) holding its head: names in lower case, the values of a repeated
+    name joined with ", ". Made by the codec when every name and value is ASCII (then httpx
     decodes them all as ASCII), else by the stack's ``Headers`` (its fallback encodings)."""
-    fields: dict[str, str] = {}
-    for name, value in raw:
-        if not (name.isascii() and value.isascii()):
-            return dict(stack.httpx.Headers(raw).items())
-        key = name.decode("ascii").lower()
-        text = value.decode("ascii")
-        fields[key] = f"{fields[key]}, {text}" if key in fields else text
+    fields: dict[str, str] | None = framing.fields()
+    if fields is None:
+        return dict(stack.httpx.Headers(framing.headers).items())
     return fields
 
 
@@ -277,7 +274,7 @@ class Received:
 
     def head(self) -> Head:
         """The ``Head`` (as ``head`` makes it of the response)."""
-        fields = head_fields(self._transport._stack, self.framing.headers)
+        fields = head_fields(self._transport._stack, self.framing)
         return Head(time.monotonic(), self.framing.status, fields)
 
     def whole(self) -> bytes | None:

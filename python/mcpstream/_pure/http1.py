@@ -500,6 +500,22 @@ class Http1Response:
         """The header fields ``(name, value)`` in order, ``None`` until the final head."""
         return None if self._head is None else list(self._head[3])
 
+    def fields(self) -> dict[str, str] | None:
+        """The header fields as a dict: names in lower case, the values of a repeated name
+        joined with ``", "`` (what ``dict(httpx.Headers(headers).items())`` gives), when every
+        name and value is ASCII; ``None`` otherwise (the stack's ``Headers`` decode the
+        others), and until the final head has arrived."""
+        if self._head is None:
+            return None
+        fields: dict[str, str] = {}
+        for name, value in self._head[3]:
+            if not (name.isascii() and value.isascii()):
+                return None
+            key = name.decode("ascii").lower()
+            text = value.decode("ascii")
+            fields[key] = f"{fields[key]}, {text}" if key in fields else text
+        return fields
+
     @property
     def framing(self) -> str | None:
         """How the body is delimited: ``"empty"``, ``"content-length"``, ``"chunked"`` or

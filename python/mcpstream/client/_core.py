@@ -56,6 +56,7 @@ from ._messages import (
 from ._notify import NotificationRouter, ProgressCallback
 from ._settings import ClientSettings, call_timeout
 from ._tasks import (
+    NOW,
     Answer,
     Sleep,
     TaskState,
@@ -289,7 +290,10 @@ class SessionCore:
         """Send a request in the session (initialized first if need be); its result. When the
         server lost the session, a new one is initialized and the request sent again once,
         unless it may have run (``retry_after_expiry``)."""
-        _, generation = yield from self._session()
+        if self.server_info is not None:  # open: no flow to run (``_session``)
+            generation = self.generation
+        else:
+            _, generation = yield from self._session()
         if self.log_level is not None and self._modern:
             params = with_log_level(params, self.log_level)  # the 2026-07-28 log opt-in
         step = Request(method, params, call_timeout(timeout_s, self.settings.request_timeout_s))
@@ -355,11 +359,11 @@ class SessionCore:
         timeout_s = call_timeout(timeout_s, self.settings.tool_timeout_s)
         token = self.router.register(progress) if progress is not None else None
         try:
-            started = yield Sleep(0.0)
+            started = yield NOW
             outcome = yield from self._tool_call(name, arguments, token, timeout_s, meta, False)
             if isinstance(outcome, ToolResult):
                 return outcome
-            now = yield Sleep(0.0)
+            now = yield NOW
             return (yield from wait_for_result(self.request, outcome, started + timeout_s - now))
         finally:
             if token is not None:
@@ -375,7 +379,8 @@ class SessionCore:
         as_task: bool,
     ) -> Flow[ToolResult | TaskState]:
         params = tool_call_params(name, arguments, progress_token=token, meta=meta)
-        yield from self._session()
+        if self.server_info is None:
+            yield from self._session()
         modern = self._modern
         offered = not modern and offers_tool_tasks(self._capabilities())
         if offered and as_task and name not in self.tool_task_support:

@@ -55,6 +55,7 @@ __all__ = [
     "MAX_POLL_INTERVAL_S",
     "MAX_TASK_ID_CHARS",
     "MIN_POLL_INTERVAL_S",
+    "NOW",
     "TASKS_EXTENSION",
     "Answer",
     "Sleep",
@@ -104,6 +105,10 @@ class Sleep:
     """Wait ``seconds`` (none for 0); the outcome is the driver's monotonic time after."""
 
     seconds: float
+
+
+NOW = Sleep(0.0)
+"""The step that only tells the time (``Sleep(0)``: one made once)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,6 +249,8 @@ def offers_tool_tasks(capabilities: Mapping[str, Any]) -> bool:
 
 def _declares(capabilities: Mapping[str, Any], *path: str) -> bool:
     node: Any = capabilities.get("tasks")
+    if node is None:  # (no tasks: most servers)
+        return False
     for key in path:
         if not isinstance(node, Mapping) or not isinstance(node.get(key), Mapping):
             return False
@@ -350,7 +357,7 @@ def wait_for_result(request: RequestFlow, state: TaskState, timeout_s: float) ->
     not done in time ``McpTaskTimeoutError`` (it goes on at the server)."""
     if state.final is not None:
         return state.final
-    now = yield Sleep(0.0)
+    now = yield NOW
     deadline = now + timeout_s
     try:
         return (yield from _poll(request, state, deadline, now))
@@ -394,10 +401,10 @@ def _poll(request: RequestFlow, state: TaskState, deadline: float, now: float) -
             raise _task_failure(task)
         if task.status == "input_required":
             yield from _answer_inputs(request, state, task, _left(deadline, now))
-            now = yield Sleep(0.0)
+            now = yield NOW
         now = yield Sleep(poll_delay(task, _left(deadline, now)))
         yield from refresh_task(request, state, _left(deadline, now))
-        now = yield Sleep(0.0)
+        now = yield NOW
 
 
 def _left(deadline: float, now: float) -> float:

@@ -13,10 +13,11 @@ if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never 
     import httpx  # noqa: F401 (named in the quoted base below)
     import httpx2  # noqa: F401
 
+from .._telemetry import otel_loaded
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..transport_http_async import AsyncMcpHttpTransport
 from ._base import ClientBase, TransportOptions
-from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Request, Step, advance
+from ._core import Flow, Listen, Locked, Negotiate, Notify, Request, Step
 from ._notify import NotificationRouter, ProgressCallback
 from ._tasks import Answer, Sleep
 from .content import ResourceContents
@@ -76,18 +77,24 @@ class AsyncClient(
         )
 
     async def _run(self, flow: Flow[T]) -> T:
-        """Await ``flow``'s steps in this task; what it returns."""
-        step = advance(flow)
-        while not isinstance(step, Finished):
-            try:
-                outcome = await self._do(step)
-            except BaseException as exc:  # cancellation too: the flow cleans up
-                step = advance(flow, error=exc)
-            else:
-                step = advance(flow, outcome)
-        return step.value
+        """Await ``flow``'s steps in this task; what it returns (``advance``, written out:
+        the loop of every call)."""
+        try:
+            step = flow.send(None)
+            while True:
+                try:
+                    outcome = await self._do(step)
+                except BaseException as exc:  # cancellation too: the flow cleans up
+                    step = flow.throw(exc)
+                else:
+                    step = flow.send(outcome)
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
 
     async def _do(self, step: Step) -> Any:
+        if isinstance(step, Request) and not otel_loaded():  # the common step, first
+            return await self._send(step)
         if isinstance(step, Locked):
             async with self._lock:
                 return await self._run(step.flow)
@@ -106,15 +113,17 @@ class AsyncClient(
 
     async def _send(self, step: Request | Negotiate | Notify | Listen) -> Any:
         transport, timeout_s = self._transport, step.timeout_s
+        if isinstance(step, Request):
+            return await transport.request(
+                method=step.method, params=step.params, timeout_s=timeout_s
+            )
         if isinstance(step, Negotiate):
             return await transport.negotiate(step.negotiation)
         if isinstance(step, Notify):
             return await transport.send_notification(
                 method=step.method, params=step.params, completion_timeout_s=timeout_s
             )
-        if isinstance(step, Listen):
-            return await transport.listen_for_resources(step.resources, timeout_s=timeout_s)
-        return await transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
+        return await transport.listen_for_resources(step.resources, timeout_s=timeout_s)
 
     # -- the MCP methods (see ``Client``) --------------------------------------------------
 

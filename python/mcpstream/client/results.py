@@ -135,10 +135,11 @@ class ToolResult:
     @classmethod
     def from_dict(cls, result: Any) -> ToolResult:
         """Parse the ``tools/call`` result."""
-        if not isinstance(result, dict) or not isinstance(result.get("content", []), list):
+        items = result.get("content", []) if isinstance(result, dict) else None
+        if not isinstance(items, list):
             raise McpProtocolError("the server sent a tool result without a 'content' list")
         return cls(
-            content=tuple(parse_content(item) for item in result.get("content", [])),
+            content=tuple(map(parse_content, items)),
             is_error=result.get("isError") is True,
             structured_content=result.get("structuredContent"),
             raw=result,

@@ -12,10 +12,11 @@ if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never 
     import httpx  # noqa: F401 (named in the quoted base below)
     import httpx2  # noqa: F401
 
+from .._telemetry import otel_loaded
 from ..oauth import McpOAuthRedirectHandler
 from ..transport_http import McpHttpTransport
 from ._base import ClientBase, TransportOptions
-from ._core import Finished, Flow, Listen, Locked, Negotiate, Notify, Request, Step, advance
+from ._core import Flow, Listen, Locked, Negotiate, Notify, Request, Step
 from ._notify import NotificationRouter, ProgressCallback
 from ._tasks import Answer, Sleep
 from .content import ResourceContents
@@ -119,18 +120,24 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
         )
 
     def _run(self, flow: Flow[T]) -> T:
-        """Do ``flow``'s steps on this thread; what it returns."""
-        step = advance(flow)
-        while not isinstance(step, Finished):
-            try:
-                outcome = self._do(step)
-            except BaseException as exc:  # the flow decides, and cleans up in any case
-                step = advance(flow, error=exc)
-            else:
-                step = advance(flow, outcome)
-        return step.value
+        """Do ``flow``'s steps on this thread; what it returns (``advance``, written out: the
+        loop of every call)."""
+        try:
+            step = flow.send(None)
+            while True:
+                try:
+                    outcome = self._do(step)
+                except BaseException as exc:  # the flow decides, and cleans up in any case
+                    step = flow.throw(exc)
+                else:
+                    step = flow.send(outcome)
+        except StopIteration as stop:
+            result: T = stop.value
+            return result
 
     def _do(self, step: Step) -> Any:
+        if isinstance(step, Request) and not otel_loaded():  # the common step, first
+            return self._send(step)
         if isinstance(step, Locked):
             with self._lock:
                 return self._run(step.flow)
@@ -148,15 +155,15 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
 
     def _send(self, step: Request | Negotiate | Notify | Listen) -> Any:
         transport, timeout_s = self._transport, step.timeout_s
+        if isinstance(step, Request):
+            return transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
         if isinstance(step, Negotiate):
             return transport.negotiate(step.negotiation)
         if isinstance(step, Notify):
             return transport.send_notification(
                 method=step.method, params=step.params, completion_timeout_s=timeout_s
             )
-        if isinstance(step, Listen):
-            return transport.listen_for_resources(step.resources, timeout_s=timeout_s)
-        return transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
+        return transport.listen_for_resources(step.resources, timeout_s=timeout_s)
 
     # -- the MCP methods -------------------------------------------------------------------
 

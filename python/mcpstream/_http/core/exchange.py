@@ -40,6 +40,25 @@ __all__ = ["CallExchange", "SseBody"]
 class CallExchange:
     """One call from its POST to its end: the response it waits for, its deadline, resumption."""
 
+    __slots__ = (
+        "_idle_reconnects",
+        "adopted",
+        "checkpoint",
+        "deadline",
+        "expected_id",
+        "last_event_id",
+        "method",
+        "notifications",
+        "now",
+        "protocol",
+        "renews",
+        "response",
+        "retry_ms",
+        "sent",
+        "timeout_s",
+        "unreported_event_id",
+    )
+
     def __init__(
         self,
         protocol: McpHttpProtocol,
@@ -226,8 +245,10 @@ class CallExchange:
 
     def _note_ids(self, decoder: codec.SseDecoder) -> bool:
         """Copy the decoder's last event id and retry; True when the event id moved on."""
-        event_id = carried_event_id(self.last_event_id, decoder.last_event_id)
-        advanced = event_id is not None and event_id != self.last_event_id
+        received, current = decoder.last_event_id, self.last_event_id
+        # no id received yet (as in most streams): the current one stays, as carried_event_id says
+        event_id = current if received is None else carried_event_id(current, received)
+        advanced = event_id is not None and event_id != current
         self.last_event_id = event_id
         if advanced and self.checkpoint is not None:
             self.unreported_event_id = event_id
@@ -305,6 +326,8 @@ class CallExchange:
 
 class SseBody:
     """One SSE body answering a call: decoding, message handling, quiet window, its end."""
+
+    __slots__ = ("_decoder", "_progress", "call", "last_activity", "open_ended")
 
     def __init__(self, call: CallExchange, *, open_ended: bool, now: float) -> None:
         self.call = call

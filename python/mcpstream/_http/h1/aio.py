@@ -259,6 +259,7 @@ class AsyncHttp1(Http1Base[Connection]):
 
     def _init_driver(self) -> None:
         self._waiting: collections.deque[asyncio.Future[bool]] = collections.deque()
+        self._body_type = stream_type(_Body, self._stack, "AsyncByteStream")
 
     # -- the pool --------------------------------------------------------------------------
 
@@ -363,9 +364,7 @@ class AsyncHttp1(Http1Base[Connection]):
         connection, _ = await self._acquire(prepared.key, request)
         timer = _Timer(connection.loop)
         framing = new_framing(request, self._limits)
-        body = stream_type(_Body, self._stack, "AsyncByteStream")(
-            self, connection, framing, timer, request, prepared
-        )
+        body = self._body_type(self, connection, framing, timer, request, prepared)
         connection.begin(framing)
         try:
             written = await self._send(connection, timer, request, prepared)

@@ -121,8 +121,13 @@ class _WriteFailed(OSError):
 
 def _write(sock: socket.socket, data: bytes) -> int:
     """Write all of ``data``; an ``OSError`` says how much was written (``_WriteFailed``)."""
+    try:
+        sent = sock.send(data)  # most often all of it: no view made
+    except TimeoutError:
+        raise
+    except OSError as exc:
+        raise _WriteFailed(exc, 0) from exc
     view = memoryview(data)
-    sent = 0
     while sent < len(view):
         try:
             sent += sock.send(view[sent:])
@@ -141,6 +146,7 @@ class SyncHttp1(Http1Base[Connection]):
 
     def _init_driver(self) -> None:
         self._lock = threading.Condition()
+        self._body_type = stream_type(_Body, self._stack, "SyncByteStream")
 
     # -- waits -----------------------------------------------------------------------------
 
@@ -305,8 +311,7 @@ class SyncHttp1(Http1Base[Connection]):
         self, connection: Connection, request: Any, prepared: Prepared, keep: bool
     ) -> tuple[Any, Any, Connection]:
         framing = new_framing(request, self._limits)
-        body = stream_type(_Body, self._stack, "SyncByteStream")
-        stream = body(self, connection, framing, request, prepared, keep)
+        stream = self._body_type(self, connection, framing, request, prepared, keep)
         stream.read_head()
         return framing, stream, connection
 
