@@ -161,6 +161,9 @@ impl JsonReader {
 
     /// Gives back buffers a very large document grew.
     pub(crate) fn trim(&mut self) {
+        if self.scratch.capacity() > KEEP_BYTES {
+            self.scratch = Vec::new();
+        }
         if self.narrow.capacity() > KEEP_BYTES {
             self.narrow = Vec::new();
         }

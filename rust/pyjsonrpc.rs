@@ -289,8 +289,21 @@ fn messages_from_doc<'py>(
 }
 
 thread_local! {
-    /// `parse_jsonrpc_line`'s reader (key cache and buffer), kept per thread.
+    /// The reader (key cache and buffers) of `parse_jsonrpc_line` and of the SSE decoders'
+    /// JSON-RPC events, kept per thread: one made per parse would cost more than a small
+    /// message's parse (its key cache is made and dropped whole).
     static READER: RefCell<Option<JsonReader>> = const { RefCell::new(None) };
+}
+
+/// `parse` run with this thread's reader. The reader is taken out of its cell, not borrowed,
+/// so that a nested call (from a `__del__` run meanwhile) cannot find it in use: that one gets
+/// a reader of its own.
+pub(crate) fn with_reader<R>(parse: impl FnOnce(&mut JsonReader) -> R) -> R {
+    let mut reader = READER.with(|r| r.borrow_mut().take()).unwrap_or_default();
+    let result = parse(&mut reader);
+    reader.trim();
+    READER.with(|r| *r.borrow_mut() = Some(reader));
+    result
 }
 
 /// Parse one JSON text (a message or a batch array) into typed messages.
@@ -304,44 +317,42 @@ pub fn parse_jsonrpc_line<'py>(
             "the text contains a lone surrogate".into(),
         ))
     };
-    // Taken out of the cell, not borrowed, so that a nested call cannot find it in use.
-    let mut reader = READER.with(|r| r.borrow_mut().take()).unwrap_or_default();
-    let result = if let Ok(s) = text.cast::<PyString>() {
-        match StrSource::of(s) {
-            // non-ASCII text: parsed in the str's own layout, no UTF-8 copy made
-            Some(source) => match reader.begin_str(source) {
-                Ok(doc) => messages_from_doc(py, doc),
-                Err(LoneSurrogate) => Err(lone_surrogate()),
-            },
-            // ASCII: its UTF-8 form is its data
-            None => match s.to_str() {
-                Ok(s) => messages_from_json(py, &mut reader, s.as_bytes()),
-                Err(_) => Err(lone_surrogate()),
-            },
+    let result = with_reader(|reader| {
+        if let Ok(s) = text.cast::<PyString>() {
+            match StrSource::of(s) {
+                // non-ASCII text: parsed in the str's own layout, no UTF-8 copy made
+                Some(source) => match reader.begin_str(source) {
+                    Ok(doc) => messages_from_doc(py, doc),
+                    Err(LoneSurrogate) => Err(lone_surrogate()),
+                },
+                // ASCII: its UTF-8 form is its data
+                None => match s.to_str() {
+                    Ok(s) => messages_from_json(py, reader, s.as_bytes()),
+                    Err(_) => Err(lone_surrogate()),
+                },
+            }
+        } else if let Ok(b) = text.cast::<PyBytes>() {
+            let bytes = b.as_bytes();
+            // The strings' UTF-8 is checked as they are read (no pass over the whole text first:
+            // its ASCII strings need none); when the text is refused for any reason, bytes that are
+            // not UTF-8 are what is reported, wherever they are, as a check made first would.
+            match messages_from_doc(py, reader.begin_unchecked(bytes)) {
+                Ok(Ok(messages)) => Ok(Ok(messages)),
+                refused => match check(bytes) {
+                    Check::Invalid { valid_up_to } | Check::Truncated { valid_up_to } => {
+                        Err(protocol_error(&ProtocolError::InvalidJson(format!(
+                            "invalid UTF-8 at byte offset {valid_up_to}"
+                        ))))
+                    }
+                    Check::Valid => refused,
+                },
+            }
+        } else {
+            Err(pyo3::exceptions::PyTypeError::new_err(format!(
+                "parse_jsonrpc_line() takes str or bytes, not {}",
+                text.get_type().name()?
+            )))
         }
-    } else if let Ok(b) = text.cast::<PyBytes>() {
-        let bytes = b.as_bytes();
-        // The strings' UTF-8 is checked as they are read (no pass over the whole text first:
-        // its ASCII strings need none); when the text is refused for any reason, bytes that are
-        // not UTF-8 are what is reported, wherever they are, as a check made first would.
-        match messages_from_doc(py, reader.begin_unchecked(bytes)) {
-            Ok(Ok(messages)) => Ok(Ok(messages)),
-            refused => match check(bytes) {
-                Check::Invalid { valid_up_to } | Check::Truncated { valid_up_to } => {
-                    Err(protocol_error(&ProtocolError::InvalidJson(format!(
-                        "invalid UTF-8 at byte offset {valid_up_to}"
-                    ))))
-                }
-                Check::Valid => refused,
-            },
-        }
-    } else {
-        Err(pyo3::exceptions::PyTypeError::new_err(format!(
-            "parse_jsonrpc_line() takes str or bytes, not {}",
-            text.get_type().name()?
-        )))
-    };
-    reader.trim();
-    READER.with(|r| *r.borrow_mut() = Some(reader));
-    result?.map_err(|e| protocol_error(&e))
+    })?;
+    result.map_err(|e| protocol_error(&e))
 }

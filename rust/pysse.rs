@@ -9,7 +9,7 @@ use crate::errors::StreamError;
 use crate::jsonrpc::is_blank;
 use crate::pyerrors::{protocol_error, stream_error};
 use crate::pyjson::JsonReader;
-use crate::pyjsonrpc::messages_from_json;
+use crate::pyjsonrpc::{messages_from_json, with_reader};
 use crate::pyrecord::py_record;
 use crate::pystr::str_from_utf8;
 use crate::sse::{EventSink, EventView, SseCore, DEFAULT_MAX_EVENT_BYTES};
@@ -192,7 +192,6 @@ fn jsonrpc_event<'py>(
 #[pyclass(module = "mcpstream._native")]
 pub struct SseDecoder {
     core: SseCore,
-    reader: JsonReader,
 }
 
 #[pymethods]
@@ -211,7 +210,6 @@ impl SseDecoder {
         };
         Ok(Self {
             core: SseCore::new(limit),
-            reader: JsonReader::default(),
         })
     }
 
@@ -231,22 +229,24 @@ impl SseDecoder {
 
     /// Like `feed`, but return the JSON-RPC content of the completed events.
     fn feed_jsonrpc<'py>(&mut self, py: Python<'py>, chunk: &[u8]) -> PyResult<Bound<'py, PyList>> {
-        let reader = &mut self.reader;
-        let mut sink = Collector::new(py, |py, event: &EventView<'_>| {
-            jsonrpc_event(py, reader, event)
-        });
-        let result = self.core.feed(chunk, &mut sink);
-        sink.finish(result)
+        with_reader(|reader| {
+            let mut sink = Collector::new(py, |py, event: &EventView<'_>| {
+                jsonrpc_event(py, reader, event)
+            });
+            let result = self.core.feed(chunk, &mut sink);
+            sink.finish(result)
+        })
     }
 
     /// `finish` with the same JSON-RPC treatment as `feed_jsonrpc`.
     fn finish_jsonrpc<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyList>> {
-        let reader = &mut self.reader;
-        let mut sink = Collector::new(py, |py, event: &EventView<'_>| {
-            jsonrpc_event(py, reader, event)
-        });
-        let result = self.core.finish(&mut sink);
-        sink.finish(result)
+        with_reader(|reader| {
+            let mut sink = Collector::new(py, |py, event: &EventView<'_>| {
+                jsonrpc_event(py, reader, event)
+            });
+            let result = self.core.finish(&mut sink);
+            sink.finish(result)
+        })
     }
 
     /// True while a line is partly received or a non-comment line has been seen since the last

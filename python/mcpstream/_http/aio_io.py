@@ -20,6 +20,17 @@ class Exchange:
     """What one running flow has open: its response. ``answered`` is the GET stream's event
     for ``StreamAnswered``."""
 
+    __slots__ = (
+        "answered",
+        "broken",
+        "chunks",
+        "client",
+        "deadline",
+        "preset",
+        "response",
+        "whole",
+    )
+
     def __init__(self, client: httpx.AsyncClient, answered: asyncio.Event | None = None) -> None:
         self.client, self.answered = client, answered
         self.response: httpx.Response | None = None

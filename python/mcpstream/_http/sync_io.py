@@ -135,6 +135,20 @@ class Exchange:
     ``wake`` cuts its sleeps short, ``listener`` is told about the responses of the GET
     stream."""
 
+    __slots__ = (
+        "broken",
+        "chunks",
+        "client",
+        "deadline",
+        "inline_reads",
+        "listener",
+        "preset",
+        "pump",
+        "response",
+        "wake",
+        "whole",
+    )
+
     def __init__(
         self, client: httpx.Client, wake: threading.Event, listener: Listener | None = None
     ) -> None:

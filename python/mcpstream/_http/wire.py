@@ -272,26 +272,17 @@ class Received:
         self._client, self._transport, self._request = client, transport, request
         self.framing, self.body, self.connection = received
 
-    def head(self) -> Head:
-        """The ``Head`` (as ``head`` makes it of the response)."""
-        fields = head_fields(self._transport._stack, self.framing)
-        return Head(time.monotonic(), self.framing.status, fields)
-
-    def whole(self) -> bytes | None:
-        """The whole body when it arrived with the head (nothing is left to read), else
-        None. Reads nothing."""
-        whole: bytes | None = self.body.arrived_whole()
-        return whole
-
     def plain_answer(
         self, protocol: McpHttpProtocol, *, method: str, request_id: JsonRpcId, timeout_s: float
     ) -> tuple[Head, JsonRpcResponse | None]:
         """The ``Head``, and the response to ``request_id`` where the whole answer arrived with
         it and is the plain case (``core.complete_answer``; not with a cookie to keep, which
         the client's cookie jar takes from the stack's response). Reads nothing."""
-        head = self.head()
-        whole = self.whole()
-        if whole is None or "set-cookie" in head.headers:
+        framing = self.framing
+        fields = head_fields(self._transport._stack, framing)
+        head = Head(time.monotonic(), framing.status, fields)
+        whole: bytes | None = self.body.arrived_whole()  # (reads nothing)
+        if whole is None or "set-cookie" in fields:
             return head, None
         response = complete_answer(
             protocol,

@@ -145,7 +145,12 @@ class SyncHttp1(Http1Base[Connection]):
     """
 
     def _init_driver(self) -> None:
-        self._lock = threading.Condition()
+        self._mutex = threading.RLock()
+        """The pool's lock (taken as itself: ``Condition``'s own ``with`` is Python code)."""
+        self._freed = threading.Condition(self._mutex)
+        """Notified when a connection's place is free, for the requests waiting for one."""
+        self._waiting = 0
+        """Requests waiting on ``_freed`` (none: no notification to make)."""
         self._body_type = stream_type(_Body, self._stack, "SyncByteStream")
 
     # -- waits -----------------------------------------------------------------------------
@@ -166,7 +171,7 @@ class SyncHttp1(Http1Base[Connection]):
         was reused."""
         deadline: float | None = None
         while True:
-            with self._lock:
+            with self._mutex:
                 to_close, found, new = self._pool.claim(key, time.monotonic())
                 if found is None and not new:
                     wait = self._wait(request, "pool", "PoolTimeout")
@@ -178,7 +183,11 @@ class SyncHttp1(Http1Base[Connection]):
                             raise self._error(
                                 "PoolTimeout", "no connection free within the timeout", request
                             )
-                    self._lock.wait(wait)
+                    self._waiting += 1
+                    try:
+                        self._freed.wait(wait)
+                    finally:
+                        self._waiting -= 1
             for connection in to_close:
                 connection.close()
             if found is not None:
@@ -193,15 +202,17 @@ class SyncHttp1(Http1Base[Connection]):
                     raise
 
     def _discard(self) -> None:
-        with self._lock:
+        with self._mutex:
             self._pool.discard()
-            self._lock.notify()
+            if self._waiting:
+                self._freed.notify()
 
     def _release(self, connection: Connection) -> None:
         """Put a connection whose response was read to its end back in the pool."""
-        with self._lock:
+        with self._mutex:
             dropped = self._pool.put(connection, connection.key, time.monotonic())
-            self._lock.notify()
+            if self._waiting:
+                self._freed.notify()
         for old in dropped:
             old.close()
 
@@ -317,9 +328,9 @@ class SyncHttp1(Http1Base[Connection]):
 
     def close(self) -> None:
         """Close every idle connection; responses still being read close theirs when done."""
-        with self._lock:
+        with self._mutex:
             idle = self._pool.close()
-            self._lock.notify_all()
+            self._freed.notify_all()
         for connection in idle:
             connection.close()
 
