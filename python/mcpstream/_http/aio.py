@@ -38,7 +38,7 @@ from .core.cancel import CLOSE_WAIT_S, Abandoned
 from .core.modern import Negotiated, Negotiation
 from .core.sse_legacy import SseStream
 from .facade import HttpTransportBase
-from .httpx_clients import make_async_client
+from .httpx_clients import io_deadline, make_async_client
 
 __all__ = ["AsyncMcpHttpTransport", "AsyncNotificationCallback"]
 
@@ -373,13 +373,14 @@ class AsyncMcpHttpTransport(
         lane = self._one_shot_lane(body, timeout_s)
         if lane is None:
             return await self._send_request(self._one_shot_request(body, timeout_s), ex)
+        # The transport cuts each of its waits to the deadline (one timer for the call, the
+        # response's own), where other sends run under ``asyncio.timeout`` (a second one).
+        deadline = time.monotonic() + timeout_s
         try:
-            async with asyncio.timeout(timeout_s):
+            with io_deadline(deadline):
                 received = await lane.aexchange(
                     body, timeout_s, self._protocol.connect_within(timeout_s)
                 )
-        except TimeoutError as exc:  # before http_errors(), which has OSError, its base
-            return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
         except wire.http_errors() as exc:
             return wire.failure(exc)
         if received is None:
@@ -391,7 +392,7 @@ class AsyncMcpHttpTransport(
             if response is not None:
                 await received.body.aclose()
                 return response
-            ex.open(received.response(), time.monotonic() + timeout_s)
+            ex.open(received.response(), deadline)
         except BaseException:
             received.body.drop()
             raise

@@ -9,9 +9,10 @@ arriving, set again for the current wait's end, rather than a timer made and can
 read. Reading from the socket pauses while more than ``BUFFER_BYTES`` of body wait unread.
 
 Timeouts are the request's ``timeout`` extension (``connect``, ``read``, ``write``, and
-``pool`` for a free connection when ``max_connections`` are in use); mcpstream's async driver
-runs each operation under ``asyncio.timeout`` of what is left of it, and a cancelled request or
-body closes its connection.
+``pool`` for a free connection when ``max_connections`` are in use), each wait cut to what is
+left of the ``io_deadline`` of the task's operation under way (``deadline``: the one timer of a
+one-shot call); mcpstream's async driver runs its other operations under ``asyncio.timeout`` of
+what is left of them, and a cancelled request or body closes its connection.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ import httpx
 from ...errors import CodecError
 from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
 from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
-from .pool import BodyBuffer, Key, Prepared, new_framing, prepare, timeout_of
+from .pool import BodyBuffer, Key, Prepared, new_framing, prepare
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
 
@@ -284,7 +285,7 @@ class AsyncHttp1(Http1Base[Connection]):
             waiter: asyncio.Future[bool] = loop.create_future()
             self._waiting.append(waiter)
             try:
-                async with asyncio.timeout(timeout_of(request, "pool")):
+                async with asyncio.timeout(self._wait(request, "pool", "PoolTimeout")):
                     await waiter
             except TimeoutError:
                 raise self._error(
@@ -319,7 +320,7 @@ class AsyncHttp1(Http1Base[Connection]):
         connection.tls = tls
         connected = False
         try:
-            async with asyncio.timeout(timeout_of(request, "connect")):
+            async with asyncio.timeout(self._wait(request, "connect", "ConnectTimeout")):
                 transport, _ = await loop.create_connection(lambda: connection, hostname, port)
                 connected = True
                 if tls:
@@ -393,11 +394,12 @@ class AsyncHttp1(Http1Base[Connection]):
                 if connection.lost:
                     break
                 transport.write(prepared.frame(chunk))
-                if not await connection.drained(timer.wait, timeout_of(request, "write")):
+                wait = self._wait(request, "write", "WriteTimeout")
+                if not await connection.drained(timer.wait, wait):
                     raise self._timed_out("WriteTimeout", None, request)
             if prepared.chunked and not connection.lost:
                 transport.write(prepared.tail)
-        if not await connection.drained(timer.wait, timeout_of(request, "write")):
+        if not await connection.drained(timer.wait, self._wait(request, "write", "WriteTimeout")):
             raise self._timed_out("WriteTimeout", None, request)
         if connection.lost and not connection.received:
             return self._error("WriteError", connection.error or "connection lost", request)
@@ -449,7 +451,7 @@ class _Body:
         assert connection is not None
         if connection.error is not None or (connection.eof and not self._framing.complete):
             raise self._fail(connection)
-        timeout = timeout_of(self._request, "read")
+        timeout = self._transport._wait(self._request, "read", "ReadTimeout")
         if not await connection.readable(self._timer.wait, timeout):
             raise self._transport._timed_out("ReadTimeout", None, self._request)
 

@@ -12,6 +12,7 @@ import ssl
 from typing import Any, Generic, Protocol, TypeVar, cast
 
 from ...errors import CodecError
+from ..deadline import bounded
 from ..stack import HTTPX, HttpStack
 from .pool import (
     BodyBuffer,
@@ -23,7 +24,13 @@ from .pool import (
     real_request,
     response_extensions,
     reusable,
+    timeout_of,
 )
+
+
+class _DeadlinePassed(Exception):
+    """The ``io_deadline`` of the operation under way passed (turned into the stack's timeout)."""
+
 
 __all__ = [
     "DISCONNECTED",
@@ -155,6 +162,14 @@ class Http1Base(Generic[C]):
             str(message), request=real_request(request)
         )
         return error
+
+    def _wait(self, request: Any, kind: str, expired: str) -> float | None:
+        """How long the next ``kind`` wait may take: the request's timeout, cut to what is
+        left of the ``io_deadline``; the stack's ``expired`` error once nothing is left."""
+        try:
+            return bounded(timeout_of(request, kind), _DeadlinePassed)
+        except _DeadlinePassed as exc:
+            raise self._error(expired, exc, request) from None
 
     def _timed_out(self, name: str, exc: BaseException | None, request: Any) -> Exception:
         """The stack's timeout ``name`` (``ConnectTimeout``, ``WriteTimeout``, ...), with the

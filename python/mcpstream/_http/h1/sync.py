@@ -20,9 +20,8 @@ from typing import Any
 import httpx
 
 from ...errors import CodecError
-from ..deadline import bounded
 from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
-from .pool import SMALL_BODY, BodyBuffer, Key, Prepared, new_framing, prepare, timeout_of
+from .pool import SMALL_BODY, BodyBuffer, Key, Prepared, new_framing, prepare
 
 __all__ = ["Http1Transport", "SyncHttp1"]
 
@@ -30,10 +29,6 @@ READ_BUFFER = 256 * 1024
 """The most one read takes: each connection reads into a buffer of this size, kept for its
 life, and copies out what arrived (a ``recv`` of this size would allocate it for every read,
 a mapping of its own for the allocator, even for a small answer)."""
-
-
-class _DeadlinePassed(Exception):
-    """The ``io_deadline`` of the operation under way passed (turned into the stack's timeout)."""
 
 
 class Connection:
@@ -152,16 +147,6 @@ class SyncHttp1(Http1Base[Connection]):
         self._waiting = 0
         """Requests waiting on ``_freed`` (none: no notification to make)."""
         self._body_type = stream_type(_Body, self._stack, "SyncByteStream")
-
-    # -- waits -----------------------------------------------------------------------------
-
-    def _wait(self, request: Any, kind: str, expired: str) -> float | None:
-        """How long the next ``kind`` wait may take: the request's timeout, cut to what is
-        left of the ``io_deadline``; the stack's ``expired`` error once nothing is left."""
-        try:
-            return bounded(timeout_of(request, kind), _DeadlinePassed)
-        except _DeadlinePassed as exc:
-            raise self._error(expired, exc, request) from None
 
     # -- the pool --------------------------------------------------------------------------
 
