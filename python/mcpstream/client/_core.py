@@ -352,14 +352,17 @@ class SessionCore:
         progress: ProgressCallback | None,
         timeout_s: float | None,
         meta: Mapping[str, Any] | None,
+        started: float | None = None,
     ) -> Flow[ToolResult]:
         """``tools/call``; ``progress`` gets the call's progress until it returns. A task the
         server makes of the call unasked (2026-07-28), or that a listed tool requires
-        (2025-11-25), is waited for within the call's time."""
+        (2025-11-25), is waited for within the call's time. ``started``: the driver's
+        monotonic time as the call began (when not given, asked for with a step)."""
         timeout_s = call_timeout(timeout_s, self.settings.tool_timeout_s)
         token = self.router.register(progress) if progress is not None else None
         try:
-            started = yield NOW
+            if started is None:
+                started = yield NOW
             outcome = yield from self._tool_call(name, arguments, token, timeout_s, meta, False)
             if isinstance(outcome, ToolResult):
                 return outcome

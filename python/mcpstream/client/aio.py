@@ -182,7 +182,9 @@ class AsyncClient(
         """Call the tool ``name`` (see ``Client.call_tool``; ``as_task=True``: an
         ``AsyncTaskHandle``)."""
         if not as_task:
-            return await self._run(self._core.call_tool(name, arguments, progress, timeout_s, meta))
+            return await self._run(
+                self._core.call_tool(name, arguments, progress, timeout_s, meta, time.monotonic())
+            )
         if progress is not None:
             raise ValueError("progress is followed for plain calls only, not for a task")
         state = await self._run(self._core.start_tool_task(name, arguments, timeout_s, meta))

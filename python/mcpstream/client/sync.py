@@ -231,7 +231,9 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
         ``timeout_s``, and its result returned (``McpTaskTimeoutError``, naming the task, when
         it is not done in time)."""
         if not as_task:
-            return self._run(self._core.call_tool(name, arguments, progress, timeout_s, meta))
+            return self._run(
+                self._core.call_tool(name, arguments, progress, timeout_s, meta, time.monotonic())
+            )
         if progress is not None:
             raise ValueError("progress is followed for plain calls only, not for a task")
         state = self._run(self._core.start_tool_task(name, arguments, timeout_s, meta))

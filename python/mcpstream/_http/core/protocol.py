@@ -251,10 +251,16 @@ class ForwardedAnswer:
     posted: bool = False
 
 
+_PLAIN_TYPES = frozenset({"application/json", "text/event-stream"})
+"""The media types of MCP's answers, as servers most often send them (no parameters)."""
+
+
 def normalized_content_type(value: str | None) -> str:
     """The media type of a Content-Type header value, lower case, without parameters."""
     if not value:
         return ""
+    if value in _PLAIN_TYPES:  # already in its normal form
+        return value
     return value.split(";", 1)[0].strip().lower()
 
 
