@@ -9,12 +9,13 @@ mcpstream's operation under way on the thread (as mcpstream's own clients do).
 from __future__ import annotations
 
 import contextlib
+import math
 import select
 import socket
 import ssl
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import httpx
@@ -24,6 +25,14 @@ from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
 from .pool import SMALL_BODY, BodyBuffer, Key, Prepared, new_framing, prepare
 
 __all__ = ["Http1Transport", "SyncHttp1"]
+
+_POLL: Callable[[], Any] | None = getattr(select, "poll", None)
+"""``select.poll`` where the platform has it (not on Windows: there every socket waits by its
+timeout)."""
+_DONTWAIT = getattr(socket, "MSG_DONTWAIT", 0)
+_LONGEST_POLL_S = (2**31 - 1) / 1000
+"""The longest wait ``poll`` takes (its milliseconds are a C ``int``): longer ones (24 days and
+more: mcpstream's "no limit") wait without a bound."""
 
 READ_BUFFER = 256 * 1024
 """The most one read takes: each connection reads into a buffer of this size, kept for its
@@ -36,7 +45,7 @@ class Connection:
     its responses (``get_extra_info``, as httpcore's streams), whose every read obeys the
     ``io_deadline`` (``deadline_bound``)."""
 
-    __slots__ = ("_buffer", "_timeout", "key", "sock", "whole")
+    __slots__ = ("_buffer", "_readable", "_timeout", "_writable", "key", "sock", "whole")
 
     deadline_bound = True
 
@@ -47,21 +56,76 @@ class Connection:
         self._buffer: memoryview | None = None
         self.whole: Any = None
         """The ``BodyBuffer`` its whole bodies are read into (``renewed``)."""
+        self._readable: Any = None
+        self._writable: Any = None
+        if _POLL is not None and _DONTWAIT and not isinstance(sock, ssl.SSLSocket):
+            # A plain socket stays blocking, and its waits are polls of its own: a socket with
+            # a timeout has Python poll it before every read and write, and set its mode again
+            # (a system call) at every ``settimeout``, which a small exchange pays several
+            # times over. (TLS reads wait on the TLS layer's records: those keep the timeout.)
+            sock.settimeout(None)
+            self._timeout = None
+            self._readable = _POLL()
+            self._readable.register(sock, select.POLLIN)
 
-    def recv(self) -> bytes:
-        """One read of up to ``READ_BUFFER`` bytes (``b""`` at the end of the stream)."""
+    def _wait_for(self, poller: Any, timeout: float | None) -> None:
+        """Wait until ``poller`` says the socket is ready (or closed, or failed: the next call
+        on it says which), for ``timeout`` seconds at most (None: no bound): ``TimeoutError``
+        after it, as a socket's own timeout raises."""
+        if timeout is None or timeout > _LONGEST_POLL_S:
+            ready = poller.poll(None)
+        else:
+            ready = poller.poll(math.ceil(max(timeout, 0.0) * 1000))
+        if not ready:
+            raise TimeoutError("timed out")
+
+    def recv(self, timeout: float | None) -> bytes:
+        """One read of up to ``READ_BUFFER`` bytes (``b""`` at the end of the stream), waiting
+        ``timeout`` seconds at most (``TimeoutError``)."""
         buffer = self._buffer
         if buffer is None:
             buffer = self._buffer = memoryview(bytearray(READ_BUFFER))
+        if self._readable is not None:
+            self._wait_for(self._readable, timeout)
+        else:
+            self.settimeout(timeout)
         count = self.sock.recv_into(buffer)
         return bytes(buffer[:count])
 
-    def recv_into(self, buffer: Any) -> int:
+    def recv_into(self, buffer: Any, timeout: float | None) -> int:
         """One read straight into the window of ``buffer`` (a ``BodyBuffer``): the count of
-        bytes it took (0 at the end of the stream)."""
+        bytes it took (0 at the end of the stream); ``timeout`` as ``recv``."""
+        if self._readable is not None:
+            self._wait_for(self._readable, timeout)
+        else:
+            self.settimeout(timeout)
         with buffer.view() as view:
             count: int = self.sock.recv_into(view)
         return count
+
+    def write(self, data: bytes, timeout: float | None) -> int:
+        """Write all of ``data``, each wait for room ``timeout`` seconds at most
+        (``TimeoutError``); an ``OSError`` says how much was written (``_WriteFailed``)."""
+        if self._readable is None:
+            self.settimeout(timeout)
+            return _write(self.sock, data)
+        sock, sent, view = self.sock, 0, None
+        while True:
+            try:
+                # (most often all of it at once: no view made)
+                sent += sock.send(data if view is None else view[sent:], _DONTWAIT)
+            except BlockingIOError:  # the send buffer is full: wait for room
+                if self._writable is None:
+                    assert _POLL is not None  # (``_readable`` is one)
+                    self._writable = _POLL()
+                    self._writable.register(sock, select.POLLOUT)
+                self._wait_for(self._writable, timeout)
+                continue
+            except OSError as exc:
+                raise _WriteFailed(exc, sent) from exc
+            if sent >= len(data):
+                return sent
+            view = memoryview(data)
 
     def settimeout(self, timeout: float | None) -> None:
         """``sock.settimeout``, skipped when unchanged (one system call less per read)."""
@@ -72,6 +136,8 @@ class Connection:
     def is_stale(self) -> bool:
         """Whether the server closed the idle connection, or sent something unasked (either
         way it cannot carry a request)."""
+        if self._readable is not None:
+            return bool(self._readable.poll(0))
         if isinstance(self.sock, ssl.SSLSocket) and self.sock.pending():
             return True
         try:
@@ -115,7 +181,8 @@ class _WriteFailed(OSError):
 
 
 def _write(sock: socket.socket, data: bytes) -> int:
-    """Write all of ``data``; an ``OSError`` says how much was written (``_WriteFailed``)."""
+    """Write all of ``data`` on a socket with a timeout; an ``OSError`` says how much was
+    written (``_WriteFailed``)."""
     try:
         sent = sock.send(data)  # most often all of it: no view made
     except TimeoutError:
@@ -271,26 +338,25 @@ class SyncHttp1(Http1Base[Connection]):
         """Write the request: True once written; None when a reused connection failed before
         its first byte (another connection may carry it); the stack's ``WriteError`` when a
         write failed after bytes went out (the caller looks for an answer first)."""
-        sock = connection.sock
         written = 0
         try:
-            connection.settimeout(self._wait(request, "write", "WriteTimeout"))
+            timeout = self._wait(request, "write", "WriteTimeout")
             head, body = prepared.head, prepared.body
             if body is not None:
                 if len(body) < SMALL_BODY:
-                    written += _write(sock, head + body)
+                    written += connection.write(head + body, timeout)
                 else:
-                    written += _write(sock, head)
-                    written += _write(sock, body)
+                    written += connection.write(head, timeout)
+                    written += connection.write(body, timeout)
                 return True
-            written += _write(sock, head)
+            written += connection.write(head, timeout)
             for chunk in request.stream:
                 if not chunk:
                     continue
-                connection.settimeout(self._wait(request, "write", "WriteTimeout"))
-                written += _write(sock, prepared.frame(chunk))
+                timeout = self._wait(request, "write", "WriteTimeout")
+                written += connection.write(prepared.frame(chunk), timeout)
             if prepared.chunked:
-                written += _write(sock, prepared.tail)
+                written += connection.write(prepared.tail, timeout)
             return True
         except TimeoutError as exc:
             raise self._timed_out("WriteTimeout", exc, request) from exc
@@ -351,16 +417,16 @@ class _Body:
         assert connection is not None
         request, transport = self._request, self._transport
         try:
-            connection.settimeout(transport._wait(request, "read", "ReadTimeout"))
+            timeout = transport._wait(request, "read", "ReadTimeout")
             if into is not None:
-                count = connection.recv_into(into)
+                count = connection.recv_into(into, timeout)
                 if count:
                     into.advance(count)
                     self._framing.skip_body(count)
                     return []
                 data = b""
             else:
-                data = connection.recv()
+                data = connection.recv(timeout)
         except TimeoutError as exc:
             self._drop()
             raise transport._timed_out("ReadTimeout", exc, request) from exc
