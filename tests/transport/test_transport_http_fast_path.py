@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 import certifi
+import httpx
 import httpx2
 import pytest
 from mcpstream._http import httpx_clients, sync
 from mcpstream._http.httpx_clients import LazySSLContext, shared_ssl_context
 from mcpstream._http.stack import stack_named, stack_of
+from mcpstream._http.wire import holds_cookies
 from mcpstream.errors import McpHttpTransportTimeoutError
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
@@ -181,6 +183,29 @@ def test_cookies_and_default_headers_are_sent_as_by_client_send(
     for headers in seen:
         assert headers["user-agent"].startswith("mcpstream/")
         assert "gzip" in headers["accept-encoding"]
+
+
+@pytest.mark.parametrize("client_type", [httpx.Client, httpx2.Client, httpx.AsyncClient])
+def test_holds_cookies_answers_as_the_jar_walked_does(client_type: Any) -> None:
+    client = client_type()
+    assert holds_cookies(client) is False
+    client.cookies.set("route", "a1", domain="example.test")
+    assert holds_cookies(client) is True
+    client.cookies.jar.clear("example.test", "/", "route")
+    assert client.cookies.jar._cookies  # the domain's entry stays: the jar is walked
+    assert holds_cookies(client) is False
+
+
+def test_holds_cookies_walks_a_jar_of_its_own_kind() -> None:
+    from http.cookiejar import CookieJar
+
+    class OneCookieJar(CookieJar):
+        def __iter__(self) -> Any:
+            yield from ["a cookie of its own making"]
+
+    client = httpx.Client(cookies=OneCookieJar())
+    assert not client.cookies.jar._cookies
+    assert holds_cookies(client) is True
 
 
 def test_the_async_transport_also_skips_the_ca_bundle(

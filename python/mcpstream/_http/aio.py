@@ -32,7 +32,7 @@ from ..server_requests import (
 from . import wire
 from .aio_io import Exchange, collect, read_limited, wait_set, within
 from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper, listen_flow
+from .core import INITIALIZED_NOTIFICATION, CallExchange, ListenStream, Stepper, listen_flow
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S, Abandoned
 from .core.modern import Negotiated, Negotiation
@@ -375,7 +375,8 @@ class AsyncMcpHttpTransport(
             return await self._send_request(self._one_shot_request(body, timeout_s), ex)
         # The transport cuts each of its waits to the deadline (one timer for the call, the
         # response's own), where other sends run under ``asyncio.timeout`` (a second one).
-        deadline = time.monotonic() + timeout_s
+        now = time.monotonic()
+        deadline = now + timeout_s
         try:
             with io_deadline(deadline):
                 received = await lane.aexchange(
@@ -385,18 +386,19 @@ class AsyncMcpHttpTransport(
             return wire.failure(exc)
         if received is None:
             return await self._send_request(self._one_shot_request(body, timeout_s), ex)
+        call = CallExchange(
+            self._protocol, method=method, expected_id=request_id, timeout_s=timeout_s, now=now
+        )
         try:
-            head, response = received.plain_answer(
-                self._protocol, method=method, request_id=request_id, timeout_s=timeout_s
-            )
-            if response is not None:
+            answer = received.plain_answer(call)
+            if isinstance(answer, JsonRpcResponse):
                 await received.body.aclose()
-                return response
+                return answer
             ex.open(received.response(), deadline)
         except BaseException:
             received.body.drop()
             raise
-        return head
+        return answer
 
     async def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
         """Send ``request``; its response is the one ``ex`` has open."""

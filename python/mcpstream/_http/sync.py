@@ -30,7 +30,7 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, ListenStream, Stepper
+from .core import INITIALIZED_NOTIFICATION, CallExchange, ListenStream, Stepper
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
@@ -176,7 +176,8 @@ class McpHttpTransport(
 
     def _request(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
-        self._after_get_answered(timeout_s)
+        if self._get_answered is not None:  # (no call made for nothing to wait for)
+            self._after_get_answered(timeout_s)
         one_shot = self._one_shot(method, params)
         if one_shot is None:
             return self._run(self._request_flow(method, params, timeout_s, started))
@@ -348,26 +349,37 @@ class McpHttpTransport(
         lane = self._one_shot_lane(body, timeout_s)
         if lane is None:
             return self._send_request(self._one_shot_request(body, timeout_s), ex)
-        deadline = time.monotonic() + timeout_s
+        sent_at = time.monotonic()
+        deadline = sent_at + timeout_s
         try:
             with io_deadline(deadline):
-                received = lane.exchange(body, timeout_s, self._protocol.connect_within(timeout_s))
+                sent = lane.send(body, timeout_s, self._protocol.connect_within(timeout_s))
+                if sent is not None:
+                    try:  # made while the server works on the request
+                        call = CallExchange(
+                            self._protocol,
+                            method=method,
+                            expected_id=request_id,
+                            timeout_s=timeout_s,
+                            now=sent_at,
+                        )
+                    except BaseException:
+                        sent.abandon()
+                        raise
+                    received = lane.receive(sent)
         except wire.http_errors() as exc:
             return wire.failure(exc)
-        if received is None:
+        if sent is None:
             return self._send_request(self._one_shot_request(body, timeout_s), ex)
         try:
-            head, response = received.plain_answer(
-                self._protocol, method=method, request_id=request_id, timeout_s=timeout_s
-            )
-            if response is not None:
-                received.body.close()
-                return response
+            answer = received.plain_answer(call)
+            if isinstance(answer, JsonRpcResponse):
+                return answer  # (it arrived whole: its connection is back in the pool)
             ex.open(received.response(), deadline)
         except BaseException:
             received.body.close()
             raise
-        return head
+        return answer
 
     def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
         """Send ``request``; its response is the one ``ex`` has open."""

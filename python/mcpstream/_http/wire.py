@@ -14,18 +14,20 @@ import logging
 import time
 import weakref
 from collections.abc import Callable
+from http.cookiejar import CookieJar
 from typing import Any
 
 import httpx
 
-from ..jsonrpc import JsonRpcId, JsonRpcResponse
+from ..jsonrpc import JsonRpcResponse
 from . import receive_buffer
 from .bodies import PIECE_BYTES, BodyDecoder, abody_chunks, body_chunks
-from .core import McpHttpProtocol, complete_answer
+from .core import CallExchange, complete_answer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 from .h1 import whole_reader
 from .h1.base import Http1Base
 from .h1.pool import Http1Request, Prepared, prepare, real_request
+from .h1.sync import Sent
 from .httpx_clients import direct_transport
 from .stack import HttpStack, failure_groups, http_errors, stack_of
 
@@ -96,7 +98,7 @@ def _direct_request(
     package a request with a body is an ``Http1Request`` (see ``_fields``), else the stack's
     ``Request``."""
     transport = direct_transport(client)
-    if transport is None or client.is_closed or client.cookies:
+    if transport is None or client.is_closed or holds_cookies(client):
         return None
     url = request.url
     if "@" in url.partition("://")[2].partition("/")[0]:
@@ -272,32 +274,39 @@ class Received:
         self._client, self._transport, self._request = client, transport, request
         self.framing, self.body, self.connection = received
 
-    def plain_answer(
-        self, protocol: McpHttpProtocol, *, method: str, request_id: JsonRpcId, timeout_s: float
-    ) -> tuple[Head, JsonRpcResponse | None]:
-        """The ``Head``, and the response to ``request_id`` where the whole answer arrived with
-        it and is the plain case (``core.complete_answer``; not with a cookie to keep, which
-        the client's cookie jar takes from the stack's response). Reads nothing."""
-        framing = self.framing
+    def plain_answer(self, call: CallExchange) -> Head | JsonRpcResponse:
+        """The response ``call`` waits for where the whole answer arrived with the head and
+        is the plain case (``core.complete_answer``; not with a cookie to keep, which the
+        client's cookie jar takes from the stack's response), else the ``Head``. Reads
+        nothing."""
+        framing, now = self.framing, time.monotonic()
         fields = head_fields(self._transport._stack, framing)
-        head = Head(time.monotonic(), framing.status, fields)
         whole: bytes | None = self.body.arrived_whole()  # (reads nothing)
-        if whole is None or "set-cookie" in fields:
-            return head, None
-        response = complete_answer(
-            protocol,
-            method=method,
-            expected_id=request_id,
-            timeout_s=timeout_s,
-            head=head,
-            body=whole,
-        )
-        return head, response
+        if whole is not None and "set-cookie" not in fields:
+            response = complete_answer(
+                call, status_code=framing.status, headers=fields, now=now, body=whole
+            )
+            if response is not None:
+                return response
+        return Head(now, framing.status, fields)
 
     def response(self) -> httpx.Response:
         """The stack's response, as ``send`` returns it."""
         made = self._transport._response(self.framing, self.body, self.connection, self._request)
         return _sent(self._client, made, self._request)
+
+
+def holds_cookies(client: httpx.Client | httpx.AsyncClient) -> bool:
+    """Whether the cookie jar of ``client`` holds a cookie. A jar of the standard library's
+    kind is empty when its index is: that is looked at, not walked (the walk, which
+    ``bool(client.cookies)`` makes, costs four Python calls for no cookie). An index emptied
+    in part (a cookie cleared leaves its domain's entry) is walked."""
+    cookies = client.cookies
+    jar = cookies.jar
+    index = getattr(jar, "_cookies", None)
+    if type(index) is dict and not index and type(jar).__iter__ is CookieJar.__iter__:
+        return False
+    return bool(cookies)
 
 
 class Lane:
@@ -328,7 +337,7 @@ class Lane:
         """The ``Http1Request`` of a POST of ``body`` and its ``Prepared`` head; None when the
         client must send it (closed, or holding cookies since: see ``_direct_request``)."""
         client = self._client
-        if client.is_closed or client.cookies:
+        if client.is_closed or holds_cookies(client):
             return None
         length = b"%d" % len(body)
         extensions: dict[str, Any] = {"timeout": _timeouts(timeout_s, connect_s)}
@@ -337,26 +346,37 @@ class Lane:
         head = b"%bContent-Length: %b\r\n\r\n" % (self._start, length)
         return request, Prepared(self._key, head, body, False, self._closes)
 
-    def exchange(self, body: bytes, timeout_s: float, connect_s: float | None) -> Received | None:
-        """Send a POST of ``body`` (``HttpRequest``'s timeouts) as ``send`` does; its
-        ``Received`` answer once the head arrived. None when ``send`` is to send it (nothing was
-        sent)."""
+    def send(self, body: bytes, timeout_s: float, connect_s: float | None) -> Sent | None:
+        """Write a POST of ``body`` (``HttpRequest``'s timeouts) as ``send`` does, on an
+        ``httpx.Client``: the ``Sent`` request, whose answer ``receive`` reads (the caller may
+        work meanwhile, while the server does; or give it up: ``Sent.abandon``). None when
+        ``send`` is to send it (nothing was sent)."""
         made = self._made(body, timeout_s, connect_s)
         if made is None:
             return None
         request, prepared = made
+        try:
+            sent: Sent = self._transport.send(request, prepared)
+        except self._transport._stack.httpx.RequestError as exc:
+            _name_request(exc, request)
+            raise
+        return sent
+
+    def receive(self, sent: Sent) -> Received:
+        """The ``Received`` answer to the ``Sent`` request, once its head arrived."""
         transport = self._transport
         try:
-            received = transport.exchange(request, prepared)
+            received = transport.receive(sent)
         except transport._stack.httpx.RequestError as exc:
-            exc.request = request.materialize()
+            _name_request(exc, sent.request)
             raise
-        return Received(self._client, transport, request, received)
+        return Received(self._client, transport, sent.request, received)
 
     async def aexchange(
         self, body: bytes, timeout_s: float, connect_s: float | None
     ) -> Received | None:
-        """``exchange`` for an ``httpx.AsyncClient``."""
+        """``send`` for an ``httpx.AsyncClient``, its answer read: the ``Received`` answer once
+        the head arrived."""
         made = self._made(body, timeout_s, connect_s)
         if made is None:
             return None
@@ -365,9 +385,14 @@ class Lane:
         try:
             received = await transport.exchange(request, prepared)
         except transport._stack.httpx.RequestError as exc:
-            exc.request = request.materialize()
+            _name_request(exc, request)
             raise
         return Received(self._client, transport, request, received)
+
+
+def _name_request(exc: Any, request: Http1Request) -> None:
+    """Name in ``exc`` the stack's request, as ``send`` does, not the ``Http1Request``."""
+    exc.request = request.materialize()
 
 
 def lane(client: httpx.Client | httpx.AsyncClient, request: HttpRequest) -> Lane | None:

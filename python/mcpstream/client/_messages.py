@@ -131,6 +131,8 @@ def tool_call_params(
 ) -> dict[str, Any]:
     """The params of ``tools/call``, with the progress token in ``_meta``."""
     params: dict[str, Any] = {"name": name, "arguments": dict(arguments or {})}
+    if meta is None and progress_token is None:  # (as a rule)
+        return params
     merged = dict(meta or {})
     if progress_token is not None:
         merged["progressToken"] = progress_token

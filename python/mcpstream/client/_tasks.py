@@ -298,7 +298,7 @@ def task_call_params(params: dict[str, Any], *, asked: bool) -> dict[str, Any]:
 
 def created_task(result: Any, *, modern: bool) -> TaskState | None:
     """The task a ``tools/call`` result creates, or None for a plain tool result."""
-    if not isinstance(result, Mapping):
+    if not isinstance(result, (dict, Mapping)):  # (a dict, as a rule: no ABC check then)
         return None
     if modern:
         if result.get("resultType") != "task":

@@ -125,7 +125,7 @@ def parse_content(item: Any) -> Content:
         raise McpProtocolError("the server sent a content item that is not an object")
     kind = item.get("type")
     if kind == "text" and isinstance(item.get("text"), str):
-        return TextContent(text=item["text"], raw=item)
+        return TextContent(item["text"], item)  # (text, raw: positional, as it is the most made)
     if kind in ("image", "audio") and isinstance(item.get("data"), str):
         cls = ImageContent if kind == "image" else AudioContent
         return cls(data=item["data"], mime_type=str_or_none(item.get("mimeType")) or "", raw=item)

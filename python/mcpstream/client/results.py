@@ -153,7 +153,7 @@ class ToolResult:
     @property
     def text(self) -> str:
         """The text items joined by newlines (``""`` when there is none)."""
-        return "\n".join(item.text for item in self.content if isinstance(item, TextContent))
+        return "\n".join([item.text for item in self.content if isinstance(item, TextContent)])
 
 
 @dataclass(frozen=True, slots=True)

@@ -397,6 +397,19 @@ class SseBody:
             return None
         return min(quiet_until - now, remaining)
 
+    def whole(self, body: bytes, now: float) -> tuple[list[JsonRpcRequest], Resume | None]:
+        """The whole body at once: ``feed`` and then ``ended``, the events of both taken in one
+        pass (which of two errors is raised may differ: the caller of a whole body only asks
+        whether there was one)."""
+        decoder = self._decoder
+        try:
+            events = decoder.feed_jsonrpc(body)
+            events.extend(decoder.finish_jsonrpc())
+        except CodecError as exc:
+            raise self._decode_error(exc) from exc
+        self.last_activity = now
+        return self._take_events(events), self._after_stream(now, None)
+
     def ended(self, now: float) -> tuple[list[JsonRpcRequest], Resume | None]:
         """The body ended cleanly. Returns the requests of a last event, and None when the call
         is complete or a ``Resume`` when it must go on over a reconnection GET."""

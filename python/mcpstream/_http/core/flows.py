@@ -433,39 +433,38 @@ def _take_post_answer(
 
 
 def complete_answer(
-    protocol: McpHttpProtocol,
+    call: CallExchange,
     *,
-    method: str,
-    expected_id: JsonRpcId,
-    timeout_s: float,
-    head: Head,
+    status_code: int,
+    headers: Mapping[str, str],
+    now: float,
     body: bytes,
 ) -> JsonRpcResponse | None:
-    """The response to the request ``expected_id`` when the answer to its POST arrived whole
-    with its ``head`` (``body``: all of it, as received) and is the plain case: a 2xx
-    ``application/json`` body, or an event stream that ended, carrying that response and
-    nothing else. None for anything else (an error status, a challenge, a compressed body, a
-    notification or a server request, a response missing or malformed, a stream to resume):
-    the driver then runs ``call_flow`` with this very answer (``Send``'s first outcome), which
-    decides, reads, delivers or raises as it does for every answer. What is done here is what
-    ``_take_post_answer`` and ``_read_sse_events`` do for the plain case, with the same
-    ``CallExchange``, and nothing that the flow would do otherwise."""
-    headers = head.headers
+    """The response ``call`` waits for (a new ``CallExchange`` of the request, made as its
+    POST went out) when the answer to that POST arrived whole at ``now``, with its head
+    (``status_code``, ``headers`` as ``Head`` has them; ``body``: all of it, as received),
+    and is the plain case: a 2xx ``application/json`` body, or an event stream that ended,
+    carrying that response and nothing else. None for anything else (an error status, a
+    challenge, a compressed body, a notification or a server request, a response missing or
+    malformed, a stream to resume): the driver then runs ``call_flow`` with this very answer
+    (``Send``'s first outcome), which decides, reads, delivers or raises as it does for every
+    answer. What is done here is what ``_take_post_answer`` and ``_read_sse_events`` do for
+    the plain case, with the same ``CallExchange``, and nothing that the flow would do
+    otherwise."""
+    protocol = call.protocol
     if (
-        not 200 <= head.status_code < 300
+        not 200 <= status_code < 300
         or "content-encoding" in headers
         or protocol.sse_endpoint is not None
         or protocol.closed
     ):
         return None
-    call = CallExchange(
-        protocol, method=method, expected_id=expected_id, timeout_s=timeout_s, now=head.now
-    )
+    call.now = now
     try:
         kind = protocol.classify_post_answer(
-            method=method,
+            method=call.method,
             expects_response=True,
-            status_code=head.status_code,
+            status_code=status_code,
             headers=headers,
             challengeable=protocol.has_auth,
         )
@@ -473,12 +472,9 @@ def complete_answer(
             call.check_length(headers)
             call.take_json_body(body)
         elif kind is BodyKind.SSE:
-            sse = call.open_sse(headers=headers, now=head.now)
-            if sse.feed(body, head.now):
-                return None  # a server request: the flow answers it
-            requests, resume = sse.ended(head.now)
+            requests, resume = call.open_sse(headers=headers, now=now).whole(body, now)
             if requests or resume is not None:
-                return None
+                return None  # a server request (the flow answers it), or a stream to resume
         else:
             return None
     except Exception:  # the flow raises it, in its own way (marked, after deliveries)

@@ -24,7 +24,6 @@ from .pool import (
     real_request,
     response_extensions,
     reusable,
-    timeout_of,
 )
 
 
@@ -164,10 +163,14 @@ class Http1Base(Generic[C]):
         return error
 
     def _wait(self, request: Any, kind: str, expired: str) -> float | None:
-        """How long the next ``kind`` wait may take: the request's timeout, cut to what is
-        left of the ``io_deadline``; the stack's ``expired`` error once nothing is left."""
+        """How long the next ``kind`` wait (``connect``, ``read``, ``write``, ``pool``) may
+        take: that timeout of the request's ``timeout`` extension (read at each wait: the
+        drivers lift ``read`` for a quiet stream), cut to what is left of the
+        ``io_deadline``; the stack's ``expired`` error once nothing is left."""
+        timeouts = request.extensions.get("timeout")
+        value = timeouts.get(kind) if timeouts else None
         try:
-            return bounded(timeout_of(request, kind), _DeadlinePassed)
+            return bounded(None if value is None else float(value), _DeadlinePassed)
         except _DeadlinePassed as exc:
             raise self._error(expired, exc, request) from None
 

@@ -44,7 +44,6 @@ __all__ = [
     "real_request",
     "response_extensions",
     "reusable",
-    "timeout_of",
 ]
 
 _framing = load_backend(codec.BACKEND)
@@ -307,16 +306,6 @@ def _bad_field(fields: Iterable[tuple[bytes, bytes]]) -> str:
     return ""
 
 
-def timeout_of(request: Any, kind: str) -> float | None:
-    """The ``kind`` timeout (``connect``, ``read``, ``write``, ``pool``) of ``request``'s
-    ``timeout`` extension, read at each wait (the drivers lift ``read`` for a quiet stream)."""
-    timeouts = request.extensions.get("timeout")
-    if not timeouts:
-        return None
-    value = timeouts.get(kind)
-    return None if value is None else float(value)
-
-
 def new_framing(request: Any, limits: Limits) -> Any:
     """The framing of the response to ``request`` (``Http1Response`` of the codec)."""
     return Http1Response(
@@ -396,6 +385,9 @@ class IdlePool(Generic[C]):
         use, wait for one. ``RuntimeError`` once the transport is closed."""
         if self.closed:
             raise RuntimeError("the transport is closed")
+        idle = self._idle
+        if idle and idle[-1][1] == key and now - idle[0][2] <= self.limits.keepalive_expiry:
+            return [], idle.pop()[0], False  # the common case: none expired, the newest fits
         to_close = self.expire(now)
         found = self.take(key)
         if found is not None:

@@ -24,7 +24,7 @@ from ...errors import CodecError
 from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
 from .pool import SMALL_BODY, BodyBuffer, Key, Prepared, new_framing, prepare
 
-__all__ = ["Http1Transport", "SyncHttp1"]
+__all__ = ["Http1Transport", "Sent", "SyncHttp1"]
 
 _POLL: Callable[[], Any] | None = getattr(select, "poll", None)
 """``select.poll`` where the platform has it (not on Windows: there every socket waits by its
@@ -85,47 +85,57 @@ class Connection:
         buffer = self._buffer
         if buffer is None:
             buffer = self._buffer = memoryview(bytearray(READ_BUFFER))
-        if self._readable is not None:
-            self._wait_for(self._readable, timeout)
-        else:
-            self.settimeout(timeout)
+        self._until_readable(timeout)
         count = self.sock.recv_into(buffer)
         return bytes(buffer[:count])
 
     def recv_into(self, buffer: Any, timeout: float | None) -> int:
         """One read straight into the window of ``buffer`` (a ``BodyBuffer``): the count of
         bytes it took (0 at the end of the stream); ``timeout`` as ``recv``."""
-        if self._readable is not None:
-            self._wait_for(self._readable, timeout)
-        else:
-            self.settimeout(timeout)
+        self._until_readable(timeout)
         with buffer.view() as view:
             count: int = self.sock.recv_into(view)
         return count
 
+    def _until_readable(self, timeout: float | None) -> None:
+        """Bound the next read by ``timeout``: a plain socket polled until it is readable, a
+        TLS one given the timeout (its read then waits for it)."""
+        if self._readable is not None:
+            self._wait_for(self._readable, timeout)
+        else:
+            self.settimeout(timeout)
+
     def write(self, data: bytes, timeout: float | None) -> int:
         """Write all of ``data``, each wait for room ``timeout`` seconds at most
         (``TimeoutError``); an ``OSError`` says how much was written (``_WriteFailed``)."""
-        if self._readable is None:
+        polled = self._readable is not None
+        if not polled:  # the socket waits for room itself, within its timeout
             self.settimeout(timeout)
-            return _write(self.sock, data)
-        sock, sent, view = self.sock, 0, None
+        sock, flags, sent, view = self.sock, _DONTWAIT if polled else 0, 0, None
         while True:
             try:
                 # (most often all of it at once: no view made)
-                sent += sock.send(data if view is None else view[sent:], _DONTWAIT)
-            except BlockingIOError:  # the send buffer is full: wait for room
-                if self._writable is None:
-                    assert _POLL is not None  # (``_readable`` is one)
-                    self._writable = _POLL()
-                    self._writable.register(sock, select.POLLOUT)
-                self._wait_for(self._writable, timeout)
+                sent += sock.send(data if view is None else view[sent:], flags)
+            except BlockingIOError as exc:  # a polled socket's send buffer is full
+                if not polled:
+                    raise _WriteFailed(exc, sent) from exc
+                self._wait_for(self._room_poller(), timeout)
                 continue
+            except TimeoutError:
+                raise
             except OSError as exc:
                 raise _WriteFailed(exc, sent) from exc
             if sent >= len(data):
                 return sent
             view = memoryview(data)
+
+    def _room_poller(self) -> Any:
+        """The poller of a polled socket's room to write (made when first needed)."""
+        if self._writable is None:
+            assert _POLL is not None  # (``_readable`` is one)
+            self._writable = _POLL()
+            self._writable.register(self.sock, select.POLLOUT)
+        return self._writable
 
     def settimeout(self, timeout: float | None) -> None:
         """``sock.settimeout``, skipped when unchanged (one system call less per read)."""
@@ -178,26 +188,6 @@ class _WriteFailed(OSError):
     def __init__(self, cause: OSError, sent: int) -> None:
         super().__init__(cause.errno, cause.strerror or str(cause))
         self.sent = sent
-
-
-def _write(sock: socket.socket, data: bytes) -> int:
-    """Write all of ``data`` on a socket with a timeout; an ``OSError`` says how much was
-    written (``_WriteFailed``)."""
-    try:
-        sent = sock.send(data)  # most often all of it: no view made
-    except TimeoutError:
-        raise
-    except OSError as exc:
-        raise _WriteFailed(exc, 0) from exc
-    view = memoryview(data)
-    while sent < len(view):
-        try:
-            sent += sock.send(view[sent:])
-        except TimeoutError:
-            raise
-        except OSError as exc:
-            raise _WriteFailed(exc, sent) from exc
-    return sent
 
 
 class SyncHttp1(Http1Base[Connection]):
@@ -309,6 +299,12 @@ class SyncHttp1(Http1Base[Connection]):
         """``handle_request`` short of the stack's response: the framing holding the head, the
         body (the stack's ``SyncByteStream``) and the connection (``network_stream``).
         ``prepared``: the request already made ready to write (``wire.Lane``)."""
+        return self.receive(self.send(request, prepared))
+
+    def send(self, request: Any, prepared: Prepared | None = None) -> Sent:
+        """The first half of ``exchange``: ``request`` written on a pooled or new connection.
+        The caller may do work of its own before the second half (``receive``), while the
+        server works on the request; ``receive`` or ``Sent.abandon`` must follow."""
         if prepared is None:
             prepared = prepare(self._stack, request, self._heads)
         while True:
@@ -323,14 +319,20 @@ class SyncHttp1(Http1Base[Connection]):
             # a reused connection refused the very first byte: the server had closed it, and
             # nothing of the request reached it, so a new connection may carry it
             self._lost(connection)
-        if not isinstance(outcome, Exception):
+        return Sent(self, connection, request, prepared, outcome)
+
+    def receive(self, sent: Sent) -> tuple[Any, Any, Connection]:
+        """The second half of ``exchange``: the answer to the ``Sent`` request read up to its
+        final head."""
+        connection, request, prepared = sent.connection, sent.request, sent.prepared
+        if not isinstance(sent.outcome, Exception):
             return self._receive(connection, request, prepared, keep=True)
         # The write failed part way: the server may have answered before it stopped reading
         # (a 413, a 401): that answer is the outcome, else the write error.
         try:
             return self._receive(connection, request, prepared, keep=False)
         except self._stack.httpx.TransportError:
-            raise outcome from outcome.__cause__
+            raise sent.outcome from sent.outcome.__cause__
 
     def _send(
         self, connection: Connection, request: Any, prepared: Prepared, reused: bool
@@ -386,6 +388,28 @@ class SyncHttp1(Http1Base[Connection]):
             connection.close()
 
 
+class Sent:
+    """A request ``SyncHttp1.send`` wrote on ``connection``, whose answer is yet to be read
+    (``outcome``: True, or the stack's ``WriteError`` when the write failed part way)."""
+
+    __slots__ = ("connection", "outcome", "prepared", "request", "transport")
+
+    def __init__(
+        self,
+        transport: SyncHttp1,
+        connection: Connection,
+        request: Any,
+        prepared: Prepared,
+        outcome: bool | Exception,
+    ) -> None:
+        self.transport, self.connection, self.request = transport, connection, request
+        self.prepared, self.outcome = prepared, outcome
+
+    def abandon(self) -> None:
+        """Give up the answer (an error before ``receive``): the connection is closed."""
+        self.transport._lost(self.connection)
+
+
 class _Body:
     """The body of one response, read from its connection as the host iterates it (the base of
     the stack's ``SyncByteStream`` made by ``base.stream_type``)."""
@@ -438,7 +462,8 @@ class _Body:
                 if not self._received:
                     self._received = True
                     self._first = data[:16]
-                return list(self._framing.feed(data))
+                pieces: list[bytes] = self._framing.feed(data)  # (a new list)
+                return pieces
             if not self._received:
                 self._drop()
                 raise self._failure(None)
