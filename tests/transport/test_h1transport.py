@@ -1059,3 +1059,24 @@ def test_a_connections_buffer_is_refilled_only_with_no_view_of_it_left() -> None
     assert again is not buffer
     view.release()
     assert renewed(buffer, 4) is buffer
+
+
+def test_a_request_sent_and_its_answer_received_apart_or_given_up(
+    serve: Callable[[Reply], ScriptedServer],
+) -> None:
+    # The sync transport's two halves (``send``, then ``receive`` or ``Sent.abandon``), which
+    # the one-shot path works between while the server does.
+    server = serve(ok(b"half"))
+    transport = Http1Transport(max_connections=1, keepalive_expiry=30.0)
+    request = httpx.Request("GET", server.url, extensions={"timeout": {"read": 5.0}})
+    try:
+        sent = transport.send(request)
+        framing, body, _ = transport.receive(sent)
+        assert (framing.status, b"".join(body)) == (200, b"half")
+        transport.send(request).abandon()  # the connection is closed, its place freed
+        sent = transport.send(request)  # (within max_connections=1: a new connection)
+        assert b"".join(transport.receive(sent)[1]) == b"half"
+    finally:
+        transport.close()
+    assert server.connections == 2
+    assert len(server.requests) == 3

@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 from mcpstream import errors
-from mcpstream._http.core import ReconnectPolicy, call_flow
+from mcpstream._http.core import CallExchange, ReconnectPolicy, call_flow, complete_answer
 from mcpstream._http.core import steps as s
 from mcpstream._http.core.protocol import QUIET_WINDOW_S
 from mcpstream.jsonrpc import JsonRpcResponse
@@ -558,3 +558,48 @@ def test_a_server_request_on_a_json_answer_is_a_protocol_error() -> None:
     script = Script([json_answer({"jsonrpc": "2.0", "id": 3, "method": "roots/list"})])
     with pytest.raises(errors.McpHttpTransportProtocolError, match="not supported"):
         request(script, protocol(has_handler=True))
+
+
+# -- the plain case of an answer that arrived whole (the drivers' one-shot path) --------------
+
+_OK = result(1, {"ok": True})
+_WHOLE_ANSWERS = {
+    "json": json_answer({"jsonrpc": "2.0", "id": 1, "result": {"ok": True}}),
+    "sse with a length": sse_answer(sse(_OK), length=True),
+    "sse open-ended": sse_answer(sse(_OK, id="e1")),
+    "sse, a notification first": sse_answer(sse(notification("n/1")), sse(_OK), length=True),
+    "sse, a server request first": sse_answer(sse(server_request(7, "ping")), sse(_OK)),
+    "sse, no response": sse_answer(sse(notification("n/1")), length=True),
+    "sse, another id": sse_answer(sse(result(2, {"ok": True})), length=True),
+    "sse, malformed": sse_answer(b"data: {not json\n\n", length=True),
+    "an error status": json_answer({"error": "no"}, status=500),
+    "json, compressed": json_answer({"x": 1}, **{"content-encoding": "gzip"}),
+}
+
+
+@pytest.mark.parametrize("name", list(_WHOLE_ANSWERS))
+def test_a_whole_answer_is_the_plain_case_only_where_the_flow_just_returns_it(name: str) -> None:
+    answer = _WHOLE_ANSWERS[name]
+    body = b"".join(item for item in answer.body if isinstance(item, bytes))
+    call = CallExchange(protocol(), method="ping", expected_id=1, timeout_s=5.0, now=100.0)
+    plain = complete_answer(
+        call, status_code=answer.status, headers=answer.headers, now=100.0, body=body
+    )
+    core = protocol(has_handler=True)
+    # (a server request is answered, and that answer's POST accepted)
+    script = Script([answer, Answer(202)], handler=lambda _: {})
+    try:
+        by_flow = request(script, core)
+    except errors.McpHttpTransportError:
+        by_flow = None
+    ran_plainly = (
+        by_flow is not None
+        and not core.drain_notifications()
+        and script.of(s.Handle) == []
+        and len(script.of(s.Send)) == 1
+    )
+    if ran_plainly and "content-encoding" not in answer.headers:
+        assert isinstance(plain, JsonRpcResponse)
+        assert plain.result == by_flow.result
+    else:
+        assert plain is None
