@@ -129,6 +129,14 @@ pub struct Head {
     pub headers: Vec<(Vec<u8>, Vec<u8>)>,
 }
 
+/// What `ResponseCore::parse_heads` found at the start of the bytes it was given.
+enum Heads {
+    /// The final head ends after this many bytes (interim heads before it included).
+    Final(usize),
+    /// No final head yet; the interim heads before it took this many bytes (to be dropped).
+    Partial(usize),
+}
+
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum State {
     Head,
@@ -219,8 +227,30 @@ impl ResponseCore {
         data: &[u8],
         on_data: &mut dyn FnMut(&[u8]),
     ) -> Result<(), Http1Error> {
-        let mut owned: Vec<u8>;
+        let mut owned: Vec<u8> = Vec::new();
         let mut input: &[u8] = data;
+        if self.state == State::Head {
+            // A head that arrives whole in one read (the rule) is parsed where it is, not
+            // copied first; only a part of one is kept for the next read.
+            let buffered = !self.buf.is_empty();
+            if buffered {
+                self.buf.extend_from_slice(input);
+                owned = std::mem::take(&mut self.buf);
+            }
+            let heads: &[u8] = if buffered { &owned } else { input };
+            match self.parse_heads(heads)? {
+                Heads::Final(length) => input = &heads[length..],
+                Heads::Partial(interim) => {
+                    if buffered {
+                        owned.drain(..interim);
+                        self.buf = owned;
+                    } else {
+                        self.buf = input[interim..].to_vec();
+                    }
+                    return Ok(());
+                }
+            }
+        }
         loop {
             match self.state {
                 State::Failed(ref error) => return Err(error.clone()),
@@ -234,14 +264,7 @@ impl ResponseCore {
                     }
                     return Ok(());
                 }
-                State::Head => {
-                    self.buf.extend_from_slice(input);
-                    let Some(length) = self.parse_head()? else {
-                        return Ok(());
-                    };
-                    owned = std::mem::take(&mut self.buf);
-                    input = &owned[length..];
-                }
+                State::Head => return Ok(()), // (the head is parsed above: never here)
                 State::Length { remaining } | State::ChunkData { remaining } => {
                     let take = usize::try_from(remaining)
                         .unwrap_or(usize::MAX)
@@ -392,16 +415,20 @@ impl ResponseCore {
 
     /// Parses the head in `buf`: its length once complete (interim heads are dropped and
     /// parsing starts over after them, so the length returned is of the final head).
-    fn parse_head(&mut self) -> Result<Option<usize>, Http1Error> {
+    /// Parses the heads at the start of `buf`: the interim (1xx) ones are skipped, the final
+    /// one starts the body.
+    fn parse_heads(&mut self, buf: &[u8]) -> Result<Heads, Http1Error> {
+        let mut start = 0;
         loop {
-            let window = &self.buf[..self.buf.len().min(self.max_head_bytes)];
+            let rest = &buf[start..];
+            let window = &rest[..rest.len().min(self.max_head_bytes)];
             let Some((length, head)) = parse_head(window, self.max_headers)? else {
-                if self.buf.len() >= self.max_head_bytes {
+                if rest.len() >= self.max_head_bytes {
                     return Err(Http1Error::HeadTooLarge {
                         limit: self.max_head_bytes,
                     });
                 }
-                return Ok(None);
+                return Ok(Heads::Partial(start));
             };
             if head.status < 100 {
                 return Err(Http1Error::BadStatusLine);
@@ -410,11 +437,11 @@ impl ResponseCore {
                 return Err(Http1Error::SwitchingProtocols);
             }
             if head.status < 200 {
-                self.buf.drain(..length);
+                start += length;
                 continue;
             }
             self.start_body(head)?;
-            return Ok(Some(length));
+            return Ok(Heads::Final(start + length));
         }
     }
 
@@ -548,8 +575,24 @@ pub fn parse_head(buf: &[u8], max_headers: usize) -> Result<Option<(usize, Head)
     // A field line takes 3 bytes at least ("a:\n"), so `buf` cannot hold more than a third of
     // its length in fields: the array need not be longer (nor a huge `max_headers` allocated),
     // and httparse still runs out of room only past `max_headers`.
-    let mut fields = vec![httparse::EMPTY_HEADER; max_headers.min(buf.len() / 3 + 1)];
-    let mut response = httparse::Response::new(&mut fields);
+    let room = max_headers.min(buf.len() / 3 + 1);
+    if room <= ON_STACK_FIELDS {
+        // (the rule: no allocation for the array)
+        let mut fields = [httparse::EMPTY_HEADER; ON_STACK_FIELDS];
+        return parse_head_with(buf, &mut fields[..room], max_headers);
+    }
+    parse_head_with(buf, &mut vec![httparse::EMPTY_HEADER; room], max_headers)
+}
+
+/// How many fields a head may have for `parse_head` to take it without allocating its array.
+const ON_STACK_FIELDS: usize = 32;
+
+fn parse_head_with<'b>(
+    buf: &'b [u8],
+    fields: &mut [httparse::Header<'b>],
+    max_headers: usize,
+) -> Result<Option<(usize, Head)>, Http1Error> {
+    let mut response = httparse::Response::new(fields);
     let length = match response.parse(buf) {
         Ok(httparse::Status::Complete(length)) => length,
         Ok(httparse::Status::Partial) => return Ok(None),

@@ -143,16 +143,16 @@ impl Http1Response {
         }
         let dict = PyDict::new(py);
         for (name, value) in &head.headers {
-            // ASCII, checked above: both are valid UTF-8
-            let key = String::from_utf8_lossy(&name.to_ascii_lowercase()).into_owned();
-            let text = String::from_utf8_lossy(value);
-            let key = PyString::new(py, &key);
+            // ASCII, checked above: valid UTF-8
+            let key = field_name(py, name)?;
+            let text =
+                std::str::from_utf8(value).map_err(|e| PyValueError::new_err(e.to_string()))?;
             match dict.get_item(&key)? {
                 Some(known) => {
                     let joined = format!("{}, {}", known.cast::<PyString>()?.to_str()?, text);
                     dict.set_item(key, joined)?;
                 }
-                None => dict.set_item(key, text.as_ref())?,
+                None => dict.set_item(key, text)?,
             }
         }
         Ok(Some(dict))
@@ -218,4 +218,39 @@ pub fn encode_request_head<'py>(
     encode_head(&mut out, method, target, &pairs, content_length)
         .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(PyBytes::new(py, &out))
+}
+
+/// The Python string of the field `name` (ASCII), in lower case: for the names MCP's answers
+/// carry, the one interned string of each (made once; its hash kept), else a new one.
+fn field_name<'py>(py: Python<'py>, name: &[u8]) -> PyResult<Bound<'py, PyString>> {
+    macro_rules! known {
+        ($($known:literal),* $(,)?) => {
+            $(
+                if name.eq_ignore_ascii_case($known.as_bytes()) {
+                    return Ok(pyo3::intern!(py, $known).clone());
+                }
+            )*
+        };
+    }
+    known!(
+        "content-type",
+        "content-length",
+        "transfer-encoding",
+        "mcp-session-id",
+        "mcp-protocol-version",
+        "cache-control",
+        "connection",
+        "keep-alive",
+        "content-encoding",
+        "date",
+        "server",
+        "vary",
+        "set-cookie",
+        "www-authenticate",
+        "location",
+        "x-accel-buffering",
+    );
+    let lower = name.to_ascii_lowercase();
+    let text = std::str::from_utf8(&lower).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(PyString::new(py, text))
 }

@@ -93,8 +93,10 @@ class AsyncClient(
             return result
 
     async def _do(self, step: Step) -> Any:
-        if isinstance(step, Request) and not otel_loaded():  # the common step, first
-            return await self._send(step)
+        if isinstance(step, Request) and not otel_loaded():  # the common step, first (as _send)
+            return await self._transport.request(
+                method=step.method, params=step.params, timeout_s=step.timeout_s
+            )
         if isinstance(step, Locked):
             async with self._lock:
                 return await self._run(step.flow)

@@ -136,8 +136,10 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
             return result
 
     def _do(self, step: Step) -> Any:
-        if isinstance(step, Request) and not otel_loaded():  # the common step, first
-            return self._send(step)
+        if isinstance(step, Request) and not otel_loaded():  # the common step, first (as _send)
+            return self._transport.request(
+                method=step.method, params=step.params, timeout_s=step.timeout_s
+            )
         if isinstance(step, Locked):
             with self._lock:
                 return self._run(step.flow)

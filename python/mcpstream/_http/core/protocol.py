@@ -732,7 +732,8 @@ class McpHttpProtocol:
             return BodyKind.ERROR
         if self.sse_endpoint is not None:
             return BodyKind.ACCEPTED
-        self.capture_session(method=method, headers=headers)
+        if method == "initialize":  # (the one answer that sets it: no call for the others)
+            self.capture_session(method=method, headers=headers)
         return self.body_kind(
             method=method,
             status_code=status_code,
