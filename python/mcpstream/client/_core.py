@@ -114,9 +114,11 @@ T = TypeVar("T")
 
 
 # -- steps ----------------------------------------------------------------------------------------
+# (Plain slotted classes, not frozen: one is made for every call, and a frozen dataclass sets
+# each field through ``object.__setattr__``, at twice the cost. Nothing changes one once made.)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Request:
     """Send the JSON-RPC request ``method`` with ``params``; the outcome is its response."""
 
@@ -125,7 +127,7 @@ class Request:
     timeout_s: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Negotiate:
     """Negotiate the era with the server (the transport's ``negotiate``)."""
 
@@ -133,14 +135,14 @@ class Negotiate:
     timeout_s: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Locked:
     """Run ``flow`` holding the session lock; the outcome is what it returns."""
 
     flow: Flow[Any]
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Notify:
     """Send the JSON-RPC notification ``method`` with ``params``; the outcome is None."""
 
@@ -149,7 +151,7 @@ class Notify:
     timeout_s: float
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(slots=True)
 class Listen:
     """Reopen the ``subscriptions/listen`` stream subscribed to ``resources`` and wait for its
     acknowledgement (``timeout_s`` at most); the outcome is the acknowledged filter or None."""

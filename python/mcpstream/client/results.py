@@ -138,11 +138,11 @@ class ToolResult:
         items = result.get("content", []) if isinstance(result, dict) else None
         if not isinstance(items, list):
             raise McpProtocolError("the server sent a tool result without a 'content' list")
-        return cls(
-            content=tuple(map(parse_content, items)),
-            is_error=result.get("isError") is True,
-            structured_content=result.get("structuredContent"),
-            raw=result,
+        return cls(  # (content, is_error, structured_content, raw: positional, made per call)
+            tuple(map(parse_content, items)),
+            result.get("isError") is True,
+            result.get("structuredContent"),
+            result,
         )
 
     @property
