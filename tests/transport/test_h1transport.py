@@ -1068,7 +1068,8 @@ def test_a_request_sent_and_its_answer_received_apart_or_given_up(
     # the one-shot path works between while the server does.
     server = serve(ok(b"half"))
     transport = Http1Transport(max_connections=1, keepalive_expiry=30.0)
-    request = httpx.Request("GET", server.url, extensions={"timeout": {"read": 5.0}})
+    timeouts = {"read": 5.0, "pool": 2.0}  # (a place never freed: PoolTimeout, not a hang)
+    request = httpx.Request("GET", server.url, extensions={"timeout": timeouts})
     try:
         sent = transport.send(request)
         framing, body, _ = transport.receive(sent)
@@ -1078,5 +1079,6 @@ def test_a_request_sent_and_its_answer_received_apart_or_given_up(
         assert b"".join(transport.receive(sent)[1]) == b"half"
     finally:
         transport.close()
+    # (whether the abandoned request reached the server before its connection closed is a
+    # race: not asserted)
     assert server.connections == 2
-    assert len(server.requests) == 3
