@@ -18,7 +18,7 @@ pub struct Http1Response {
 #[pymethods]
 impl Http1Response {
     #[new]
-    #[pyo3(signature = (*, head_request = false, max_head_bytes = DEFAULT_MAX_HEAD_BYTES, max_headers = DEFAULT_MAX_HEADERS))]
+    #[pyo3(signature = (head_request = false, max_head_bytes = DEFAULT_MAX_HEAD_BYTES, max_headers = DEFAULT_MAX_HEADERS))]
     fn new(head_request: bool, max_head_bytes: usize, max_headers: usize) -> PyResult<Self> {
         if max_head_bytes == 0 || max_headers == 0 {
             return Err(PyValueError::new_err(

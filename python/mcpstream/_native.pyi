@@ -405,7 +405,6 @@ class Http1Response:
 
     def __new__(
         cls,
-        *,
         head_request: bool = False,
         max_head_bytes: int = 65536,
         max_headers: int = 100,

@@ -20,7 +20,8 @@ from typing import Any
 import httpx
 import httpx2
 import pytest
-from mcpstream._http.h1 import Http1Transport, transport_types, whole_reader
+from mcpstream._http.h1 import AsyncHttp1Transport, Http1Transport, transport_types, whole_reader
+from mcpstream._http.h1.pool import prepare
 from mcpstream._http.httpx_clients import io_deadline
 from mcpstream._http.stack import stack_named
 from mcpstream.models import ResolvedMcpServer
@@ -807,7 +808,6 @@ def test_mcpstreams_own_clients_take_the_h1_transport_unless_opted_out(
     tmp_path: Path,
     event_loop_thread: EventLoopThread,
 ) -> None:
-    from mcpstream._http.h1 import AsyncHttp1Transport
     from mcpstream._http.httpx_clients import direct_transport, make_async_client, make_client
 
     for key in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy"):
@@ -845,8 +845,6 @@ def test_mcpstreams_own_clients_take_the_h1_transport_unless_opted_out(
 def test_an_async_transport_outlives_its_event_loop(
     serve: Callable[[Reply], ScriptedServer],
 ) -> None:
-    from mcpstream._http.h1 import AsyncHttp1Transport
-
     server = serve(ok(b"again"))
     transport = AsyncHttp1Transport()
 
@@ -1082,3 +1080,171 @@ def test_a_request_sent_and_its_answer_received_apart_or_given_up(
     # (whether the abandoned request reached the server before its connection closed is a
     # race: not asserted)
     assert server.connections == 2
+
+
+# -- the common case taken straight (``send`` given a prepared request; ``receive_whole``) ------
+
+
+def _post(transport: Http1Transport, url: str, body: bytes, read: float = 5.0) -> Any:
+    """The one-shot lane's way in: a POST made ready to write first (its ``Prepared``), so that
+    ``send`` may take the common case straight."""
+    request = httpx.Request(
+        "POST", url, content=body, extensions={"timeout": {"read": read, "write": 5.0}}
+    )
+    return transport.send(request, prepare(transport._stack, request, transport._heads))
+
+
+def test_a_small_post_on_an_idle_connection_is_written_and_taken_whole_straight(
+    serve: Callable[[Reply], ScriptedServer],
+) -> None:
+    def echo(exchange: Exchange) -> None:
+        body = exchange.body
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(body), body))
+
+    server = serve(echo)
+    transport = Http1Transport()
+    try:
+        for n in range(3):  # the first opens the connection, the others find it idle
+            framing, body, _, whole = transport.receive_whole(
+                _post(transport, server.url, b"%d" % n)
+            )
+            assert (framing.status, body, whole) == (200, None, b"%d" % n)
+            assert len(transport._pool) == 1  # back in the pool, read to its end
+    finally:
+        transport.close()
+    assert server.connections == 1
+    assert [body for _, body in server.requests] == [b"0", b"1", b"2"]
+
+
+def test_an_answer_split_after_its_head_is_read_on_as_a_body(
+    serve: Callable[[Reply], ScriptedServer],
+) -> None:
+    def split(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst")
+        time.sleep(0.1)
+        exchange.send(b"-last")
+
+    server = serve(split)
+    transport = Http1Transport()
+    try:
+        for _ in range(2):
+            framing, body, _, whole = transport.receive_whole(_post(transport, server.url, b"x"))
+            assert (framing.status, whole) == (200, None)
+            assert b"".join(body) == b"first-last"
+            assert len(transport._pool) == 1
+    finally:
+        transport.close()
+    assert server.connections == 1
+
+
+def test_an_idle_connection_the_server_closed_is_not_written_to(
+    serve: Callable[[Reply], ScriptedServer],
+) -> None:
+    def once(exchange: Exchange) -> None:  # answers as if the connection stayed, then closes
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        exchange.sock.shutdown(socket.SHUT_RDWR)
+
+    server = serve(once)
+    transport = Http1Transport()
+    try:
+        transport.receive_whole(_post(transport, server.url, b"1"))
+        idle = transport._pool._idle[-1][0]
+        deadline = time.monotonic() + 5
+        while not idle.is_stale() and time.monotonic() < deadline:
+            time.sleep(0.01)
+        _, _, _, whole = transport.receive_whole(_post(transport, server.url, b"2"))
+        assert whole == b"ok"
+        assert idle.sock.fileno() == -1  # closed, not reused
+    finally:
+        transport.close()
+    assert server.connections == 2
+    assert [body for _, body in server.requests] == [b"1", b"2"]
+
+
+def test_a_small_post_the_socket_takes_in_part_is_written_whole(
+    serve: Callable[[Reply], ScriptedServer], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The first send takes only part of the request: the rest waits for room, on the same
+    # connection (a request is never begun twice).
+    def echo_length(exchange: Exchange) -> None:
+        size = b"%d" % len(exchange.body)
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%b" % (len(size), size))
+
+    server = serve(echo_length)
+    transport = Http1Transport()
+    rests: list[int] = []
+    send_rest = Http1Transport._send
+
+    def spied(
+        self: Any, connection: Any, request: Any, prepared: Any, reused: bool, written: int = 0
+    ) -> Any:
+        rests.append(written)
+        return send_rest(self, connection, request, prepared, reused, written)
+
+    monkeypatch.setattr(Http1Transport, "_send", spied)
+    body = b"b" * 60_000
+    try:
+        transport.receive_whole(_post(transport, server.url, b"open"))
+        idle = transport._pool._idle[-1][0]
+        real = idle.sock
+
+        class Partial:  # the kernel's answer to a full buffer: part of it taken
+            def send(self, data: bytes, flags: int = 0) -> int:
+                idle.sock = real
+                return real.send(memoryview(data)[:1000], flags)
+
+        idle.sock = Partial()  # type: ignore[assignment]
+        _, _, _, whole = transport.receive_whole(_post(transport, server.url, body))
+        assert whole == b"60000"
+    finally:
+        transport.close()
+    assert rests[-1] == 1000
+    assert server.requests[-1][1] == body
+    assert server.connections == 1
+
+
+@pytest.mark.parametrize(
+    ("answer", "error", "words"),
+    [
+        (b"", httpx.RemoteProtocolError, "Server disconnected without sending a response."),
+        (b"SSH-2.0-OpenSSH\r\n\r\n", httpx.RemoteProtocolError, "SSH-2.0"),
+        (None, httpx.ReadTimeout, "timed out"),
+    ],
+)
+def test_a_failed_first_read_closes_its_connection_with_the_stack_error(
+    serve: Callable[[Reply], ScriptedServer],
+    answer: bytes | None,
+    error: type[Exception],
+    words: str,
+) -> None:
+    def reply(exchange: Exchange) -> None:
+        if exchange.body == b"open":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok")
+        elif answer is None:
+            time.sleep(1.0)  # (past the read timeout)
+        else:
+            exchange.send(answer)
+            exchange.sock.shutdown(socket.SHUT_RDWR)
+
+    server = serve(reply)
+    transport = Http1Transport()
+    try:
+        transport.receive_whole(_post(transport, server.url, b"open"))
+        sent = _post(transport, server.url, b"fail", read=0.2)
+        with pytest.raises(error, match=words):
+            transport.receive_whole(sent)
+        assert sent.connection.sock.fileno() == -1
+        assert transport._pool.open == 0  # its place freed
+    finally:
+        transport.close()
+
+
+@pytest.mark.parametrize("kind", ["sync", "async"])
+def test_a_connection_timed_out_by_the_network_is_a_read_timeout(kind: str) -> None:
+    # ETIMEDOUT (the peer stopped acknowledging) is a ``TimeoutError``: httpcore's ReadTimeout.
+    transport: Any = Http1Transport() if kind == "sync" else AsyncHttp1Transport()
+    request = httpx.Request("GET", "http://127.0.0.1:1/")
+    lost = TimeoutError(110, "Connection timed out")
+    error = transport._read_error(lost, True, None, b"", request)
+    assert isinstance(error, httpx.ReadTimeout) and "Connection timed out" in str(error)
+    assert isinstance(transport._read_error(None, True, None, b"", request), httpx.ReadError)

@@ -248,7 +248,6 @@ class Http1Response:
 
     def __init__(
         self,
-        *,
         head_request: bool = False,
         max_head_bytes: int = DEFAULT_MAX_HEAD_BYTES,
         max_headers: int = DEFAULT_MAX_HEADERS,

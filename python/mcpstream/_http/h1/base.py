@@ -210,10 +210,12 @@ class Http1Base(Generic[C]):
         first: bytes,
         request: Any,
     ) -> Exception:
-        """The stack's exception for a response that broke (not for a timeout): the
-        connection ended or failed (``exc``, None for a plain end) before any byte of it was
-        ``received``, the framing refused it (a ``CodecError``; ``first``: its first bytes),
-        or the connection failed within it."""
+        """The stack's exception for a response that broke: the connection ended or failed
+        (``exc``, None for a plain end) before any byte of it was ``received``, the framing
+        refused it (a ``CodecError``; ``first``: its first bytes), or the connection failed
+        within it; a ``TimeoutError`` is the ``ReadTimeout`` (as httpcore maps it)."""
+        if isinstance(exc, TimeoutError):
+            return self._timed_out("ReadTimeout", exc, request)
         if not received:
             return self._error("RemoteProtocolError", DISCONNECTED, request)
         if isinstance(exc, CodecError):

@@ -204,7 +204,17 @@ class Http1Request:
     ``Request`` costs more than the rest of sending a small request; it is made only when
     something outside the transport needs it (``materialize``: an exception names it)."""
 
-    __slots__ = ("_real", "_stack", "_stream", "body", "extensions", "headers", "method", "url")
+    __slots__ = (
+        "_fields",
+        "_headers",
+        "_real",
+        "_stack",
+        "_stream",
+        "body",
+        "extensions",
+        "method",
+        "url",
+    )
 
     def __init__(
         self,
@@ -218,11 +228,20 @@ class Http1Request:
         self._stack = stack
         self.method = method
         self.url = url
-        self.headers = _Fields(fields)
+        self._fields = fields
+        self._headers: _Fields | None = None
         self.body = body
         self._stream: Any = None
         self.extensions = extensions
         self._real: Any = None
+
+    @property
+    def headers(self) -> _Fields:
+        """The fields as ``headers.raw`` (made when first read: the transports are handed the
+        request's head already encoded)."""
+        if self._headers is None:
+            self._headers = _Fields(self._fields)
+        return self._headers
 
     @property
     def stream(self) -> Any:
@@ -239,7 +258,7 @@ class Http1Request:
             self._real = self._stack.httpx.Request(
                 self.method,
                 self.url,
-                headers=self.headers.raw,
+                headers=self._fields,
                 content=self.body,
                 extensions=self.extensions,
             )
@@ -308,11 +327,8 @@ def _bad_field(fields: Iterable[tuple[bytes, bytes]]) -> str:
 
 def new_framing(request: Any, limits: Limits) -> Any:
     """The framing of the response to ``request`` (``Http1Response`` of the codec)."""
-    return Http1Response(
-        head_request=request.method == "HEAD",
-        max_head_bytes=limits.max_head_bytes,
-        max_headers=limits.max_headers,
-    )
+    # (positional: a class called with keywords costs twice, and one is made per response)
+    return Http1Response(request.method == "HEAD", limits.max_head_bytes, limits.max_headers)
 
 
 def reusable(framing: Any, prepared: Prepared) -> bool:
@@ -377,17 +393,26 @@ class IdlePool(Generic[C]):
         self.open -= 1
         return self._idle.pop(0)[0]
 
+    def take_fresh(self, key: Key, now: float) -> C | None:
+        """The common case of ``claim``: the newest idle connection when it goes to ``key`` and
+        none has expired at ``now`` (still counted as open, to be checked for staleness before
+        use); else None, and nothing changed. ``RuntimeError`` once the transport is closed."""
+        if self.closed:
+            raise RuntimeError("the transport is closed")
+        idle = self._idle
+        if idle and idle[-1][1] == key and now - idle[0][2] <= self.limits.keepalive_expiry:
+            return idle.pop()[0]
+        return None
+
     def claim(self, key: Key, now: float) -> tuple[list[C], C | None, bool]:
         """One try at a connection to ``key`` at time ``now``: the idle connections dropped
         meanwhile (expired, or the oldest one to another origin to make room: to be closed,
         uncounted), the newest idle one to ``key`` (to be checked for staleness before use),
         and whether a new one may open (then already counted); neither: every connection is in
         use, wait for one. ``RuntimeError`` once the transport is closed."""
-        if self.closed:
-            raise RuntimeError("the transport is closed")
-        idle = self._idle
-        if idle and idle[-1][1] == key and now - idle[0][2] <= self.limits.keepalive_expiry:
-            return [], idle.pop()[0], False  # the common case: none expired, the newest fits
+        fresh = self.take_fresh(key, now)
+        if fresh is not None:
+            return [], fresh, False
         to_close = self.expire(now)
         found = self.take(key)
         if found is not None:

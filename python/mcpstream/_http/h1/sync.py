@@ -105,7 +105,7 @@ class Connection:
         else:
             self.settimeout(timeout)
 
-    def write(self, data: bytes, timeout: float | None) -> int:
+    def write(self, data: bytes | memoryview, timeout: float | None) -> int:
         """Write all of ``data``, each wait for room ``timeout`` seconds at most
         (``TimeoutError``); an ``OSError`` says how much was written (``_WriteFailed``)."""
         polled = self._readable is not None
@@ -204,6 +204,8 @@ class SyncHttp1(Http1Base[Connection]):
         self._waiting = 0
         """Requests waiting on ``_freed`` (none: no notification to make)."""
         self._body_type = stream_type(_Body, self._stack, "SyncByteStream")
+        self._polls = _POLL is not None and bool(_DONTWAIT)
+        """Plain sockets wait by ``poll`` and send without waiting (``Connection``)."""
 
     # -- the pool --------------------------------------------------------------------------
 
@@ -307,6 +309,8 @@ class SyncHttp1(Http1Base[Connection]):
         server works on the request; ``receive`` or ``Sent.abandon`` must follow."""
         if prepared is None:
             prepared = prepare(self._stack, request, self._heads)
+        elif self._polls and (sent := self._send_on_idle(request, prepared)) is not None:
+            return sent
         while True:
             connection, reused = self._acquire(prepared.key, request)
             try:
@@ -320,6 +324,39 @@ class SyncHttp1(Http1Base[Connection]):
             # nothing of the request reached it, so a new connection may carry it
             self._lost(connection)
         return Sent(self, connection, request, prepared, outcome)
+
+    def _send_on_idle(self, request: Any, prepared: Prepared) -> Sent | None:
+        """The common case of ``send``, straight: a small request with its whole body, written
+        by one send on the newest idle connection to its origin, a plain socket (polled: its
+        send never waits). None when the case is another and nothing was written: ``send``
+        then goes the usual way (a connection found closed by the server is closed first)."""
+        body, key = prepared.body, prepared.key
+        if body is None or len(body) >= SMALL_BODY or key[0] != b"http":
+            return None
+        with self._mutex:
+            connection = self._pool.take_fresh(key, time.monotonic())
+        if connection is None:
+            return None
+        if connection.is_stale():
+            self._lost(connection)
+            return None
+        data = prepared.head + body
+        try:
+            written = connection.sock.send(data, _DONTWAIT)
+        except BlockingIOError:  # (no room: the usual way waits for it)
+            self._release(connection)
+            return None
+        except OSError:  # closed by the server while idle: nothing of the request went out
+            self._lost(connection)
+            return None
+        outcome: bool | Exception | None = True
+        if written < len(data):  # the rest the usual way (waiting for room)
+            try:
+                outcome = self._send(connection, request, prepared, True, written)
+            except BaseException:
+                self._lost(connection)
+                raise
+        return Sent(self, connection, request, prepared, True if outcome is None else outcome)
 
     def receive(self, sent: Sent) -> tuple[Any, Any, Connection]:
         """The second half of ``exchange``: the answer to the ``Sent`` request read up to its
@@ -335,18 +372,26 @@ class SyncHttp1(Http1Base[Connection]):
             raise sent.outcome from sent.outcome.__cause__
 
     def _send(
-        self, connection: Connection, request: Any, prepared: Prepared, reused: bool
+        self,
+        connection: Connection,
+        request: Any,
+        prepared: Prepared,
+        reused: bool,
+        written: int = 0,
     ) -> bool | Exception | None:
-        """Write the request: True once written; None when a reused connection failed before
-        its first byte (another connection may carry it); the stack's ``WriteError`` when a
-        write failed after bytes went out (the caller looks for an answer first)."""
-        written = 0
+        """Write the request (a small one's first ``written`` bytes went out already): True
+        once written; None when a reused connection failed before its first byte (another
+        connection may carry it); the stack's ``WriteError`` when a write failed after bytes
+        went out (the caller looks for an answer first)."""
         try:
             timeout = self._wait(request, "write", "WriteTimeout")
             head, body = prepared.head, prepared.body
             if body is not None:
                 if len(body) < SMALL_BODY:
-                    written += connection.write(head + body, timeout)
+                    data = head + body
+                    written += connection.write(
+                        memoryview(data)[written:] if written else data, timeout
+                    )
                 else:
                     written += connection.write(head, timeout)
                     written += connection.write(body, timeout)
@@ -370,6 +415,43 @@ class SyncHttp1(Http1Base[Connection]):
             return error
         except OSError as exc:
             raise self._error("WriteError", exc, request) from exc
+
+    def receive_whole(self, sent: Sent) -> tuple[Any, Any, Connection, bytes | None]:
+        """``receive``, with the common case of a small call taken straight: the framing
+        holding the head, the body, the connection, and the whole body when the whole answer
+        came in one read (then the body is None: the response is complete, its connection
+        back in the pool or closed); else None (the body reads on, as ``receive`` gives it)."""
+        connection = sent.connection
+        if sent.outcome is not True or connection._readable is None:
+            return (*self.receive(sent), None)
+        request, prepared = sent.request, sent.prepared
+        framing = new_framing(request, self._limits)
+        data = b""
+        try:
+            data = connection.recv(self._wait(request, "read", "ReadTimeout"))
+            pieces: list[bytes] = framing.feed(data) if data else []
+        except BaseException as exc:
+            self._lost(connection)
+            if isinstance(exc, OSError | CodecError):
+                raise self._read_error(exc, bool(data), framing, data[:16], request) from exc
+            raise
+        if not data:
+            self._lost(connection)
+            raise self._read_error(None, False, framing, b"", request)
+        if framing.complete:
+            self._finish(connection, True, framing, prepared)
+            return framing, None, connection, b"".join(pieces)
+        stream = self._body_type(self, connection, framing, request, prepared, True)
+        stream.took(data, pieces)
+        stream.read_head()
+        return framing, stream, connection, None
+
+    def read_body(self, framing: Any, whole: bytes, request: Any) -> Any:
+        """The body (the stack's ``SyncByteStream``) of a response ``receive_whole`` took
+        whole: ``whole``, its connection already back in the pool or closed."""
+        stream = self._body_type(self, None, framing, request, None, True)
+        stream.took(whole, [whole] if whole else [])
+        return stream
 
     def _receive(
         self, connection: Connection, request: Any, prepared: Prepared, keep: bool
@@ -417,10 +499,10 @@ class _Body:
     def __init__(
         self,
         transport: SyncHttp1,
-        connection: Connection,
+        connection: Connection | None,
         framing: Any,
         request: Any,
-        prepared: Prepared,
+        prepared: Prepared | None,
         keep: bool,
     ) -> None:
         self._transport = transport
@@ -451,10 +533,7 @@ class _Body:
                 data = b""
             else:
                 data = connection.recv(timeout)
-        except TimeoutError as exc:
-            self._drop()
-            raise transport._timed_out("ReadTimeout", exc, request) from exc
-        except OSError as exc:
+        except OSError as exc:  # (a timeout included)
             self._drop()
             raise self._failure(exc) from exc
         try:
@@ -478,6 +557,12 @@ class _Body:
         return self._transport._read_error(
             exc, self._received, self._framing, self._first, self._request
         )
+
+    def took(self, first: bytes, pieces: list[bytes]) -> None:
+        """The data of a read the transport made itself, fed to the framing: ``first``, which
+        gave the body ``pieces`` (kept, as a read's are)."""
+        self._received, self._first = True, first[:16]
+        self._pending.extend(pieces)
 
     def read_head(self) -> None:
         """Read until the final head has arrived (body data read with it is kept)."""
@@ -538,7 +623,9 @@ class _Body:
         if connection is None or not self._framing.complete:
             return
         self._connection = None
-        self._transport._finish(connection, self._keep, self._framing, self._prepared)
+        prepared = self._prepared
+        assert prepared is not None  # (a body without one was read whole: ``read_body``)
+        self._transport._finish(connection, self._keep, self._framing, prepared)
 
     def _drop(self) -> None:
         connection, self._connection = self._connection, None
