@@ -386,9 +386,8 @@ class AsyncMcpHttpTransport(
             return wire.failure(exc)
         if received is None:
             return await self._send_request(self._one_shot_request(body, timeout_s), ex)
-        call = CallExchange(
-            self._protocol, method=method, expected_id=request_id, timeout_s=timeout_s, now=now
-        )
+        # (positional: a class called with keywords costs twice)
+        call = CallExchange(self._protocol, method, request_id, timeout_s, now)
         try:
             answer = received.plain_answer(call)
             if isinstance(answer, JsonRpcResponse):

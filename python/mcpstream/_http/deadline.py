@@ -9,9 +9,11 @@ from __future__ import annotations
 import time
 from contextvars import ContextVar
 
-__all__ = ["bounded", "io_deadline"]
+__all__ = ["DEADLINE", "bounded", "io_deadline"]
 
-_DEADLINE: ContextVar[float | None] = ContextVar("mcpstream_io_deadline", default=None)
+DEADLINE: ContextVar[float | None] = ContextVar("mcpstream_io_deadline", default=None)
+"""The ``io_deadline`` in force (None: no bound). A hot path may set and reset it itself, as
+``io_deadline`` does, without the object."""
 
 
 class io_deadline:  # used as a function: ``with io_deadline(at):``
@@ -24,15 +26,15 @@ class io_deadline:  # used as a function: ``with io_deadline(at):``
         self._at = at
 
     def __enter__(self) -> None:
-        self._token = _DEADLINE.set(self._at)
+        self._token = DEADLINE.set(self._at)
 
     def __exit__(self, *exc_info: object) -> None:
-        _DEADLINE.reset(self._token)
+        DEADLINE.reset(self._token)
 
 
 def bounded(timeout: float | None, expired: type[Exception]) -> float | None:
     """``timeout`` cut to what is left of the ``io_deadline``; ``expired`` raised once none is."""
-    deadline = _DEADLINE.get()
+    deadline = DEADLINE.get()
     if deadline is None:
         return timeout
     remaining = deadline - time.monotonic()

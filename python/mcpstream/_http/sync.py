@@ -34,6 +34,7 @@ from .core import INITIALIZED_NOTIFICATION, CallExchange, ListenStream, Stepper
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
+from .deadline import DEADLINE
 from .facade import HttpTransportBase
 from .httpx_clients import deadline_bound, deadline_trace, io_deadline, make_client
 from .stack import stack_of
@@ -184,19 +185,14 @@ class McpHttpTransport(
         # The one-shot path: the flow's first step (the POST) done here; a plain answer that
         # arrived whole is the call's response, anything else goes on in the flow.
         request_id, body = one_shot
-        ex = Exchange(self._client, self._closing)
-        outcome: JsonRpcResponse | s.Head | s.Failed | Exception
         try:
-            outcome = self._send_once(body, timeout_s, ex, method, request_id)
+            sent = self._send_once(body, timeout_s, method, request_id)
         except Exception as exc:  # the flow's to handle, as an action's exception
-            outcome = exc
-        except BaseException:
-            ex.release()
-            raise
-        if isinstance(outcome, JsonRpcResponse):
-            return outcome
-        ex.preset = outcome
-        return self._run(self._request_flow(method, params, timeout_s, started, one_shot), ex)
+            sent = Exchange(self._client, self._closing)
+            sent.preset = exc
+        if isinstance(sent, JsonRpcResponse):
+            return sent
+        return self._run(self._request_flow(method, params, timeout_s, started, one_shot), sent)
 
     def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it: ``server/discover`` for the stateless
@@ -340,46 +336,58 @@ class McpHttpTransport(
         return self._send_request(step.request, ex)
 
     def _send_once(
-        self, body: bytes, timeout_s: float, ex: Exchange, method: str, request_id: Any
-    ) -> JsonRpcResponse | s.Head | s.Failed:
+        self, body: bytes, timeout_s: float, method: str, request_id: Any
+    ) -> JsonRpcResponse | Exchange:
         """Send the POST of a one-shot request of ``body`` (on its ``wire.Lane``, else
         ``_send_request``): the response to ``request_id`` when a plain answer arrived whole
-        with the head (``complete_answer``), else the outcome of the flow's first ``Send``,
-        its response open in ``ex``."""
+        with the head (``complete_answer``), else the ``Exchange`` for the flow, holding the
+        outcome of its first ``Send`` (``preset``) and the response open. (The ``Exchange`` is
+        made only then: a plain answer needs none.)"""
         lane = self._one_shot_lane(body, timeout_s)
         if lane is None:
-            return self._send_request(self._one_shot_request(body, timeout_s), ex)
+            return self._send_to_flow(self._one_shot_request(body, timeout_s))
         sent_at = time.monotonic()
         deadline = sent_at + timeout_s
+        token = DEADLINE.set(deadline)  # (``io_deadline``, without its object)
         try:
-            with io_deadline(deadline):
-                sent = lane.send(body, timeout_s, self._protocol.connect_within(timeout_s))
-                if sent is not None:
-                    try:  # made while the server works on the request
-                        call = CallExchange(
-                            self._protocol,
-                            method=method,
-                            expected_id=request_id,
-                            timeout_s=timeout_s,
-                            now=sent_at,
-                        )
-                    except BaseException:
-                        sent.abandon()
-                        raise
-                    received = lane.receive(sent)
+            sent = lane.send(body, timeout_s, self._protocol.connect_within(timeout_s))
+            if sent is not None:
+                try:  # made while the server works on the request (a class called with
+                    # keywords costs twice: positional here)
+                    call = CallExchange(self._protocol, method, request_id, timeout_s, sent_at)
+                except BaseException:
+                    sent.abandon()
+                    raise
+                received = lane.receive(sent, call)
         except wire.http_errors() as exc:
-            return wire.failure(exc)
+            ex = Exchange(self._client, self._closing)
+            ex.preset = wire.failure(exc)
+            return ex
+        finally:
+            DEADLINE.reset(token)
         if sent is None:
-            return self._send_request(self._one_shot_request(body, timeout_s), ex)
+            return self._send_to_flow(self._one_shot_request(body, timeout_s))
+        if isinstance(received, JsonRpcResponse):
+            return received  # (it arrived whole: its connection is back in the pool)
         try:
-            answer = received.plain_answer(call)
-            if isinstance(answer, JsonRpcResponse):
-                return answer  # (it arrived whole: its connection is back in the pool)
+            ex = Exchange(self._client, self._closing)
             ex.open(received.response(), deadline)
         except BaseException:
-            received.body.close()
+            received.close()
             raise
-        return answer
+        ex.preset = received.head
+        return ex
+
+    def _send_to_flow(self, request: s.HttpRequest) -> Exchange:
+        """``_send_request`` of a one-shot request's POST: the ``Exchange`` for its flow,
+        holding the outcome (``preset``) and the response open."""
+        ex = Exchange(self._client, self._closing)
+        try:
+            ex.preset = self._send_request(request, ex)
+        except BaseException:
+            ex.release()
+            raise
+        return ex
 
     def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
         """Send ``request``; its response is the one ``ex`` has open."""

@@ -257,12 +257,41 @@ def head_fields(stack: HttpStack, framing: Any) -> dict[str, str]:
     return fields
 
 
+def plain_answer(
+    call: CallExchange, stack: HttpStack, framing: Any, whole: bytes | None
+) -> Head | JsonRpcResponse:
+    """The response ``call`` waits for where the whole answer (``whole``, None when more is to
+    be read) arrived with the head (``framing``, the codec's, holding it) and is the plain case
+    (``core.complete_answer``; not with a cookie to keep, which the client's cookie jar takes
+    from the stack's response), else the ``Head``. Reads nothing."""
+    now = time.monotonic()
+    fields = head_fields(stack, framing)
+    if whole is not None and "set-cookie" not in fields:
+        response = complete_answer(
+            call, status_code=framing.status, headers=fields, now=now, body=whole
+        )
+        if response is not None:
+            return response
+    return Head(now, framing.status, fields)
+
+
 class Received:
     """The answer of the HTTP/1.1 transport of this package to an ``Http1Request``, its head
     arrived, before the stack's ``Response``: that is made only when the answer is handed on
-    (``response``), as ``send`` returns it."""
+    (``response``), as ``send`` returns it. ``whole``: the whole body, when it came with the
+    head (the sync transport took it straight when ``body`` is None: ``receive_whole``);
+    ``head``: the answer's ``Head``, once ``plain_answer`` found it is not the plain case."""
 
-    __slots__ = ("_client", "_request", "_transport", "body", "connection", "framing")
+    __slots__ = (
+        "_client",
+        "_request",
+        "_transport",
+        "body",
+        "connection",
+        "framing",
+        "head",
+        "whole",
+    )
 
     def __init__(
         self,
@@ -270,30 +299,30 @@ class Received:
         transport: Any,
         request: Http1Request,
         received: tuple[Any, Any, Any],
+        whole: bytes | None = None,
+        head: Head | None = None,
     ) -> None:
         self._client, self._transport, self._request = client, transport, request
         self.framing, self.body, self.connection = received
+        self.whole = whole if self.body is None else self.body.arrived_whole()  # (reads nothing)
+        self.head = head
 
     def plain_answer(self, call: CallExchange) -> Head | JsonRpcResponse:
-        """The response ``call`` waits for where the whole answer arrived with the head and
-        is the plain case (``core.complete_answer``; not with a cookie to keep, which the
-        client's cookie jar takes from the stack's response), else the ``Head``. Reads
-        nothing."""
-        framing, now = self.framing, time.monotonic()
-        fields = head_fields(self._transport._stack, framing)
-        whole: bytes | None = self.body.arrived_whole()  # (reads nothing)
-        if whole is not None and "set-cookie" not in fields:
-            response = complete_answer(
-                call, status_code=framing.status, headers=fields, now=now, body=whole
-            )
-            if response is not None:
-                return response
-        return Head(now, framing.status, fields)
+        """``plain_answer`` of this answer."""
+        return plain_answer(call, self._transport._stack, self.framing, self.whole)
 
     def response(self) -> httpx.Response:
         """The stack's response, as ``send`` returns it."""
-        made = self._transport._response(self.framing, self.body, self.connection, self._request)
+        transport = self._transport
+        if self.body is None:  # (taken whole: a body of what was read)
+            self.body = transport.read_body(self.framing, self.whole, self._request)
+        made = transport._response(self.framing, self.body, self.connection, self._request)
         return _sent(self._client, made, self._request)
+
+    def close(self) -> None:
+        """Give up the answer: its body, when one is still open, is closed."""
+        if self.body is not None:
+            self.body.close()
 
 
 def holds_cookies(client: httpx.Client | httpx.AsyncClient) -> bool:
@@ -362,15 +391,26 @@ class Lane:
             raise
         return sent
 
-    def receive(self, sent: Sent) -> Received:
-        """The ``Received`` answer to the ``Sent`` request, once its head arrived."""
+    def receive(self, sent: Sent, call: CallExchange) -> JsonRpcResponse | Received:
+        """The answer to the ``Sent`` request of ``call``, once its head arrived: the response
+        when it is the plain case (``plain_answer``), else the ``Received`` answer, its
+        ``head`` found."""
         transport = self._transport
         try:
-            received = transport.receive(sent)
+            framing, body, connection, whole = transport.receive_whole(sent)
         except transport._stack.httpx.RequestError as exc:
             _name_request(exc, sent.request)
             raise
-        return Received(self._client, transport, sent.request, received)
+        try:
+            answer = plain_answer(call, transport._stack, framing, whole)
+        except BaseException:
+            if body is not None:
+                body.close()
+            raise
+        if isinstance(answer, JsonRpcResponse):
+            return answer  # (no ``Received`` made: the common case)
+        received = (framing, body, connection)
+        return Received(self._client, transport, sent.request, received, whole, answer)
 
     async def aexchange(
         self, body: bytes, timeout_s: float, connect_s: float | None

@@ -62,7 +62,6 @@ class CallExchange:
     def __init__(
         self,
         protocol: McpHttpProtocol,
-        *,
         method: str,
         expected_id: JsonRpcId | None,
         timeout_s: float,
@@ -236,7 +235,7 @@ class CallExchange:
         answer; without a Content-Length the stream is open-ended) or a resumed GET's (None,
         always treated as open-ended)."""
         open_ended = headers is None or headers.get("content-length") is None
-        return SseBody(self, open_ended=open_ended, now=now)
+        return SseBody(self, open_ended, now)  # (a class called with keywords costs twice)
 
     def is_resumable_answer(self, *, status_code: int, headers: Mapping[str, str]) -> bool:
         """True when the answer to a reconnection GET is an event stream to read."""
@@ -329,7 +328,7 @@ class SseBody:
 
     __slots__ = ("_decoder", "_progress", "call", "last_activity", "open_ended")
 
-    def __init__(self, call: CallExchange, *, open_ended: bool, now: float) -> None:
+    def __init__(self, call: CallExchange, open_ended: bool, now: float) -> None:
         self.call = call
         self.open_ended = open_ended
         self.last_activity = now
