@@ -391,7 +391,9 @@ class SessionCore:
         if offered and as_task and name not in self.tool_task_support:
             yield from self.list_tools(None)  # the tool's execution.taskSupport decides
         support = self.tool_task_support.get(name)
-        asked = asks_for_task(modern=modern, offered=offered, support=support, as_task=as_task)
+        asked = offered and asks_for_task(
+            modern=modern, offered=offered, support=support, as_task=as_task
+        )
         try:
             call = task_call_params(params, asked=asked)
             result = yield from self.request("tools/call", call, timeout_s)

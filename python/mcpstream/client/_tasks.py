@@ -244,7 +244,8 @@ def declare_tasks(capabilities: Mapping[str, Any]) -> dict[str, Any]:
 
 def offers_tool_tasks(capabilities: Mapping[str, Any]) -> bool:
     """True when a 2025-11-25 server declares ``tasks.requests.tools.call``."""
-    return _declares(capabilities, "requests", "tools", "call")
+    # (most servers have no tasks: no walk then, on every call)
+    return "tasks" in capabilities and _declares(capabilities, "requests", "tools", "call")
 
 
 def _declares(capabilities: Mapping[str, Any], *path: str) -> bool:

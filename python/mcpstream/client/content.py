@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import McpProtocolError
+from ._drafts import draft_type
 from ._fields import optional_strs, str_or_none
 
 __all__ = [
@@ -119,13 +120,20 @@ def parse_resource_contents(item: Any) -> ResourceContents:
     )
 
 
+_TextDraft = draft_type(TextContent)
+
+
 def parse_content(item: Any) -> Content:
     """One content item of a tool result or a prompt message."""
     if not isinstance(item, dict):
         raise McpProtocolError("the server sent a content item that is not an object")
     kind = item.get("type")
     if kind == "text" and isinstance(item.get("text"), str):
-        return TextContent(item["text"], item)  # (text, raw: positional, as it is the most made)
+        made = _TextDraft()  # (``draft_type``: a ``TextContent`` made for less)
+        made.text, made.raw, made.type = item["text"], item, "text"
+        made.__class__ = TextContent
+        text: TextContent = made
+        return text
     if kind in ("image", "audio") and isinstance(item.get("data"), str):
         cls = ImageContent if kind == "image" else AudioContent
         return cls(data=item["data"], mime_type=str_or_none(item.get("mimeType")) or "", raw=item)

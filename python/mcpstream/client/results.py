@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import McpProtocolError
+from ._drafts import draft_type
 from ._fields import (
     dict_or_empty,
     dict_or_none,
@@ -138,12 +139,17 @@ class ToolResult:
         items = result.get("content", []) if isinstance(result, dict) else None
         if not isinstance(items, list):
             raise McpProtocolError("the server sent a tool result without a 'content' list")
-        return cls(  # (content, is_error, structured_content, raw: positional, made per call)
-            tuple(map(parse_content, items)),
-            result.get("isError") is True,
-            result.get("structuredContent"),
-            result,
-        )
+        content = tuple(map(parse_content, items))
+        if cls is not ToolResult:  # a subclass: its own ``__init__``
+            return cls(
+                content, result.get("isError") is True, result.get("structuredContent"), result
+            )
+        made = _ToolResultDraft()  # (``draft_type``: a ``ToolResult`` made for less)
+        made.content, made.is_error = content, result.get("isError") is True
+        made.structured_content, made.raw = result.get("structuredContent"), result
+        made.__class__ = ToolResult
+        result_made: ToolResult = made
+        return result_made
 
     @property
     def structured(self) -> Any:
@@ -153,7 +159,14 @@ class ToolResult:
     @property
     def text(self) -> str:
         """The text items joined by newlines (``""`` when there is none)."""
-        return "\n".join([item.text for item in self.content if isinstance(item, TextContent)])
+        content = self.content
+        if len(content) == 1:  # (the most common result: no list made)
+            item = content[0]
+            return item.text if isinstance(item, TextContent) else ""
+        return "\n".join([item.text for item in content if isinstance(item, TextContent)])
+
+
+_ToolResultDraft = draft_type(ToolResult)
 
 
 @dataclass(frozen=True, slots=True)
