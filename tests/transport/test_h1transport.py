@@ -1119,9 +1119,12 @@ def test_a_small_post_on_an_idle_connection_is_written_and_taken_whole_straight(
 def test_an_answer_split_after_its_head_is_read_on_as_a_body(
     serve: Callable[[Reply], ScriptedServer],
 ) -> None:
+    first_read = threading.Event()
+
     def split(exchange: Exchange) -> None:
         exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst")
-        time.sleep(0.1)
+        first_read.wait(5)  # (the rest only once the client read the first part)
+        first_read.clear()
         exchange.send(b"-last")
 
     server = serve(split)
@@ -1129,6 +1132,7 @@ def test_an_answer_split_after_its_head_is_read_on_as_a_body(
     try:
         for _ in range(2):
             framing, body, _, whole = transport.receive_whole(_post(transport, server.url, b"x"))
+            first_read.set()
             assert (framing.status, whole) == (200, None)
             assert b"".join(body) == b"first-last"
             assert len(transport._pool) == 1
