@@ -59,6 +59,7 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<pysse::SseEvent>()?;
     m.add_class::<pysse::JsonRpcEvent>()?;
     m.add_class::<pysse::SseDecoder>()?;
+    m.add_function(wrap_pyfunction!(pysse::sole_sse_message, m)?)?;
     m.add_class::<pymessages::JsonRpcRequest>()?;
     m.add_class::<pymessages::JsonRpcNotification>()?;
     m.add_class::<pymessages::JsonRpcResponse>()?;

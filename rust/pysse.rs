@@ -188,6 +188,83 @@ fn jsonrpc_event<'py>(
     Ok(Some(Bound::new(py, item)?.into_any()))
 }
 
+/// The cap on one event of a `max_event_bytes` argument (`None`: no cap).
+fn event_limit(max_event_bytes: Option<i128>) -> PyResult<Option<usize>> {
+    match max_event_bytes {
+        None => Ok(None),
+        Some(n) if n <= 0 => Err(pyo3::exceptions::PyValueError::new_err(
+            "max_event_bytes must be a positive integer or None",
+        )),
+        Some(n) => Ok(Some(usize::try_from(n).unwrap_or(usize::MAX))),
+    }
+}
+
+/// Keeps the one JSON-RPC message of a whole stream (`sole_sse_message`); `other` once the
+/// stream holds anything else that `feed_jsonrpc` would return.
+struct Sole<'py, 'r> {
+    py: Python<'py>,
+    reader: &'r mut JsonReader,
+    message: Option<Bound<'py, PyAny>>,
+    other: bool,
+    failure: Option<PyErr>,
+}
+
+impl EventSink for Sole<'_, '_> {
+    fn dispatch(&mut self, event: &EventView<'_>) {
+        // the events `jsonrpc_event` skips (their id, if any, shows in the decoder's state)
+        if !matches!(event.event, None | Some(b"" | b"message")) || is_blank(event.data) {
+            return;
+        }
+        if self.other || self.failure.is_some() || self.message.is_some() {
+            self.other = true;
+            return;
+        }
+        match messages_from_json(self.py, self.reader, event.data) {
+            Ok(Ok(messages)) if messages.len() == 1 => match messages.get_item(0) {
+                Ok(message) => self.message = Some(message),
+                Err(e) => self.failure = Some(e),
+            },
+            Ok(_) => self.other = true,
+            Err(e) => self.failure = Some(e),
+        }
+    }
+}
+
+/// The JSON-RPC message of a whole event stream (`body`, to its end) that holds just that:
+/// what a new `SseDecoder(max_event_bytes)` fed `body` and finished returns as one
+/// `JsonRpcEvent` holding one message and no error, with no event id and no retry set.
+/// `None` for any other stream (an error, another event, a batch, an id): the caller decodes
+/// it with an `SseDecoder`.
+#[pyfunction]
+#[pyo3(signature = (body, max_event_bytes = Some(DEFAULT_MAX_EVENT_BYTES as i128)))]
+pub fn sole_sse_message<'py>(
+    py: Python<'py>,
+    body: &[u8],
+    max_event_bytes: Option<i128>,
+) -> PyResult<Option<Bound<'py, PyAny>>> {
+    let mut core = SseCore::new(event_limit(max_event_bytes)?);
+    with_reader(|reader| {
+        let mut sole = Sole {
+            py,
+            reader,
+            message: None,
+            other: false,
+            failure: None,
+        };
+        let ended = core
+            .feed(body, &mut sole)
+            .and_then(|()| core.finish(&mut sole));
+        if let Some(failure) = sole.failure {
+            return Err(failure);
+        }
+        let plain = ended.is_ok()
+            && !sole.other
+            && core.last_event_id().is_none()
+            && core.retry_ms().is_none();
+        Ok(sole.message.filter(|_| plain))
+    })
+}
+
 /// Incremental Server-Sent Events decoder, one call per body chunk.
 #[pyclass(module = "mcpstream._native")]
 pub struct SseDecoder {
@@ -199,17 +276,8 @@ impl SseDecoder {
     #[new]
     #[pyo3(signature = (max_event_bytes = Some(DEFAULT_MAX_EVENT_BYTES as i128)))]
     fn new(max_event_bytes: Option<i128>) -> PyResult<Self> {
-        let limit = match max_event_bytes {
-            None => None,
-            Some(n) if n <= 0 => {
-                return Err(pyo3::exceptions::PyValueError::new_err(
-                    "max_event_bytes must be a positive integer or None",
-                ))
-            }
-            Some(n) => Some(usize::try_from(n).unwrap_or(usize::MAX)),
-        };
         Ok(Self {
-            core: SseCore::new(limit),
+            core: SseCore::new(event_limit(max_event_bytes)?),
         })
     }
 

@@ -50,6 +50,7 @@ __all__ = [
     "encode_jsonrpc_message",
     "encode_request_head",
     "parse_jsonrpc_line",
+    "sole_sse_message",
 ]
 
 # Type aliases for annotations only; the runtime module does not define them.
@@ -237,7 +238,7 @@ class SseDecoder:
     The results (events and errors) do not depend on how the stream is cut into chunks.
     """
 
-    def __new__(cls, max_event_bytes: int | None = 16777216) -> Self:
+    def __new__(cls, max_event_bytes: int | None = 67108864) -> Self:
         """``max_event_bytes``: the cap on one event's size; ``None`` for no cap. Must be > 0.
 
         0 or less raises ``ValueError("max_event_bytes must be a positive integer or None")``; a
@@ -284,6 +285,18 @@ class SseDecoder:
     @property
     def retry_ms(self) -> int | None:
         """The last valid ``retry`` value seen (it takes effect when its line is read)."""
+
+def sole_sse_message(body: bytes, max_event_bytes: int | None = 67108864) -> JsonRpcMessage | None:
+    """The JSON-RPC message of a whole event stream (``body``, to its end) that holds just that.
+
+    That is: what a new ``SseDecoder(max_event_bytes)`` fed ``body`` and then finished returns
+    as exactly one ``JsonRpcEvent``, holding one message (a batch of one counts) and no
+    ``error``, the decoder's ``last_event_id`` and ``retry_ms`` still ``None``. ``None`` for any
+    other stream: a decoding error, no such event or more than one, a batch, a malformed message,
+    an event id or retry set. The caller then decodes ``body`` with an ``SseDecoder``. The one
+    call of the common answer (a complete stream of one response), with no decoder or event made.
+    ``max_event_bytes`` is checked as ``SseDecoder`` checks it.
+    """
 
 def parse_jsonrpc_line(text: str | bytes) -> tuple[JsonRpcMessage, ...]:
     """Parse one JSON text (a message or a batch array) into typed messages.

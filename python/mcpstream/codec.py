@@ -42,6 +42,7 @@ __all__ = [
     "encode_jsonrpc_message",
     "load_backend",
     "parse_jsonrpc_line",
+    "sole_sse_message",
 ]
 
 BackendName = Literal["native", "python"]
@@ -96,6 +97,7 @@ if TYPE_CHECKING:
         Utf8Decoder,
         encode_jsonrpc_message,
         parse_jsonrpc_line,
+        sole_sse_message,
     )
 
     BACKEND: BackendName
@@ -112,3 +114,4 @@ else:
     Utf8Decoder = _backend.Utf8Decoder
     encode_jsonrpc_message = _backend.encode_jsonrpc_message
     parse_jsonrpc_line = _backend.parse_jsonrpc_line
+    sole_sse_message = _backend.sole_sse_message

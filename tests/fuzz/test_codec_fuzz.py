@@ -101,6 +101,32 @@ def test_sse_decoders_agree_on_any_stream_and_chunking(
     assert events_only(sse_outcome(pure, [stream], cap, jsonrpc)) == events_only(outcome)
 
 
+@fuzz_settings
+@given(stream=sse_streams(), cap=st.sampled_from([None, 16 * 1024 * 1024, 1, 7, 64]))
+def test_the_sole_message_of_any_stream_is_what_its_decoder_gives(
+    pure: ModuleType, native: ModuleType, stream: bytes, cap: int | None
+) -> None:
+    """``sole_sse_message`` of both backends: equal, and the one message of the native
+    decoder's one event when the stream is that alone (no error, no id, no retry set)."""
+    sole = native.sole_sse_message(stream, cap)
+    assert repr(pure.sole_sse_message(stream, cap)) == repr(sole)
+    decoder = native.SseDecoder(cap)
+    try:
+        events = [*decoder.feed_jsonrpc(stream), *decoder.finish_jsonrpc()]
+    except CodecError:
+        events = []
+    if (
+        len(events) == 1
+        and decoder.last_event_id is None
+        and decoder.retry_ms is None
+        and events[0].error is None
+        and len(events[0].messages) == 1
+    ):
+        assert sole is not None and repr(sole) == repr(events[0].messages[0])
+    else:
+        assert sole is None
+
+
 def parse_outcome(backend: ModuleType, text: str | bytes) -> Outcome:
     try:
         return ("ok", repr(backend.parse_jsonrpc_line(text)))

@@ -188,8 +188,7 @@ class McpHttpTransport(
         try:
             sent = self._send_once(body, timeout_s, method, request_id)
         except Exception as exc:  # the flow's to handle, as an action's exception
-            sent = Exchange(self._client, self._closing)
-            sent.preset = exc
+            sent = self._flow_exchange(exc)
         if isinstance(sent, JsonRpcResponse):
             return sent
         return self._run(self._request_flow(method, params, timeout_s, started, one_shot), sent)
@@ -360,22 +359,27 @@ class McpHttpTransport(
                     raise
                 received = lane.receive(sent, call)
         except wire.http_errors() as exc:
-            ex = Exchange(self._client, self._closing)
-            ex.preset = wire.failure(exc)
-            return ex
+            return self._flow_exchange(wire.failure(exc))
         finally:
             DEADLINE.reset(token)
         if sent is None:
             return self._send_to_flow(self._one_shot_request(body, timeout_s))
         if isinstance(received, JsonRpcResponse):
             return received  # (it arrived whole: its connection is back in the pool)
+        assert received.head is not None  # (``Lane.receive`` found it)
         try:
-            ex = Exchange(self._client, self._closing)
+            ex = self._flow_exchange(received.head)
             ex.open(received.response(), deadline)
         except BaseException:
             received.close()
             raise
-        ex.preset = received.head
+        return ex
+
+    def _flow_exchange(self, preset: s.Head | s.Failed | Exception) -> Exchange:
+        """The ``Exchange`` for the flow of a one-shot request whose POST went out here,
+        holding the outcome of the flow's first ``Send`` (``preset``)."""
+        ex = Exchange(self._client, self._closing)
+        ex.preset = preset
         return ex
 
     def _send_to_flow(self, request: s.HttpRequest) -> Exchange:

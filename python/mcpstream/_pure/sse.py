@@ -32,7 +32,7 @@ from ._common import (
 )
 from .jsonrpc import JsonRpcEvent, jsonrpc_events
 
-__all__ = ["DEFAULT_MAX_EVENT_BYTES", "SseDecoder", "SseEvent"]
+__all__ = ["DEFAULT_MAX_EVENT_BYTES", "SseDecoder", "SseEvent", "sole_sse_message"]
 
 DEFAULT_MAX_EVENT_BYTES: Final = 64 * 1024 * 1024
 """64 MiB: the default cap on the size of one SSE event (the transports' documented default)."""
@@ -501,6 +501,23 @@ class SseDecoder:
         self._event = event
         self._id = event_id
         self._retry = retry
+
+
+def sole_sse_message(body: bytes, max_event_bytes: int | None = DEFAULT_MAX_EVENT_BYTES) -> Any:
+    """The JSON-RPC message of a whole event stream that holds just that, else None (see
+    ``mcpstream/_native.pyi``): written as the decoder's own use, as its definition reads."""
+    decoder = SseDecoder(max_event_bytes)
+    try:
+        events = decoder.feed_jsonrpc(body)
+        events.extend(decoder.finish_jsonrpc())
+    except CodecError:
+        return None
+    if len(events) != 1 or decoder.last_event_id is not None or decoder.retry_ms is not None:
+        return None
+    event = events[0]
+    if event.error is not None or len(event.messages) != 1:
+        return None
+    return event.messages[0]
 
 
 def _to_sse_events(raw_events: list[_Raw]) -> list[SseEvent]:

@@ -137,9 +137,9 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
 
     def _do(self, step: Step) -> Any:
         if isinstance(step, Request) and not otel_loaded():  # the common step, first (as _send)
-            return self._transport.request(
-                method=step.method, params=step.params, timeout_s=step.timeout_s
-            )
+            # (the transport's own ``request`` less its checks: the step's timeout is checked,
+            # ``call_timeout``, and this transport records no telemetry of its own)
+            return self._transport._request(step.method, step.params, step.timeout_s)
         if isinstance(step, Locked):
             with self._lock:
                 return self._run(step.flow)

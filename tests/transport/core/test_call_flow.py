@@ -572,6 +572,10 @@ _WHOLE_ANSWERS = {
     "sse, no response": sse_answer(sse(notification("n/1")), length=True),
     "sse, another id": sse_answer(sse(result(2, {"ok": True})), length=True),
     "sse, malformed": sse_answer(b"data: {not json\n\n", length=True),
+    "sse, a retry": sse_answer(sse(_OK, retry=50), length=True),
+    "sse, a batch of one": sse_answer(sse(f"[{_OK}]"), length=True),
+    "sse, two responses": sse_answer(sse(_OK), sse(_OK), length=True),
+    "sse, a priming event": sse_answer(sse("", id="p0"), sse(_OK), length=True),
     "an error status": json_answer({"error": "no"}, status=500),
     "json, compressed": json_answer({"x": 1}, **{"content-encoding": "gzip"}),
 }
@@ -603,3 +607,55 @@ def test_a_whole_answer_is_the_plain_case_only_where_the_flow_just_returns_it(na
         assert plain.result == by_flow.result
     else:
         assert plain is None
+
+
+_WHOLE_SSE_BODIES = {
+    "one response": sse(_OK),
+    "one response, no blank line at the end": sse(_OK).rstrip(b"\n"),
+    "an event id": sse(_OK, id="e1"),
+    "a retry": sse(_OK, retry=50),
+    "a priming event": sse("", id="p0") + sse(_OK),
+    "a ping event first": sse(notification("n/0"), event="ping") + sse(_OK),
+    "a batch of one": sse(f"[{_OK}]"),
+    "a notification first": sse(notification("n/1")) + sse(_OK),
+    "a server request first": sse(server_request(7, "ping")) + sse(_OK),
+    "two responses": sse(_OK) + sse(_OK),
+    "another id": sse(result(2, {"ok": True})),
+    "no response": sse(notification("n/1")),
+    "malformed": b"data: {not json\n\n",
+    "not UTF-8": b"data: \xff\n\n",
+}
+
+
+@pytest.mark.parametrize("open_ended", [False, True])
+@pytest.mark.parametrize("name", list(_WHOLE_SSE_BODIES))
+def test_a_whole_sse_body_is_taken_as_its_decoder_takes_it(name: str, open_ended: bool) -> None:
+    """``take_whole_sse`` (which takes the common body without a decoder) leaves the call as
+    ``open_sse(...).whole`` leaves it, and says whether that left anything to do."""
+    body = _WHOLE_SSE_BODIES[name]
+    headers = {"content-type": "text/event-stream"}
+    if not open_ended:
+        headers["content-length"] = str(len(body))
+
+    def state(call: CallExchange) -> tuple[Any, ...]:
+        return (call.response, call.last_event_id, call.retry_ms, call.notifications)
+
+    taken, decoded = (
+        CallExchange(protocol(), method="ping", expected_id=1, timeout_s=5.0, now=100.0)
+        for _ in range(2)
+    )
+    outcome: Any
+    try:
+        outcome = taken.take_whole_sse(headers=headers, body=body, now=100.0)
+    except errors.McpHttpTransportError as exc:
+        outcome = type(exc)
+    expected: Any
+    try:
+        requests, resume = decoded.open_sse(headers=headers, now=100.0).whole(body, 100.0)
+        expected = not requests and resume is None
+    except errors.McpHttpTransportError as exc:
+        expected = type(exc)
+    assert outcome == expected
+    assert state(taken) == state(decoded)
+    if name.startswith("one response"):
+        assert outcome is True and taken.response is not None

@@ -237,6 +237,24 @@ class CallExchange:
         open_ended = headers is None or headers.get("content-length") is None
         return SseBody(self, open_ended, now)  # (a class called with keywords costs twice)
 
+    def take_whole_sse(self, *, headers: Mapping[str, str], body: bytes, now: float) -> bool:
+        """Take the whole SSE body of the POST's answer (``headers``: its head's; ``body``: to
+        its end), as ``open_sse(...).whole`` does: True when that left nothing to do (no server
+        request to answer, no stream to resume). The common answer, one event holding the
+        response and nothing else (``codec.sole_sse_message``), is taken with no decoder made:
+        for it, ``whole`` would set the response and nothing more."""
+        message = codec.sole_sse_message(body, self.protocol.max_event_bytes)
+        if (
+            isinstance(message, JsonRpcResponse)
+            and self.response is None
+            and message.id is not None
+            and message.id == self.expected_id
+        ):
+            self.response = message
+            return True
+        requests, resume = self.open_sse(headers=headers, now=now).whole(body, now)
+        return not requests and resume is None
+
     def is_resumable_answer(self, *, status_code: int, headers: Mapping[str, str]) -> bool:
         """True when the answer to a reconnection GET is an event stream to read."""
         content_type = normalized_content_type(headers.get("content-type"))

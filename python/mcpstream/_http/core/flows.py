@@ -472,8 +472,7 @@ def complete_answer(
             call.check_length(headers)
             call.take_json_body(body)
         elif kind is BodyKind.SSE:
-            requests, resume = call.open_sse(headers=headers, now=now).whole(body, now)
-            if requests or resume is not None:
+            if not call.take_whole_sse(headers=headers, body=body, now=now):
                 return None  # a server request (the flow answers it), or a stream to resume
         else:
             return None

@@ -349,14 +349,16 @@ class SyncHttp1(Http1Base[Connection]):
         except OSError:  # closed by the server while idle: nothing of the request went out
             self._lost(connection)
             return None
-        outcome: bool | Exception | None = True
+        outcome: bool | Exception = True
         if written < len(data):  # the rest the usual way (waiting for room)
             try:
-                outcome = self._send(connection, request, prepared, True, written)
+                rest = self._send(connection, request, prepared, True, written)
             except BaseException:
                 self._lost(connection)
                 raise
-        return Sent(self, connection, request, prepared, True if outcome is None else outcome)
+            assert rest is not None  # (None only when nothing was written)
+            outcome = rest
+        return Sent(self, connection, request, prepared, outcome)
 
     def receive(self, sent: Sent) -> tuple[Any, Any, Connection]:
         """The second half of ``exchange``: the answer to the ``Sent`` request read up to its
