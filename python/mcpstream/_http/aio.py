@@ -137,19 +137,14 @@ class AsyncMcpHttpTransport(
         # The one-shot path (see ``McpHttpTransport._request``): a cancellation while the POST
         # is out is raised again by the flow's ``Send``, which tells the flow as always.
         request_id, body = one_shot
-        ex = Exchange(self._client)
-        outcome: JsonRpcResponse | s.Head | s.Failed | Exception | asyncio.CancelledError
         try:
-            outcome = await self._send_once(body, timeout_s, ex, method, request_id)
+            sent = await self._send_once(body, timeout_s, method, request_id)
         except (Exception, asyncio.CancelledError) as exc:
-            outcome = exc
-        except BaseException:
-            await ex.release()
-            raise
-        if isinstance(outcome, JsonRpcResponse):
-            return outcome
-        ex.preset = outcome
-        return await self._run(self._request_flow(method, params, timeout_s, started, one_shot), ex)
+            sent = self._flow_exchange(exc)
+        if isinstance(sent, JsonRpcResponse):
+            return sent
+        flow = self._request_flow(method, params, timeout_s, started, one_shot)
+        return await self._run(flow, sent)
 
     async def negotiate(self, negotiation: Negotiation) -> Negotiated:
         """Find the era the server speaks and open it (see ``McpHttpTransport.negotiate``)."""
@@ -367,37 +362,54 @@ class AsyncMcpHttpTransport(
         return await self._send_request(step.request, ex)
 
     async def _send_once(
-        self, body: bytes, timeout_s: float, ex: Exchange, method: str, request_id: Any
-    ) -> JsonRpcResponse | s.Head | s.Failed:
+        self, body: bytes, timeout_s: float, method: str, request_id: Any
+    ) -> JsonRpcResponse | Exchange:
         """Send the POST of a one-shot request (see ``McpHttpTransport._send_once``)."""
         lane = self._one_shot_lane(body, timeout_s)
         if lane is None:
-            return await self._send_request(self._one_shot_request(body, timeout_s), ex)
+            return await self._send_to_flow(self._one_shot_request(body, timeout_s))
         # The transport cuts each of its waits to the deadline (one timer for the call, the
         # response's own), where other sends run under ``asyncio.timeout`` (a second one).
         now = time.monotonic()
         deadline = now + timeout_s
-        try:
-            with io_deadline(deadline):
-                received = await lane.aexchange(
-                    body, timeout_s, self._protocol.connect_within(timeout_s)
-                )
-        except wire.http_errors() as exc:
-            return wire.failure(exc)
-        if received is None:
-            return await self._send_request(self._one_shot_request(body, timeout_s), ex)
         # (positional: a class called with keywords costs twice)
         call = CallExchange(self._protocol, method, request_id, timeout_s, now)
         try:
-            answer = received.plain_answer(call)
-            if isinstance(answer, JsonRpcResponse):
-                await received.body.aclose()
-                return answer
+            with io_deadline(deadline):
+                received = await lane.aexchange(
+                    body, timeout_s, self._protocol.connect_within(timeout_s), call
+                )
+        except wire.http_errors() as exc:
+            return self._flow_exchange(wire.failure(exc))
+        if received is None:
+            return await self._send_to_flow(self._one_shot_request(body, timeout_s))
+        if isinstance(received, JsonRpcResponse):
+            return received  # (it arrived whole: its connection is back in the pool)
+        try:
+            ex = self._flow_exchange(received.head)
             ex.open(received.response(), deadline)
         except BaseException:
             received.body.drop()
             raise
-        return answer
+        return ex
+
+    def _flow_exchange(self, preset: s.Head | s.Failed | BaseException) -> Exchange:
+        """The ``Exchange`` for the flow of a one-shot request whose POST went out here,
+        holding the outcome of the flow's first ``Send`` (``preset``)."""
+        ex = Exchange(self._client)
+        ex.preset = preset
+        return ex
+
+    async def _send_to_flow(self, request: s.HttpRequest) -> Exchange:
+        """``_send_request`` of a one-shot request's POST: the ``Exchange`` for its flow,
+        holding the outcome (``preset``) and the response open."""
+        ex = Exchange(self._client)
+        try:
+            ex.preset = await self._send_request(request, ex)
+        except BaseException:
+            await ex.release()
+            raise
+        return ex
 
     async def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
         """Send ``request``; its response is the one ``ex`` has open."""

@@ -366,7 +366,6 @@ class McpHttpTransport(
             return self._send_to_flow(self._one_shot_request(body, timeout_s))
         if isinstance(received, JsonRpcResponse):
             return received  # (it arrived whole: its connection is back in the pool)
-        assert received.head is not None  # (``Lane.receive`` found it)
         try:
             ex = self._flow_exchange(received.head)
             ex.open(received.response(), deadline)

@@ -280,7 +280,7 @@ class Received:
     arrived, before the stack's ``Response``: that is made only when the answer is handed on
     (``response``), as ``send`` returns it. ``whole``: the whole body, when it came with the
     head (the sync transport took it straight when ``body`` is None: ``receive_whole``);
-    ``head``: the answer's ``Head``, once ``plain_answer`` found it is not the plain case."""
+    ``head``: the answer's ``Head`` (``plain_answer`` found it is not the plain case)."""
 
     __slots__ = (
         "_client",
@@ -299,17 +299,13 @@ class Received:
         transport: Any,
         request: Http1Request,
         received: tuple[Any, Any, Any],
-        whole: bytes | None = None,
-        head: Head | None = None,
+        whole: bytes | None,
+        head: Head,
     ) -> None:
         self._client, self._transport, self._request = client, transport, request
         self.framing, self.body, self.connection = received
         self.whole = whole if self.body is None else self.body.arrived_whole()  # (reads nothing)
         self.head = head
-
-    def plain_answer(self, call: CallExchange) -> Head | JsonRpcResponse:
-        """``plain_answer`` of this answer."""
-        return plain_answer(call, self._transport._stack, self.framing, self.whole)
 
     def response(self) -> httpx.Response:
         """The stack's response, as ``send`` returns it."""
@@ -413,10 +409,12 @@ class Lane:
         return Received(self._client, transport, sent.request, received, whole, answer)
 
     async def aexchange(
-        self, body: bytes, timeout_s: float, connect_s: float | None
-    ) -> Received | None:
-        """``send`` for an ``httpx.AsyncClient``, its answer read: the ``Received`` answer once
-        the head arrived."""
+        self, body: bytes, timeout_s: float, connect_s: float | None, call: CallExchange
+    ) -> JsonRpcResponse | Received | None:
+        """``send`` and ``receive`` for an ``httpx.AsyncClient``: the answer to the POST of
+        ``body`` of ``call``, once its head arrived, as ``receive`` gives it (the response of
+        the plain case, its connection back in the pool). None when ``send`` is to send it
+        (nothing was sent)."""
         made = self._made(body, timeout_s, connect_s)
         if made is None:
             return None
@@ -427,7 +425,17 @@ class Lane:
         except transport._stack.httpx.RequestError as exc:
             _name_request(exc, request)
             raise
-        return Received(self._client, transport, request, received)
+        framing, stream, _ = received
+        whole = stream.arrived_whole()  # (reads nothing)
+        try:
+            answer = plain_answer(call, transport._stack, framing, whole)
+            if isinstance(answer, JsonRpcResponse):
+                await stream.aclose()  # (all of it arrived: the connection goes back)
+                return answer  # (no ``Received`` made: the common case)
+        except BaseException:
+            stream.drop()
+            raise
+        return Received(self._client, transport, request, received, whole, answer)
 
 
 def _name_request(exc: Any, request: Http1Request) -> None:
