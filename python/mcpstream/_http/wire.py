@@ -279,7 +279,8 @@ class Received:
     """The answer of the HTTP/1.1 transport of this package to an ``Http1Request``, its head
     arrived, before the stack's ``Response``: that is made only when the answer is handed on
     (``response``), as ``send`` returns it. ``whole``: the whole body, when it came with the
-    head (the sync transport took it straight when ``body`` is None: ``receive_whole``);
+    head (the sync transport took it straight when ``body`` is None: ``receive_whole``; the
+    body is then made of it, ``response``);
     ``head``: the answer's ``Head`` (``plain_answer`` found it is not the plain case)."""
 
     __slots__ = (
@@ -304,7 +305,7 @@ class Received:
     ) -> None:
         self._client, self._transport, self._request = client, transport, request
         self.framing, self.body, self.connection = received
-        self.whole = whole if self.body is None else self.body.arrived_whole()  # (reads nothing)
+        self.whole = whole
         self.head = head
 
     def response(self) -> httpx.Response:

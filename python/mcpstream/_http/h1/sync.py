@@ -634,13 +634,6 @@ class _Body:
         if connection is not None:
             self._transport._lost(connection)
 
-    def arrived_whole(self) -> bytes | None:
-        """The whole body when it arrived with the head (the response is complete, its
-        connection back in the pool or closed), else None. Reads nothing, takes nothing."""
-        if not self._framing.complete:
-            return None
-        return b"".join(self._pending)
-
     def close(self) -> None:
         """Closing before the end closes the connection: a body left unread cannot be
         skipped safely."""
