@@ -14,7 +14,9 @@
 # it) instead; without either, this checkout is installed into the venv (which builds the codec).
 # The frameworks and everything they pull in beyond requirements/constraints.txt are pinned in
 # requirements/frameworks.txt (requirements/frameworks-adk.txt for ADK, requirements/frameworks-1x.txt
-# for the 1.x line).
+# for the 1.x line). MCPSTREAM_FRAMEWORKS_AT=newest installs with neither file: each framework,
+# mcpstream's requirements and the test tools at the newest releases pip picks today, as a new
+# host gets them (its versions are printed).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/.." && pwd)"
 VENV="${1:-$ROOT/.venv-frameworks}"
@@ -62,10 +64,16 @@ elif [ -n "${MCPSTREAM_WHEEL:-}" ]; then
 else
   mcpstream=("$ROOT")
 fi
+pins=(-c "$CONSTRAINTS" -c "$PINS")
+[ "${MCPSTREAM_FRAMEWORKS_AT:-pinned}" != newest ] || pins=()
 started=$SECONDS
-"$VENV/bin/pip" install -q --disable-pip-version-check -c "$CONSTRAINTS" \
-  -c "$PINS" "${mcpstream[@]}" "${FRAMEWORKS[@]}" "${TEST_TOOLS[@]}"
+"$VENV/bin/pip" install -q --disable-pip-version-check "${pins[@]}" \
+  "${mcpstream[@]}" "${FRAMEWORKS[@]}" "${TEST_TOOLS[@]}"
 installed=$((SECONDS - started))
+if [ ${#pins[@]} -eq 0 ]; then
+  echo "newest releases: $("$VENV/bin/pip" list --format=freeze 2>/dev/null | grep -iE \
+    '^(fastmcp|pydantic-ai-slim|openai-agents|llama-index-tools-mcp|google-adk|langchain-mcp-adapters|smolagents|strands-agents|mcp-proxy|mcp|httpx|httpx2|httpcore2)==' | tr '\n' ' ')"
+fi
 
 cd "$ROOT"
 PYTHONPATH="${MCPSTREAM_SRC:-}" "$VENV/bin/python" -m pytest -p no:cacheprovider "$TESTS" -q "$@"

@@ -53,13 +53,6 @@ bash scripts/install-legacy-server.sh
 
 echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest -n 2 tests -q
-echo "== pytest (pure-Python backend: transport, hostile servers, client, SDK; OAuth, command over it)"
-# (The typing test runs mypy, which neither the backend nor httpx2.alias_httpx() below changes:
-# it runs in the native run, and at the lowest versions.)
-MCPSTREAM_BACKEND=python python -m pytest -n 2 tests/transport tests/hostile tests/client tests/sdk \
-  tests/oauth/test_transport_oauth.py tests/oauth/test_transport_oauth_async.py \
-  tests/oauth/test_client_oauth.py tests/oauth/test_sdk_transport_oauth.py \
-  tests/cli/test_cli_client_commands.py --ignore=tests/client/test_typing_httpx2.py -q
 # As an application that called httpx2.alias_httpx() runs mcpstream (import httpx gives httpx2;
 # tests/conftest.py calls it first): the transport and client suites, one stack (the own client),
 # native backend; the httpx2 runs of every other suite are in the runs above (client_stack).
@@ -109,29 +102,57 @@ setsid -w bash scripts/check-resolve.sh "$wheel" >"$resolve_log" 2>&1 &
 resolve_pid=$!
 trap 'kill -- -"$resolve_pid" 2>/dev/null || true' EXIT
 
-# The install requirements are ranges: the suites again at their lower bounds, in a venv that
-# uv resolves with --resolution lowest-direct (mcpstream's requirements and extras at their
-# lowest, the test tools at the constraints), with the wheel just built for this python3.
+# The install requirements are ranges: the suites again at both ends, each in a venv uv resolves
+# with no constraints file for mcpstream's requirements and extras (scripts/range-env.sh), with
+# the wheel just built for this python3. At the lower bounds (--resolution lowest-direct):
+# the transport, client, OAuth and SDK suites, native backend.
 echo "== pytest at the lowest allowed versions (transport, client, OAuth, SDK)"
-MCPSTREAM_WHEEL="$wheel" bash scripts/lowest-env.sh
+MCPSTREAM_WHEEL="$wheel" bash scripts/range-env.sh lowest
+# At the newest release of everything (what a new host's pip picks today: httpx, httpx2 and
+# httpcore2, h11, mcp, cryptography, anyio, OpenTelemetry, the test tools), with the pure-Python
+# backend: the suites where the codec does the work (the transport, hostile servers, client and
+# SDK suites), and of the OAuth and command suites the files whose MCP traffic goes through the
+# transport (a 401 replays the encoded request; a command prints the decoded result). The rest of
+# those two (discovery, tokens, DPoP proofs, the token store, redaction, argument parsing) never
+# reach the codec. The pinned versions have the native backend (above); the codec is the same
+# whichever stack carries its bytes, and the transport suite holds the test that fails when a
+# stock host client of either stack is no longer served by mcpstream's own transport
+# (tests/transport/test_fast_path_serves_stock_clients.py).
+echo "== pytest at the newest releases, pure-Python backend (transport, hostile servers, client, SDK; OAuth, command over it)"
+# (The typing test runs mypy, which neither the backend nor the versions change: it runs in the
+# native run, and at the lowest versions.)
+MCPSTREAM_BACKEND=python MCPSTREAM_WHEEL="$wheel" bash scripts/range-env.sh newest \
+  -n 2 tests/transport tests/hostile tests/client tests/sdk \
+  tests/oauth/test_transport_oauth.py tests/oauth/test_transport_oauth_async.py \
+  tests/oauth/test_client_oauth.py tests/oauth/test_sdk_transport_oauth.py \
+  tests/cli/test_cli_client_commands.py --ignore=tests/client/test_typing_httpx2.py -q
 
 # The SDK's side (mcpstream.sdk under mcp.Client), with the wheel just built for this machine's
 # python3 installed in one venv of the SDK's test dependencies: the SDK's own tests of its
-# Streamable HTTP client with our transport in its place (from the sdist of the pinned mcp, the
-# highest the sdk extra is tested with), the SDK's conformance client over mcpstream.sdk in every
-# client scenario of both wires, then the SDK's tests again at the lowest mcp the extra allows
-# and at the newest of the 1.x line (LangChain's adapters, smolagents and mcp-proxy still require
-# it), each release installed over the last in the same venv.
-echo "== the SDK's own transport tests (highest and lowest mcp 2.x, newest 1.x) and its conformance client"
+# Streamable HTTP client with our transport in its place (from the sdist of the pinned mcp), the
+# SDK's conformance client over mcpstream.sdk in every client scenario of both wires, then the
+# SDK's tests again at the newest 2.x release on the index (when it is not the pinned one), at
+# the lowest mcp 2.x the extras allow, and at the newest of the 1.x line (LangChain's adapters,
+# smolagents and mcp-proxy still require it), each release installed over the last in the same
+# venv.
+echo "== the SDK's own transport tests (pinned, newest and lowest mcp 2.x, newest 1.x) and its conformance client"
 sdk_work="$(mktemp -d)"
 sdk_venv="$sdk_work/venv"
 WORK="$sdk_work" MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh "$sdk_venv"
 WORK="$sdk_work" bash scripts/sdk-conformance.sh "$sdk_venv"
-lowest_mcp="$(sed -n 's/^ *"mcp>=\([^,"]*\).*/\1/p' pyproject.toml | head -n 1)"
+pinned_mcp="$(sed -n 's/^mcp==//p' requirements/constraints.txt)"
+newest_mcp="$(bash scripts/newest-release.sh mcp '<3')"
+if [ "$newest_mcp" != "$pinned_mcp" ]; then
+  WORK="$sdk_work/newest" MCP_VERSION="$newest_mcp" MCPSTREAM_WHEEL="$wheel" \
+    bash scripts/sdk-peer-tests.sh "$sdk_venv"
+else
+  echo "the newest mcp 2.x is the pinned $pinned_mcp: tested above"
+fi
+lowest_mcp="$(sed -n 's/^ *"mcp>=\(2[^,"]*\).*/\1/p' pyproject.toml | head -n 1)"
 WORK="$sdk_work/lowest" MCP_VERSION="$lowest_mcp" MCPSTREAM_WHEEL="$wheel" \
   bash scripts/sdk-peer-tests.sh "$sdk_venv"
-WORK="$sdk_work/v1" MCP_VERSION=1.30.0 MCPSTREAM_WHEEL="$wheel" \
-  bash scripts/sdk-peer-tests.sh "$sdk_venv"
+WORK="$sdk_work/v1" MCP_VERSION="$(bash scripts/newest-release.sh mcp '<2')" \
+  MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh "$sdk_venv"
 rm -rf "$sdk_work"
 
 # The agent frameworks over mcpstream, by mcpstream.sdk.install() and by their own hooks, each in
@@ -139,9 +160,14 @@ rm -rf "$sdk_work"
 # Agents and llama-index on the SDK's 2.x line (requirements/frameworks.txt), Google ADK on it
 # too but apart (requirements/frameworks-adk.txt), LangChain's MCP adapters and smolagents on its
 # 1.x line (requirements/frameworks-1x.txt).
-echo "== the agent frameworks over mcpstream (tests/frameworks, tests/frameworks_adk, tests/frameworks_1x)"
+echo "== the agent frameworks over mcpstream (tests/frameworks pinned and newest, tests/frameworks_adk, tests/frameworks_1x)"
 fw_work="$(mktemp -d)"
 MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv"
+# The same four again at the newest releases on the index (no pins: what a new host's pip picks
+# today), where a framework's new release or the SDK's may change the client the framework
+# builds, and so whether mcpstream's transport serves it.
+MCPSTREAM_FRAMEWORKS_AT=newest MCPSTREAM_WHEEL="$wheel" \
+  bash scripts/framework-tests.sh "$fw_work/venv-newest"
 MCPSTREAM_FRAMEWORKS=adk MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv-adk"
 MCPSTREAM_FRAMEWORKS=1.x MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv-1x"
 rm -rf "$fw_work"

@@ -473,7 +473,7 @@ for target in "${targets[@]}"; do
     what="codec+${#SMOKE_CLIENT_TESTS[@]} client tests (--smoke)"
   elif [ "$arch" = "$(uname -m)" ]; then
     # The typing test runs mypy over the source's annotations: a development tool's check, made
-    # in the source-tree runs of scripts/test.sh and lowest-env.sh, not in the wheel's venvs.
+    # in the source-tree runs of scripts/test.sh and range-env.sh, not in the wheel's venvs.
     suites=(-n 2 tests/codec tests/transport tests/client
       --ignore=tests/client/test_typing_httpx2.py)
     what="codec+transport+client"
