@@ -7,13 +7,16 @@ first retry, with both drivers."""
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 from mcpstream import AsyncClient, Client
+from mcpstream.client._core import HANDSHAKE_ATTEMPTS
 from mcpstream.errors import McpHttpTransportSessionExpiredError
 from transport.forgetful import ForgetfulServer
+from transport.helpers import live_streams, open_fds, open_sockets_to, settled
 
 Run = Callable[[ForgetfulServer, Callable[[Any], Any]], Any]
 
@@ -137,3 +140,73 @@ def test_a_server_losing_every_session_is_not_asked_for_one_in_a_loop(
     initializes = _initializes(server.seen())
     assert initializes == [None] * len(initializes)
     assert 2 <= len(initializes) <= 3
+
+
+# -- nothing of a lost session is left ------------------------------------------------------------
+
+RENEWALS = 20
+FAILED_OPENS = 20
+
+
+def _held(port: int) -> tuple[int, int, int, int]:
+    """Threads, fds, sockets to the server, live GET streams."""
+    return threading.active_count(), open_fds(), open_sockets_to(port), live_streams()
+
+
+def _at_most(limit: tuple[int, ...]) -> Callable[[tuple[int, ...]], bool]:
+    return lambda held: all(now <= before for now, before in zip(held, limit, strict=True))
+
+
+def test_client_renewals_and_failed_opens_leave_nothing_behind(server: ForgetfulServer) -> None:
+    baseline = _held(server.port)
+    with Client(server.url, protocol="legacy") as client:
+        server.forget("tools/call")
+        client.call_tool("echo", {"text": "warm"})  # one renewal: the steady state
+        steady = settled(lambda: _held(server.port), lambda held: held[3] == 1)
+        for index in range(RENEWALS):
+            server.forget("tools/call")
+            assert client.call_tool("echo", {"text": f"{index}"}).text == f"{index}"
+        assert client.session_renewals == RENEWALS + 1
+        held = settled(lambda: _held(server.port), _at_most(steady))
+        assert held <= steady and held[3] == 1, (held, steady)
+    for _ in range(FAILED_OPENS):
+        server.forget("notifications/initialized", times=HANDSHAKE_ATTEMPTS)
+        with (
+            pytest.raises(McpHttpTransportSessionExpiredError),
+            Client(server.url, protocol="legacy"),
+        ):
+            pass
+    held = settled(lambda: _held(server.port), _at_most(baseline))
+    assert held == baseline
+
+
+def test_async_client_renewals_and_failed_opens_leave_nothing_behind(
+    server: ForgetfulServer,
+) -> None:
+    async def held_now() -> tuple[int, ...]:
+        """``_held`` and the tasks, once the tasks just cancelled (and their sockets) ended."""
+        await asyncio.sleep(0.05)
+        return (*_held(server.port), len(asyncio.all_tasks()))
+
+    async def main() -> None:
+        baseline = await held_now()
+        async with AsyncClient(server.url, protocol="legacy") as client:
+            server.forget("tools/call")
+            await client.call_tool("echo", {"text": "warm"})
+            steady = await held_now()
+            for index in range(RENEWALS):
+                server.forget("tools/call")
+                assert (await client.call_tool("echo", {"text": f"{index}"})).text == f"{index}"
+            assert client.session_renewals == RENEWALS + 1
+            held = await held_now()
+            assert all(now <= before for now, before in zip(held, steady, strict=True))
+            assert held[3] == 1, (held, steady)  # the current GET stream alone
+        for _ in range(FAILED_OPENS):
+            server.forget("notifications/initialized", times=HANDSHAKE_ATTEMPTS)
+            with pytest.raises(McpHttpTransportSessionExpiredError):
+                async with AsyncClient(server.url, protocol="legacy"):
+                    pass
+        held = await held_now()
+        assert held == baseline
+
+    asyncio.run(main())
