@@ -28,7 +28,8 @@ def post(script: Script, core: Any, method: str, *, expected_id: int | None = 1)
 
 def answered(headers: dict[str, str] | None = None) -> Answer:
     """A JSON result for the request with id 1."""
-    return Answer(200, {"content-type": "application/json", **(headers or {})}, [result(1, {}).encode()])
+    all_headers = {"content-type": "application/json", **(headers or {})}
+    return Answer(200, all_headers, [result(1, {}).encode()])
 
 
 def lost(core: Any) -> None:
