@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 from mcpstream._http.core import ListenStream, ReconnectPolicy, call_flow, delete_flow, listen_flow
+from mcpstream._http.core.relay import Relay
 from mcpstream.errors import McpHttpTransportProtocolError, McpHttpTransportSessionExpiredError
 
 from ..fault_server import result
@@ -118,3 +119,15 @@ def test_a_delete_answered_otherwise_keeps_the_id() -> None:
     script = Script([Answer(200, {}, [b""])])
     script.run(delete_flow(core, authorization=None, call_timeout_s=30))
     assert (core.session_id, core.lost_session) == ("S1", None)
+
+
+def test_a_relayed_session_keeps_its_id_as_the_sdks_transport_does() -> None:
+    core = protocol(session_id="S1")
+    Relay(core)
+    script = Script([NOT_FOUND])
+    with pytest.raises(McpHttpTransportSessionExpiredError):
+        post(script, core, "notifications/initialized", expected_id=None)
+    assert (core.session_id, core.lost_session) == ("S1", None)
+    script = Script([answered()])
+    post(script, core, "tools/call")
+    assert script.sent[0].headers["MCP-Session-Id"] == "S1"

@@ -416,6 +416,8 @@ def _take_post_answer(
             # (unsupported version, header mismatch, method not found): the call's response.
             error = jsonrpc_error(error_body)
             if error is not None:
+                if head.status_code == 404:  # the SDK server's answer for a lost session
+                    protocol.session_lost(session_id)
                 call.response = JsonRpcResponse(id=call.expected_id, error=error)
                 return None
         raise _status_error(call, head.status_code, error_body, session_id)

@@ -342,6 +342,10 @@ class McpHttpProtocol:
         self.error_bodies_answer = False
         """Set for a relayed session (``relay``): a non-2xx answer carrying a JSON-RPC error is
         the request's response in any era."""
+        self.keeps_lost_sessions = False
+        """Set for a relayed session (``relay``): the SDK's rule, not ``session_lost``'s. The
+        SDK's transport keeps the session id after a 404 (the server may answer the next
+        request), and its session never initializes twice: its host opens a new transport."""
         self.modern: ModernState | None = None
         """Set while the transport speaks (or probes) the stateless era: requests are stamped
         (``modern``), and a 4xx carrying a JSON-RPC error is the request's response."""
@@ -543,7 +547,7 @@ class McpHttpProtocol:
         request sent before a new session is initialized fails as expired without being sent
         (``expired_before_sending``), as the server would refuse it. A 404 for a session that
         is not the current one (a renewal got ahead of it) changes nothing."""
-        if session_id is None or session_id != self.session_id:
+        if self.keeps_lost_sessions or session_id is None or session_id != self.session_id:
             return
         self.session_id = None
         self.protocol_version = None
