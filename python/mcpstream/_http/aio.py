@@ -289,6 +289,9 @@ class AsyncMcpHttpTransport(
     def _start_listener(self) -> None:
         """Start the GET stream task, which sets ``_listen_answered`` once its first GET has an
         answer (or failed, or the task ended)."""
+        stream = self._listen_stream
+        if isinstance(stream, ListenStream) and stream.outlived:
+            self._retire_listener()  # the lost session's: the new one gets its own
         if self.closed or (self._listen_task is not None and not self._listen_task.done()):
             return
         answered = self._listen_answered = asyncio.Event()

@@ -659,7 +659,7 @@ def listen_flow(stream: ListenStream, *, call_timeout_s: float) -> Flow[None]:
     reconnect by the policy until it is given up or ``stream.stopping``. The driver wakes the
     ``StreamAnswered`` waiters at the end too."""
     server_id = stream.protocol.server.id
-    while not stream.stopping:
+    while not stream.stopping and not stream.outlived:  # (never reopened in a new session)
         failed = False
         try:
             if not (yield from _listen_once(stream, call_timeout_s)):
