@@ -7,7 +7,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from mcpstream._http.core import ListenStream, ReconnectPolicy, call_flow, delete_flow, listen_flow
+from mcpstream._http.core import (
+    ListenStream,
+    ReconnectPolicy,
+    call_flow,
+    delete_flow,
+    listen_flow,
+    resume_flow,
+)
 from mcpstream._http.core.relay import Relay
 from mcpstream.errors import McpHttpTransportProtocolError, McpHttpTransportSessionExpiredError
 
@@ -131,3 +138,26 @@ def test_a_relayed_session_keeps_its_id_as_the_sdks_transport_does() -> None:
     script = Script([answered()])
     post(script, core, "tools/call")
     assert script.sent[0].headers["MCP-Session-Id"] == "S1"
+
+
+def test_a_404_to_the_get_resuming_a_calls_stream_forgets_the_session() -> None:
+    core = protocol(session_id="S1")
+    flow = resume_flow(
+        core, last_event_id="e1", method="tools/call", expected_id=1, timeout_s=5.0, now=100.0
+    )
+    script = Script([NOT_FOUND])
+    with pytest.raises(McpHttpTransportSessionExpiredError) as raised:
+        script.run(flow)
+    assert raised.value.request_delivered  # the server had the call: it is not sent again
+    assert (core.session_id, core.lost_session) == (None, "S1")
+
+
+def test_a_get_stream_of_a_session_gone_is_not_reopened() -> None:
+    core = protocol(session_id="S1")
+    stream = ListenStream(core)
+    core.session_id = "S2"  # a new session opened meanwhile: it opens a stream of its own
+    assert stream.outlived
+    script = Script([])
+    script.run(listen_flow(stream, call_timeout_s=30))
+    assert script.sent == []
+    assert not ListenStream(core).outlived
