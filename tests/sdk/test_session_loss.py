@@ -14,7 +14,7 @@ from mcp import ClientSession, MCPError
 from mcpstream.sdk import streamable_http_client
 
 from tests.transport.forgetful import ForgetfulServer
-from tests.transport.helpers import live_streams, open_fds, open_sockets_to
+from tests.transport.helpers import free_port, live_streams, open_fds, open_sockets_to
 
 from .conftest import run
 
@@ -79,7 +79,9 @@ def test_a_lost_session_fails_its_calls_and_the_hosts_next_session_opens_at_once
     assert len(lost) == 6 and lost[0] == lost[1] and lost[3] == lost[4]
 
 
-def test_sessions_lost_and_closed_leave_nothing_behind(server: ForgetfulServer) -> None:
+def test_sessions_lost_closed_or_failed_to_open_leave_nothing_behind(
+    server: ForgetfulServer,
+) -> None:
     def held() -> tuple[int, int, int, int]:
         return threading.active_count(), open_fds(), open_sockets_to(server.port), live_streams()
 
@@ -94,6 +96,22 @@ def test_sessions_lost_and_closed_leave_nothing_behind(server: ForgetfulServer) 
                 with pytest.raises(MCPError):
                     await session.call_tool("echo", {"text": "lost"})
 
+    async def failed_opens() -> int:
+        refused = f"http://127.0.0.1:{free_port()}/mcp"  # nothing listens there
+        failures = 0
+        for _ in range(SESSIONS):
+            try:
+                async with (
+                    streamable_http_client(refused) as (read, write),
+                    ClientSession(read, write) as session,
+                ):
+                    await session.initialize()
+            except BaseExceptionGroup:
+                failures += 1
+        return failures
+
     baseline = held()
     run(main())
+    assert held() == baseline
+    assert run(failed_opens()) == SESSIONS
     assert held() == baseline
