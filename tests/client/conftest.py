@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from mcpstream.demo import DemoServer
 from transport.fault_server import FaultServer
+from transport.forgetful import ForgetfulServer
 
 TOOLS_PAGE_SIZE = 4
 
@@ -58,5 +59,13 @@ def fault_server() -> Iterator[FaultServer]:
     """The misbehaving server of the transport tests (each test takes a path of its own)."""
     server = FaultServer()
     server.start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture(scope="session")
+def forgetful_server() -> Iterator[ForgetfulServer]:
+    """The official SDK's server that loses sessions on command (``transport.forgetful``)."""
+    server = ForgetfulServer()
     yield server
     server.stop()

@@ -10,6 +10,7 @@ from typing import Any
 
 import pytest
 from mcpstream.client._core import (
+    HANDSHAKE_ATTEMPTS,
     Finished,
     Flow,
     Locked,
@@ -119,6 +120,10 @@ class ScriptedDriver:
         if isinstance(answer, BaseException | JsonRpcResponse):
             return answer
         return JsonRpcResponse(id=1, result=answer)
+
+    def of(self, kind: type[Any]) -> list[Any]:
+        """The recorded steps of class ``kind``."""
+        return [step for step in self.steps if isinstance(step, kind)]
 
     def methods(self) -> list[str]:
         methods: list[str] = []
@@ -260,6 +265,65 @@ def test_a_session_lost_twice_in_a_row_is_raised() -> None:
     with pytest.raises(McpHttpTransportSessionExpiredError):
         driver.run(core.request("x", None, None))
     assert driver.methods().count("x") == 2 and core.session_renewals == 1
+
+
+def test_a_session_lost_during_the_handshake_is_opened_again_at_once() -> None:
+    # The server lost the session between its answer to initialize and
+    # notifications/initialized (the transport raises the loss from its negotiation).
+    state = FakeState()
+    core = make_core(state=state)
+    answers: list[Any] = [expired(), INITIALIZE_RESULT]
+    driver = ScriptedDriver(lambda step: answers.pop(0))
+    info = driver.run(core.connect())
+    assert info.name == "scripted" and core.generation == 1 and core.session_renewals == 0
+    assert driver.methods().count("initialize") == 2
+    assert state.events == ["reset"]  # the lost session's remains ended before the next
+
+
+def test_a_server_losing_every_session_is_asked_twice_per_opening_not_in_a_loop() -> None:
+    core = make_core()
+    driver = ScriptedDriver(lambda step: expired())
+    for opening in (1, 2):
+        with pytest.raises(McpHttpTransportSessionExpiredError):
+            driver.run(core.connect())
+        negotiations = driver.of(Negotiate)
+        assert len(negotiations) == HANDSHAKE_ATTEMPTS * opening  # the next opening tries again
+    assert core.server_info is None and core.generation == 0
+
+
+def test_a_renewal_makes_its_handshakes_within_the_call_budget() -> None:
+    core = make_core()
+    calls = iter([expired(), {"ok": True}])
+    handshakes = iter([INITIALIZE_RESULT, expired(), INITIALIZE_RESULT])
+
+    def answer(step: Request) -> Any:
+        if step.method != "initialize":
+            return next(calls)
+        driver.clock += 1.5  # each handshake takes 1.5 s of the fake clock
+        return next(handshakes)
+
+    driver = ScriptedDriver(answer)
+    assert driver.run(core.request("x", None, 2.0)) == {"ok": True}
+    # The first opening has the request timeout; the renewal the call's 2 s, for its two
+    # handshakes together (the second gets what the first left).
+    assert [step.timeout_s for step in driver.of(Negotiate)] == [5.0, 2.0, 0.5]
+    assert core.session_renewals == 1
+
+
+def test_a_renewal_out_of_time_makes_no_second_handshake() -> None:
+    core = make_core()
+    handshakes = iter([INITIALIZE_RESULT, expired()])
+
+    def answer(step: Request) -> Any:
+        if step.method != "initialize":
+            return expired()
+        driver.clock += 2.5
+        return next(handshakes)
+
+    driver = ScriptedDriver(answer)
+    with pytest.raises(McpHttpTransportSessionExpiredError):
+        driver.run(core.request("x", None, 2.0))
+    assert len(driver.of(Negotiate)) == 2 and core.server_info is None
 
 
 def test_a_call_that_may_have_run_is_not_sent_again() -> None:

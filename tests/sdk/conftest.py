@@ -15,9 +15,9 @@ import pytest
 from tests.hostile.conftest import hostile
 from tests.sdk.relays import relays
 from tests.sdk.silent import silent_url
-from tests.transport.conftest import mcp_server_urls
+from tests.transport.conftest import forgetful_server, mcp_server_urls
 
-__all__ = ["hostile", "mcp_server_urls", "relays", "run", "silent_url"]
+__all__ = ["forgetful_server", "hostile", "mcp_server_urls", "relays", "run", "silent_url"]
 
 T = TypeVar("T")
 

@@ -33,6 +33,7 @@ from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
 
 from .fault_server import FaultServer
+from .forgetful import ForgetfulServer
 
 T = TypeVar("T")
 HERE = Path(__file__).parent
@@ -144,6 +145,14 @@ def mcp_server_urls() -> Iterator[dict[str, str]]:
             process.wait(10)
         except subprocess.TimeoutExpired:
             process.kill()
+
+
+@pytest.fixture(scope="session")
+def forgetful_server() -> Iterator[ForgetfulServer]:
+    """The official SDK's server that loses sessions on command (``forgetful``)."""
+    server = ForgetfulServer()
+    yield server
+    server.stop()
 
 
 @pytest.fixture(scope="session")

@@ -1,15 +1,21 @@
 """Helpers shared by the transport tests: the MCP handshake, tool calls, a scripted handler,
-ports to test connection failures with."""
+ports to test connection failures with, what a process holds (sockets, fds, GET streams)."""
 
 from __future__ import annotations
 
 import contextlib
+import gc
 import socket
 import threading
+import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+from mcpstream._http.core.listen import ListenStream
 from mcpstream.server_requests import McpServerRequestContext
+
+T = TypeVar("T")
 
 PROTOCOL_VERSION = "2025-11-25"
 CLIENT_CAPABILITIES: dict[str, Any] = {"elicitation": {"form": {}}}
@@ -143,3 +149,26 @@ class UnansweredPort:
         for filler in self._fillers:
             filler.close()
         self._listener.close()
+
+
+def open_fds() -> int:
+    """How many file descriptors this process has open (Linux)."""
+    return len(list(Path("/proc/self/fd").iterdir()))
+
+
+def live_streams() -> int:
+    """How many GET streams (``ListenStream``) are alive, after a full collection: a retired
+    one kept anywhere (a task, a list) counts."""
+    gc.collect()
+    return sum(isinstance(item, ListenStream) for item in gc.get_objects())
+
+
+def settled(measure: Callable[[], T], wanted: Callable[[T], bool], wait_s: float = 5.0) -> T:
+    """``measure()`` once ``wanted`` holds of it, or as it is after ``wait_s`` (threads and
+    sockets end a moment after the call that ended them returned)."""
+    deadline = time.monotonic() + wait_s
+    value = measure()
+    while not wanted(value) and time.monotonic() < deadline:
+        time.sleep(0.02)
+        value = measure()
+    return value

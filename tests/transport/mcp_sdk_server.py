@@ -18,7 +18,8 @@ request); ``stateless`` keeps no session for the handshake era either. ``http-ss
 deprecated HTTP+SSE transport of 2024-11-05 instead (the SDK's ``sse_app``: the stream at
 ``/sse``, messages POSTed to ``/messages/``), counting the requests it sees by method and path
 (``GET /stats`` answers them as JSON, not counted itself), so that a test can tell what a client
-probed.
+probed. ``forgetful`` is the SSE mode whose session manager forgets a session on command
+(``forgetful``: the session lost at any chosen step, as a restart at that moment loses it).
 """
 
 from __future__ import annotations
@@ -258,6 +259,74 @@ def counted(app: Any) -> Any:
     return wrapper
 
 
+def _key(method: str, body: bytes) -> str:
+    """What a request is for ``forgetful``: its JSON-RPC method (a POST), else its HTTP method."""
+    if method != "POST":
+        return method
+    try:
+        message = json.loads(body)
+    except ValueError:
+        return "POST"
+    return str(message.get("method", "answer")) if isinstance(message, dict) else "POST"
+
+
+def forgetful(app: Any, manager: Any) -> Any:
+    """``app`` whose session manager forgets the request's session on command, just before the
+    request reaches it (the server then answers 404, as after a restart). ``POST /forget?at=K``
+    arms one loss at the next request of kind ``K`` (a JSON-RPC method such as
+    ``notifications/initialized`` or ``tools/call``, or ``GET``, ``DELETE``); arming twice
+    loses two sessions; ``POST /disarm`` drops what is armed. ``GET /seen`` answers (and
+    forgets) the requests seen, each as ``[kind, session id or null]``."""
+    armed: Counter[str] = Counter()
+    seen: list[tuple[str, str | None]] = []
+
+    async def answer(send: Any, payload: Any) -> None:
+        headers = [(b"content-type", b"application/json")]
+        await send({"type": "http.response.start", "status": 200, "headers": headers})
+        await send({"type": "http.response.body", "body": json.dumps(payload).encode()})
+
+    async def wrapper(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        if scope["path"] == "/forget":
+            armed[scope["query_string"].decode().removeprefix("at=").replace("%2F", "/")] += 1
+            await answer(send, dict(armed))
+            return
+        if scope["path"] == "/disarm":
+            armed.clear()
+            await answer(send, {})
+            return
+        if scope["path"] == "/seen":
+            await answer(send, seen[:])
+            seen.clear()
+            return
+        chunks = []
+        while True:  # the whole body, replayed to the app
+            message = await receive()
+            chunks.append(message)
+            if message["type"] != "http.request" or not message.get("more_body"):
+                break
+        body = b"".join(chunk.get("body", b"") for chunk in chunks)
+        kind = _key(scope["method"], body)
+        headers = dict(scope["headers"])
+        session_id = headers.get(b"mcp-session-id")
+        seen.append((kind, session_id.decode() if session_id else None))
+        if session_id is not None and armed[kind] > 0:
+            armed[kind] -= 1
+            transport = manager._server_instances.get(session_id.decode())
+            if transport is not None:
+                await manager._discard_session(session_id.decode(), transport)
+        replay = iter(chunks)
+
+        async def replayed() -> Any:
+            return next(replay, None) or await receive()
+
+        await app(scope, replayed, send)
+
+    return wrapper
+
+
 def main() -> None:
     """Serve in the mode given on the command line until killed."""
     mode = sys.argv[1]
@@ -268,6 +337,9 @@ def main() -> None:
         app = server.streamable_http_app(json_response=True)
     elif mode == "stateless":
         app = server.streamable_http_app(stateless_http=True)
+    elif mode == "forgetful":
+        sdk_app = server.streamable_http_app(event_store=MemoryEventStore(), retry_interval=100)
+        app = forgetful(sdk_app, server.session_manager)
     elif mode == "http-sse":
         app = counted(server.sse_app())
     else:

@@ -95,7 +95,9 @@ class AsyncMcpHttpTransport(
         self._listen_task: asyncio.Task[None] | None = None
         self._listen_stream: ListenStream | SseStream | None = None
         self._listen_answered: asyncio.Event | None = None
-        self._retired_tasks: list[asyncio.Task[None]] = []
+        self._retired_tasks: set[asyncio.Task[None]] = set()
+        """The GET stream tasks stopped and still running (each leaves the set as it ends, so
+        that a renewal keeps nothing of the old session's stream; ``close`` awaits the rest)."""
         self._wake = asyncio.Event()
         """What ``Await`` waits on, replaced (and set) by each ``Notify``."""
         self._detached: set[asyncio.Task[None]] = set()
@@ -103,9 +105,9 @@ class AsyncMcpHttpTransport(
 
     def reset_session_state(self) -> None:
         """Forget the session id and protocol version, and stop the old session's GET stream
-        (the task is cancelled; ``close`` awaits its end)."""
+        (the task is cancelled; ``close`` awaits its end, if it has not ended by then)."""
         self._retire_listener()
-        self._sse = None
+        self._sse = self._listen_stream = None
         self._protocol.reset_session()
 
     @property
@@ -237,7 +239,7 @@ class AsyncMcpHttpTransport(
         current, old = asyncio.current_task(), self._listen_task
         self._retire_listener(current)
         if old is not None and old is not current:
-            self._retired_tasks.remove(old)
+            self._retired_tasks.discard(old)
             await asyncio.wait({old})  # its end, without raising its cancellation here
         self._start_listener()
         answered, stream = self._listen_answered, self._listen_stream
@@ -263,8 +265,9 @@ class AsyncMcpHttpTransport(
         self._end_telemetry()
         current = asyncio.current_task()
         self._retire_listener(current)
-        tasks, self._retired_tasks = self._retired_tasks, []
-        for task in tasks:
+        self._sse = self._listen_stream = None  # nothing of the session's stream is kept
+        tasks, self._retired_tasks = self._retired_tasks, set()
+        for task in list(tasks):  # (each leaves ``tasks`` as it ends)
             # A handler running in the GET stream task may close the transport: the task ends
             # by itself once the handler returns.
             if task is not current:
@@ -286,6 +289,9 @@ class AsyncMcpHttpTransport(
     def _start_listener(self) -> None:
         """Start the GET stream task, which sets ``_listen_answered`` once its first GET has an
         answer (or failed, or the task ended)."""
+        stream = self._listen_stream
+        if isinstance(stream, ListenStream) and stream.outlived:
+            self._retire_listener()  # the lost session's: the new one gets its own
         if self.closed or (self._listen_task is not None and not self._listen_task.done()):
             return
         answered = self._listen_answered = asyncio.Event()
@@ -314,7 +320,8 @@ class AsyncMcpHttpTransport(
         if task is not None:
             if task is not current:
                 task.cancel()
-            self._retired_tasks.append(task)
+            self._retired_tasks.add(task)
+            task.add_done_callback(self._retired_tasks.discard)
 
     # -- running flows -------------------------------------------------------------------------
 

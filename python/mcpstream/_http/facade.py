@@ -287,6 +287,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             or method == "initialize"
             or self._auth is not None
             or protocol.closed
+            or protocol.lost_session is not None  # the flow refuses it (``expired_before_sending``)
             or protocol.sse_endpoint is not None
             or self._sse is not None
         ):

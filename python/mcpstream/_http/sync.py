@@ -257,6 +257,9 @@ class McpHttpTransport(
     # -- the GET stream ------------------------------------------------------------------------
 
     def _start_listener(self) -> None:
+        stream = self._listener.stream if self._listener is not None else None
+        if isinstance(stream, ListenStream) and stream.outlived:
+            self._stop_listener(wait=False)  # the lost session's: the new one gets its own
         with self._lock:
             if self.closed or (self._listener is not None and self._listener.alive):
                 return

@@ -96,6 +96,7 @@ from .skills import (
 )
 
 __all__ = [
+    "HANDSHAKE_ATTEMPTS",
     "Finished",
     "Flow",
     "Listen",
@@ -111,6 +112,10 @@ __all__ = [
 
 logger = logging.getLogger("mcpstream.client")
 T = TypeVar("T")
+
+HANDSHAKE_ATTEMPTS = 2
+"""How many times one opening (or renewal) of a session makes the handshake when the server
+loses the session during it: a server that loses every session is not asked in a loop."""
 
 
 # -- steps ----------------------------------------------------------------------------------------
@@ -239,16 +244,36 @@ class SessionCore:
 
     # -- the session's own flows (run under the session lock) ---------------------------------
 
-    def _handshake(self, era: str | None = None) -> Flow[None]:
+    def _handshake(self, era: str | None = None, budget_s: float | None = None) -> Flow[None]:
+        """Open a session. A session the server loses before the handshake ends (a restart
+        between its answer to ``initialize`` and ``notifications/initialized``) is forgotten
+        and opened again, ``HANDSHAKE_ATTEMPTS`` times at most, all within ``budget_s`` (the
+        request timeout by default; a renewal's, that of the call it renews for)."""
         timeout_s = self.settings.request_timeout_s
-        negotiation = Negotiation(
-            declare_tasks(self.requests.capabilities()),
-            self.settings.client_info,
-            era or self.settings.protocol,
-            timeout_s,
-        )
-        step = Negotiate(negotiation, timeout_s)
-        negotiated: Negotiated = yield step
+        now = yield NOW
+        deadline = now + min(timeout_s, budget_s if budget_s is not None else timeout_s)
+        attempt = 1
+        while True:
+            left_s = deadline - now
+            negotiation = Negotiation(
+                declare_tasks(self.requests.capabilities()),
+                self.settings.client_info,
+                era or self.settings.protocol,
+                left_s,
+            )
+            try:
+                negotiated: Negotiated = yield Negotiate(negotiation, left_s)
+                break
+            except McpHttpTransportSessionExpiredError:
+                now = yield NOW
+                if attempt >= HANDSHAKE_ATTEMPTS or now >= deadline:
+                    raise
+            attempt += 1
+            logger.info(
+                "MCP server %r lost the session during its handshake; opening a new one",
+                self.settings.server.id,
+            )
+            self.state.reset_session_state()  # (the transport forgot the id: this ends the rest)
         self.server_info = negotiate(negotiated)
         self.generation += 1
 
@@ -269,7 +294,7 @@ class SessionCore:
         session: tuple[ServerInfo, int] = yield Locked(self._open())
         return session
 
-    def _renew(self, generation: int) -> Flow[None]:
+    def _renew(self, generation: int, budget_s: float) -> Flow[None]:
         if self.generation != generation:
             return  # another thread or task renewed it already
         logger.info(
@@ -277,7 +302,7 @@ class SessionCore:
         )
         self.server_info = None  # first: a request reading it unlocked waits for the lock
         self.state.reset_session_state()
-        yield from self._handshake("legacy")  # only the handshake era has sessions to lose
+        yield from self._handshake("legacy", budget_s)  # only that era has sessions to lose
         self.session_renewals += 1
         yield from self._restore_session()
 
@@ -304,7 +329,7 @@ class SessionCore:
         except McpHttpTransportSessionExpiredError as exc:
             if not retry_after_expiry(exc):
                 raise
-            yield Locked(self._renew(generation))
+            yield Locked(self._renew(generation, step.timeout_s))
             response = yield step
         return unwrap(response, method)
 

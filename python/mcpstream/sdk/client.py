@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
 from datetime import timedelta
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import anyio
 import httpx
@@ -28,6 +29,8 @@ if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
 
 __all__ = ["streamable_http_client", "streamablehttp_client"]
+
+T = TypeVar("T")
 
 
 @asynccontextmanager
@@ -94,7 +97,7 @@ async def streamable_http_client(
     try:
         # Off the event loop: making the transport reads files (the TLS trust store of a
         # client of its own, the workspace path).
-        relay = await anyio.to_thread.run_sync(SessionRelay, url, options, http_client, read_writer)
+        relay = await _off_the_loop(lambda: SessionRelay(url, options, http_client, read_writer))
     except BaseException:
         for stream in (read_writer, read_stream, write_stream, write_reader):
             stream.close()
@@ -118,6 +121,35 @@ async def streamable_http_client(
     finally:
         with anyio.CancelScope(shield=True):
             await relay.close(terminate=terminate_on_close)
+
+
+async def _off_the_loop(make: Callable[[], T]) -> T:
+    """``make()``, run in a thread of its own that has ended when this returns: a thread of
+    anyio's pool would stay alive (idle, pooled) after the last session, where the SDK's
+    transport leaves none. As ``anyio.to_thread.run_sync`` does by default, a cancellation
+    waits for ``make`` (it reads a few files, for milliseconds)."""
+    outcome: list[T] = []
+    failure: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            outcome.append(make())
+        except BaseException as exc:  # raised on the loop's side
+            failure.append(exc)
+
+    thread = threading.Thread(target=run, name="mcpstream-sdk-open", daemon=True)
+    thread.start()
+    # Polled rather than signalled: no call into the event loop from the thread, which works
+    # with any anyio release and backend the SDK lines run on.
+    delay_s = 0.0005
+    with anyio.CancelScope(shield=True):
+        while thread.is_alive():
+            await anyio.sleep(delay_s)
+            delay_s = min(delay_s * 2, 0.01)
+    thread.join()
+    if failure:
+        raise failure[0]
+    return outcome[0]
 
 
 @asynccontextmanager

@@ -318,8 +318,9 @@ class CallExchange:
         took the call before its stream broke off, so a 404 on the session is marked as coming
         after delivery (``request_delivered``: the call may have run)."""
         content_type = normalized_content_type(headers.get("content-type"))
-        had_session_id = self.protocol.session_negotiated
-        if status_code == 404 and had_session_id:
+        session_id = self.protocol.session_id
+        if status_code == 404 and session_id:
+            self.protocol.session_lost(session_id)
             return mark_delivered(
                 self.protocol.error(
                     f"the session expired: the server answered 404 to the GET resuming the "
@@ -331,7 +332,7 @@ class CallExchange:
             status_code=status_code,
             body=body,
             method=self.method,
-            had_session_id=had_session_id,
+            session_id=session_id,
         )
         if error is not None:
             return error

@@ -344,6 +344,13 @@ def _sent(protocol: McpHttpProtocol, request: HttpRequest) -> Flow[Head | Failed
     return outcome
 
 
+def _found_lost(protocol: McpHttpProtocol, request: HttpRequest, head: Head | Failed) -> None:
+    """A 404 to a request of the session that is no call's (the GET stream, the DELETE): the
+    session is lost (``McpHttpProtocol.session_lost``), as it is for a call's 404."""
+    if not isinstance(head, Failed) and head.status_code == 404:
+        protocol.session_lost(request.headers.get("MCP-Session-Id"))
+
+
 def _snippet(call: CallExchange) -> Flow[bytes]:
     """About ``ERROR_BODY_READ_LIMIT`` bytes of the open response (which is then closed)."""
     body = yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)
@@ -353,12 +360,15 @@ def _snippet(call: CallExchange) -> Flow[bytes]:
 
 def _post(call: CallExchange, body: bytes, extra: Mapping[str, str]) -> Flow[Resume | None]:
     protocol = call.protocol
-    had_session_id = protocol.session_negotiated
+    expired = protocol.expired_before_sending(call.method)
+    if expired is not None:
+        raise expired
     scope = None
     while True:
         authorized = yield from _authorization(call, scope=scope, replay_allowed=None)
         headers = protocol.post_headers(authorization=authorized.header)
         headers.update(extra)
+        session_id = headers.get("MCP-Session-Id")
         call.sent = True
         head = yield from _send(call, "POST", headers, body)
         if isinstance(head, Failed):
@@ -375,28 +385,28 @@ def _post(call: CallExchange, body: bytes, extra: Mapping[str, str]) -> Flow[Res
             challengeable=protocol.has_auth and call.renews,
         )
         if kind is not BodyKind.CHALLENGE:
-            return (yield from _take_post_answer(call, head, kind, had_session_id))
+            return (yield from _take_post_answer(call, head, kind, session_id))
         # The 401/403 is read and closed before the hook renews the credentials.
         error_body = yield from _snippet(call)
         call.sent = False  # refused: the server runs nothing of it
         if not (yield from _renewed(call, authorized, head, error_body)):
-            raise _status_error(call, head.status_code, error_body, had_session_id)
+            raise _status_error(call, head.status_code, error_body, session_id)
         call.check_deadline(call.now)
         scope = authorized.scope
 
 
 def _status_error(
-    call: CallExchange, status_code: int, body: bytes, had_session_id: bool
+    call: CallExchange, status_code: int, body: bytes, session_id: str | None
 ) -> McpHttpTransportError:
     error = call.protocol.status_error(
-        status_code=status_code, body=body, method=call.method, had_session_id=had_session_id
+        status_code=status_code, body=body, method=call.method, session_id=session_id
     )
     assert error is not None
     return error
 
 
 def _take_post_answer(
-    call: CallExchange, head: Head, kind: BodyKind, had_session_id: bool
+    call: CallExchange, head: Head, kind: BodyKind, session_id: str | None
 ) -> Flow[Resume | None]:
     protocol = call.protocol
     if kind is BodyKind.ERROR:
@@ -406,9 +416,11 @@ def _take_post_answer(
             # (unsupported version, header mismatch, method not found): the call's response.
             error = jsonrpc_error(error_body)
             if error is not None:
+                if head.status_code == 404:  # the SDK server's answer for a lost session
+                    protocol.session_lost(session_id)
                 call.response = JsonRpcResponse(id=call.expected_id, error=error)
                 return None
-        raise _status_error(call, head.status_code, error_body, had_session_id)
+        raise _status_error(call, head.status_code, error_body, session_id)
     if kind is BodyKind.ACCEPTED:
         yield from _snippet(call)  # the HTTP+SSE transport's acknowledgement
         return None
@@ -647,7 +659,7 @@ def listen_flow(stream: ListenStream, *, call_timeout_s: float) -> Flow[None]:
     reconnect by the policy until it is given up or ``stream.stopping``. The driver wakes the
     ``StreamAnswered`` waiters at the end too."""
     server_id = stream.protocol.server.id
-    while not stream.stopping:
+    while not stream.stopping and not stream.outlived:  # (never reopened in a new session)
         failed = False
         try:
             if not (yield from _listen_once(stream, call_timeout_s)):
@@ -689,6 +701,7 @@ def _listen_once(stream: ListenStream, call_timeout_s: float) -> Flow[bool]:
         timeout_s=min(call_timeout_s, ListenStream.HEADERS_TIMEOUT_S),
     )
     head = yield from _sent(protocol, request)
+    _found_lost(protocol, request, head)  # before the calls waiting for this answer go on
     # The GET is answered by its head (a GET that failed counts as answered); the stateless
     # era's listen stream by its acknowledgement, the first message, once the server holds the
     # subscriptions (or by the head when there is no stream to read one from).
@@ -771,6 +784,7 @@ def delete_flow(
         head = yield from _sent(protocol, request)
         if isinstance(head, Failed):
             raise head.error
+        _found_lost(protocol, request, head)
         yield from _expect(ReadSnippet(ERROR_BODY_READ_LIMIT), Bytes)
     except Exception as exc:
         logger.debug("DELETE of the session failed: %s", type(exc).__name__)

@@ -65,8 +65,16 @@ class ListenStream:
         self.retry_ms: int | None = None
         self.failures = 0
         self.connected = False
+        self.session_id = protocol.session_id
+        """The session the stream belongs to (None in the stateless era: it has none)."""
         self._decoder: codec.SseDecoder | None = None
         self._delivered = False
+
+    @property
+    def outlived(self) -> bool:
+        """True once the session the stream was opened in is gone (``session_lost``, or a new
+        one opened): the stream ends, and a new session opens a stream of its own."""
+        return self.session_id is not None and self.protocol.session_id != self.session_id
 
     def headers(self, *, authorization: str | None = None) -> dict[str, str]:
         """Headers for the next GET (``authorization``: from the auth hook)."""

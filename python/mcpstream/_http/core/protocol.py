@@ -323,6 +323,8 @@ class McpHttpProtocol:
             raise ValueError("connect_timeout_s must be greater than 0")
         self.connect_timeout_s = connect_timeout_s
         self.session_id: str | None = None
+        self.lost_session: str | None = None
+        """The session the server answered 404 for (``session_lost``), until a new one opens."""
         self.protocol_version: str | None = None
         self._credentials: tuple[str, ...] = ()
         """The latest ``Authorization`` values of the hook, and their credentials (scrubbed)."""
@@ -340,6 +342,10 @@ class McpHttpProtocol:
         self.error_bodies_answer = False
         """Set for a relayed session (``relay``): a non-2xx answer carrying a JSON-RPC error is
         the request's response in any era."""
+        self.keeps_lost_sessions = False
+        """Set for a relayed session (``relay``): the SDK's rule, not ``session_lost``'s. The
+        SDK's transport keeps the session id after a 404 (the server may answer the next
+        request), and its session never initializes twice: its host opens a new transport."""
         self.modern: ModernState | None = None
         """Set while the transport speaks (or probes) the stateless era: requests are stamped
         (``modern``), and a 4xx carrying a JSON-RPC error is the request's response."""
@@ -525,16 +531,49 @@ class McpHttpProtocol:
         self.protocol_version = cleaned or None
 
     def reset_session(self) -> None:
-        """Forget the session id and the negotiated protocol version."""
+        """Forget the session id and the negotiated protocol version (a new session is about to
+        be opened: nothing is lost any more)."""
         # Readers take each value on its own: no lock makes the pair change at once.
         self.session_id = None
         self.protocol_version = None
         self.sse_endpoint = None
+        self.lost_session = None
+
+    def session_lost(self, session_id: str | None) -> None:
+        """The rule of a lost session, whichever request found it (the handshake, its
+        notification, a call, the GET stream, the DELETE): the server answered 404 to a request
+        that carried ``session_id``, so that session is forgotten at once. No later request
+        carries its id (an ``initialize`` with a dead id is refused with 404 for ever), and a
+        request sent before a new session is initialized fails as expired without being sent
+        (``expired_before_sending``), as the server would refuse it. A 404 for a session that
+        is not the current one (a renewal got ahead of it) changes nothing."""
+        if self.keeps_lost_sessions or session_id is None or session_id != self.session_id:
+            return
+        self.session_id = None
+        self.protocol_version = None
+        self.lost_session = session_id
+
+    def expired_before_sending(self, method: str) -> McpHttpTransportSessionExpiredError | None:
+        """The error of a request of ``method`` made while the session is lost (None when it
+        is not, or for the ``initialize`` that opens a new one); ``request_delivered`` stays
+        False: nothing is sent."""
+        if self.lost_session is None or method == "initialize":
+            return None
+        error = self.error(
+            f"the session expired: the server answered 404 for it before '{method}', which was "
+            "not sent (initialize a new session)",
+            McpHttpTransportSessionExpiredError,
+        )
+        error.status_code = 404
+        assert isinstance(error, McpHttpTransportSessionExpiredError)
+        return error
 
     def capture_session(self, *, method: str, headers: Mapping[str, str]) -> None:
-        """Take the session id from the answer to ``initialize``."""
+        """Take the session id from the answer to ``initialize`` (a new session: a lost one is
+        history, even when the server assigns no id)."""
         if method != "initialize":
             return
+        self.lost_session = None
         session_id = (headers.get("mcp-session-id") or "").strip()
         if not session_id:
             return
@@ -617,15 +656,18 @@ class McpHttpProtocol:
     # -- answers -------------------------------------------------------------------------------
 
     def status_error(
-        self, *, status_code: int, body: bytes, method: str, had_session_id: bool
+        self, *, status_code: int, body: bytes, method: str, session_id: str | None
     ) -> McpHttpTransportError | None:
-        """The error for a non-2xx answer to ``method`` (None for 2xx); its ``status_code`` and
-        ``body_excerpt`` are set."""
+        """The error for a non-2xx answer to ``method``, sent with ``session_id`` (None for
+        2xx); its ``status_code`` and ``body_excerpt`` are set. A 404 for the session forgets
+        it (``session_lost``)."""
         if 200 <= status_code < 300:
             return None
         error = self._status_error(
-            status_code=status_code, body=body, method=method, had_session_id=had_session_id
+            status_code=status_code, body=body, method=method, had_session_id=bool(session_id)
         )
+        if isinstance(error, McpHttpTransportSessionExpiredError):
+            self.session_lost(session_id)
         error.status_code = status_code
         error.body_excerpt = body_excerpt(self.scrub(body.decode("utf-8", errors="replace")))
         return error

@@ -78,6 +78,7 @@ class Relay:
         # response (the SDK's 2.x transport reads such bodies; its 1.x transport does not).
         self.protocol = protocol
         protocol.error_bodies_answer = error_bodies_answer
+        protocol.keeps_lost_sessions = True  # the SDK's rule (``McpHttpProtocol``)
         self._in_flight: dict[tuple[type, JsonRpcId], _InFlight] = {}
         self._waiting: set[tuple[type, JsonRpcId]] = set()
 

@@ -321,7 +321,7 @@ def _connect(stream: SseStream, endpoint_wait_s: float) -> Flow[None]:
             status_code=head.status_code,
             body=body.data,
             method="GET for the HTTP+SSE stream",
-            had_session_id=False,
+            session_id=None,
         )
         raise error or protocol.error(
             f"the GET for the HTTP+SSE stream was answered with {protocol.quote(content_type)}, "
