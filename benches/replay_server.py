@@ -1,7 +1,8 @@
 """A loopback MCP server that replays prepared bodies, for the transport benchmarks.
 
-Run it as ``python benches/replay_server.py [--port 0] [--framing chunked|length]``: it prints
-``PORT <n>`` on its first line and serves on 127.0.0.1 until stdin closes or it is terminated.
+Run it as ``python benches/replay_server.py [--port 0] [--framing chunked|length] [--tls CERT
+KEY]``: it prints ``PORT <n>`` on its first line and serves on 127.0.0.1 (over TLS with the
+certificate and key files given) until stdin closes or it is terminated.
 It runs in a process of its own, so that it never competes with the client under test for the
 GIL, and does as little as possible per request, so that the client is what is measured:
 
@@ -15,8 +16,9 @@ GIL, and does as little as possible per request, so that the client is what is m
 It answers what an MCP client sends: ``initialize`` (with an ``MCP-Session-Id``), notifications
 (202), ``tools/list`` (the tools below, for clients that list before calling), ``tools/call``
 (the tool's prepared answer), anything else (a JSON-RPC "method not found"); DELETE gets 200 and
-GET 405 (no stream for server messages). The tools, one per workload of
-``test_transport_throughput.py``:
+GET 405 (no stream for server messages), but for ``GET /connections``, whose body is the number
+of connections accepted so far (how a benchmark counts the connections its clients opened).
+The tools, one per workload of ``test_transport_throughput.py``:
 
 - ``large``: one SSE event carrying a text result of ``LARGE_TEXT_BYTES`` bytes;
 - ``notifications``: ``NOTIFICATIONS`` ``notifications/progress`` events with event ids, then the
@@ -39,6 +41,7 @@ import contextlib
 import json
 import os
 import socket
+import ssl
 import subprocess
 import sys
 import threading
@@ -53,6 +56,8 @@ NOTIFICATIONS_DONE_TEXT = "done"
 SESSION_ID = "replay-bench-session"
 _LARGE_WRITE = 64 * 1024
 """Bodies at least this large are written part by part (no joined copy)."""
+_ACCEPTED = [0]
+"""The connections accepted so far (``GET /connections``)."""
 
 
 def _dumps(value: Any) -> str:
@@ -152,8 +157,9 @@ class Connection:
                 return None
         head = bytes(self.buffer[:end]).split(b"\r\n")
         del self.buffer[: end + 4]
-        method = head[0].split(b" ", 1)[0].decode("ascii")
-        headers: dict[bytes, bytes] = {}
+        request_line = head[0].split(b" ", 2)
+        method = request_line[0].decode("ascii")
+        headers: dict[bytes, bytes] = {b":path": request_line[1] if len(request_line) > 1 else b""}
         for line in head[1:]:
             name, _, value = line.partition(b":")
             headers[name.strip().lower()] = value.strip()
@@ -230,6 +236,11 @@ class Connection:
                     self._post(body)
                 elif method == "DELETE":
                     self._status(b"200 OK")
+                elif method == "GET" and _headers.get(b":path") == b"/connections":
+                    count = b"%d" % _ACCEPTED[0]
+                    self._send(
+                        [b"HTTP/1.1 200 OK\r\ncontent-length: %d\r\n\r\n" % len(count), count]
+                    )
                 else:
                     self._status(b"405 Method Not Allowed", extra=b"allow: POST, DELETE\r\n")
         except OSError:
@@ -238,8 +249,9 @@ class Connection:
             self.sock.close()
 
 
-def serve(port: int, *, chunked: bool) -> None:
-    """Listen on 127.0.0.1:``port``, print ``PORT <n>``, and serve each connection on a thread."""
+def serve(port: int, *, chunked: bool, tls: ssl.SSLContext | None = None) -> None:
+    """Listen on 127.0.0.1:``port``, print ``PORT <n>``, and serve each connection on a thread
+    (over TLS with the ``tls`` context: the handshake on that thread)."""
     prepare()
     listener = socket.create_server(("127.0.0.1", port), backlog=64)
     listener.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
@@ -247,9 +259,19 @@ def serve(port: int, *, chunked: bool) -> None:
     threading.Thread(target=_exit_when_stdin_closes, daemon=True).start()
     while True:
         sock, _address = listener.accept()
+        _ACCEPTED[0] += 1
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        connection = Connection(sock, chunked=chunked)
-        threading.Thread(target=connection.serve, daemon=True).start()
+        threading.Thread(target=_serve_one, args=(sock, chunked, tls), daemon=True).start()
+
+
+def _serve_one(sock: socket.socket, chunked: bool, tls: ssl.SSLContext | None) -> None:
+    if tls is not None:
+        try:
+            sock = tls.wrap_socket(sock, server_side=True)
+        except OSError:
+            sock.close()
+            return
+    Connection(sock, chunked=chunked).serve()
 
 
 def _exit_when_stdin_closes() -> None:
@@ -272,7 +294,8 @@ def running(*options: str) -> Iterator[str]:
         line = process.stdout.readline()
         if not line.startswith("PORT "):
             raise RuntimeError(f"the replay server did not start: {line!r}")
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+        scheme = "https" if "--tls" in options else "http"
+        yield f"{scheme}://127.0.0.1:{int(line.split()[1])}/mcp"
     finally:
         process.stdin.close()
         try:
@@ -287,8 +310,13 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--framing", choices=("chunked", "length"), default="chunked")
+    parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
     args = parser.parse_args()
-    serve(args.port, chunked=args.framing == "chunked")
+    tls = None
+    if args.tls:
+        tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        tls.load_cert_chain(*args.tls)
+    serve(args.port, chunked=args.framing == "chunked", tls=tls)
 
 
 if __name__ == "__main__":
