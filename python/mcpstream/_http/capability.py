@@ -35,8 +35,9 @@ __all__ = ["HOOKS", "Verdict", "reset_warnings", "usable", "verdicts"]
 logger = logging.getLogger("mcpstream")
 
 HOOKS = ("pool", "connection", "response_stream", "receive_buffer")
-"""What the speed work reads. ``pool``: the client's transport and its connection pool, built
-with a network backend of mcpstream's and read back for its settings (``host_h1_transport``).
+"""What the speed work reads. ``pool``: the client's transport (``_transport``, and
+``_transport_for_url`` finding it) and its connection pool, built with a network backend of
+mcpstream's and read back for its settings (``host_h1_transport``).
 ``connection``: the core's HTTP/1.1 connection (its read size, network stream and h11 state;
 the ``trace`` event in front of sending a head). ``response_stream``: the chain of streams from
 a response down to its connection. ``receive_buffer``: h11's receive buffer, swapped for one
@@ -116,6 +117,10 @@ def _probe_pool(stack: HttpStack) -> None:
         transport = transport_type(verify=context, limits=limits)
         client = client_type(transport=transport, trust_env=False)
         _expect(module, getattr(client, "_transport", None) is transport, "no Client._transport")
+        # ``sdk.host``'s view of a host's client sets ``_transport``, which httpx finds here.
+        route = getattr(client, "_transport_for_url", None)
+        url = module.URL("http://127.0.0.1/")
+        _expect(module, route is not None and route(url) is transport, "_transport_for_url")
         pool = getattr(transport, "_pool", None)
         _expect(module, type(pool) is pool_type, "the transport's _pool is not the core's pool")
         # What ``host_h1_transport`` reads, with the values the settings above give.
