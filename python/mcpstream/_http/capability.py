@@ -23,12 +23,9 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import h11
-
-if TYPE_CHECKING:
-    from .stack import HttpStack
 
 __all__ = ["HOOKS", "Verdict", "reset_warnings", "usable", "verdicts"]
 
@@ -62,6 +59,17 @@ class Verdict:
     def advice(self) -> str:
         """What a user can do about a hook that does not fit."""
         return f"pin {self.package}<{_minor(self.version)} or upgrade mcpstream"
+
+
+class HttpStack(Protocol):
+    """What a probe reads of a stack (``stack.HttpStack``, which imports this module)."""
+
+    @property
+    def name(self) -> str: ...
+    @property
+    def httpx(self) -> Any: ...
+    @property
+    def httpcore(self) -> Any: ...
 
 
 class _Misfit(Exception):
