@@ -9,7 +9,8 @@ for hosts are in ``mcpstream.transport_http``; the errors in ``mcpstream.errors`
 ``import mcpstream`` itself loads only the version and the errors: the names of
 ``mcpstream.client`` below are imported at their first use (``mcpstream.Client``,
 ``from mcpstream import Client``), so a host pays for the client and its transports when it
-uses them, and a command that only names mcpstream's errors never does.
+uses them, and a command that only names mcpstream's errors never does. ``doctor()`` (what
+mcpstream runs with: ``mcpstream doctor``) is imported at its first use too.
 """
 
 from __future__ import annotations
@@ -22,6 +23,9 @@ from .errors import McpError, McpStreamError
 if TYPE_CHECKING:
     # For type checkers and the API reference (a star import re-exports mcpstream.client's
     # __all__); at run time __getattr__ below serves the names.
+    from ._doctor import Diagnosis as Diagnosis
+    from ._doctor import HttpStackDiagnosis as HttpStackDiagnosis
+    from ._doctor import doctor as doctor
     from .client import *  # noqa: F403
 
 _CLIENT_NAMES = (
@@ -69,7 +73,10 @@ _CLIENT_NAMES = (
 )
 """``mcpstream.client.__all__`` (a test keeps the two equal), served from here lazily."""
 
-__all__ = ["McpError", "McpStreamError", "__version__", *_CLIENT_NAMES]
+_DOCTOR_NAMES = ("Diagnosis", "HttpStackDiagnosis", "doctor")
+"""``mcpstream._doctor.__all__``, served from here lazily."""
+
+__all__ = ["McpError", "McpStreamError", "__version__", *_CLIENT_NAMES, *_DOCTOR_NAMES]
 
 
 def __getattr__(name: str) -> Any:
@@ -81,8 +88,14 @@ def __getattr__(name: str) -> Any:
         value = getattr(client, name)
         globals()[name] = value
         return value
+    if name in _DOCTOR_NAMES:
+        from . import _doctor
+
+        value = getattr(_doctor, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_CLIENT_NAMES})
+    return sorted({*globals(), *_CLIENT_NAMES, *_DOCTOR_NAMES})

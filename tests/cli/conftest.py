@@ -46,7 +46,8 @@ def guarded_url() -> Iterator[str]:
 
 @pytest.fixture
 def mcpstream_cli(tmp_path: Path) -> RunCommand:
-    """``mcpstream_cli(*args)`` runs ``python -m mcpstream.cli *args`` and returns a ``Run``."""
+    """``mcpstream_cli(*args)`` runs ``python -m mcpstream.cli *args`` (with ``extra_env`` added
+    to the environment) and returns a ``Run``."""
     env = dict(os.environ)
     env["PYTHONPATH"] = os.pathsep.join(
         part for part in (str(PACKAGE_ROOT), env.get("PYTHONPATH", "")) if part
@@ -54,12 +55,12 @@ def mcpstream_cli(tmp_path: Path) -> RunCommand:
     env["MCPSTREAM_CONFIG_DIR"] = str(tmp_path / "config")
     env["COLUMNS"] = "200"
 
-    def run(*args: str, timeout_s: float = 60.0) -> Run:
+    def run(*args: str, timeout_s: float = 60.0, extra_env: dict[str, str] | None = None) -> Run:
         completed = subprocess.run(
             [sys.executable, "-m", "mcpstream.cli", *args],
             capture_output=True,
             text=True,
-            env=env,
+            env={**env, **(extra_env or {})},
             timeout=timeout_s,
             stdin=subprocess.DEVNULL,
         )

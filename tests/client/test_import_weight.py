@@ -105,6 +105,8 @@ def test_import_httpx_alone_loads_what_this_file_says() -> None:
 def test_import_mcpstream_loads_none_of_them(block_httpx_cli: bool) -> None:
     # Not even httpx: the package's names load the client at their first use.
     assert _heavy_loaded("import mcpstream", block_httpx_cli=block_httpx_cli) == set()
+    # Nor does naming doctor(): it imports what it inspects when called.
+    assert _heavy_loaded("import mcpstream; mcpstream.doctor", block_httpx_cli=False) == set()
 
 
 @pytest.mark.parametrize("block_httpx_cli", [True, False], ids=["no-httpx-cli", "as-installed"])
@@ -118,15 +120,18 @@ def test_importing_the_client_adds_no_heavy_module_to_httpx(block_httpx_cli: boo
 
 def test_the_package_serves_every_name_of_the_client_module() -> None:
     import mcpstream
+    import mcpstream._doctor
     import mcpstream.client
 
     assert set(mcpstream._CLIENT_NAMES) == set(mcpstream.client.__all__)
     assert set(mcpstream.__all__) == {
         *mcpstream.client.__all__,
+        *mcpstream._doctor.__all__,
         "McpError",
         "McpStreamError",
         "__version__",
     }
+    assert mcpstream.doctor is mcpstream._doctor.doctor
     assert all(
         getattr(mcpstream, name) is getattr(mcpstream.client, name)
         for name in mcpstream.__all__

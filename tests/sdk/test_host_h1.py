@@ -38,11 +38,6 @@ from .conftest import run
 from .relays import Relays
 from .transports import shape
 
-FITS = {name: stack_named(name).hooks_fit for name in ("httpx2", "httpx")}
-"""Whether the installed versions of each stack's core and h11 are those mcpstream reads a
-host's pool of (the version gate of every host hook): where they are not (the lowest allowed
-versions), a host's client keeps its own transport, and these tests assert that instead."""
-
 REQUEST_LINE = re.compile(rb"(?:GET|POST|DELETE) /\S* HTTP/1\.1\r\n")
 
 
@@ -195,13 +190,12 @@ def test_a_stock_host_client_sends_its_requests_over_mcpstreams_transport(
             async with Client(streamable_http_client(tap.url, http_client=host), mode=mode) as c:
                 text = await _echo(c)
                 own = _own(relays, 0)
-                if FITS[stack]:
-                    assert own is not None
-                    assert own._pool.open >= 1  # the session's connections are its own
-                    assert own._ssl_context is stock._pool._ssl_context
-                    assert not stock._pool.connections  # the host's pool opened none
-                else:
-                    assert own is None  # versions mcpstream does not read: the host's own
+                # The stack has what mcpstream reads of a host's pool (capability).
+                assert stack_named(stack).hooks_fit
+                assert own is not None
+                assert own._pool.open >= 1  # the session's connections are its own
+                assert own._ssl_context is stock._pool._ssl_context
+                assert not stock._pool.connections  # the host's pool opened none
             # The session is over, the host's client still open: mcpstream's transport is
             # closed, and every connection it opened with it.
             assert _own(relays, 0) is None
@@ -218,7 +212,7 @@ def test_a_stock_host_client_sends_its_requests_over_mcpstreams_transport(
     # Every request went through the host's send (its hooks and its auth flow) and over
     # mcpstream's transport, with the host's headers, auth and cookies on the wire.
     assert len(requests) == len(over_mcpstream) == auth.flows == sent_requests
-    assert all(over_mcpstream) if FITS[stack] else not any(over_mcpstream)
+    assert all(over_mcpstream)
     wire = sent.lower()
     assert wire.count(b"\r\nx-host: framework\r\n") == sent_requests
     assert wire.count(b"\r\nauthorization: bearer host-token\r\n") == sent_requests
@@ -240,9 +234,6 @@ def test_mcpstreams_transport_has_the_host_pools_limits(monkeypatch: pytest.Monk
     limits = httpx2.Limits(max_connections=3, max_keepalive_connections=1, keepalive_expiry=None)
     host = httpx2.AsyncClient(limits=limits)
     own = HostClient(host).own_transport
-    if not FITS["httpx2"]:
-        assert own is None  # versions mcpstream does not read: the host's own transport
-        return
     assert own is not None
     assert (own._limits.max_connections, own._limits.max_keepalive_connections) == (3, 1)
     assert own._limits.keepalive_expiry == float("inf")  # no expiry, as the host's pool
@@ -282,9 +273,9 @@ def test_a_proxy_from_the_environment_keeps_a_host_clients_requests(
         text, ours = run(main())
     assert text == "ok"
     assert request_lines == ["POST http://mcp.example.invalid/mcp HTTP/1.1"]
-    # mcpstream's transport was made for the client's default transport (where the versions
-    # are those mcpstream reads a pool of), and carried nothing here.
-    assert ours == FITS[stack]
+    # mcpstream's transport was made for the client's default transport, and carried nothing
+    # here.
+    assert ours
 
 
 def _http2_transport() -> httpx2.AsyncHTTPTransport:
@@ -382,7 +373,7 @@ def test_an_object_forwarding_to_a_stock_client_sends_over_mcpstreams_transport(
     text, sent, sent_requests, own, wrapper = run(main())
     assert text == "over the host's client"
     assert sent_requests >= 3
-    h1 = FITS[stack] and kind != "own send"
+    h1 = kind != "own send"
     assert (own is not None) is h1
     assert len(over_mcpstream) == sent_requests
     assert all(over_mcpstream) if h1 else not any(over_mcpstream)
@@ -463,7 +454,7 @@ def test_a_host_client_with_a_transport_of_its_own_keeps_it(
         assert sending == [sent_requests]  # its send kept its own count
     # A mount for the URL leaves the host's default transport stock: mcpstream's stands in for
     # it, and carries nothing to this URL (the mount does).
-    assert (own is None) is (kind != "mount" or not FITS["httpx2"])
+    assert (own is None) is (kind != "mount")
 
 
 @pytest.mark.parametrize("verify", ["the host's CA", "the default"])
@@ -497,7 +488,7 @@ def test_the_host_clients_tls_context_is_used(
     monkeypatch.setenv(H1_ENV, "0")
     over_the_hosts = run(outcome())
     if verify == "the host's CA":
-        assert over_ours == ("ours" if FITS["httpx2"] else "host's") + " over the host's client"
+        assert over_ours == "ours over the host's client"
         assert over_the_hosts == "host's over the host's client"
     else:
         # Refused as over the host's own transport: the same failure, the same wrapping.

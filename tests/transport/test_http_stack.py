@@ -1,13 +1,11 @@
 """The table of what differs between httpx and httpx2 (``mcpstream._http.stack``): which stack a
-client is on, how every failure of either is sorted, and the version checks that keep the
-private hooks of the speed work off cores they were not written for."""
+client is on, how every failure of either is sorted, and the capability probes that keep the
+private hooks of the speed work off cores of another shape."""
 
 from __future__ import annotations
 
 import types
 
-import h11
-import httpcore
 import httpcore2
 import httpx
 import httpx2
@@ -15,7 +13,6 @@ import pytest
 from mcpstream._http import wire
 from mcpstream._http.httpx_clients import deadline_trace, direct_transport, make_client
 from mcpstream._http.stack import (
-    HOOK_VERSIONS,
     HTTPX,
     HttpStack,
     as_httpx_error,
@@ -68,20 +65,28 @@ def test_every_httpx2_failure_is_sorted_as_its_httpx_twin() -> None:
 
 
 @pytest.mark.httpcore_client
-def test_a_core_of_another_version_gets_no_private_hook() -> None:
+def test_a_core_of_another_shape_gets_no_private_hook() -> None:
+    # Whether the hooks fit is probed by what the core has, not by its version
+    # (``capability``): a newer httpcore2 of the same shape fits; an empty module does not.
     newer = types.ModuleType("httpcore2")
+    newer.__dict__.update({k: v for k, v in vars(httpcore2).items() if not k.startswith("__")})
     newer.__version__ = "3.0.0"  # type: ignore[attr-defined]
-    assert not HttpStack.of_modules(httpx2, newer).hooks_fit
-    # The hooks fit the core and h11 versions HOOK_VERSIONS names (the constraints'); another
-    # allowed release (httpcore2 2.14, the lowest the httpx2 extra allows) gets none.
-    for stack, core in ((HTTPX, httpcore), (HTTPX2, httpcore2)):
-        fits = core.__version__.startswith(HOOK_VERSIONS[core.__name__])
-        assert stack.hooks_fit == (fits and h11.__version__.startswith(HOOK_VERSIONS["h11"]))
-    unfit = HttpStack("httpx2", httpx2, httpcore2, hooks_fit=False)
+    assert HttpStack.of_modules(httpx2, newer).hooks_fit
+    empty = types.ModuleType("httpcore2")
+    empty.__version__ = "3.0.0"  # type: ignore[attr-defined]
+    assert not HttpStack.of_modules(httpx2, empty).hooks_fit
+    # A core whose pool is another class: httpx2's client keeps its own.
+    other = types.ModuleType("httpcore2")
+    other.__dict__.update(newer.__dict__)
+    other.ConnectionPool = object  # type: ignore[attr-defined]
+    unfit = HttpStack.of_modules(httpx2, other)
+    assert not unfit.hooks_fit
+    # The installed releases fit (the constraints' and the newest: CI runs both).
+    assert HTTPX.hooks_fit and HTTPX2.hooks_fit
     with make_client(unfit) as client:
         assert isinstance(client, httpx2.Client)
         assert direct_transport(client) is None  # httpx2's own pool, left as it is
         assert type(client._transport._pool._network_backend) is httpcore2.SyncBackend
-    assert deadline_trace(unfit) is None
+    assert deadline_trace(unfit) is not None  # its connection still fits: that hook stays
     with make_client(HTTPX2) as client:
-        assert (direct_transport(client) is not None) == HTTPX2.hooks_fit
+        assert direct_transport(client) is not None

@@ -39,8 +39,8 @@ needs no such bound from its streams: it runs every request, and every read of a
 
 httpx has no parameter for the network backend, so the connection pool of the client's default
 transport (``Client._transport._pool``, not used yet) is replaced by one with the backend. Where
-httpx's client is not built that way (another httpx version), it is left as it is, and so is
-the client of a core or an h11 of another version than ``stack.HOOK_VERSIONS`` names.
+httpx's client is not built that way, or the core's pool does not have what this reads
+(``capability``: probed once per stack, one WARNING logged), it is left as it is.
 
 The clients are made on a stack (``stack.HttpStack``): httpx with httpcore by default, httpx2
 with httpcore2 when a transport is asked to (``http_stack="httpx2"``); the backends and streams
@@ -71,7 +71,7 @@ import httpcore
 import httpx
 import sniffio
 
-from . import receive_buffer
+from . import capability, receive_buffer
 from .asyncio_backend import AsyncioBackend
 from .deadline import bounded as _bounded
 from .deadline import io_deadline
@@ -245,14 +245,14 @@ looked for (the callback, ``Trace.trace``, ``Trace.__enter__``, then it)."""
 def deadline_trace(stack: HttpStack) -> Callable[[str, dict[str, Any]], None] | None:
     """The ``trace`` request extension that puts a ``DeadlineStream`` under the HTTP/1.1
     connection carrying a request of a host's sync client on ``stack`` (once per connection,
-    when it starts sending the request's head), or None where the stack's core or h11 is not
-    a version this was written for (each read of the head is then bounded by the read timeout,
-    not the whole wait).
+    when it starts sending the request's head), or None where the stack's core does not have
+    the connection this reads (``capability``: each read of the head is then bounded by the
+    read timeout, not the whole wait).
 
     httpcore gives the callback no handle on the connection: it is the ``self`` of the frame
     of ``HTTP11Connection.handle_request`` that announces ``send_request_headers``, checked to
     be exactly the core's class and to hold a network stream."""
-    if not stack.hooks_fit:
+    if not capability.usable(stack, "connection"):
         return None
     core = stack.httpcore
     connection_type = core.HTTP11Connection
@@ -419,8 +419,8 @@ def _reading_in_large_pieces(
 ) -> Any:
     """A default client of ``stack`` (its ``AsyncClient`` when ``asynchronous``) whose pool
     (in its default transport) is replaced by one with ``backend(core)``; left as the stack
-    built it where it builds it another way, or where its core or h11 is not a version the
-    replacement was written for (``HttpStack.hooks_fit``).
+    built it where it builds it another way, or where its pool does not have what the
+    replacement reads (``capability``).
 
     Without proxies in the environment the client is given its transport (which httpx would
     have made the same way, with the same context and limits), so that it is known to carry
@@ -446,7 +446,7 @@ def _reading_in_large_pieces(
         )
     else:
         client = client_type(follow_redirects=False, verify=ssl_context)
-    if not stack.hooks_fit:
+    if not capability.usable(stack, "pool"):
         return client
     transport: Any = getattr(client, "_transport", None)
     current: Any = getattr(transport, "_pool", None)
@@ -548,14 +548,16 @@ class _Unbound:
 
 def host_response_hooks(client: Any, response: Any, stack: HttpStack) -> bool:
     """Give the HTTP/1.1 connection under ``response`` of a host's async ``client`` the speed
-    work of the clients made here, where it is safe: the stack's core and h11 are the versions
-    it was written for (``HttpStack.hooks_fit``), the client sends through its stack's stock
+    work of the clients made here, where it is safe: the stack's httpx, core and h11 have what
+    it reads (``capability``), the client sends through its stack's stock
     transport and pool (``stock_async_transport``), and the connection is exactly the core's
     HTTP/1.1 connection. Its reads then ask for ``READ_BYTES`` (the core asks for 64 KiB; a
     read returns what the socket holds, so a small answer costs nothing more) and h11 hands a
     large body's received pieces on uncopied (``receive_buffer``). Nothing of what the client
     sends changes, nor its hooks, auth or pool. True when they were installed."""
-    if not stack.hooks_fit or not stock_async_transport(client, stack):
+    if not stock_async_transport(client, stack) or not capability.usable(
+        stack, "pool", "connection", "response_stream", "receive_buffer"
+    ):
         return False
     bound = response.stream
     if type(bound) is not _private(stack.httpx, "_client", "BoundAsyncStream"):
@@ -576,8 +578,8 @@ def host_response_hooks(client: Any, response: Any, stack: HttpStack) -> bool:
 def host_h1_transport(client: Any, stack: HttpStack) -> Any:
     """An HTTP/1.1 transport of mcpstream's (``h1``, async) with the settings of the stock
     transport of the host's async ``client``, to stand in for it (the caller closes it), or
-    None where it cannot: the stack's core and h11 are not the versions this was written for
-    (``HttpStack.hooks_fit``), the client does not send through the stack's stock transport
+    None where it cannot: the stack's pool does not have what this reads (``capability``),
+    the client does not send through the stack's stock transport
     and pool (``stock_async_transport``), or its pool has a setting the HTTP/1.1 transport
     does not honour (HTTP/2 or no HTTP/1.1, a proxy, a Unix socket, a local address, socket
     options, retries, a network backend of its own, no SSL context).
@@ -585,7 +587,7 @@ def host_h1_transport(client: Any, stack: HttpStack) -> Any:
     The transport uses the pool's own SSL context object (the host's verify, CA certificates
     and client certificate) and its limits: connections, idle connections kept, their expiry
     (none: kept as long as they last)."""
-    if not stack.hooks_fit or not stock_async_transport(client, stack):
+    if not stock_async_transport(client, stack) or not capability.usable(stack, "pool"):
         return None
     pool = client._transport._pool
     try:

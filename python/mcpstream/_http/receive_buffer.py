@@ -31,7 +31,7 @@ except ImportError:  # another h11: nothing to install into (the class below is 
     ReceiveBuffer = object  # type: ignore[assignment,misc]
     _AVAILABLE = False
 
-__all__ = ["PassThroughBuffer", "install"]
+__all__ = ["HOLD_BYTES", "PassThroughBuffer", "available", "install", "swap"]
 
 _FIELDS = ("_data", "_next_line_search", "_multiple_lines_search")
 """The state of h11's buffer (0.16), taken over as it is by ``install``."""
@@ -130,17 +130,28 @@ def _h11_connection(response: httpx.Response) -> Any:
     return getattr(connection, "_h11_state", None)
 
 
-def install(response: httpx.Response) -> None:
-    """Give the HTTP/1.1 connection under ``response`` a ``PassThroughBuffer`` holding what
-    its buffer holds (nothing is read or copied; a connection that has one keeps it)."""
-    if not _AVAILABLE or _h11_invalid_request_line is None:
-        return
-    state = _h11_connection(response)
+def available() -> bool:
+    """Whether this h11 has the ``ReceiveBuffer`` class and methods ``PassThroughBuffer``
+    overrides (``capability`` probes it)."""
+    return _AVAILABLE and _h11_invalid_request_line is not None
+
+
+def swap(state: Any) -> bool:
+    """Give the ``h11.Connection`` ``state`` a ``PassThroughBuffer`` holding what its buffer
+    holds (nothing is read or copied); False where its buffer is not h11's own (a connection
+    that has one keeps it)."""
     current = getattr(state, "_receive_buffer", None)
     if type(current) is not ReceiveBuffer or not all(hasattr(current, f) for f in _FIELDS):
-        return
+        return False
     buffer = PassThroughBuffer.__new__(PassThroughBuffer)
     for field in _FIELDS:
         setattr(buffer, field, getattr(current, field))
     buffer._whole = b""
     state._receive_buffer = buffer
+    return True
+
+
+def install(response: httpx.Response) -> None:
+    """Give the HTTP/1.1 connection under ``response`` a ``PassThroughBuffer`` (``swap``)."""
+    if available():
+        swap(_h11_connection(response))

@@ -7,7 +7,8 @@ given to an ``httpx2.Client`` is no timeout to it, an ``httpx2.ReadTimeout`` is 
 ``HttpStack`` is the one table of what differs: the modules (every class the wire layer, the
 clients made here and the OAuth driver use is looked up on them), the groups of exceptions a
 failure is sorted by, and whether the private hooks of the speed work (``httpx_clients``,
-``receive_buffer``) fit the versions installed. ``stack_of(client)`` gives the stack of a
+``receive_buffer``) fit the releases installed (``hooks_fit``: probed by ``capability``, by what
+the packages have rather than by their versions). ``stack_of(client)`` gives the stack of a
 host's client; ``stack_named`` the one a transport asked for by name makes its clients on.
 
 Under ``httpx2.alias_httpx()`` the module ``httpx`` *is* ``httpx2`` (and ``httpcore`` is
@@ -25,12 +26,10 @@ from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Literal
 
-import h11
 import httpcore
 import httpx
 
 __all__ = [
-    "HOOK_VERSIONS",
     "HttpStack",
     "StackName",
     "as_httpx_error",
@@ -45,19 +44,6 @@ __all__ = [
 
 StackName = Literal["httpx", "httpx2"]
 
-HOOK_VERSIONS: dict[str, tuple[str, ...]] = {
-    "httpcore": ("1.0.",),
-    "httpcore2": ("2.16.",),
-    "h11": ("0.16.",),
-}
-"""The versions (prefixes) of the HTTP cores and of h11 whose private attributes the speed work
-was written for: the connection pool of a client's default transport (``httpx_clients``) and
-h11's receive buffer (``receive_buffer``). With any other version they are left alone."""
-
-
-def _version_fits(name: str, version: str) -> bool:
-    return any(version.startswith(prefix) for prefix in HOOK_VERSIONS.get(name, ()))
-
 
 @dataclass(frozen=True, eq=False)
 class HttpStack:
@@ -66,14 +52,13 @@ class HttpStack:
 
     ``name``: the real name of the httpx module (``httpx2`` under ``alias_httpx``).
     ``errors``: what sending a request or reading a body may raise (the stack's ``HTTPError``
-    and ``StreamError``, and ``OSError``). ``hooks_fit``: whether the installed core and h11 are
-    the versions the private hooks were written for.
+    and ``StreamError``, and ``OSError``). ``hooks_fit``: whether every private hook of the
+    speed work finds what it reads in the installed httpx, core and h11 (``capability``).
     """
 
     name: str
     httpx: Any
     httpcore: Any
-    hooks_fit: bool
     errors: tuple[type[BaseException], ...] = field(init=False)
 
     def __post_init__(self) -> None:
@@ -83,12 +68,15 @@ class HttpStack:
     @classmethod
     def of_modules(cls, httpx_module: ModuleType, httpcore_module: ModuleType) -> HttpStack:
         """The stack of an httpx module and its core."""
-        core_name = httpcore_module.__name__
-        core_version = str(getattr(httpcore_module, "__version__", ""))
-        fits = _version_fits(core_name, core_version) and _version_fits(
-            "h11", str(getattr(h11, "__version__", ""))
-        )
-        return cls(httpx_module.__name__, httpx_module, httpcore_module, fits)
+        return cls(httpx_module.__name__, httpx_module, httpcore_module)
+
+    @property
+    def hooks_fit(self) -> bool:
+        """Whether every hook of ``capability.HOOKS`` fits this stack (probed once; no
+        warning: the hooks' own gate, ``capability.usable``, warns)."""
+        from . import capability
+
+        return all(verdict.fits for verdict in capability.verdicts(self).values())
 
     @property
     def client_types(self) -> tuple[type[Any], type[Any]]:
@@ -102,7 +90,7 @@ class HttpStack:
         return self.httpx.Timeout(timeout_s, connect=connect_s)
 
     def __repr__(self) -> str:
-        return f"HttpStack({self.name!r}, hooks_fit={self.hooks_fit})"
+        return f"HttpStack({self.name!r})"
 
 
 HTTPX = HttpStack.of_modules(httpx, httpcore)

@@ -33,7 +33,7 @@ _MISSING_CLI_EXTRA = (
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser with every subcommand registered (``ImportError`` without rich)."""
     # The subcommands' modules import rich: only here, so the library never pays for it.
-    from . import auth, bench, call, demo, skills, tools
+    from . import auth, bench, call, demo, doctor, skills, tools
 
     parser = argparse.ArgumentParser(
         prog="mcpstream",
@@ -44,7 +44,7 @@ def build_parser() -> argparse.ArgumentParser:
         "--debug", action="store_true", help="show tracebacks and debug logging on errors"
     )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
-    for group in (demo, tools, skills, call, bench, auth):
+    for group in (demo, tools, skills, call, bench, auth, doctor):
         group.register(subparsers)
     return parser
 
