@@ -15,6 +15,14 @@ client too, with those keywords; all else (``build_request``, the timeouts) is s
 the object. Any other client (a transport or ``send`` of its own, a wrapper with a ``send`` of
 its own, HTTP/2, a proxy, versions of the stack's core mcpstream does not read) sends through
 its own transport.
+
+Nothing a host or its platform installed below the client's ``send`` may be skipped:
+OpenTelemetry's httpx instrumentation, respx's mocks, a wrapper of the host's on the client,
+its transport or the stack's classes (``_http.interception``). A client with any of them sends
+through its own transport, so that they all run (slower: mcpstream's HTTP/1.1 transport does
+not carry it), and one INFO line per process and reason on the ``mcpstream`` logger says so. A
+hook installed after the session opened is found at the next request, which then goes the
+host's way too.
 The host's client and transport are left as they are; the view's transport is closed with the
 session (``HostClient.release``)."""
 
@@ -22,11 +30,16 @@ from __future__ import annotations
 
 import functools
 import inspect
+import logging
+import threading
 import types
 from typing import Any
 
 from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
+from .._http.interception import SEND_PATH, Interception
 from .._http.stack import HttpStack, stack_of
+
+logger = logging.getLogger("mcpstream")
 
 __all__ = ["HostClient", "host_read_timeout"]
 
@@ -41,7 +54,7 @@ class HostClient:
     is left of the call's deadline, its connect timeout); here each of the four is the
     host's, and mcpstream's only where the host's is None (no limit)."""
 
-    __slots__ = ("__weakref__", "_client", "_h1", "_keywords", "_stack", "_view")
+    __slots__ = ("__weakref__", "_client", "_guard", "_h1", "_keywords", "_stack", "_view")
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -51,14 +64,22 @@ class HostClient:
         """mcpstream's HTTP/1.1 transport under ``_view`` (None: the host's own transport)."""
         self._keywords: dict[str, Any] = {}
         """The keywords of a wrapper's partial ``send``, for the view's (see ``_sender``)."""
+        self._guard: Interception | None = None
+        """The check of the client's way for hooks, while the view stands in for it."""
         if h1_enabled():
             sender = _sender(client, stack)
             if sender is not None:
                 inner, keywords = sender
+                guard = Interception(inner, stack)
+                why = guard.reason()
+                if why is not None:
+                    _say_kept(stack, why)
+                    return
                 self._h1 = transport = _h1_for(inner, stack)
                 if transport is not None:
                     self._view = _view(inner, transport)
                     self._keywords = keywords
+                    self._guard = guard
 
     @property
     def wrapped(self) -> Any:
@@ -91,6 +112,10 @@ class HostClient:
         transport is a stock one mcpstream's HTTP/1.1 transport can stand in for (the default),
         the send of the client's view over that transport (see the module)."""
         view = self._view
+        if view is not None and (why := self._guard.reason() if self._guard else None):
+            # A hook was installed since the session opened: from now on the host's way.
+            _say_kept(self._stack, why)
+            view = self._view = None
         if view is not None:
             # The view's send raises as the host's does once the host's client is closed.
             # mcpstream's keywords over a partial's, as the partial's own call would have them.
@@ -119,15 +144,28 @@ class HostClient:
         return f"HostClient({self._client!r})"
 
 
-_SEND_PATH = (
-    "send",
-    "_send_handling_auth",
-    "_send_handling_redirects",
-    "_send_single_request",
-    "_transport_for_url",
-)
+_SEND_PATH = SEND_PATH
 """The methods of httpx's ``AsyncClient`` that carry a request to its transport: a client's
 view runs them as the stack wrote them."""
+
+_SAID: set[tuple[str, str]] = set()
+_SAID_LOCK = threading.Lock()
+
+
+def _say_kept(stack: HttpStack, why: str) -> None:
+    """One INFO line per process and reason: a host's client keeps its own transport because
+    something is installed on its way."""
+    key = (stack.name, why)
+    with _SAID_LOCK:
+        if key in _SAID:
+            return
+        _SAID.add(key)
+    logger.info(
+        "mcpstream.sdk: a host's %s client keeps its own transport, so that what is installed "
+        "on its way runs: %s",
+        stack.name,
+        why,
+    )
 
 
 def _h1_for(client: Any, stack: HttpStack) -> Any:
