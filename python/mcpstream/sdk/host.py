@@ -28,11 +28,14 @@ session (``HostClient.release``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import inspect
 import logging
 import threading
 import types
+import weakref
 from typing import Any
 
 from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
@@ -54,7 +57,17 @@ class HostClient:
     is left of the call's deadline, its connect timeout); here each of the four is the
     host's, and mcpstream's only where the host's is None (no limit)."""
 
-    __slots__ = ("__weakref__", "_client", "_guard", "_h1", "_keywords", "_stack", "_view")
+    __slots__ = (
+        "__weakref__",
+        "_candidate",
+        "_client",
+        "_guard",
+        "_h1",
+        "_keywords",
+        "_shared_by",
+        "_stack",
+        "_view",
+    )
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -62,10 +75,15 @@ class HostClient:
         self._view: Any = None
         self._h1: Any = None
         """mcpstream's HTTP/1.1 transport under ``_view`` (None: the host's own transport)."""
+        self._shared_by: Any = None
+        """The client whose sessions share ``_h1`` (None: a transport of this object's own)."""
         self._keywords: dict[str, Any] = {}
         """The keywords of a wrapper's partial ``send``, for the view's (see ``_sender``)."""
         self._guard: Interception | None = None
         """The check of the client's way for hooks, while the view stands in for it."""
+        self._candidate: tuple[Any, dict[str, Any], Interception] | None = None
+        """The client a view may stand in for, its keywords and check, until the first request
+        (which finds the transport of its event loop: ``_attach``)."""
         if h1_enabled():
             sender = _sender(client, stack)
             if sender is not None:
@@ -75,11 +93,22 @@ class HostClient:
                 if why is not None:
                     _say_kept(stack, why)
                     return
-                self._h1 = transport = _h1_for(inner, stack)
-                if transport is not None:
-                    self._view = _view(inner, transport)
-                    self._keywords = keywords
-                    self._guard = guard
+                self._candidate = (inner, keywords, guard)
+
+    def _attach(self) -> None:
+        """Put the view over mcpstream's transport in place, where it can stand in for the
+        client's: the transport the client's sessions share on this event loop (``shared_h1``),
+        or one of this object's own outside any loop."""
+        candidate, self._candidate = self._candidate, None
+        if candidate is None:
+            return
+        inner, keywords, guard = candidate
+        transport, shared = shared_h1(inner, self._stack)
+        if transport is not None:
+            self._h1, self._shared_by = transport, inner if shared else None
+            self._view = _view(inner, transport)
+            self._keywords = keywords
+            self._guard = guard
 
     @property
     def wrapped(self) -> Any:
@@ -111,6 +140,8 @@ class HostClient:
         by mcpstream do, where that is safe (``host_response_hooks``). Where the client's
         transport is a stock one mcpstream's HTTP/1.1 transport can stand in for (the default),
         the send of the client's view over that transport (see the module)."""
+        if self._candidate is not None:
+            self._attach()
         view = self._view
         if view is not None and (why := self._guard.reason() if self._guard else None):
             # A hook was installed since the session opened: from now on the host's way.
@@ -126,16 +157,26 @@ class HostClient:
 
     @property
     def own_transport(self) -> Any:
-        """mcpstream's HTTP/1.1 transport the requests go through (None: the host's)."""
+        """mcpstream's HTTP/1.1 transport the requests go through (None: the host's). Found or
+        made at the first request, or here if none was made yet."""
+        if self._candidate is not None:
+            self._attach()
         return self._h1
 
     async def release(self) -> None:
-        """Close what mcpstream made for the host's client (its HTTP/1.1 transport and that
-        transport's connections); the host's client stays open. Later requests go through
-        the host's client as it is. Idempotent."""
-        transport, self._h1, self._view = self._h1, None, None
-        if transport is not None:
-            await transport.aclose()
+        """The session is over: close what mcpstream made for it alone (a transport of its own
+        and its connections). A transport the host client's sessions share stays, with its idle
+        connections, for the client's next session, unless the client is closed. The host's
+        client stays open; later requests go through it as it is. Idempotent."""
+        transport, self._h1, self._view, self._candidate = self._h1, None, None, None
+        shared_by, self._shared_by = self._shared_by, None
+        if transport is None:
+            return
+        if shared_by is not None:
+            if not getattr(shared_by, "is_closed", False):
+                return
+            _forget_shared(shared_by, transport)
+        await transport.aclose()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -147,6 +188,59 @@ class HostClient:
 _SEND_PATH = SEND_PATH
 """The methods of httpx's ``AsyncClient`` that carry a request to its transport: a client's
 view runs them as the stack wrote them."""
+
+_SHARED: weakref.WeakKeyDictionary[Any, dict[asyncio.AbstractEventLoop, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+"""mcpstream's HTTP/1.1 transport of each host client, by event loop (asyncio connections
+belong to their loop), shared by the client's sessions."""
+
+
+def shared_h1(client: Any, stack: HttpStack) -> tuple[Any, bool]:
+    """mcpstream's HTTP/1.1 transport to stand in for ``client``'s (None where it cannot:
+    ``_h1_for``), and whether it is the one the client's sessions share on the running event
+    loop. Sessions over one client then reuse each other's idle connections, as they would in
+    the client's own pool: the transport has that pool's limits and keep-alive expiry, and it
+    lives as long as the client (closed by the first session to end after the client closed,
+    or its idle connections when the client is collected). Outside an event loop, or for a
+    client no weak reference can follow, the transport is the caller's own."""
+    try:
+        loop = asyncio.get_running_loop()
+        by_loop = _SHARED.get(client)
+    except (RuntimeError, TypeError):  # no loop; not weakly referenceable
+        return _h1_for(client, stack), False
+    if by_loop is None:
+        by_loop = {}
+        try:
+            _SHARED[client] = by_loop
+        except TypeError:
+            return _h1_for(client, stack), False
+        weakref.finalize(client, _close_idle, by_loop)
+    for gone in [other for other in by_loop if other.is_closed()]:
+        _close_idle({gone: by_loop.pop(gone)})
+    transport = by_loop.get(loop)
+    if transport is None or getattr(client, "is_closed", False):
+        transport = _h1_for(client, stack)
+        if transport is None:
+            return None, False
+        by_loop[loop] = transport
+    return transport, True
+
+
+def _forget_shared(client: Any, transport: Any) -> None:
+    by_loop = _SHARED.get(client) or {}
+    for loop, held in list(by_loop.items()):
+        if held is transport:
+            del by_loop[loop]
+
+
+def _close_idle(by_loop: dict[asyncio.AbstractEventLoop, Any]) -> None:
+    """Close the idle connections of the transports of ``by_loop`` (their client was
+    collected, or their loop closed): from outside any loop, so each close is only tried."""
+    for transport in by_loop.values():
+        with contextlib.suppress(Exception):  # a closed loop may refuse to schedule it
+            transport.close_idle()
+
 
 _SAID: set[tuple[str, str]] = set()
 _SAID_LOCK = threading.Lock()
