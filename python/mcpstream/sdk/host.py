@@ -15,18 +15,34 @@ client too, with those keywords; all else (``build_request``, the timeouts) is s
 the object. Any other client (a transport or ``send`` of its own, a wrapper with a ``send`` of
 its own, HTTP/2, a proxy, versions of the stack's core mcpstream does not read) sends through
 its own transport.
+
+Nothing a host or its platform installed below the client's ``send`` may be skipped:
+OpenTelemetry's httpx instrumentation, respx's mocks, a wrapper of the host's on the client,
+its transport or the stack's classes (``_http.interception``). A client with any of them sends
+through its own transport, so that they all run (slower: mcpstream's HTTP/1.1 transport does
+not carry it), and one INFO line per process and reason on the ``mcpstream`` logger says so. A
+hook installed after the session opened is found at the next request, which then goes the
+host's way too.
 The host's client and transport are left as they are; the view's transport is closed with the
 session (``HostClient.release``)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import functools
 import inspect
+import logging
+import threading
 import types
+import weakref
 from typing import Any
 
 from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
+from .._http.interception import SEND_PATH, Interception
 from .._http.stack import HttpStack, stack_of
+
+logger = logging.getLogger("mcpstream")
 
 __all__ = ["HostClient", "host_read_timeout"]
 
@@ -41,7 +57,17 @@ class HostClient:
     is left of the call's deadline, its connect timeout); here each of the four is the
     host's, and mcpstream's only where the host's is None (no limit)."""
 
-    __slots__ = ("__weakref__", "_client", "_h1", "_keywords", "_stack", "_view")
+    __slots__ = (
+        "__weakref__",
+        "_candidate",
+        "_client",
+        "_guard",
+        "_h1",
+        "_keywords",
+        "_shared_by",
+        "_stack",
+        "_view",
+    )
 
     def __init__(self, client: Any) -> None:
         self._client = client
@@ -49,16 +75,40 @@ class HostClient:
         self._view: Any = None
         self._h1: Any = None
         """mcpstream's HTTP/1.1 transport under ``_view`` (None: the host's own transport)."""
+        self._shared_by: Any = None
+        """The client whose sessions share ``_h1`` (None: a transport of this object's own)."""
         self._keywords: dict[str, Any] = {}
         """The keywords of a wrapper's partial ``send``, for the view's (see ``_sender``)."""
+        self._guard: Interception | None = None
+        """The check of the client's way for hooks, while the view stands in for it."""
+        self._candidate: tuple[Any, dict[str, Any], Interception] | None = None
+        """The client a view may stand in for, its keywords and check, until the first request
+        (which finds the transport of its event loop: ``_attach``)."""
         if h1_enabled():
             sender = _sender(client, stack)
             if sender is not None:
                 inner, keywords = sender
-                self._h1 = transport = _h1_for(inner, stack)
-                if transport is not None:
-                    self._view = _view(inner, transport)
-                    self._keywords = keywords
+                guard = Interception(inner, stack)
+                why = guard.reason()
+                if why is not None:
+                    _say_kept(stack, why)
+                    return
+                self._candidate = (inner, keywords, guard)
+
+    def _attach(self) -> None:
+        """Put the view over mcpstream's transport in place, where it can stand in for the
+        client's: the transport the client's sessions share on this event loop (``shared_h1``),
+        or one of this object's own outside any loop."""
+        candidate, self._candidate = self._candidate, None
+        if candidate is None:
+            return
+        inner, keywords, guard = candidate
+        transport, shared = shared_h1(inner, self._stack)
+        if transport is not None:
+            self._h1, self._shared_by = transport, inner if shared else None
+            self._view = _view(inner, transport)
+            self._keywords = keywords
+            self._guard = guard
 
     @property
     def wrapped(self) -> Any:
@@ -90,7 +140,13 @@ class HostClient:
         by mcpstream do, where that is safe (``host_response_hooks``). Where the client's
         transport is a stock one mcpstream's HTTP/1.1 transport can stand in for (the default),
         the send of the client's view over that transport (see the module)."""
+        if self._candidate is not None:
+            self._attach()
         view = self._view
+        if view is not None and (why := self._guard.reason() if self._guard else None):
+            # A hook was installed since the session opened: from now on the host's way.
+            _say_kept(self._stack, why)
+            view = self._view = None
         if view is not None:
             # The view's send raises as the host's does once the host's client is closed.
             # mcpstream's keywords over a partial's, as the partial's own call would have them.
@@ -101,16 +157,26 @@ class HostClient:
 
     @property
     def own_transport(self) -> Any:
-        """mcpstream's HTTP/1.1 transport the requests go through (None: the host's)."""
+        """mcpstream's HTTP/1.1 transport the requests go through (None: the host's). Found or
+        made at the first request, or here if none was made yet."""
+        if self._candidate is not None:
+            self._attach()
         return self._h1
 
     async def release(self) -> None:
-        """Close what mcpstream made for the host's client (its HTTP/1.1 transport and that
-        transport's connections); the host's client stays open. Later requests go through
-        the host's client as it is. Idempotent."""
-        transport, self._h1, self._view = self._h1, None, None
-        if transport is not None:
-            await transport.aclose()
+        """The session is over: close what mcpstream made for it alone (a transport of its own
+        and its connections). A transport the host client's sessions share stays, with its idle
+        connections, for the client's next session, unless the client is closed. The host's
+        client stays open; later requests go through it as it is. Idempotent."""
+        transport, self._h1, self._view, self._candidate = self._h1, None, None, None
+        shared_by, self._shared_by = self._shared_by, None
+        if transport is None:
+            return
+        if shared_by is not None:
+            if not getattr(shared_by, "is_closed", False):
+                return
+            _forget_shared(shared_by, transport)
+        await transport.aclose()
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._client, name)
@@ -119,15 +185,81 @@ class HostClient:
         return f"HostClient({self._client!r})"
 
 
-_SEND_PATH = (
-    "send",
-    "_send_handling_auth",
-    "_send_handling_redirects",
-    "_send_single_request",
-    "_transport_for_url",
-)
+_SEND_PATH = SEND_PATH
 """The methods of httpx's ``AsyncClient`` that carry a request to its transport: a client's
 view runs them as the stack wrote them."""
+
+_SHARED: weakref.WeakKeyDictionary[Any, dict[asyncio.AbstractEventLoop, Any]] = (
+    weakref.WeakKeyDictionary()
+)
+"""mcpstream's HTTP/1.1 transport of each host client, by event loop (asyncio connections
+belong to their loop), shared by the client's sessions."""
+
+
+def shared_h1(client: Any, stack: HttpStack) -> tuple[Any, bool]:
+    """mcpstream's HTTP/1.1 transport to stand in for ``client``'s (None where it cannot:
+    ``_h1_for``), and whether it is the one the client's sessions share on the running event
+    loop. Sessions over one client then reuse each other's idle connections, as they would in
+    the client's own pool: the transport has that pool's limits and keep-alive expiry, and it
+    lives as long as the client (closed by the first session to end after the client closed,
+    or its idle connections when the client is collected). Outside an event loop, or for a
+    client no weak reference can follow, the transport is the caller's own."""
+    try:
+        loop = asyncio.get_running_loop()
+        by_loop = _SHARED.get(client)
+    except (RuntimeError, TypeError):  # no loop; not weakly referenceable
+        return _h1_for(client, stack), False
+    if by_loop is None:
+        by_loop = {}
+        try:
+            _SHARED[client] = by_loop
+        except TypeError:
+            return _h1_for(client, stack), False
+        weakref.finalize(client, _close_idle, by_loop)
+    for gone in [other for other in by_loop if other.is_closed()]:
+        _close_idle({gone: by_loop.pop(gone)})
+    transport = by_loop.get(loop)
+    if transport is None or getattr(client, "is_closed", False):
+        transport = _h1_for(client, stack)
+        if transport is None:
+            return None, False
+        by_loop[loop] = transport
+    return transport, True
+
+
+def _forget_shared(client: Any, transport: Any) -> None:
+    by_loop = _SHARED.get(client) or {}
+    for loop, held in list(by_loop.items()):
+        if held is transport:
+            del by_loop[loop]
+
+
+def _close_idle(by_loop: dict[asyncio.AbstractEventLoop, Any]) -> None:
+    """Close the idle connections of the transports of ``by_loop`` (their client was
+    collected, or their loop closed): from outside any loop, so each close is only tried."""
+    for transport in by_loop.values():
+        with contextlib.suppress(Exception):  # a closed loop may refuse to schedule it
+            transport.close_idle()
+
+
+_SAID: set[tuple[str, str]] = set()
+_SAID_LOCK = threading.Lock()
+
+
+def _say_kept(stack: HttpStack, why: str) -> None:
+    """One INFO line per process and reason: a host's client keeps its own transport because
+    something is installed on its way."""
+    key = (stack.name, why)
+    with _SAID_LOCK:
+        if key in _SAID:
+            return
+        _SAID.add(key)
+    logger.info(
+        "mcpstream.sdk: a host's %s client keeps its own transport, so that what is installed "
+        "on its way runs: %s",
+        stack.name,
+        why,
+    )
 
 
 def _h1_for(client: Any, stack: HttpStack) -> Any:

@@ -260,6 +260,8 @@ class AsyncHttp1(Http1Base[Connection]):
 
     def _init_driver(self) -> None:
         self._waiting: collections.deque[asyncio.Future[bool]] = collections.deque()
+        self._reaper: asyncio.TimerHandle | None = None
+        """The loop's timer that closes idle connections as they expire (``_reap``)."""
         self._body_type = stream_type(_Body, self._stack, "AsyncByteStream")
 
     # -- the pool --------------------------------------------------------------------------
@@ -311,6 +313,25 @@ class AsyncHttp1(Http1Base[Connection]):
         for old in self._pool.put(connection, connection.key, connection.loop.time()):
             old.close()
         self._notify()
+        if self._reaper is None:
+            self._reap_later(connection.loop)
+
+    def _reap_later(self, loop: asyncio.AbstractEventLoop) -> None:
+        """Set the timer for the first idle connection's expiry. Idle connections are closed
+        when they expire, not only when a request next looks for one: a pool that outlives
+        its sessions (the one a host client's sessions share) holds no socket past its
+        ``keepalive_expiry``, whatever becomes of the client."""
+        at = self._pool.next_expiry()
+        if at is not None:
+            # a moment past it: ``expire`` drops what is idle for longer than the expiry
+            self._reaper = loop.call_at(at + 0.001, self._reap, loop)
+
+    def _reap(self, loop: asyncio.AbstractEventLoop) -> None:
+        self._reaper = None
+        for old in self._pool.expire(loop.time()):
+            old.close()
+            self._notify()
+        self._reap_later(loop)
 
     async def _connect(self, loop: asyncio.AbstractEventLoop, key: Key, request: Any) -> Connection:
         scheme, host, port = key
@@ -407,8 +428,17 @@ class AsyncHttp1(Http1Base[Connection]):
 
     async def aclose(self) -> None:
         """Close every idle connection; responses still being read close theirs when done."""
+        self.close_idle()
+
+    def close_idle(self) -> None:
+        """``aclose`` from outside the event loop (a finalizer): the pool closed, its idle
+        connections closed, the requests waiting for one woken to fail."""
+        reaper, self._reaper = self._reaper, None
+        if reaper is not None:
+            reaper.cancel()
         for connection in self._pool.close():
-            connection.close()
+            with contextlib.suppress(RuntimeError):  # its loop closed: the socket goes with it
+                connection.close()
         while self._waiting:
             waiter = self._waiting.popleft()
             if not waiter.done():

@@ -372,6 +372,14 @@ class IdlePool(Generic[C]):
         self.open -= len(dropped)
         return dropped
 
+    def next_expiry(self) -> float | None:
+        """When the first idle connection expires (None: none idle, or no expiry): a driver that
+        closes idle connections by a timer (``expire`` then) rather than at the next claim."""
+        expiry = self.limits.keepalive_expiry
+        if not self._idle or expiry == float("inf"):
+            return None
+        return min(since for _, _, since in self._idle) + expiry
+
     def take(self, key: Key) -> C | None:
         """The newest idle connection to ``key`` (still counted as open), or None."""
         for index in range(len(self._idle) - 1, -1, -1):
