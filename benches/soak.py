@@ -54,6 +54,8 @@ COOLDOWN_S = 15.0
 """No fault in the last seconds: the end levels are those of a client back at rest."""
 WINDOW_S = 12.0
 """The baseline and end windows: two samples with levels at least."""
+START_TIMEOUT_S = 120.0
+"""A server's start on a busy machine, its imports among a dozen starting processes."""
 SILENCE_S = 60.0
 """A worker silent this long (no sample, no result) is hung."""
 BLOCK = re.compile(r"(<!-- soak:table -->\n).*?(<!-- /soak:table -->)", re.DOTALL)
@@ -97,7 +99,7 @@ class Server:
         )
         self.spawned.append(self.process)
         assert self.process.stdout is not None
-        line = await asyncio.wait_for(self.process.stdout.readline(), 30.0)
+        line = await asyncio.wait_for(self.process.stdout.readline(), START_TIMEOUT_S)
         if line.strip() != b"READY":
             raise RuntimeError(f"the soak server did not start: {line!r}")
         self._write_status("up")
@@ -116,8 +118,8 @@ class Server:
             self.trapped.append(line.split()[1].decode())
         await self.start(trap=self.trap)
 
-    async def kill(self) -> None:
-        """SIGKILL the server and wait for it to be gone."""
+    async def kill(self, stop: bool = False) -> None:
+        """SIGKILL the server and wait for it to be gone (``stop``: for good, not counted)."""
         self._write_status("down")
         if self._watch is not None:
             self._watch.cancel()
@@ -130,7 +132,8 @@ class Server:
                 process.send_signal(signal.SIGKILL)
                 await process.wait()
         self.spawned = []
-        self.kills += 1
+        if not stop:
+            self.kills += 1
 
 
 @dataclass
@@ -253,7 +256,7 @@ async def soak(
             if worker.process is not None and worker.process.returncode is None:
                 worker.process.kill()
         await proxy.stop()
-        await server.kill()
+        await server.kill(stop=True)
     results = []
     for worker in workers:
         # warm-up: 10% of the run (10 s at least) from the worker's first sample, as many
@@ -307,15 +310,18 @@ def main() -> None:
     summary = (
         f"{args.minutes:g} minutes, {len(results)} clients at {args.rate:g} calls/s each, "
         f"{total:,} calls; the server killed {server.kills} times (every "
-        f"{args.kill_every:g} s), {len(server.trapped)} at a client's handshake "
-        f"({', '.join(server.trapped) or 'none'}); "
-        f"{proxy.cuts} answers reset mid-stream."
+        f"{args.kill_every:g} s) and dead {len(server.trapped)} more times at a client's "
+        f"handshake ({', '.join(server.trapped) or 'none'}); {proxy.cuts} answers reset "
+        "mid-stream."
     )
     print(summary)
     print(f"the clients' logs and results.json (the first message of each error): {workdir}")
     print(table(results))
     if args.markdown is not None:
-        write_markdown(args.markdown, summary + "\n\n" + table(results))
+        day = time.strftime("%Y-%m-%d", time.gmtime())
+        verdict = "; ".join(found) if found else "none"
+        text = f"Measured {day}: {summary}\n\n{table(results)}\n\nFailures: {verdict}."
+        write_markdown(args.markdown, text)
     for failure in found:
         print(f"FAIL {failure}")
     if found:

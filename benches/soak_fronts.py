@@ -36,6 +36,12 @@ class ToolFailed(Exception):
     """A tool call answered ``isError`` or a JSON-RPC error."""
 
 
+class SessionEnded(Exception):
+    """``mcp.Client``'s session ended (``CONNECTION_CLOSED``: its transport ended on a
+    connection error, over the SDK's transport as over mcpstream's): as documented, the host
+    opens another, as a framework does."""
+
+
 class Front:
     """One client of a front end; ``version``: the protocol version it negotiated."""
 
@@ -209,7 +215,15 @@ class SdkFront(Front):
             await self._life  # its error
 
     async def call(self, name: str, arguments: dict[str, Any], timeout_s: float) -> None:
-        result = await self.client.call_tool(name, arguments, read_timeout_seconds=timeout_s)
+        from mcp.shared.exceptions import MCPError
+        from mcp_types.jsonrpc import CONNECTION_CLOSED
+
+        try:
+            result = await self.client.call_tool(name, arguments, read_timeout_seconds=timeout_s)
+        except MCPError as exc:
+            if exc.code == CONNECTION_CLOSED:
+                raise SessionEnded(exc.message) from exc
+            raise
         if result.is_error:
             raise ToolFailed("isError")
 

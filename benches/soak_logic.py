@@ -114,19 +114,21 @@ class Sample:
 def open_levels(
     samples: Sequence[Sample], start: float, window: float, last: bool
 ) -> Levels | None:
-    """The open client's levels over a window of healthy samples: the highest of each in the
-    first ``window`` seconds from ``start`` (the baseline), or the lowest in the last ``window``
-    seconds (``last``: the end). Highest against lowest, so that a connection or task that
-    comes and goes between calls is no leak, while one more kept per renewal is."""
+    """The open client's levels over a window of healthy samples taken from ``start`` on: the
+    highest of each over the first ``window`` seconds of them (the baseline), or the lowest over
+    the last ``window`` seconds (``last``: the end). Highest against lowest, so that a
+    connection or task that comes and goes between calls is no leak, while one more kept per
+    renewal is."""
     measured = [
         sample
         for sample in samples
         if sample.healthy and sample.at >= start and sample.levels is not None
     ]
+    # the window from the first healthy sample on, or back from the last
     if last and measured:
         measured = [sample for sample in measured if sample.at >= measured[-1].at - window]
-    elif not last:
-        measured = [sample for sample in measured if sample.at < start + window]
+    elif measured:
+        measured = [sample for sample in measured if sample.at < measured[0].at + window]
     healthy = [sample.levels for sample in measured if sample.levels is not None]
     if not healthy:
         return None
@@ -148,6 +150,9 @@ class Result:
     calls: int = 0
     errors: dict[str, int] = field(default_factory=dict)
     forced_reopens: int = 0
+    sessions_ended: int = 0
+    """Sessions of ``mcp.Client`` that ended on a connection error and were opened again, as
+    documented (no failure of the soak)."""
     hangs: int = 0
     warm_calls: int = 0
     """Calls after warm-up."""
@@ -173,6 +178,7 @@ def summarize(
     result.calls = int(done.get("calls", 0))
     result.errors = dict(done.get("errors", {}))
     result.forced_reopens = int(done.get("forced_reopens", 0))
+    result.sessions_ended = int(done.get("sessions_ended", 0))
     result.hangs = int(done.get("hangs", 0))
     result.close_leaks = list(done.get("close_leaks", []))
     result.note = str(done.get("note", ""))
@@ -245,14 +251,15 @@ def _levels(baseline: Levels | None, end: Levels | None, name: str) -> str:
 def table(results: Sequence[Result]) -> str:
     """The results as a Markdown table (printed, and written by ``--markdown``)."""
     lines = [
-        "| front end | era | calls | errors by class | forced reopens | hangs "
+        "| front end | era | calls | errors by class | forced reopens | sessions ended | hangs "
         "| RSS KiB / 1k calls | traced KiB / 1k calls | fds | threads | tasks |",
-        "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|",
+        "|---|---|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|",
     ]
     for r in results:
         errors = ", ".join(f"{name} {count}" for name, count in sorted(r.errors.items())) or "0"
         lines.append(
-            f"| {r.front} | {r.era} | {r.calls:,} | {errors} | {r.forced_reopens} | {r.hangs} "
+            f"| {r.front} | {r.era} | {r.calls:,} | {errors} | {r.forced_reopens} "
+            f"| {r.sessions_ended} | {r.hangs} "
             f"| {_kib(r.rss_growth)} | {_kib(r.traced_growth)} | "
             + " | ".join(_levels(r.baseline, r.end, name) for name in LEVELS)
             + " |"

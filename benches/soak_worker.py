@@ -31,7 +31,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).parent))
 
-from soak_fronts import SYNC_FRONT_ENDS, Front, make_front
+from soak_fronts import SYNC_FRONT_ENDS, Front, SessionEnded, make_front
 from soak_logic import Levels, ReopenDetector, above
 
 CALL_TIMEOUT_S = 5.0
@@ -91,6 +91,7 @@ class Worker:
         self.calls = 0
         self.errors: Counter[str] = Counter()
         self.forced_reopens = 0
+        self.sessions_ended = 0
         self.hangs = 0
         self.close_leaks: list[str] = []
         self.versions: set[str] = set()
@@ -127,7 +128,7 @@ class Worker:
             record.update(fds=levels.fds, threads=levels.threads, tasks=levels.tasks)
         record.update(
             rss_kib=proc_status("VmRSS"),
-            traced_kib=tracemalloc.get_traced_memory()[0] / 1024,
+            traced_kib=tracemalloc.get_traced_memory()[0] / 1024 if tracemalloc.is_tracing() else 0,
             healthy=self.healthy,
         )
         emit(record)
@@ -186,8 +187,9 @@ class Worker:
             return "big_text", {"size": BIG_SIZE}, CALL_TIMEOUT_S
         return "echo", {"text": f"soak {n}"}, CALL_TIMEOUT_S
 
-    async def call(self, front: Front) -> bool:
-        """One call; True: the client must be reopened (a forced reopen)."""
+    async def call(self, front: Front) -> str | None:
+        """One call; ``"forced"``: the client must be thrown away (a forced reopen), ``"ended"``:
+        its session ended (``SessionEnded``) and another must be opened."""
         name, arguments, timeout = self.plan()
         started = time.monotonic()
         failure: str | None = None
@@ -204,22 +206,28 @@ class Worker:
             self.hangs += 1
             self.note = f"a {name} call hung {ended - started:.1f} s"
             raise _Hung
+        if isinstance(error, SessionEnded):
+            self.count(failure or "", error)
+            self.healthy = False
+            self.detector.success()  # the host knows: it opens another at once
+            return "ended"
         if name == "sleep":
             # a stall must end in the client's timeout; it says nothing of the session
             self.count(f"stall:{failure or 'not timed out'}", error)
-            return False
+            return None
         if failure is None:
             self.detector.success()
             self.healthy = True
-            return False
+            return None
         self.count(failure, error)
         self.healthy = False
-        return self.detector.failure(started, ended, server_up_since(self.status))
+        if self.detector.failure(started, ended, server_up_since(self.status)):
+            return "forced"
+        return None
 
     async def run(self) -> None:
         deadline = self.until
         asyncio.get_running_loop().set_task_factory(self._make_task)
-        tracemalloc.start()
         first = await self.open(deadline)
         if first is None:
             self.note = "never opened"
@@ -229,6 +237,9 @@ class Worker:
         del first
         gc.collect()
         closed = self.levels()
+        # traced from here: the imports and the first client made, which tracemalloc would
+        # slow tenfold on a busy machine
+        tracemalloc.start()
         front = await self.open(deadline)
         next_sample = 0.0
         while front is not None and time.monotonic() < deadline:
@@ -236,8 +247,12 @@ class Worker:
             if began >= next_sample:
                 self.sample()
                 next_sample = began + SAMPLE_EVERY_S
-            if await self.call(front):
-                self.forced_reopens += 1
+            outcome = await self.call(front)
+            if outcome is not None:
+                if outcome == "forced":
+                    self.forced_reopens += 1
+                else:
+                    self.sessions_ended += 1
                 self.healthy = False
                 await self.close(front)
                 front = None
@@ -257,6 +272,7 @@ class Worker:
             "calls": self.calls,
             "errors": dict(self.errors),
             "forced_reopens": self.forced_reopens,
+            "sessions_ended": self.sessions_ended,
             "hangs": self.hangs,
             "close_leaks": self.close_leaks,
             "versions": sorted(self.versions),

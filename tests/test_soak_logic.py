@@ -122,6 +122,17 @@ def test_unhealthy_samples_are_left_out_of_the_levels() -> None:
     assert logic.open_levels(samples[30:], start=10.0, window=8.0, last=True) is None
 
 
+def test_the_baseline_window_starts_at_the_first_healthy_sample() -> None:
+    # failing from 10 s to 30 s (a server restart): the baseline is taken once calls succeed
+    samples = [sample(at, fds=8, tasks=1, healthy=not 10 <= at < 30) for at in range(0, 60)]
+    samples[31] = sample(31, fds=11, tasks=1)
+    baseline = logic.open_levels(samples, start=10.0, window=8.0, last=False)
+    assert baseline is not None and baseline.fds == 11
+    # the end is the lowest of the last window: at rest, 8
+    end = logic.open_levels(samples, start=10.0, window=8.0, last=True)
+    assert end is not None and end.fds == 8
+
+
 def result(front: str, **fields: object) -> object:
     levels = logic.Levels(fds=8, threads=2, tasks=1)
     values = {"baseline": levels, "end": levels, "warm_calls": 6000, **fields}
@@ -143,6 +154,8 @@ def test_the_verdict_fails_on_a_reopen_a_hang_and_a_level_but_not_for_the_refere
         "transport 2025-11-25: after close fds 10>9",
     ]
     assert logic.failures([result("client")], ci=True) == []
+    # an mcp.Client session ended by a connection error and opened again is no failure
+    assert logic.failures([result("sdk-over-mcpstream", sessions_ended=4)], ci=True) == []
 
 
 def test_growth_fails_outside_ci_above_the_larger_of_the_limit_and_the_reference() -> None:
@@ -163,7 +176,9 @@ def test_the_table_has_a_row_per_front_end_with_errors_by_class() -> None:
         [result("client", calls=1234, errors={"McpTimeoutError": 3, "B": 1}, rss_growth=1.5)]
     ).splitlines()
     assert len(rows) == 3
-    assert rows[2].startswith("| client | 2025-11-25 | 1,234 | B 1, McpTimeoutError 3 | 0 | 0 |")
+    assert rows[2].startswith(
+        "| client | 2025-11-25 | 1,234 | B 1, McpTimeoutError 3 | 0 | 0 | 0 |"
+    )
     assert "+1.5" in rows[2]
     assert "8 → 8" in rows[2]
 
