@@ -78,6 +78,8 @@ class Server:
         self.status = status
         self.kills = 0
         self.trapped: list[str] = []
+        self.spared: list[str] = []
+        """The clients trapped since this trap began: spared until the next."""
         self.process: asyncio.subprocess.Process | None = None
         self.spawned: list[asyncio.subprocess.Process] = []
         self.trap = False
@@ -89,11 +91,14 @@ class Server:
         scratch.replace(self.status)
 
     async def start(self, trap: bool = False) -> None:
-        """Start a server (``trap``: one that dies at an unspared client's handshake)."""
+        """Start a server (``trap``: one that dies at the handshake of a client not trapped
+        since the trap began)."""
+        if trap and not self.trap:
+            self.spared = []
         self.trap = trap
         args = [str(BENCHES / "soak_server.py"), str(self.port)]
         if trap:
-            args += ["--trap", "--spare", ",".join(self.trapped)]
+            args += ["--trap", "--spare", ",".join(self.spared)]
         self.process = await asyncio.create_subprocess_exec(
             sys.executable, *args, stdout=asyncio.subprocess.PIPE
         )
@@ -116,6 +121,7 @@ class Server:
         self._write_status("down")
         if line.startswith(b"TRAPPED "):
             self.trapped.append(line.split()[1].decode())
+            self.spared.append(self.trapped[-1])
         await self.start(trap=self.trap)
 
     async def kill(self, stop: bool = False) -> None:
