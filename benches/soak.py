@@ -218,7 +218,7 @@ async def watch(workers: list[Worker], ends: float) -> None:
         await asyncio.sleep(1.0)
 
 
-async def faults(server: Server, proxy: ResettingProxy, args: argparse.Namespace) -> None:
+async def faults(server: Server, args: argparse.Namespace) -> None:
     """Kill and restart the server every ``--kill-every`` seconds until the cool-down."""
     stop = time.monotonic() + args.minutes * 60 - COOLDOWN_S
     while (wait := min(args.kill_every, stop - time.monotonic())) > 0:
@@ -253,7 +253,7 @@ async def soak(
         await start_worker(worker, url, status, ends, args)
     try:
         await asyncio.gather(
-            faults(server, proxy, args),
+            faults(server, args),
             watch(workers, ends),
             *(listen(worker, started) for worker in workers),
         )
@@ -303,7 +303,11 @@ def parse(argv: list[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--no-python", dest="python", action="store_false", help="no pure-Python codec runs"
     )
-    return parser.parse_args(argv)
+    args = parser.parse_args(argv)
+    unknown = set(args.fronts) - set(FRONT_ENDS) or set(args.eras) - {LEGACY, MODERN}
+    if unknown:
+        parser.error(f"unknown front ends or eras: {', '.join(sorted(unknown))}")
+    return args
 
 
 def main() -> None:

@@ -193,3 +193,11 @@ def test_markdown_writes_the_soak_block_of_the_benchmarks_page(tmp_path: Path) -
     )
     blocks = (ROOT / "docs" / "benchmarks.md").read_text()
     assert "<!-- soak:table -->" in blocks and "<!-- /soak:table -->" in blocks
+
+
+def test_the_command_line_refuses_an_unknown_front_end() -> None:
+    soak = load("soak")
+    args = soak.parse(["--minutes", "30", "--fronts", "client,async-client"])
+    assert (args.minutes, args.fronts, args.ci) == (30.0, ["client", "async-client"], False)
+    with pytest.raises(SystemExit):
+        soak.parse(["--fronts", "client,telnet"])
