@@ -68,6 +68,14 @@ MCPSTREAM_TEST_ALIAS_HTTPX=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=
 echo "== pytest over httpx's transport (MCPSTREAM_H1_TRANSPORT=0: hostile servers, client deadlines, transport; native backend)"
 MCPSTREAM_H1_TRANSPORT=0 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
   python -m pytest -n 2 tests/hostile tests/client/test_client_deadlines.py tests/transport -q
+# The soak, two minutes (benches/soak.py; docs/benchmarks.md has a 30-minute run): every front
+# end (the clients, the drop-in transports, mcp.Client over mcpstream.sdk, the pure-Python
+# codec; both eras) calling a real SDK server that is killed and restarted on a schedule, at
+# its handshake too, behind a proxy that resets answers mid-stream; it fails on a client that
+# had to be thrown away (every call failing after the server is back), a hang, or fds, threads
+# or tasks above their baseline.
+echo "== soak, 2 minutes (a server killed and restarted under every front end)"
+python benches/soak.py --minutes 2 --ci
 # The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
 # its codec half compares both backends and ran above, its transport half runs once per backend.
 echo "== fuzz, bounded (transport core, pure-Python backend)"
