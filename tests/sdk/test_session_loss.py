@@ -110,8 +110,12 @@ def test_sessions_lost_closed_or_failed_to_open_leave_nothing_behind(
                 failures += 1
         return failures
 
+    def within(baseline: tuple[int, ...]) -> bool:
+        # No more than before: an earlier test's idle connections may close meanwhile.
+        return all(now <= then for now, then in zip(held(), baseline, strict=True))
+
     baseline = held()
     run(main())
-    assert held() == baseline
+    assert within(baseline), (held(), baseline)
     assert run(failed_opens()) == SESSIONS
-    assert held() == baseline
+    assert within(baseline), (held(), baseline)

@@ -139,4 +139,6 @@ def test_renewals_and_failed_opens_leave_nothing_behind(
         with pytest.raises(McpHttpTransportSessionExpiredError):
             initialize(transport)
         transport.close()
-    assert settled(held, lambda now: now == baseline) == baseline
+    # No more than before (an earlier test's connections may close meanwhile).
+    now = settled(held, at_most(baseline))
+    assert at_most(baseline)(now), (now, baseline)
