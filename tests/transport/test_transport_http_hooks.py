@@ -229,10 +229,17 @@ def test_a_404_to_the_answer_of_a_server_request_during_a_call_says_it_was_deliv
 
 
 def test_the_connect_timeout_ends_a_call_to_an_unanswered_port_early(
-    make_transport: Any,
+    make_transport: Any, client_stack: str, transport_kind: str
 ) -> None:
+    kwargs: dict[str, Any] = {}
+    if client_stack == "httpx2" and transport_kind == "sync":
+        import httpx2
+
+        # A host's sync client's own connect timeout governs, as under the SDK's transport
+        # (test_host_settings): one without it leaves the wait to connect_timeout_s.
+        kwargs["client"] = httpx2.Client(timeout=httpx2.Timeout(5.0, connect=None))
     with UnansweredPort() as port:
-        transport = make_transport(port.url, connect_timeout_s=0.3, listen=False)
+        transport = make_transport(port.url, connect_timeout_s=0.3, listen=False, **kwargs)
         started = time.monotonic()
         with pytest.raises(McpHttpTransportTimeoutError) as raised:
             transport.request(method="initialize", params={}, timeout_s=20)
@@ -241,6 +248,8 @@ def test_the_connect_timeout_ends_a_call_to_an_unanswered_port_early(
     assert "could not connect for 'initialize' within the connect timeout of 0.300s" in str(
         raised.value
     )
+    for client in kwargs.values():
+        client.close()
 
 
 def test_without_a_connect_timeout_connecting_is_bounded_by_the_calls_deadline(
@@ -277,7 +286,8 @@ def test_each_http_request_gets_the_connect_timeout_and_the_rest_of_the_deadline
 
     url = fault_server.route(session_server())
     with (
-        httpx.Client(event_hooks={"request": [record]}) as client,
+        # No timeouts of the host's: mcpstream's bounds apply (test_host_settings for the rule).
+        httpx.Client(timeout=None, event_hooks={"request": [record]}) as client,
         McpHttpTransport(
             server=ResolvedMcpServer(id="test", url=url),
             workspace_root=tmp_path,
@@ -295,6 +305,33 @@ def test_each_http_request_gets_the_connect_timeout_and_the_rest_of_the_deadline
     # A call with less time left than the connect timeout: its deadline bounds connecting too.
     assert second["connect"] is not None and second["connect"] <= 0.1
     assert second["read"] == second["connect"]
+
+
+def test_a_host_clients_timeouts_govern_and_mcpstreams_fill_in_the_rest(
+    fault_server: FaultServer, tmp_path: Path
+) -> None:
+    timeouts: list[dict[str, float | None]] = []
+
+    def record(request: httpx.Request) -> None:
+        timeouts.append(dict(request.extensions["timeout"]))
+
+    url = fault_server.route(session_server())
+    with (
+        httpx.Client(
+            timeout=httpx.Timeout(3.0, read=None), event_hooks={"request": [record]}
+        ) as client,
+        McpHttpTransport(
+            server=ResolvedMcpServer(id="test", url=url),
+            workspace_root=tmp_path,
+            client=client,
+            connect_timeout_s=0.25,
+            listen=False,
+        ) as transport,
+    ):
+        transport.request(method="initialize", params={}, timeout_s=7)
+    first, *_ = timeouts
+    assert (first["connect"], first["write"], first["pool"]) == (3.0, 3.0, 3.0)
+    assert first["read"] is not None and 6.5 < first["read"] <= 7  # the host set none
 
 
 @pytest.mark.parametrize("value", [0, -1.0])

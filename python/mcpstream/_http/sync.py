@@ -36,6 +36,7 @@ from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
 from .deadline import DEADLINE
 from .facade import HttpTransportBase
+from .host_view import own_connection
 from .httpx_clients import deadline_bound, deadline_trace, io_deadline, make_client
 from .stack import stack_of
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
@@ -263,11 +264,24 @@ class McpHttpTransport(
             listener = self._listener = Listener(
                 self._run,
                 ListenStream(self._protocol, self._listen_resources),
-                client=make_client(self._stack) if self._owns_client else self._client,
-                owns_client=self._owns_client,
+                **self._stream_client(),
                 call_timeout_s=self.server.call_timeout_s,
             )
             self._get_answered = listener.answered
+
+    def _stream_client(self) -> dict[str, Any]:
+        """The ``client`` a stream's ``Listener`` sends through, whether it is the stream's own
+        (``owns_client``) and how to close it (``close``): a client of its own when the
+        transport made its client; a view of a host's HTTP/2 client over a connection of its
+        own (``host_view.own_connection``: the stream's thread never reads a socket the calls'
+        threads write to); else the host's client itself."""
+        if self._owns_client:
+            return {"client": make_client(self._stack), "owns_client": True}
+        own = own_connection(self._client, self._stack)
+        if own is None:
+            return {"client": self._client, "owns_client": False}
+        view, transport = own
+        return {"client": view, "owns_client": True, "close": transport.close}
 
     def listen_for_resources(
         self, resources: Sequence[str], *, timeout_s: float
@@ -396,8 +410,10 @@ class McpHttpTransport(
         """Send ``request``; its response is the one ``ex`` has open."""
         listener = ex.listener
         trace: Callable[[str, dict[str, Any]], None] | None
-        if self._owns_client:
-            trace = listener.trace if listener is not None else None
+        if listener is not None and listener.owns_client:
+            trace = listener.trace  # the stream's own connection, for ``stop`` to cut
+        elif self._owns_client:
+            trace = None
         else:  # a host's client: its connection obeys the deadline too, where it can
             trace = deadline_trace(self._stack)
         extensions = {"trace": trace} if trace is not None else None
@@ -405,7 +421,7 @@ class McpHttpTransport(
         deadline = time.monotonic() + request.timeout_s
         try:
             with io_deadline(deadline):
-                response = wire.send(ex.client, request, extensions)
+                response = wire.send(ex.client, request, extensions, host=not self._owns_client)
         except wire.http_errors() as exc:
             return wire.failure(exc)
         if request.quiet_body:
@@ -577,8 +593,7 @@ class McpHttpTransport(
             self._listener = Listener(
                 self._run,
                 step.stream,
-                client=make_client(self._stack) if self._owns_client else self._client,
-                owns_client=self._owns_client,
+                **self._stream_client(),
                 call_timeout_s=self.server.call_timeout_s,
                 flow=step.flow,
             )
