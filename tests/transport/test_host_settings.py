@@ -247,3 +247,24 @@ def test_host_timeout_takes_the_hosts_and_fills_in_mcpstreams() -> None:
     assert (merged.connect, merged.read, merged.write, merged.pool) == (1.0, 2.0, 9.0, 9.0)
     host = httpx.Timeout(3.0)
     assert host_timeout(host, None) is host
+
+
+def test_the_drop_in_transports_take_the_base_url_and_max_redirects(
+    plain_server: HostServer, stack: Any, tmp_path: Any
+) -> None:
+    from mcpstream.models import ResolvedMcpServer
+    from mcpstream.transport_http import McpHttpTransport, Negotiation
+
+    def negotiate(url: str, **settings: Any) -> str:
+        with (
+            stack.Client(**settings) as http,
+            McpHttpTransport(
+                server=ResolvedMcpServer(id="t", url=url), workspace_root=tmp_path, client=http
+            ) as transport,
+        ):
+            hello = Negotiation(capabilities={}, client_info={"name": "t", "version": "1"})
+            return str(transport.negotiate(hello).era)
+
+    assert negotiate("/hop/1/mcp", base_url=plain_server.origin, max_redirects=1)
+    with pytest.raises(Exception, match="307"):
+        negotiate(plain_server.url(2), max_redirects=1)
