@@ -247,6 +247,11 @@ def test_host_timeout_takes_the_hosts_and_fills_in_mcpstreams() -> None:
     assert (merged.connect, merged.read, merged.write, merged.pool) == (1.0, 2.0, 9.0, 9.0)
     host = httpx.Timeout(3.0)
     assert host_timeout(host, None) is host
+    # The sync driver's: the host's within the call's (what is left of its deadline).
+    cut = host_timeout(httpx.Timeout(3.0, read=None), httpx.Timeout(1.0), within_own=True)
+    assert (cut.connect, cut.read, cut.write, cut.pool) == (1.0, 1.0, 1.0, 1.0)
+    cut = host_timeout(httpx.Timeout(0.5), httpx.Timeout(1.0), within_own=True)
+    assert (cut.connect, cut.read, cut.write, cut.pool) == (0.5, 0.5, 0.5, 0.5)
 
 
 def test_the_drop_in_transports_take_the_base_url_and_max_redirects(

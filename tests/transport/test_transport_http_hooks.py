@@ -229,17 +229,10 @@ def test_a_404_to_the_answer_of_a_server_request_during_a_call_says_it_was_deliv
 
 
 def test_the_connect_timeout_ends_a_call_to_an_unanswered_port_early(
-    make_transport: Any, client_stack: str, transport_kind: str
+    make_transport: Any,
 ) -> None:
-    kwargs: dict[str, Any] = {}
-    if client_stack == "httpx2" and transport_kind == "sync":
-        import httpx2
-
-        # A host's sync client's own connect timeout governs, as under the SDK's transport
-        # (test_host_settings): one without it leaves the wait to connect_timeout_s.
-        kwargs["client"] = httpx2.Client(timeout=httpx2.Timeout(5.0, connect=None))
     with UnansweredPort() as port:
-        transport = make_transport(port.url, connect_timeout_s=0.3, listen=False, **kwargs)
+        transport = make_transport(port.url, connect_timeout_s=0.3, listen=False)
         started = time.monotonic()
         with pytest.raises(McpHttpTransportTimeoutError) as raised:
             transport.request(method="initialize", params={}, timeout_s=20)
@@ -248,8 +241,6 @@ def test_the_connect_timeout_ends_a_call_to_an_unanswered_port_early(
     assert "could not connect for 'initialize' within the connect timeout of 0.300s" in str(
         raised.value
     )
-    for client in kwargs.values():
-        client.close()
 
 
 def test_without_a_connect_timeout_connecting_is_bounded_by_the_calls_deadline(
@@ -307,7 +298,7 @@ def test_each_http_request_gets_the_connect_timeout_and_the_rest_of_the_deadline
     assert second["read"] == second["connect"]
 
 
-def test_a_host_clients_timeouts_govern_and_mcpstreams_fill_in_the_rest(
+def test_a_host_clients_timeouts_apply_within_the_calls_and_mcpstreams_fill_in_the_rest(
     fault_server: FaultServer, tmp_path: Path
 ) -> None:
     timeouts: list[dict[str, float | None]] = []
@@ -316,10 +307,9 @@ def test_a_host_clients_timeouts_govern_and_mcpstreams_fill_in_the_rest(
         timeouts.append(dict(request.extensions["timeout"]))
 
     url = fault_server.route(session_server())
+    host_timeout = httpx.Timeout(3.0, connect=0.1, read=None)
     with (
-        httpx.Client(
-            timeout=httpx.Timeout(3.0, read=None), event_hooks={"request": [record]}
-        ) as client,
+        httpx.Client(timeout=host_timeout, event_hooks={"request": [record]}) as client,
         McpHttpTransport(
             server=ResolvedMcpServer(id="test", url=url),
             workspace_root=tmp_path,
@@ -329,9 +319,12 @@ def test_a_host_clients_timeouts_govern_and_mcpstreams_fill_in_the_rest(
         ) as transport,
     ):
         transport.request(method="initialize", params={}, timeout_s=7)
-    first, *_ = timeouts
-    assert (first["connect"], first["write"], first["pool"]) == (3.0, 3.0, 3.0)
+        transport.request(method="ping", params=None, timeout_s=1.0)
+    first, second, *_ = timeouts
+    assert (first["connect"], first["write"], first["pool"]) == (0.1, 3.0, 3.0)  # the host's
     assert first["read"] is not None and 6.5 < first["read"] <= 7  # the host set none
+    # The host's waits, cut to what is left of the call.
+    assert second["write"] is not None and second["write"] <= 1.0
 
 
 @pytest.mark.parametrize("value", [0, -1.0])

@@ -42,20 +42,30 @@ def host_max_redirects(client: Any) -> int:
     return MAX_REDIRECTS
 
 
-def host_timeout(host: Any, own: Any) -> Any:
+def host_timeout(host: Any, own: Any, *, within_own: bool = False) -> Any:
     """The ``Timeout`` (of the host's stack: ``type(host)``) of a request sent through a host's
     client whose ``Timeout`` is ``host``, where mcpstream's bounds are ``own``: each of the four
     (connect, read, write, pool) is the host's, as the SDK's transport waits, and mcpstream's
-    only where the host's is None (no limit). ``own`` None: the host's as it is."""
+    only where the host's is None (no limit). ``own`` None: the host's as it is.
+
+    ``within_own``: the host's cut to mcpstream's where both are set. The sync driver's own
+    bounds are what is left of the call's deadline (and its connect bound), which nothing else
+    enforces on a host's client whose connection takes no deadline (``deadline_trace``): the
+    wait is then what it is on the SDK's route, whose deadline cuts the host's waits apart."""
     if own is None:
         return host
+    pick = _least if within_own else _first
     return type(host)(
-        connect=_first(host.connect, own.connect),
-        read=_first(host.read, own.read),
-        write=_first(host.write, own.write),
-        pool=_first(host.pool, own.pool),
+        connect=pick(host.connect, own.connect),
+        read=pick(host.read, own.read),
+        write=pick(host.write, own.write),
+        pool=pick(host.pool, own.pool),
     )
 
 
 def _first(host: float | None, own: float | None) -> float | None:
     return own if host is None else host
+
+
+def _least(host: float | None, own: float | None) -> float | None:
+    return own if host is None else host if own is None else min(host, own)

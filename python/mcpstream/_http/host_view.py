@@ -19,7 +19,7 @@ from typing import Any
 
 from .stack import HttpStack
 
-__all__ = ["own_connection", "view"]
+__all__ = ["own_connection", "speaks_http2", "view"]
 
 _VIEW_TYPES: dict[type[Any], Any] = {}
 
@@ -58,15 +58,13 @@ def own_connection(client: Any, stack: HttpStack) -> tuple[Any, Any] | None:
     local address, retries, socket options), and that transport (the caller closes it). None
     for any other client (HTTP/1.1 only: its connections carry one exchange at a time; a
     transport of the host's own: left as it is)."""
-    module, core = stack.httpx, stack.httpcore
-    transport: Any = getattr(client, "_transport", None)
-    pool: Any = getattr(transport, "_pool", None)
-    if type(transport) is not module.HTTPTransport or type(pool) is not core.ConnectionPool:
+    pool = _http2_pool(client, stack)
+    if pool is None:
         return None
     try:
-        if not pool._http2 or not isinstance(pool._ssl_context, ssl.SSLContext):
+        if not isinstance(pool._ssl_context, ssl.SSLContext):
             return None
-        own = module.HTTPTransport(
+        own = stack.httpx.HTTPTransport(
             verify=pool._ssl_context,
             http1=pool._http1,
             http2=True,
@@ -79,3 +77,24 @@ def own_connection(client: Any, stack: HttpStack) -> tuple[Any, Any] | None:
         return None
     own._pool._network_backend = pool._network_backend
     return view(client, own), own
+
+
+def speaks_http2(client: Any, stack: HttpStack) -> bool:
+    """Whether the host's sync ``client`` sends through its stack's stock transport and pool
+    with HTTP/2 on (a transport of the host's own is not looked into)."""
+    return _http2_pool(client, stack) is not None
+
+
+def _http2_pool(client: Any, stack: HttpStack) -> Any:
+    """The stock connection pool of the host's sync ``client`` when it has HTTP/2 on, else
+    None."""
+    transport: Any = getattr(client, "_transport", None)
+    pool: Any = getattr(transport, "_pool", None)
+    if type(transport) is not stack.httpx.HTTPTransport:
+        return None
+    if (
+        type(pool) is not stack.httpcore.ConnectionPool
+        or getattr(pool, "_http2", False) is not True
+    ):
+        return None
+    return pool

@@ -70,11 +70,11 @@ def build_request(
 ) -> httpx.Request:
     """The request of ``client`` for ``request`` (its timeouts as the ``Timeout`` of the
     client's stack: httpx2 takes no ``httpx.Timeout``, nor httpx an ``httpx2.Timeout``). On a
-    ``host``'s client the client's own timeouts apply, mcpstream's where it set none
-    (``host_timeout``)."""
+    ``host``'s client the client's own timeouts apply, within the request's, and mcpstream's
+    where it set none (``host_timeout``)."""
     timeout = stack_of(client).timeout(request.timeout_s, request.connect_s)
     if host:
-        timeout = host_timeout(client.timeout, timeout)
+        timeout = host_timeout(client.timeout, timeout, within_own=True)
     return client.build_request(
         request.method,
         request.url,
