@@ -14,7 +14,7 @@ import httpx
 import httpx2
 import pytest
 from mcpstream import Client
-from mcpstream._http.host_view import own_connection
+from mcpstream._http.host_view import own_connection, speaks_http2
 from mcpstream._http.stack import stack_of
 from mcpstream.jsonrpc import JsonRpcNotification
 
@@ -109,6 +109,10 @@ def test_a_client_of_http11_only_or_of_its_own_transport_keeps_its_connections(
 ) -> None:
     with stack.Client() as http:
         assert own_connection(http, stack_of(http)) is None
+        assert not speaks_http2(http, stack_of(http))
     own_type = type("OwnTransport", (stack.HTTPTransport,), {})  # a transport of the host's
     with stack.Client(transport=own_type(http2=True)) as http:
         assert own_connection(http, stack_of(http)) is None
+        assert not speaks_http2(http, stack_of(http))
+    with stack.Client(http2=True) as http:
+        assert speaks_http2(http, stack_of(http))  # (its calls take turns: McpHttpTransport)
