@@ -277,7 +277,8 @@ def test_each_http_request_gets_the_connect_timeout_and_the_rest_of_the_deadline
 
     url = fault_server.route(session_server())
     with (
-        httpx.Client(event_hooks={"request": [record]}) as client,
+        # No timeouts of the host's: mcpstream's bounds apply (test_host_settings for the rule).
+        httpx.Client(timeout=None, event_hooks={"request": [record]}) as client,
         McpHttpTransport(
             server=ResolvedMcpServer(id="test", url=url),
             workspace_root=tmp_path,
@@ -295,6 +296,35 @@ def test_each_http_request_gets_the_connect_timeout_and_the_rest_of_the_deadline
     # A call with less time left than the connect timeout: its deadline bounds connecting too.
     assert second["connect"] is not None and second["connect"] <= 0.1
     assert second["read"] == second["connect"]
+
+
+def test_a_host_clients_timeouts_apply_within_the_calls_and_mcpstreams_fill_in_the_rest(
+    fault_server: FaultServer, tmp_path: Path
+) -> None:
+    timeouts: list[dict[str, float | None]] = []
+
+    def record(request: httpx.Request) -> None:
+        timeouts.append(dict(request.extensions["timeout"]))
+
+    url = fault_server.route(session_server())
+    host_timeout = httpx.Timeout(3.0, connect=0.1, read=None)
+    with (
+        httpx.Client(timeout=host_timeout, event_hooks={"request": [record]}) as client,
+        McpHttpTransport(
+            server=ResolvedMcpServer(id="test", url=url),
+            workspace_root=tmp_path,
+            client=client,
+            connect_timeout_s=0.25,
+            listen=False,
+        ) as transport,
+    ):
+        transport.request(method="initialize", params={}, timeout_s=7)
+        transport.request(method="ping", params=None, timeout_s=1.0)
+    first, second, *_ = timeouts
+    assert (first["connect"], first["write"], first["pool"]) == (0.1, 3.0, 3.0)  # the host's
+    assert first["read"] is not None and 6.5 < first["read"] <= 7  # the host set none
+    # The host's waits, cut to what is left of the call.
+    assert second["write"] is not None and second["write"] <= 1.0
 
 
 @pytest.mark.parametrize("value", [0, -1.0])

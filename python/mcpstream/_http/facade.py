@@ -4,6 +4,7 @@ methods that only read or set the core's state. Each driver (``sync``, ``aio``) 
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -49,6 +50,7 @@ from .core.modern import (
 from .core.relay import Relay
 from .core.sse_legacy import SseStream, host_initialize_flow, sse_call_flow
 from .core.steps import Flow, HttpRequest
+from .host_settings import host_max_redirects, host_url
 from .stack import HttpStack, StackName, stack_named, stack_of
 
 if TYPE_CHECKING:
@@ -100,6 +102,10 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
     ) -> None:
         """See the transport's class."""
         self._stack: HttpStack = _resolve_stack(client, http_stack)
+        if client is not None and server.url:  # a relative endpoint under its base_url
+            url = host_url(server.url, client)
+            if url != server.url:
+                server = dataclasses.replace(server, url=url)
         self._protocol = McpHttpProtocol(
             server,
             max_event_bytes=max_event_bytes,
@@ -110,6 +116,8 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         # Raised here rather than as httpx's InvalidURL at the first request: the ValueError
         # Client raises, naming the bad part (the protocol above refused a missing URL).
         check_url(self._protocol.url)
+        if client is not None:
+            self._protocol.max_redirects = host_max_redirects(client)
         self.server = server
         self.workspace_root = workspace_root.resolve()
         self._context = server_request_context or McpServerRequestContext(

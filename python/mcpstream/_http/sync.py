@@ -36,6 +36,7 @@ from .core.cancel import CLOSE_WAIT_S
 from .core.modern import Negotiated, Negotiation
 from .deadline import DEADLINE
 from .facade import HttpTransportBase
+from .host_view import own_connection, speaks_http2
 from .httpx_clients import deadline_bound, deadline_trace, io_deadline, make_client
 from .stack import stack_of
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
@@ -142,6 +143,13 @@ class McpHttpTransport(
         """What ``Await`` waits on and ``Notify`` wakes (the HTTP+SSE stream's responses)."""
         self._detached: set[threading.Thread] = set()
         """The threads of ``Detach``ed flows still running (joined by ``close``)."""
+        self._serial: threading.RLock | None = None
+        """Over a host's HTTP/2 client (``host_view.speaks_http2``): held by every flow on the
+        host's client, so that one thread at a time reads or writes its connection (httpcore's
+        sync HTTP/2 connection reads and writes one TLS socket from the threads of concurrent
+        requests, which OpenSSL does not allow). The GET stream has a connection of its own."""
+        if not self._owns_client and speaks_http2(self._client, self._stack):
+            self._serial = threading.RLock()
 
     def reset_session_state(self) -> None:
         """Forget the session id and protocol version (after the session expired), and stop
@@ -176,6 +184,13 @@ class McpHttpTransport(
             return operation.done(self._request(method, message.params, timeout_s))
 
     def _request(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
+        serial = self._serial
+        if serial is None:
+            return self._call(method, params, timeout_s)
+        with serial:  # (a host's HTTP/2 client: see ``_serial``)
+            return self._call(method, params, timeout_s)
+
+    def _call(self, method: str, params: Any | None, timeout_s: float) -> JsonRpcResponse:
         started = time.monotonic()  # the wait for the GET's answer is the call's time too
         if self._get_answered is not None:  # (no call made for nothing to wait for)
             self._after_get_answered(timeout_s)
@@ -266,11 +281,24 @@ class McpHttpTransport(
             listener = self._listener = Listener(
                 self._run,
                 ListenStream(self._protocol, self._listen_resources),
-                client=make_client(self._stack) if self._owns_client else self._client,
-                owns_client=self._owns_client,
+                **self._stream_client(),
                 call_timeout_s=self.server.call_timeout_s,
             )
             self._get_answered = listener.answered
+
+    def _stream_client(self) -> dict[str, Any]:
+        """The ``client`` a stream's ``Listener`` sends through, whether it is the stream's own
+        (``owns_client``) and how to close it (``close``): a client of its own when the
+        transport made its client; a view of a host's HTTP/2 client over a connection of its
+        own (``host_view.own_connection``: the stream's thread never reads a socket the calls'
+        threads write to); else the host's client itself."""
+        if self._owns_client:
+            return {"client": make_client(self._stack), "owns_client": True}
+        own = own_connection(self._client, self._stack)
+        if own is None:
+            return {"client": self._client, "owns_client": False}
+        view, transport = own
+        return {"client": view, "owns_client": True, "close": transport.close}
 
     def listen_for_resources(
         self, resources: Sequence[str], *, timeout_s: float
@@ -316,7 +344,15 @@ class McpHttpTransport(
     # -- running flows -------------------------------------------------------------------------
 
     def _run(self, flow: s.Flow[T], exchange: Exchange | None = None) -> T:
-        """Run ``flow`` to its end, performing each step it yields."""
+        """Run ``flow`` to its end, performing each step it yields (one at a time on a host's
+        HTTP/2 client, but for the GET stream's, on its own connection: ``_serial``)."""
+        serial = self._serial
+        if serial is None or (exchange is not None and exchange.client is not self._client):
+            return self._steps(flow, exchange)
+        with serial:
+            return self._steps(flow, exchange)
+
+    def _steps(self, flow: s.Flow[T], exchange: Exchange | None) -> T:
         with Stepper(flow) as stepper, exchange or Exchange(self._client, self._closing) as ex:
             while stepper.running:
                 try:
@@ -399,8 +435,10 @@ class McpHttpTransport(
         """Send ``request``; its response is the one ``ex`` has open."""
         listener = ex.listener
         trace: Callable[[str, dict[str, Any]], None] | None
-        if self._owns_client:
-            trace = listener.trace if listener is not None else None
+        if listener is not None and listener.owns_client:
+            trace = listener.trace  # the stream's own connection, for ``stop`` to cut
+        elif self._owns_client:
+            trace = None
         else:  # a host's client: its connection obeys the deadline too, where it can
             trace = deadline_trace(self._stack)
         extensions = {"trace": trace} if trace is not None else None
@@ -408,7 +446,7 @@ class McpHttpTransport(
         deadline = time.monotonic() + request.timeout_s
         try:
             with io_deadline(deadline):
-                response = wire.send(ex.client, request, extensions)
+                response = wire.send(ex.client, request, extensions, host=not self._owns_client)
         except wire.http_errors() as exc:
             return wire.failure(exc)
         if request.quiet_body:
@@ -555,6 +593,12 @@ class McpHttpTransport(
             thread.join(CLOSE_WAIT_S)
 
     def _do_run(self, step: s.Run, ex: Exchange) -> s.Done:
+        if self._serial is not None and ex.client is not self._client:
+            # The GET stream's answer to a server request, over its own connection (on the
+            # host's, it would wait for ``_serial`` held by a call that waits for this answer).
+            return s.Done(
+                time.monotonic(), self._run(step.flow, Exchange(ex.client, self._closing))
+            )
         value = self._run(step.flow)
         return s.Done(time.monotonic(), value)
 
@@ -580,8 +624,7 @@ class McpHttpTransport(
             self._listener = Listener(
                 self._run,
                 step.stream,
-                client=make_client(self._stack) if self._owns_client else self._client,
-                owns_client=self._owns_client,
+                **self._stream_client(),
                 call_timeout_s=self.server.call_timeout_s,
                 flow=step.flow,
             )

@@ -208,7 +208,8 @@ def read_limited(chunks: Iterator[bytes], limit: int) -> bytes:
 class Listener:
     """The thread that runs the GET stream's flow (or ``flow``, the HTTP+SSE stream's).
 
-    When the transport made its HTTP client, the GET stream has a client of its own, so that
+    When the transport made its HTTP client (or the host's speaks HTTP/2: ``host_view``), the
+    GET stream has a client (a connection) of its own, so that
     every connection of that client is the stream's: the last one it opened (seen through
     httpcore's ``trace`` extension) is the GET's from the moment it connects, and ``stop`` shuts
     its socket down even while the GET still waits for the server's answer. A host's client is
@@ -225,10 +226,14 @@ class Listener:
         owns_client: bool,
         call_timeout_s: float,
         flow: Flow[None] | None = None,
+        close: Callable[[], object] | None = None,
     ) -> None:
         self.stream = stream
         self.answered = threading.Event()
         self.owns_client = owns_client
+        self._close = close or client.close
+        """How the stream's own client is closed when the thread ends (``owns_client``: a
+        view of a host's client closes only its own transport, see ``host_view``)."""
         self._stopping = threading.Event()
         self._lock = threading.Lock()
         self._response: httpx.Response | None = None
@@ -260,7 +265,7 @@ class Listener:
         finally:
             self.answered.set()
             if self.owns_client:
-                exchange.client.close()
+                self._close()
 
     def track(self, response: httpx.Response | None) -> None:
         """The GET's response (None once it is closed), for ``stop`` to cut."""

@@ -28,6 +28,7 @@ from .h1 import whole_reader
 from .h1.base import Http1Base
 from .h1.pool import Http1Request, Prepared, prepare, real_request
 from .h1.sync import Sent
+from .host_settings import host_timeout
 from .httpx_clients import direct_transport
 from .stack import HttpStack, failure_groups, http_errors, stack_of
 
@@ -64,10 +65,16 @@ def build_request(
     client: httpx.Client | httpx.AsyncClient,
     request: HttpRequest,
     extensions: dict[str, Any] | None = None,
+    *,
+    host: bool = False,
 ) -> httpx.Request:
     """The request of ``client`` for ``request`` (its timeouts as the ``Timeout`` of the
-    client's stack: httpx2 takes no ``httpx.Timeout``, nor httpx an ``httpx2.Timeout``)."""
+    client's stack: httpx2 takes no ``httpx.Timeout``, nor httpx an ``httpx2.Timeout``). On a
+    ``host``'s client the client's own timeouts apply, within the request's, and mcpstream's
+    where it set none (``host_timeout``)."""
     timeout = stack_of(client).timeout(request.timeout_s, request.connect_s)
+    if host:
+        timeout = host_timeout(client.timeout, timeout, within_own=True)
     return client.build_request(
         request.method,
         request.url,
@@ -201,7 +208,11 @@ def _sent(
 
 
 def send(
-    client: httpx.Client, request: HttpRequest, extensions: dict[str, Any] | None = None
+    client: httpx.Client,
+    request: HttpRequest,
+    extensions: dict[str, Any] | None = None,
+    *,
+    host: bool = False,
 ) -> httpx.Response:
     """Send ``request`` and return the streamed response.
 
@@ -211,14 +222,17 @@ def send(
     merging a base URL, parameters and cookies (it has none: see ``_direct_request``), an auth
     flow (it has no auth), following redirects (it follows none), event hooks (it has none) and
     timing the response. The client's default headers, the timeouts, its connection pool (and
-    TLS context) are kept; clients with proxies go through ``client.send``."""
+    TLS context) are kept; clients with proxies go through ``client.send``. A ``host``'s client
+    sends with its own timeouts (``build_request``)."""
     stack = stack_of(client)
     direct = _direct_request(client, stack, request, extensions)
     if direct is None:
         # The core follows the redirects it allows (``McpHttpProtocol.redirect_target``),
         # whatever the host's client says.
         return client.send(
-            build_request(client, request, extensions), stream=True, follow_redirects=False
+            build_request(client, request, extensions, host=host),
+            stream=True,
+            follow_redirects=False,
         )
     try:
         response = direct_transport(client).handle_request(direct)

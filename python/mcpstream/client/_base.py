@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypedDict, TypeVar
 
+from .._http.host_settings import host_url
 from .._http.stack import StackName
 from .._telemetry import Telemetry
 from .._version import __version__
@@ -95,7 +96,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         )
         request_timeout_s = check_timeout("request_timeout_s", request_timeout_s)
         server = build_server(
-            url,
+            host_url(url, http_client),
             headers=headers,
             token=token,
             oauth=oauth_config(oauth),

@@ -15,6 +15,7 @@ from mcp.shared.message import SessionMessage
 from typing_extensions import deprecated
 
 from .._http.core import ReconnectPolicy
+from .._http.host_settings import host_url
 from .._timeouts import DEFAULT_CONNECT_TIMEOUT_S, check_connect_timeout
 from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..models import McpOAuthConfig
@@ -80,6 +81,7 @@ async def streamable_http_client(
     ``messages.http_failure`` and ``messages.failure_message``); a message the SDK's models
     refuse is handed to the session as the ``ValidationError`` the SDK's transport hands it.
     """
+    url = host_url(url, http_client)  # a relative endpoint under the client's base_url
     options = RelayOptions(
         max_sse_event_size=max_sse_event_size,
         call_timeout_s=resolve_call_timeout(call_timeout_s, http_client),

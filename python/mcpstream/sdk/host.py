@@ -38,6 +38,8 @@ import types
 import weakref
 from typing import Any
 
+from .._http.host_settings import host_timeout
+from .._http.host_view import view as _view
 from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
 from .._http.interception import SEND_PATH, Interception
 from .._http.stack import HttpStack, stack_of
@@ -123,16 +125,7 @@ class HostClient:
     def build_request(self, method: str, url: Any, *, timeout: Any = None, **kwargs: Any) -> Any:
         """The client's ``build_request``, with the host's timeouts over mcpstream's
         ``timeout`` (a ``Timeout`` of the client's stack)."""
-        host = self._client.timeout
-        if timeout is not None:
-            timeout = type(host)(
-                connect=_first(host.connect, timeout.connect),
-                read=_first(host.read, timeout.read),
-                write=_first(host.write, timeout.write),
-                pool=_first(host.pool, timeout.pool),
-            )
-        else:
-            timeout = host
+        timeout = host_timeout(self._client.timeout, timeout)
         return self._client.build_request(method, url, timeout=timeout, **kwargs)
 
     async def send(self, request: Any, **kwargs: Any) -> Any:
@@ -311,39 +304,6 @@ def _send_keywords(base: type[Any]) -> frozenset[str]:
     ``follow_redirects``)."""
     parameters = inspect.signature(base.send).parameters.values()
     return frozenset(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
-
-
-_VIEW_TYPES: dict[type[Any], Any] = {}
-
-
-def _view(client: Any, transport: Any) -> Any:
-    """A view of the host's ``client`` whose default transport is ``transport``: an instance
-    of a subclass of the client's class whose every other attribute is read from ``client``
-    (``__getattr__``: its hooks, auth, headers, cookies, timeouts and mounts, as they are now
-    and later) and written to it (``send`` opens the client as its own ``send`` does, and
-    refuses once the client is closed)."""
-    cls = type(client)
-    view_type: Any = _VIEW_TYPES.get(cls)
-    if view_type is None:
-
-        def forward(self: Any, name: str) -> Any:
-            return getattr(self.__dict__["_host"], name)
-
-        def write(self: Any, name: str, value: Any) -> None:
-            setattr(self.__dict__["_host"], name, value)
-
-        view_type = _VIEW_TYPES[cls] = type(
-            f"HostView[{cls.__name__}]", (cls,), {"__getattr__": forward, "__setattr__": write}
-        )
-    view = view_type.__new__(view_type)
-    # No __init__: the view holds nothing but the host's client and its own transport (httpx
-    # finds the default transport of a request in ``_transport``: ``_transport_for_url``).
-    view.__dict__.update(_host=client, _transport=transport)
-    return view
-
-
-def _first(host: float | None, own: float | None) -> float | None:
-    return own if host is None else host
 
 
 def host_read_timeout(client: Any) -> float | None:

@@ -46,7 +46,6 @@ from .protocol import (
     AUTH_CHALLENGE_STATUSES,
     DELETE_TIMEOUT_S,
     ERROR_BODY_READ_LIMIT,
-    MAX_REDIRECTS,
     BodyKind,
     ForwardedAnswer,
     McpHttpProtocol,
@@ -317,7 +316,7 @@ def _send(
     request = call.protocol.request(
         method, headers, remaining_s=call.remaining_s(call.now), body=body
     )
-    for _ in range(MAX_REDIRECTS + 1):
+    for _ in range(call.protocol.max_redirects + 1):
         outcome = yield from _expect(Send(request), Head, Failed)
         call.now = outcome.now
         if isinstance(outcome, Failed):
@@ -333,7 +332,7 @@ def _send(
 def _sent(protocol: McpHttpProtocol, request: HttpRequest) -> Flow[Head | Failed]:
     """Send ``request``, following the redirects the protocol follows (a GET stream's, the
     DELETE's: their own deadline bounds each attempt)."""
-    for _ in range(MAX_REDIRECTS + 1):
+    for _ in range(protocol.max_redirects + 1):
         outcome = yield from _expect(Send(request), Head, Failed)
         if isinstance(outcome, Failed):
             return outcome

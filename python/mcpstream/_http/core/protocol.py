@@ -101,7 +101,8 @@ INITIALIZED_NOTIFICATION = "notifications/initialized"
 _SESSION_ID_CHARS = frozenset(chr(code) for code in range(0x21, 0x7F))
 
 MAX_REDIRECTS = 5
-"""At most this many redirects are followed for one request (see ``redirect_target``)."""
+"""At most this many redirects are followed for one request (see ``redirect_target``), unless
+the host's client says otherwise (``McpHttpProtocol.max_redirects``)."""
 _DEFAULT_PORTS = {"http": 80, "https": 443}
 
 AUTH_CHALLENGE_STATUSES = frozenset({401, 403})
@@ -322,6 +323,9 @@ class McpHttpProtocol:
         if connect_timeout_s is not None and not connect_timeout_s > 0:
             raise ValueError("connect_timeout_s must be greater than 0")
         self.connect_timeout_s = connect_timeout_s
+        self.max_redirects = MAX_REDIRECTS
+        """How many redirects one request follows: the host client's ``max_redirects``, as the
+        SDK's transport counts them, when the transport runs on one (set by the facade)."""
         self.session_id: str | None = None
         self.lost_session: str | None = None
         """The session the server answered 404 for (``session_lost``), until a new one opens."""

@@ -348,7 +348,7 @@ class AsyncHttp1(Http1Base[Connection]):
                     # The handshake apart from the connection, as httpx's own transport does
                     # it, so that a failure of each reads as there.
                     connection.transport = await loop.start_tls(
-                        transport, connection, self._ssl_context, server_hostname=hostname
+                        transport, connection, self._tls_context(), server_hostname=hostname
                     )
         except OSError as exc:  # ssl.SSLError and TimeoutError included
             connection.close()

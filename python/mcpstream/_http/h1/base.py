@@ -137,7 +137,6 @@ class Http1Base(Generic[C]):
             self._ssl_context = self._stack.httpx.create_ssl_context(
                 verify=verify, cert=cert, trust_env=trust_env
             )
-            self._ssl_context.set_alpn_protocols(["http/1.1"])
         self._limits = Limits(
             max_connections,
             max_keepalive_connections,
@@ -192,6 +191,14 @@ class Http1Base(Generic[C]):
         (anyio's ``connect_tcp``) says so whatever the attempts' errors were (they are the
         cause), and which a framework may show its user."""
         return self._error("ConnectError", "All connection attempts failed", request)
+
+    def _tls_context(self) -> ssl.SSLContext:
+        """The SSL context of the next TLS connection, offering HTTP/1.1 alone by ALPN. Set on
+        each connect, as httpcore does: a host's context may be shared with an HTTP/2 client
+        (which offers ``h2`` on it), and a server would then choose HTTP/2."""
+        context = self._ssl_context
+        context.set_alpn_protocols(["http/1.1"])
+        return context
 
     def _refused_protocol(self, chosen: str | None, request: Any) -> Exception | None:
         """The stack's ``ConnectError`` when ALPN chose ``chosen``, a protocol other than

@@ -271,7 +271,7 @@ class SyncHttp1(Http1Base[Connection]):
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if scheme == b"https":
-                sock = self._ssl_context.wrap_socket(sock, server_hostname=hostname)
+                sock = self._tls_context().wrap_socket(sock, server_hostname=hostname)
                 refused = self._refused_protocol(sock.selected_alpn_protocol(), request)
                 if refused is not None:
                     raise refused
