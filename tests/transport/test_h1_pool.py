@@ -68,8 +68,8 @@ def test_an_idle_connection_is_handed_out_until_its_expiry_and_dropped_after() -
 
 def test_a_server_keep_alive_timeout_expires_its_connection_before_the_pools() -> None:
     idle = pool(keepalive_expiry=30.0)
-    for name in ("short", "long"):
-        idle.opened()
+    idle.opened()
+    idle.opened()
     idle.put("long", HERE, now=0.0)
     idle.put("short", HERE, now=0.0, expiry=idle_expiry([(b"Keep-Alive", b"timeout=1")], 30.0))
     assert idle.expire(now=0.5) == []
