@@ -369,7 +369,8 @@ class SyncHttp1(Http1Base[Connection]):
 
     def receive(self, sent: Sent) -> tuple[Any, Any, Connection]:
         """The second half of ``exchange``: the answer to the ``Sent`` request read up to its
-        final head."""
+        final head. A request whose reused connection closed before a byte of the answer is
+        sent again, once, on a new connection (``pool.may_resend``), and that answer read."""
         connection, request, prepared = sent.connection, sent.request, sent.prepared
         framing = new_framing(request, self._limits)
         written = not isinstance(sent.outcome, Exception)
