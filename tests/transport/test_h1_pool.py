@@ -9,7 +9,16 @@ from __future__ import annotations
 import errno
 
 import pytest
-from mcpstream._http.h1.pool import KEEPALIVE_MARGIN, IdlePool, Key, Limits, idle_expiry, may_resend
+from mcpstream._http.h1.pool import (
+    KEEPALIVE_MARGIN,
+    Ended,
+    IdlePool,
+    Key,
+    Limits,
+    Prepared,
+    idle_expiry,
+    may_resend,
+)
 
 HERE: Key = (b"http", b"127.0.0.1", 8000)
 THERE: Key = (b"http", b"127.0.0.1", 9000)
@@ -147,28 +156,29 @@ def test_the_oldest_idle_connections_go_first_beyond_max_keepalive() -> None:
 # -- may_resend: once, only for a reused connection closed before any answer ----------------
 
 RESET = ConnectionResetError(errno.ECONNRESET, "Connection reset by peer")
+WHOLE = Prepared(HERE, b"POST / HTTP/1.1\r\n\r\n", b"{}", False, False)
+STREAMED = Prepared(HERE, b"POST / HTTP/1.1\r\n\r\n", None, True, False)
 
 
 @pytest.mark.parametrize("error", [None, RESET, BrokenPipeError(errno.EPIPE, "Broken pipe")])
 def test_a_reused_connection_closed_before_any_answer_is_resent(
     error: BaseException | None,
 ) -> None:
-    assert may_resend(reused=True, replayable=True, received=False, error=error)
+    assert may_resend(True, WHOLE, (False, error))
 
 
 @pytest.mark.parametrize(
-    ("reused", "replayable", "received", "error"),
+    ("reused", "prepared", "ended"),
     [
-        (False, True, False, None),  # a new connection: the server took it for this request
-        (False, True, False, RESET),
-        (True, True, True, None),  # a byte of the answer came: the server read the request
-        (True, True, True, RESET),
-        (True, False, False, None),  # a streamed body, read once: it cannot be written again
-        (True, True, False, TimeoutError("timed out")),  # silence is no close
-        (True, True, False, OSError(errno.EHOSTUNREACH, "No route to host")),
+        (False, WHOLE, (False, None)),  # a new connection: the server took it for this request
+        (False, WHOLE, (False, RESET)),
+        (True, WHOLE, (True, None)),  # a byte of the answer came: the server read the request
+        (True, WHOLE, (True, RESET)),
+        (True, STREAMED, (False, None)),  # a streamed body, read once: it cannot be written again
+        (True, WHOLE, None),  # the connection did not end (a timeout, a framing error)
+        (True, WHOLE, (False, TimeoutError("timed out"))),  # silence is no close
+        (True, WHOLE, (False, OSError(errno.EHOSTUNREACH, "No route to host"))),
     ],
 )
-def test_anything_else_is_not_resent(
-    reused: bool, replayable: bool, received: bool, error: BaseException | None
-) -> None:
-    assert not may_resend(reused, replayable, received, error)
+def test_anything_else_is_not_resent(reused: bool, prepared: Prepared, ended: Ended | None) -> None:
+    assert not may_resend(reused, prepared, ended)

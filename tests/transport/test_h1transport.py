@@ -1241,6 +1241,11 @@ def test_a_failed_first_read_closes_its_connection_with_the_stack_error(
         assert transport._pool.open == 0  # its place freed
     finally:
         transport.close()
+    # (a server that read a request on a reused connection and closed it without a byte looks
+    # like one that closed it idle as the request came: the request goes once more, on a new
+    # connection, and fails there)
+    resent = [b"fail"] if answer == b"" else []
+    assert [body for _, body in server.requests] == [b"open", b"fail", *resent]
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])

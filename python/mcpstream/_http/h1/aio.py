@@ -29,7 +29,7 @@ import httpx
 from ...errors import CodecError
 from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
 from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
-from .pool import BodyBuffer, Key, Prepared, may_resend, new_framing, prepare
+from .pool import BodyBuffer, Ended, Key, Prepared, may_resend, new_framing, prepare
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
 
@@ -158,9 +158,9 @@ class Connection(FlowProtocol):
 
     # -- for the transport -----------------------------------------------------------------
 
-    def ended(self) -> tuple[bool, BaseException | None] | None:
-        """How the connection ended, if it did: whether a byte of the current answer was
-        received, and its error (None: the end of the stream); None while it is open."""
+    def ended(self) -> Ended | None:
+        """How the connection ended while the current answer was awaited, if it did (None
+        while it is open)."""
         if not (self.eof or self.lost):
             return None
         return self.received, self.error
@@ -387,9 +387,7 @@ class AsyncHttp1(Http1Base[Connection]):
                 body.drop()
                 # (a connection that closed before a byte of the answer, taken idle: the
                 # request was not read, a new connection carries it, once)
-                ended = connection.ended()
-                replayable = prepared.body is not None
-                if ended is None or not may_resend(reused, replayable, *ended):
+                if not may_resend(reused, prepared, connection.ended()):
                     raise
                 reuse = False
                 continue

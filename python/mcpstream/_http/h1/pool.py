@@ -35,6 +35,7 @@ __all__ = [
     "KEEPALIVE_MARGIN",
     "LAST_CHUNK",
     "SMALL_BODY",
+    "Ended",
     "Heads",
     "Http1Request",
     "IdlePool",
@@ -373,19 +374,26 @@ def idle_expiry(headers: Iterable[tuple[bytes, bytes]] | None, expiry: float) ->
     return expiry
 
 
-def may_resend(reused: bool, replayable: bool, received: bool, error: BaseException | None) -> bool:
-    """Whether a request whose connection closed (``error`` None: its end) or failed with
-    ``error`` while its answer was awaited is sent again, once, on a new connection: only when
-    the connection was ``reused`` (taken idle from the pool), the request can be written again
-    (``replayable``: its whole body is known), not a byte of the answer was ``received``, and
-    the connection ended or was reset (``ConnectionError``; never after a timeout). A server
-    closes an idle connection as it pleases (its keep-alive timeout), and a request written as
-    it did so was never read: the server answers every request it reads, or says why, before
-    it closes (the rule browsers apply to any method). A new connection is never resent on: the
-    server took that one to serve the request, so a resent request is never resent again."""
-    if not reused or not replayable or received:
+Ended = tuple[bool, BaseException | None]
+"""How a connection ended while an answer was awaited: whether a byte of the answer had been
+received, and the connection's error (None: the end of the stream)."""
+
+
+def may_resend(reused: bool, prepared: Prepared, ended: Ended | None) -> bool:
+    """Whether a request (``prepared``) whose connection ``ended`` while its answer was awaited
+    (None: it did not end, a timeout or a framing error broke the answer) is sent again, once,
+    on a new connection: only when the connection was ``reused`` (taken idle from the pool),
+    the request can be written again (its whole body is known: ``prepared.body``), not a byte
+    of the answer was received, and the connection ended or was reset (``ConnectionError``).
+    A server closes an idle connection as it pleases (its keep-alive timeout), and a request
+    written as it did so was never read: a server answers what it reads, or says why, before
+    it closes (the rule browsers apply to any method). A new connection is never resent on:
+    the server took that one to serve the request; so a resent request is never resent
+    again."""
+    if not reused or ended is None or prepared.body is None:
         return False
-    return error is None or isinstance(error, ConnectionError)
+    received, error = ended
+    return not received and (error is None or isinstance(error, ConnectionError))
 
 
 def response_extensions(framing: Any, network_stream: object) -> dict[str, Any]:

@@ -22,7 +22,16 @@ import httpx
 
 from ...errors import CodecError
 from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
-from .pool import SMALL_BODY, BodyBuffer, Key, Prepared, may_resend, new_framing, prepare
+from .pool import (
+    SMALL_BODY,
+    BodyBuffer,
+    Ended,
+    Key,
+    Prepared,
+    may_resend,
+    new_framing,
+    prepare,
+)
 
 __all__ = ["Http1Transport", "Sent", "SyncHttp1"]
 
@@ -389,15 +398,11 @@ class SyncHttp1(Http1Base[Connection]):
             raise sent.outcome from sent.outcome.__cause__
         return framing, stream, connection
 
-    def _again(self, sent: Sent, ended: tuple[bool, BaseException | None] | None) -> Sent | None:
-        """The request of ``sent`` sent again on a new connection when its connection ``ended``
-        (whether a byte of the answer was received, and the error: None for the end of the
-        stream; None: the read did not end so, a timeout) as ``may_resend`` allows; else None
-        (the connection is closed already either way)."""
-        if ended is None:
-            return None
-        replayable = sent.prepared.body is not None
-        if not may_resend(sent.reused, replayable, *ended):
+    def _again(self, sent: Sent, ended: Ended | None) -> Sent | None:
+        """The request of ``sent`` sent again on a new connection when its connection
+        ``ended`` so that ``may_resend`` allows it; else None (the connection is closed
+        already either way)."""
+        if not may_resend(sent.reused, sent.prepared, ended):
             return None
         return self._send_on(sent.request, sent.prepared, reuse=False)
 
@@ -542,9 +547,8 @@ class _Body:
         self._pending: list[bytes] = []
         self._received = False
         self._first = b""
-        self.ended: tuple[bool, BaseException | None] | None = None
-        """How the connection ended, if it did (not a timeout): whether a byte of the answer
-        had been received, and its error (None: the end of the stream)."""
+        self.ended: Ended | None = None
+        """How the connection ended, if it did (not a timeout)."""
 
     def _read(self, into: Any = None) -> list[bytes]:
         """One read from the socket, fed to the framing: the body data it completes. With
