@@ -319,6 +319,26 @@ async def _ainitialize(transport: AsyncMcpHttpTransport) -> None:
     await transport.send_notification(method="notifications/initialized", params=None)
 
 
+def count_resends() -> collections.Counter[str]:
+    """Count, by driver (``sync``, ``async``), the requests the transports send again (the
+    races they absorbed), for the race by hand: ``may_resend`` wrapped where each driver calls
+    it (what it decides is unchanged)."""
+    from mcpstream._http.h1 import aio, sync
+
+    counts: collections.Counter[str] = collections.Counter()
+    for name, module in (("sync", sync), ("async", aio)):
+        if not hasattr(module, "may_resend"):  # (a version from before the resend)
+            continue
+
+        def counted(*args: Any, _decide: Any = module.may_resend, _name: str = name) -> bool:
+            decided = bool(_decide(*args))
+            counts[_name] += decided
+            return decided
+
+        module.may_resend = counted  # type: ignore[attr-defined]
+    return counts
+
+
 def main() -> None:
     """The race by hand: see the module."""
     parser = argparse.ArgumentParser(description=__doc__)
@@ -329,6 +349,7 @@ def main() -> None:
     parser.add_argument("--kinds", default="sync,async")
     args = parser.parse_args()
     low, high = (float(part) for part in args.spacing.split(","))
+    resent = count_resends()
     answerer = McpAnswerer()
     try:
         with Nginx(proxy_to(answerer.port), keepalive_timeout=args.timeout) as nginx:
@@ -345,7 +366,8 @@ def main() -> None:
                     )
                 print(
                     f"{kind}: {len(outcome.failures)} failed of {outcome.made} calls, "
-                    f"{len(outcome.twice)} read twice, in {outcome.seconds:.1f} s"
+                    f"{len(outcome.twice)} read twice, {resent[kind]} sent again, "
+                    f"in {outcome.seconds:.1f} s"
                 )
                 for failure in collections.Counter(
                     line.partition(": ")[2] for line in outcome.failures
