@@ -3,7 +3,7 @@ goes to, its head and body framing, the idle connections of a pool and the rules
 request's timeouts, and the response's framing and extensions (the transports' common base,
 their options, errors and responses, is ``base.Http1Base``).
 
-The pool's rules (``IdlePool`` and ``reusable``):
+The pool's rules (``IdlePool``, ``reusable``, ``idle_expiry`` and ``may_resend``):
 
 * a connection goes back to the pool only when its response was read to its end, was HTTP/1.1
   without ``Connection: close`` (in the response or the request), and nothing followed it;
@@ -387,9 +387,10 @@ def may_resend(reused: bool, prepared: Prepared, ended: Ended | None) -> bool:
     of the answer was received, and the connection ended or was reset (``ConnectionError``).
     A server closes an idle connection as it pleases (its keep-alive timeout), and a request
     written as it did so was never read: a server answers what it reads, or says why, before
-    it closes (the rule browsers apply to any method). A new connection is never resent on:
-    the server took that one to serve the request; so a resent request is never resent
-    again."""
+    it closes (the rule browsers apply to any method; a server that read the request and then
+    closed without a word looks the same, and is sent it once more). A new connection is
+    never resent on: the server took that one to serve the request; so a resent request is
+    never resent again."""
     if not reused or ended is None or prepared.body is None:
         return False
     received, error = ended
