@@ -50,6 +50,10 @@ bash scripts/install-peers.sh
 # A real server of the 2024-11-05 HTTP+SSE kind (the TypeScript SDK 1.0.4), outside the clone.
 echo "== the 2024-11-05 test server"
 bash scripts/install-legacy-server.sh
+# nginx, the real reverse proxy of tests/transport/test_h1_nginx.py (its keep-alive race, its
+# error pages), from the system's packages; the tests run it as their own process on loopback.
+echo "== nginx"
+bash scripts/install-nginx.sh
 
 echo "== pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest -n 2 tests -q

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import itertools
+import select
 import socket
 import ssl
 import threading
@@ -205,8 +206,7 @@ def test_a_connection_the_server_closed_while_idle_is_not_used(
     server = serve(reply)
     assert client.get(server.url).content == b"fine"
     # each time the server's close reaches the client's socket before the next request (a
-    # close racing a request is the race every HTTP/1.1 client has: the request fails, and is
-    # not resent, as it may have reached the server)
+    # close racing a request is the keep-alive race: see the tests of it below)
     time.sleep(0.3)
     assert client.get(server.url).content == b"fine"
     time.sleep(0.3)
@@ -1241,6 +1241,11 @@ def test_a_failed_first_read_closes_its_connection_with_the_stack_error(
         assert transport._pool.open == 0  # its place freed
     finally:
         transport.close()
+    # (a server that read a request on a reused connection and closed it without a byte looks
+    # like one that closed it idle as the request came: the request goes once more, on a new
+    # connection, and fails there)
+    resent = [b"fail"] if answer == b"" else []
+    assert [body for _, body in server.requests] == [b"open", b"fail", *resent]
 
 
 @pytest.mark.parametrize("kind", ["sync", "async"])
@@ -1252,3 +1257,159 @@ def test_a_connection_timed_out_by_the_network_is_a_read_timeout(kind: str) -> N
     error = transport._read_error(lost, True, None, b"", request)
     assert isinstance(error, httpx.ReadTimeout) and "Connection timed out" in str(error)
     assert isinstance(transport._read_error(None, True, None, b"", request), httpx.ReadError)
+
+
+# -- a reused connection closed as a request went out (the keep-alive race) ------------------
+
+
+def _close_unread(exchange: Exchange) -> None:
+    """Close the connection once the next request has arrived, without reading it: what a
+    server that closed the idle connection as the request was on its way looks like (the
+    unread request makes the close a reset)."""
+    select.select([exchange.sock], [], [], 5.0)
+    exchange.sock.close()
+
+
+def _by_connection(replies: dict[int, Callable[[Exchange, int], None]]) -> Reply:
+    """A reply by the request's connection (1, 2, ...; 0: any other) and its number on it."""
+    counts: dict[int, int] = {}
+
+    def reply(exchange: Exchange) -> None:
+        index = exchange.connection_index
+        counts[index] = counts.get(index, 0) + 1
+        replies.get(index, replies[0])(exchange, counts[index])
+
+    return reply
+
+
+def _fine(exchange: Exchange, _: int) -> None:
+    ok(b"fine")(exchange)
+
+
+def test_a_request_on_a_reused_connection_closed_unread_is_resent_once_on_a_new_one(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def first(exchange: Exchange, number: int) -> None:
+        ok(b"fine")(exchange)
+        _close_unread(exchange)
+
+    server = serve(_by_connection({1: first, 0: _fine}))
+    assert client.post(server.url, content=b"one").content == b"fine"
+    assert client.post(server.url, content=b"two").content == b"fine"
+    assert server.connections == 2
+    assert [body for _, body in server.requests] == [b"one", b"two"]  # read once each
+
+
+def test_the_one_shot_lane_resends_as_well(serve: Callable[[Reply], ScriptedServer]) -> None:
+    # The sync transport's two halves (``send``, ``receive_whole``), as mcpstream's clients
+    # send their POSTs.
+    def first(exchange: Exchange, number: int) -> None:
+        ok(b"fine")(exchange)
+        _close_unread(exchange)
+
+    server = serve(_by_connection({1: first, 0: _fine}))
+    transport = Http1Transport(keepalive_expiry=30.0)
+    try:
+        for body in (b"one", b"two"):
+            _, _, _, whole = transport.receive_whole(_post(transport, server.url, body))
+            assert whole == b"fine"
+    finally:
+        transport.close()
+    assert server.connections == 2
+    assert [body for _, body in server.requests] == [b"one", b"two"]
+
+
+def test_a_request_read_on_a_new_connection_then_closed_on_is_not_resent(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def hang_up(exchange: Exchange, _: int) -> None:
+        exchange.sock.shutdown(socket.SHUT_RDWR)
+
+    server = serve(_by_connection({0: hang_up}))
+    with pytest.raises(hx.RemoteProtocolError, match="Server disconnected"):
+        client.post(server.url, content=b"read")
+    assert server.connections == 1
+    assert [body for _, body in server.requests] == [b"read"]
+
+
+def test_a_resent_request_is_never_resent_again(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def first(exchange: Exchange, number: int) -> None:
+        ok(b"fine")(exchange)
+        _close_unread(exchange)
+
+    def hang_up(exchange: Exchange, _: int) -> None:  # reads the request, closes unanswered
+        exchange.sock.shutdown(socket.SHUT_RDWR)
+
+    server = serve(_by_connection({1: first, 0: hang_up}))
+    assert client.post(server.url, content=b"one").content == b"fine"
+    with pytest.raises(hx.RemoteProtocolError, match="Server disconnected"):
+        client.post(server.url, content=b"two")
+    assert server.connections == 2  # the resend's new connection, and no third
+    assert [body for _, body in server.requests] == [b"one", b"two"]
+
+
+@pytest.mark.parametrize(
+    ("answer", "error"),
+    [
+        (b"HTTP/1.1 200 OK\r\n", "RemoteProtocolError"),  # a byte of the answer came
+        (None, "ReadTimeout"),  # silence is no close
+    ],
+)
+def test_a_reused_connection_that_answered_a_byte_or_stayed_silent_is_not_resent_on(
+    hx: Any,
+    serve: Callable[[Reply], ScriptedServer],
+    client: Any,
+    answer: bytes | None,
+    error: str,
+) -> None:
+    def second(exchange: Exchange, number: int) -> None:
+        if number == 1:
+            ok(b"fine")(exchange)
+        elif answer is None:
+            time.sleep(0.6)  # (past the read timeout)
+        else:
+            exchange.send(answer)
+            exchange.sock.shutdown(socket.SHUT_RDWR)
+
+    server = serve(_by_connection({0: second}))
+    assert client.post(server.url, content=b"one").content == b"fine"
+    with pytest.raises(getattr(hx, error)):
+        client.post(server.url, content=b"two", timeout=hx.Timeout(5.0, read=0.3))
+    assert server.connections == 1
+    assert [body for _, body in server.requests] == [b"one", b"two"]
+
+
+def test_a_streamed_body_is_not_resent(
+    case: tuple[str, str], hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    # A body the host streams is read once: it cannot be written again.
+    def first(exchange: Exchange, number: int) -> None:
+        ok(b"fine")(exchange)
+        _close_unread(exchange)
+
+    async def pieces() -> AsyncIterator[bytes]:
+        yield b"tw"
+        yield b"o"
+
+    server = serve(_by_connection({1: first, 0: _fine}))
+    assert client.post(server.url, content=b"one").content == b"fine"
+    streamed = iter([b"tw", b"o"]) if case[0] == "sync" else pieces()
+    with pytest.raises((hx.RemoteProtocolError, hx.ReadError, hx.WriteError)):
+        client.post(server.url, content=streamed)
+    assert server.connections == 1
+
+
+def test_a_keep_alive_timeout_of_the_server_expires_its_idle_connection_first(
+    serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    def short(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nKeep-Alive: timeout=1\r\nContent-Length: 2\r\n\r\nok")
+
+    server = serve(short)
+    assert client.get(server.url).content == b"ok"
+    assert client.get(server.url).content == b"ok"  # within half a second: reused
+    time.sleep(0.6)  # past timeout=1 less its margin (half of it)
+    assert client.get(server.url).content == b"ok"
+    assert server.connections == 2

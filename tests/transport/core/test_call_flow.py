@@ -111,6 +111,38 @@ def test_error_statuses_map_to_errors_with_a_snippet_of_the_body(
     assert [type(step) for step in script.steps] == [s.Send, s.ReadSnippet]
 
 
+def _page(title: str) -> list[bytes]:
+    return [f"<html><head><title>{title}</title></head><body>nginx</body></html>".encode()]
+
+
+@pytest.mark.parametrize(
+    ("status", "words"),
+    [(502, "bad gateway"), (503, "service unavailable"), (504, "gateway timeout")],
+)
+@pytest.mark.parametrize("method", ["initialize", "tools/call"])
+def test_a_proxys_error_page_is_a_server_or_gateway_error_naming_its_status(
+    status: int, words: str, method: str
+) -> None:
+    page = Answer(status, {"content-type": "text/html"}, _page(f"{status} Bad Gateway"))
+    with pytest.raises(errors.McpHttpTransportRemoteError) as caught:
+        request(Script([page]), method=method)
+    message = str(caught.value)
+    assert f"server or gateway error HTTP {status} ({words}" in message
+    assert f"HTML page ('{status} Bad Gateway')" in message
+    assert "not an MCP endpoint" not in message and "is this the URL" not in message
+    assert caught.value.status_code == status  # type: ignore[attr-defined]
+
+
+@pytest.mark.parametrize("status", [404, 405])
+def test_a_web_page_where_the_path_is_likely_wrong_is_still_not_an_mcp_endpoint(
+    status: int,
+) -> None:
+    page = Answer(status, {"content-type": "text/html"}, _page("Welcome to nginx!"))
+    with pytest.raises(errors.McpHttpTransportProtocolError) as caught:
+        request(Script([page]), method="initialize")
+    assert f"not an MCP endpoint: 'initialize' was answered with HTTP {status}" in str(caught.value)
+
+
 def test_a_404_in_a_session_means_it_expired_before_the_call_ran() -> None:
     script = Script([Answer(404)])
     with pytest.raises(errors.McpHttpTransportSessionExpiredError) as caught:

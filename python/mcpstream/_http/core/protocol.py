@@ -694,6 +694,17 @@ class McpHttpProtocol:
                 f"'{method}' was refused with HTTP 403 (forbidden: {why}){suffix}",
                 McpHttpTransportProtocolError,
             )
+        gateway = {
+            502: "bad gateway: a proxy in front of the server got no valid answer from it",
+            503: "service unavailable: the server, or a proxy in front of it, cannot serve now",
+            504: "gateway timeout: a proxy in front of the server got no answer from it in time",
+        }.get(status_code)
+        if gateway is not None:
+            # (before the HTML page's test: a proxy's own error page is no sign of a wrong URL)
+            return self.error(
+                f"server or gateway error HTTP {status_code} ({gateway}) for '{method}'{suffix}",
+                McpHttpTransportRemoteError,
+            )
         if html_title(text) is not None and not had_session_id:
             # A web server's error page where MCP was expected: say so rather than the page.
             return self.error(

@@ -29,7 +29,7 @@ import httpx
 from ...errors import CodecError
 from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
 from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
-from .pool import BodyBuffer, Key, Prepared, new_framing, prepare
+from .pool import BodyBuffer, Ended, Key, Prepared, may_resend, new_framing, prepare
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
 
@@ -158,6 +158,13 @@ class Connection(FlowProtocol):
 
     # -- for the transport -----------------------------------------------------------------
 
+    def ended(self) -> Ended | None:
+        """How the connection ended while the current answer was awaited, if it did (None
+        while it is open)."""
+        if not (self.eof or self.lost):
+            return None
+        return self.received, self.error
+
     def usable(self) -> bool:
         """Whether an idle connection may carry a request (the server neither closed it nor
         sent anything meanwhile)."""
@@ -266,11 +273,14 @@ class AsyncHttp1(Http1Base[Connection]):
 
     # -- the pool --------------------------------------------------------------------------
 
-    async def _acquire(self, key: Key, request: Any) -> tuple[Connection, bool]:
+    async def _acquire(self, key: Key, request: Any, reuse: bool = True) -> tuple[Connection, bool]:
+        """A connection to ``key``: an idle one still usable (unless not ``reuse``), else a new
+        one (within ``max_connections``, waiting for room within the ``pool`` timeout); and
+        whether it was reused."""
         loop = asyncio.get_running_loop()
         pool = self._pool
         while True:
-            to_close, found, new = pool.claim(key, loop.time())
+            to_close, found, new = pool.claim(key, loop.time(), reuse)
             for old in to_close:
                 old.close()
             if found is not None:
@@ -308,12 +318,16 @@ class AsyncHttp1(Http1Base[Connection]):
         self._pool.discard()
         self._notify()
 
-    def _release(self, connection: Connection) -> None:
+    def _release(self, connection: Connection, expiry: float) -> None:
         connection.idle()
-        for old in self._pool.put(connection, connection.key, connection.loop.time()):
+        for old in self._pool.put(connection, connection.key, connection.loop.time(), expiry):
             old.close()
         self._notify()
-        if self._reaper is None:
+        reaper = self._reaper
+        if reaper is None:
+            self._reap_later(connection.loop)
+        elif connection.loop.time() + expiry < reaper.when():  # (a server's shorter timeout)
+            reaper.cancel()
             self._reap_later(connection.loop)
 
     def _reap_later(self, loop: asyncio.AbstractEventLoop) -> None:
@@ -383,19 +397,30 @@ class AsyncHttp1(Http1Base[Connection]):
         (``wire.Lane``)."""
         if prepared is None:
             prepared = prepare(self._stack, request, self._heads)
-        connection, _ = await self._acquire(prepared.key, request)
-        timer = _Timer(connection.loop)
-        framing = new_framing(request, self._limits)
-        body = self._body_type(self, connection, framing, timer, request, prepared)
-        connection.begin(framing)
-        try:
-            written = await self._send(connection, timer, request, prepared)
-            await body.read_head(written)
-        except BaseException:
-            timer.cancel()
-            body.drop()
-            raise
-        return framing, body, connection
+        reuse = True
+        while True:
+            connection, reused = await self._acquire(prepared.key, request, reuse)
+            timer = _Timer(connection.loop)
+            framing = new_framing(request, self._limits)
+            body = self._body_type(self, connection, framing, timer, request, prepared)
+            connection.begin(framing)
+            try:
+                written = await self._send(connection, timer, request, prepared)
+                await body.read_head(written)
+            except self._stack.httpx.TransportError:
+                timer.cancel()
+                body.drop()
+                # (a connection that closed before a byte of the answer, taken idle: the
+                # request was not read, a new connection carries it, once)
+                if not may_resend(reused, prepared, connection.ended()):
+                    raise
+                reuse = False
+                continue
+            except BaseException:
+                timer.cancel()
+                body.drop()
+                raise
+            return framing, body, connection
 
     async def _send(
         self, connection: Connection, timer: _Timer, request: Any, prepared: Prepared

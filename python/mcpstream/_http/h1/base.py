@@ -20,6 +20,7 @@ from .pool import (
     IdlePool,
     Limits,
     Prepared,
+    idle_expiry,
     protocol_error,
     real_request,
     response_extensions,
@@ -244,15 +245,16 @@ class Http1Base(Generic[C]):
 
     def _finish(self, connection: C, keep: bool, framing: Any, prepared: Prepared) -> None:
         """A response read to its end: its connection back to the pool when ``keep`` (its
-        request was written whole) and the exchange allows reuse (``reusable``), else closed."""
+        request was written whole) and the exchange allows reuse (``reusable``), for as long
+        as the answer lets it stay idle (``idle_expiry``), else closed."""
         if keep and reusable(framing, prepared):
-            self._release(connection)
+            self._release(connection, idle_expiry(framing.headers, self._limits.keepalive_expiry))
         else:
             self._lost(connection)
 
-    def _release(self, connection: C) -> None:
-        """Put a connection whose response was read to its end back in the pool (the
-        driver's)."""
+    def _release(self, connection: C, expiry: float) -> None:
+        """Put a connection whose response was read to its end back in the pool, to stay idle
+        ``expiry`` seconds at most (the driver's)."""
         raise NotImplementedError
 
     def _lost(self, connection: C) -> None:

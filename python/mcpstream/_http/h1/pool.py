@@ -3,21 +3,25 @@ goes to, its head and body framing, the idle connections of a pool and the rules
 request's timeouts, and the response's framing and extensions (the transports' common base,
 their options, errors and responses, is ``base.Http1Base``).
 
-The pool's rules (``IdlePool`` and ``reusable``):
+The pool's rules (``IdlePool``, ``reusable``, ``idle_expiry`` and ``may_resend``):
 
 * a connection goes back to the pool only when its response was read to its end, was HTTP/1.1
   without ``Connection: close`` (in the response or the request), and nothing followed it;
-* an idle connection is dropped after ``keepalive_expiry`` seconds, and before reuse the driver
-  checks it for a close (or any byte) from the server while it was idle;
+* an idle connection is dropped after ``keepalive_expiry`` seconds, or sooner when its last
+  answer said the server keeps it for less (``Keep-Alive: timeout=N``: ``idle_expiry``), and
+  before reuse the driver checks it for a close (or any byte) from the server while it was
+  idle;
 * at most ``max_keepalive_connections`` idle connections are kept (the oldest go first), and at
   most ``max_connections`` are open at once: a request waits for one within its ``pool``
   timeout (``PoolTimeout`` after it);
 * a request is sent again (once more, on a new connection) only when a reused connection failed
-  before a single byte of it was written.
+  before a single byte of it was written, or when a reused connection ended before a single
+  byte of its answer arrived (``may_resend``).
 """
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -28,8 +32,10 @@ from ..stack import HttpStack
 
 __all__ = [
     "DEFAULT_PORTS",
+    "KEEPALIVE_MARGIN",
     "LAST_CHUNK",
     "SMALL_BODY",
+    "Ended",
     "Heads",
     "Http1Request",
     "IdlePool",
@@ -38,6 +44,8 @@ __all__ = [
     "Prepared",
     "connection_closes",
     "frame_chunk",
+    "idle_expiry",
+    "may_resend",
     "new_framing",
     "prepare",
     "protocol_error",
@@ -336,6 +344,59 @@ def reusable(framing: Any, prepared: Prepared) -> bool:
     return bool(framing.keep_alive) and not prepared.closes
 
 
+KEEPALIVE_MARGIN = 1.0
+"""The seconds an idle connection is dropped before the server's ``Keep-Alive: timeout=``
+says it closes it (half of that timeout when it is shorter than twice this): the server's
+count starts when it wrote the answer, before this client's does, and its close takes a while
+to arrive; a request written meanwhile would be lost in the race."""
+
+
+def idle_expiry(headers: Iterable[tuple[bytes, bytes]] | None, expiry: float) -> float:
+    """The seconds a connection whose answer had ``headers`` may stay idle: ``expiry`` (the
+    pool's ``keepalive_expiry``), or less when a ``Keep-Alive`` field names a shorter
+    ``timeout=N`` (whole or decimal seconds): N less ``KEEPALIVE_MARGIN`` (less half of N when
+    N is short), 0 for N of 0. A field that cannot be read is ignored."""
+    for name, value in headers or ():
+        # (most answers have no such field: one length test per field before the lower())
+        if len(name) != 10 or name.lower() != b"keep-alive":
+            continue
+        for item in value.split(b","):
+            param, _, number = item.partition(b"=")
+            if param.strip(b" \t").lower() != b"timeout":
+                continue
+            try:
+                timeout = float(number.strip(b' \t"'))
+            except ValueError:
+                continue
+            if not 0.0 <= timeout < float("inf"):  # (NaN included)
+                continue
+            expiry = min(expiry, timeout - min(KEEPALIVE_MARGIN, timeout / 2))
+    return expiry
+
+
+Ended = tuple[bool, BaseException | None]
+"""How a connection ended while an answer was awaited: whether a byte of the answer had been
+received, and the connection's error (None: the end of the stream)."""
+
+
+def may_resend(reused: bool, prepared: Prepared, ended: Ended | None) -> bool:
+    """Whether a request (``prepared``) whose connection ``ended`` while its answer was awaited
+    (None: it did not end, a timeout or a framing error broke the answer) is sent again, once,
+    on a new connection: only when the connection was ``reused`` (taken idle from the pool),
+    the request can be written again (its whole body is known: ``prepared.body``), not a byte
+    of the answer was received, and the connection ended or was reset (``ConnectionError``).
+    A server closes an idle connection as it pleases (its keep-alive timeout), and a request
+    written as it did so was never read: a server answers what it reads, or says why, before
+    it closes (the rule browsers apply to any method; a server that read the request and then
+    closed without a word looks the same, and is sent it once more). A new connection is
+    never resent on: the server took that one to serve the request; so a resent request is
+    never resent again."""
+    if not reused or ended is None or prepared.body is None:
+        return False
+    received, error = ended
+    return not received and (error is None or isinstance(error, ConnectionError))
+
+
 def response_extensions(framing: Any, network_stream: object) -> dict[str, Any]:
     """The extensions of an httpx response (httpcore's names)."""
     return {
@@ -346,14 +407,17 @@ def response_extensions(framing: Any, network_stream: object) -> dict[str, Any]:
 
 
 class IdlePool(Generic[C]):
-    """The idle connections of a pool, newest last, with when each became idle, and the count
-    of connections open (idle or carrying a request). No locking and no I/O: the sync
-    transport holds its lock around each call, the async one runs on one loop; what is handed
-    back to close, the caller closes."""
+    """The idle connections of a pool, newest last, with the time until which each may stay
+    idle, and the count of connections open (idle or carrying a request). No locking and no
+    I/O: the sync transport holds its lock around each call, the async one runs on one loop;
+    what is handed back to close, the caller closes."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
         self._idle: list[tuple[C, Key, float]] = []
+        self._soonest = math.inf
+        """No idle connection expires before this time (the earliest of their ends, or earlier:
+        connections taken out leave it as it was, and ``expire`` sets it right)."""
         self.open = 0
         """Connections counted against ``max_connections``: idle or in use."""
         self.closed = False
@@ -363,22 +427,20 @@ class IdlePool(Generic[C]):
         return len(self._idle)
 
     def expire(self, now: float) -> list[C]:
-        """Drop the connections idle for longer than ``keepalive_expiry`` (to be closed)."""
-        expiry = self.limits.keepalive_expiry
-        if not self._idle or now - self._idle[0][2] <= expiry:
-            return []  # the oldest is first: none has expired
-        dropped = [c for c, _, since in self._idle if now - since > expiry]
-        self._idle = [entry for entry in self._idle if now - entry[2] <= expiry]
+        """Drop the connections idle past their end at ``now`` (to be closed)."""
+        if now <= self._soonest:
+            return []  # none has expired
+        dropped = [c for c, _, until in self._idle if now > until]
+        self._idle = [entry for entry in self._idle if now <= entry[2]]
+        self._soonest = min((until for _, _, until in self._idle), default=math.inf)
         self.open -= len(dropped)
         return dropped
 
     def next_expiry(self) -> float | None:
         """When the first idle connection expires (None: none idle, or no expiry): a driver that
         closes idle connections by a timer (``expire`` then) rather than at the next claim."""
-        expiry = self.limits.keepalive_expiry
-        if not self._idle or expiry == float("inf"):
-            return None
-        return min(since for _, _, since in self._idle) + expiry
+        soonest = min((until for _, _, until in self._idle), default=math.inf)
+        return None if soonest == math.inf else soonest
 
     def take(self, key: Key) -> C | None:
         """The newest idle connection to ``key`` (still counted as open), or None."""
@@ -393,9 +455,9 @@ class IdlePool(Generic[C]):
         return limit is None or self.open < limit
 
     def make_room(self) -> C | None:
-        """When the pool is full, the oldest idle connection (to another origin: the caller
-        found none to its own), taken out and uncounted so that a new one may open; None when
-        every connection is in use."""
+        """When the pool is full, the oldest idle connection (to another origin, unless the
+        caller wants a new connection to its own), taken out and uncounted so that a new one
+        may open; None when every connection is in use."""
         if self.can_open() or not self._idle:
             return None
         self.open -= 1
@@ -408,21 +470,25 @@ class IdlePool(Generic[C]):
         if self.closed:
             raise RuntimeError("the transport is closed")
         idle = self._idle
-        if idle and idle[-1][1] == key and now - idle[0][2] <= self.limits.keepalive_expiry:
+        if idle and idle[-1][1] == key and now <= self._soonest:
             return idle.pop()[0]
         return None
 
-    def claim(self, key: Key, now: float) -> tuple[list[C], C | None, bool]:
+    def claim(self, key: Key, now: float, reuse: bool = True) -> tuple[list[C], C | None, bool]:
         """One try at a connection to ``key`` at time ``now``: the idle connections dropped
-        meanwhile (expired, or the oldest one to another origin to make room: to be closed,
-        uncounted), the newest idle one to ``key`` (to be checked for staleness before use),
-        and whether a new one may open (then already counted); neither: every connection is in
-        use, wait for one. ``RuntimeError`` once the transport is closed."""
-        fresh = self.take_fresh(key, now)
-        if fresh is not None:
-            return [], fresh, False
+        meanwhile (expired, or the oldest one to make room: to be closed, uncounted), the newest
+        idle one to ``key`` (to be checked for staleness before use; never when not ``reuse``:
+        a request sent again after a reused connection closed goes on a new one), and whether a
+        new one may open (then already counted); neither: every connection is in use, wait for
+        one. ``RuntimeError`` once the transport is closed."""
+        if reuse:
+            fresh = self.take_fresh(key, now)
+            if fresh is not None:
+                return [], fresh, False
+        elif self.closed:
+            raise RuntimeError("the transport is closed")
         to_close = self.expire(now)
-        found = self.take(key)
+        found = self.take(key) if reuse else None
         if found is not None:
             return to_close, found, False
         room = self.make_room()
@@ -441,14 +507,18 @@ class IdlePool(Generic[C]):
         """A connection in use was closed (uncount it)."""
         self.open -= 1
 
-    def put(self, connection: C, key: Key, now: float) -> list[C]:
-        """``connection`` (read to its end) is idle from ``now``; returns those dropped to keep
-        within ``max_keepalive_connections`` (to be closed, already uncounted): ``connection``
-        itself once the transport is closed."""
+    def put(self, connection: C, key: Key, now: float, expiry: float | None = None) -> list[C]:
+        """``connection`` (read to its end) is idle from ``now``, for ``expiry`` seconds (None:
+        ``keepalive_expiry``; ``idle_expiry`` of its last answer); returns those dropped to
+        keep within ``max_keepalive_connections`` (to be closed, already uncounted):
+        ``connection`` itself once the transport is closed."""
         if self.closed:
             self.open -= 1
             return [connection]
-        self._idle.append((connection, key, now))
+        until = now + (self.limits.keepalive_expiry if expiry is None else expiry)
+        self._idle.append((connection, key, until))
+        if until < self._soonest:
+            self._soonest = until
         keep = self.limits.max_keepalive_connections
         if len(self._idle) <= keep:
             return []
@@ -464,5 +534,6 @@ class IdlePool(Generic[C]):
         self.closed = True
         idle = [c for c, _, _ in self._idle]
         self._idle = []
+        self._soonest = math.inf
         self.open -= len(idle)
         return idle

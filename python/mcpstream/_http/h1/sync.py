@@ -22,7 +22,16 @@ import httpx
 
 from ...errors import CodecError
 from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
-from .pool import SMALL_BODY, BodyBuffer, Key, Prepared, new_framing, prepare
+from .pool import (
+    SMALL_BODY,
+    BodyBuffer,
+    Ended,
+    Key,
+    Prepared,
+    may_resend,
+    new_framing,
+    prepare,
+)
 
 __all__ = ["Http1Transport", "Sent", "SyncHttp1"]
 
@@ -209,14 +218,14 @@ class SyncHttp1(Http1Base[Connection]):
 
     # -- the pool --------------------------------------------------------------------------
 
-    def _acquire(self, key: Key, request: Any) -> tuple[Connection, bool]:
-        """A connection to ``key``: an idle one checked for staleness, else a new one (within
-        ``max_connections``, waiting for room within the ``pool`` timeout); and whether it
-        was reused."""
+    def _acquire(self, key: Key, request: Any, reuse: bool = True) -> tuple[Connection, bool]:
+        """A connection to ``key``: an idle one checked for staleness (unless not ``reuse``),
+        else a new one (within ``max_connections``, waiting for room within the ``pool``
+        timeout); and whether it was reused."""
         deadline: float | None = None
         while True:
             with self._mutex:
-                to_close, found, new = self._pool.claim(key, time.monotonic())
+                to_close, found, new = self._pool.claim(key, time.monotonic(), reuse)
                 if found is None and not new:
                     wait = self._wait(request, "pool", "PoolTimeout")
                     if wait is not None:
@@ -251,10 +260,11 @@ class SyncHttp1(Http1Base[Connection]):
             if self._waiting:
                 self._freed.notify()
 
-    def _release(self, connection: Connection) -> None:
-        """Put a connection whose response was read to its end back in the pool."""
+    def _release(self, connection: Connection, expiry: float) -> None:
+        """Put a connection whose response was read to its end back in the pool, idle for
+        ``expiry`` seconds at most."""
         with self._mutex:
-            dropped = self._pool.put(connection, connection.key, time.monotonic())
+            dropped = self._pool.put(connection, connection.key, time.monotonic(), expiry)
             if self._waiting:
                 self._freed.notify()
         for old in dropped:
@@ -311,8 +321,13 @@ class SyncHttp1(Http1Base[Connection]):
             prepared = prepare(self._stack, request, self._heads)
         elif self._polls and (sent := self._send_on_idle(request, prepared)) is not None:
             return sent
+        return self._send_on(request, prepared, reuse=True)
+
+    def _send_on(self, request: Any, prepared: Prepared, reuse: bool) -> Sent:
+        """``send`` the usual way: on a connection ``_acquire`` gives (a new one when not
+        ``reuse``)."""
         while True:
-            connection, reused = self._acquire(prepared.key, request)
+            connection, reused = self._acquire(prepared.key, request, reuse)
             try:
                 outcome = self._send(connection, request, prepared, reused)
             except BaseException:
@@ -323,7 +338,7 @@ class SyncHttp1(Http1Base[Connection]):
             # a reused connection refused the very first byte: the server had closed it, and
             # nothing of the request reached it, so a new connection may carry it
             self._lost(connection)
-        return Sent(self, connection, request, prepared, outcome)
+        return Sent(self, connection, request, prepared, outcome, reused)
 
     def _send_on_idle(self, request: Any, prepared: Prepared) -> Sent | None:
         """The common case of ``send``, straight: a small request with its whole body, written
@@ -343,9 +358,8 @@ class SyncHttp1(Http1Base[Connection]):
         data = prepared.head + body
         try:
             written = connection.sock.send(data, _DONTWAIT)
-        except BlockingIOError:  # (no room: the usual way waits for it)
-            self._release(connection)
-            return None
+        except BlockingIOError:  # (no room: the rest below waits for it)
+            written = 0
         except OSError:  # closed by the server while idle: nothing of the request went out
             self._lost(connection)
             return None
@@ -356,22 +370,41 @@ class SyncHttp1(Http1Base[Connection]):
             except BaseException:
                 self._lost(connection)
                 raise
-            assert rest is not None  # (None only when nothing was written)
+            if rest is None:  # nothing was written, the connection closed: the usual way
+                self._lost(connection)
+                return None
             outcome = rest
-        return Sent(self, connection, request, prepared, outcome)
+        return Sent(self, connection, request, prepared, outcome, True)
 
     def receive(self, sent: Sent) -> tuple[Any, Any, Connection]:
         """The second half of ``exchange``: the answer to the ``Sent`` request read up to its
-        final head."""
+        final head. A request whose reused connection closed before a byte of the answer is
+        sent again, once, on a new connection (``pool.may_resend``), and that answer read."""
         connection, request, prepared = sent.connection, sent.request, sent.prepared
-        if not isinstance(sent.outcome, Exception):
-            return self._receive(connection, request, prepared, keep=True)
-        # The write failed part way: the server may have answered before it stopped reading
-        # (a 413, a 401): that answer is the outcome, else the write error.
+        framing = new_framing(request, self._limits)
+        written = not isinstance(sent.outcome, Exception)
+        stream = self._body_type(self, connection, framing, request, prepared, written)
         try:
-            return self._receive(connection, request, prepared, keep=False)
+            stream.read_head()
         except self._stack.httpx.TransportError:
+            again = self._again(sent, stream.ended)
+            if again is not None:
+                return self.receive(again)
+            if written:
+                raise
+            # The write failed part way: the server may have answered before it stopped
+            # reading (a 413, a 401): that answer is the outcome, else the write error.
+            assert isinstance(sent.outcome, Exception)
             raise sent.outcome from sent.outcome.__cause__
+        return framing, stream, connection
+
+    def _again(self, sent: Sent, ended: Ended | None) -> Sent | None:
+        """The request of ``sent`` sent again on a new connection when its connection
+        ``ended`` so that ``may_resend`` allows it; else None (the connection is closed
+        already either way)."""
+        if not may_resend(sent.reused, sent.prepared, ended):
+            return None
+        return self._send_on(sent.request, sent.prepared, reuse=False)
 
     def _send(
         self,
@@ -435,10 +468,14 @@ class SyncHttp1(Http1Base[Connection]):
         except BaseException as exc:
             self._lost(connection)
             if isinstance(exc, OSError | CodecError):
+                if isinstance(exc, OSError) and (again := self._again(sent, (False, exc))):
+                    return self.receive_whole(again)
                 raise self._read_error(exc, bool(data), framing, data[:16], request) from exc
             raise
         if not data:
             self._lost(connection)
+            if again := self._again(sent, (False, None)):
+                return self.receive_whole(again)
             raise self._read_error(None, False, framing, b"", request)
         if framing.complete:
             self._finish(connection, True, framing, prepared)
@@ -455,14 +492,6 @@ class SyncHttp1(Http1Base[Connection]):
         stream.took(whole, [whole] if whole else [])
         return stream
 
-    def _receive(
-        self, connection: Connection, request: Any, prepared: Prepared, keep: bool
-    ) -> tuple[Any, Any, Connection]:
-        framing = new_framing(request, self._limits)
-        stream = self._body_type(self, connection, framing, request, prepared, keep)
-        stream.read_head()
-        return framing, stream, connection
-
     def close(self) -> None:
         """Close every idle connection; responses still being read close theirs when done."""
         with self._mutex:
@@ -474,9 +503,10 @@ class SyncHttp1(Http1Base[Connection]):
 
 class Sent:
     """A request ``SyncHttp1.send`` wrote on ``connection``, whose answer is yet to be read
-    (``outcome``: True, or the stack's ``WriteError`` when the write failed part way)."""
+    (``outcome``: True, or the stack's ``WriteError`` when the write failed part way;
+    ``reused``: the connection was taken idle from the pool)."""
 
-    __slots__ = ("connection", "outcome", "prepared", "request", "transport")
+    __slots__ = ("connection", "outcome", "prepared", "request", "reused", "transport")
 
     def __init__(
         self,
@@ -485,9 +515,10 @@ class Sent:
         request: Any,
         prepared: Prepared,
         outcome: bool | Exception,
+        reused: bool,
     ) -> None:
         self.transport, self.connection, self.request = transport, connection, request
-        self.prepared, self.outcome = prepared, outcome
+        self.prepared, self.outcome, self.reused = prepared, outcome, reused
 
     def abandon(self) -> None:
         """Give up the answer (an error before ``receive``): the connection is closed."""
@@ -516,6 +547,8 @@ class _Body:
         self._pending: list[bytes] = []
         self._received = False
         self._first = b""
+        self.ended: Ended | None = None
+        """How the connection ended, if it did (not a timeout)."""
 
     def _read(self, into: Any = None) -> list[bytes]:
         """One read from the socket, fed to the framing: the body data it completes. With
@@ -536,6 +569,8 @@ class _Body:
             else:
                 data = connection.recv(timeout)
         except OSError as exc:  # (a timeout included)
+            if not isinstance(exc, TimeoutError):
+                self.ended = (self._received, exc)
             self._drop()
             raise self._failure(exc) from exc
         try:
@@ -546,6 +581,7 @@ class _Body:
                 pieces: list[bytes] = self._framing.feed(data)  # (a new list)
                 return pieces
             if not self._received:
+                self.ended = (False, None)
                 self._drop()
                 raise self._failure(None)
             self._framing.feed_eof()
