@@ -313,6 +313,24 @@ def test_a_trickled_head_obeys_the_deadline_of_the_operation(
     assert 0.4 < time.monotonic() - started < 3.0
 
 
+def test_a_connection_reset_before_the_answer_is_a_read_error_as_in_httpcore(
+    hx: Any, serve: Callable[[Reply], ScriptedServer], client: Any
+) -> None:
+    # A server that refuses the request by resetting the connection (one that wants a client
+    # certificate does, after the handshake): httpcore says ReadError, as mcpstream does; a
+    # plain close before the answer stays h11's RemoteProtocolError (the test below).
+    def reply(exchange: Exchange) -> None:
+        exchange.sock.setsockopt(
+            socket.SOL_SOCKET, socket.SO_LINGER, b"\x01\x00\x00\x00\x00\x00\x00\x00"
+        )
+        exchange.sock.close()  # with linger 0: a reset
+
+    server = serve(reply)
+    with pytest.raises(hx.ReadError):
+        client.post(server.url, content=b"refused")
+    assert len(server.requests) == 1  # on a new connection: never resent
+
+
 @pytest.mark.parametrize(
     ("answer", "error"),
     [

@@ -221,10 +221,15 @@ class Http1Base(Generic[C]):
         """The stack's exception for a response that broke: the connection ended or failed
         (``exc``, None for a plain end) before any byte of it was ``received``, the framing
         refused it (a ``CodecError``; ``first``: its first bytes), or the connection failed
-        within it; a ``TimeoutError`` is the ``ReadTimeout`` (as httpcore maps it)."""
+        within it; a ``TimeoutError`` is the ``ReadTimeout`` (as httpcore maps it). As in
+        httpcore, a connection that ended before the answer is h11's ``RemoteProtocolError``,
+        and one that failed (reset, a TLS alert: a server that wants a client certificate) is
+        a ``ReadError``."""
         if isinstance(exc, TimeoutError):
             return self._timed_out("ReadTimeout", exc, request)
         if not received:
+            if isinstance(exc, OSError):
+                return self._error("ReadError", exc, request)
             return self._error("RemoteProtocolError", DISCONNECTED, request)
         if isinstance(exc, CodecError):
             return self._error("RemoteProtocolError", protocol_error(exc, framing, first), request)
