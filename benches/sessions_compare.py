@@ -23,8 +23,6 @@ DELETE) CPU <= 4.5x one call on an open one.
 from __future__ import annotations
 
 import asyncio
-import datetime
-import ipaddress
 import os
 import ssl
 import sys
@@ -42,9 +40,12 @@ from mcpstream import AsyncClient, Client
 from mcpstream.sdk import streamable_http_client as mcpstream_transport
 
 sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(1, str(Path(__file__).parent.parent))  # the tests' certificate maker
 
 from alternating import Times, alternate, parser, summary, write_json
 from replay_server import SMALL_TEXT, running
+
+from tests.plain_http.tls import self_signed_certificate
 
 SESSIONS = 30
 """Sessions (or calls) in one round."""
@@ -55,43 +56,6 @@ PAIRS = {
     "AsyncClient: session / call": ("async-session", "async-call"),
     "Client: session / call": ("sync-session", "sync-call"),
 }
-
-
-def certificate(directory: Path) -> tuple[Path, Path]:
-    """A self-signed certificate for 127.0.0.1 and its key, written to ``directory``."""
-    from cryptography import x509
-    from cryptography.hazmat.primitives import hashes, serialization
-    from cryptography.hazmat.primitives.asymmetric import ec
-    from cryptography.x509.oid import NameOID
-
-    key = ec.generate_private_key(ec.SECP256R1())
-    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "127.0.0.1")])
-    now = datetime.datetime.now(datetime.UTC)
-    cert = (
-        x509.CertificateBuilder()
-        .subject_name(name)
-        .issuer_name(name)
-        .public_key(key.public_key())
-        .serial_number(x509.random_serial_number())
-        .not_valid_before(now - datetime.timedelta(days=1))
-        .not_valid_after(now + datetime.timedelta(days=1))
-        .add_extension(
-            x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
-            critical=False,
-        )
-        .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
-        .sign(key, hashes.SHA256())
-    )
-    cert_path, key_path = directory / "cert.pem", directory / "key.pem"
-    cert_path.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
-    key_path.write_bytes(
-        key.private_bytes(
-            serialization.Encoding.PEM,
-            serialization.PrivateFormat.PKCS8,
-            serialization.NoEncryption(),
-        )
-    )
-    return cert_path, key_path
 
 
 def connections(url: str, context: ssl.SSLContext | None) -> int:
@@ -240,7 +204,7 @@ def main() -> None:
     schemes = ["http", "https"] if args.scheme == "both" else [args.scheme]
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as directory:
-        cert, key = certificate(Path(directory))
+        cert, key = self_signed_certificate(Path(directory))
         # mcpstream's own clients and the SDK's trust the run's certificate as httpx does.
         os.environ["SSL_CERT_FILE"] = str(cert)
         context = ssl.create_default_context(cafile=str(cert))
