@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 import httpx2
-import mcpstream.sdk.host
+import mcpstream._http.interception as interception_module
 import pytest
 import respx
 from mcp import Client
@@ -203,7 +203,7 @@ def test_a_hook_installed_during_the_session_runs_from_the_next_request(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     provider, exporter = spans
-    monkeypatch.setattr(mcpstream.sdk.host, "_SAID", set())  # (said once per process)
+    monkeypatch.setattr(interception_module, "_SAID", set())  # (said once per process)
     held: dict[str, Any] = {}
 
     def instrument() -> None:

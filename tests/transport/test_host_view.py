@@ -116,3 +116,50 @@ def test_a_client_of_http11_only_or_of_its_own_transport_keeps_its_connections(
         assert not speaks_http2(http, stack_of(http))
     with stack.Client(http2=True) as http:
         assert speaks_http2(http, stack_of(http))  # (its calls take turns: McpHttpTransport)
+
+
+def test_an_http2_client_with_a_hook_on_its_way_keeps_its_transport_and_never_hangs(
+    tls_server: HostServer, stack: Any
+) -> None:
+    """OpenTelemetry's instrumentation on a host's sync HTTP/2 client: the GET stream is not
+    given a connection of its own (its requests would skip the hook on the client's
+    transport), nor does it read the calls' connection: the session has no GET stream, every
+    request has its span, and calls from two threads are all answered within the bound."""
+    from opentelemetry.instrumentation.httpx import (
+        HTTPX2ClientInstrumentor,
+        HTTPXClientInstrumentor,
+    )
+    from opentelemetry.sdk.trace import TracerProvider
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    instrumentor = HTTPX2ClientInstrumentor if stack is httpx2 else HTTPXClientInstrumentor
+    exporter = InMemorySpanExporter()
+    provider = TracerProvider()
+    provider.add_span_processor(SimpleSpanProcessor(exporter))
+    sent: list[str] = []
+    outcome: dict[str, Any] = {}
+
+    def session() -> None:
+        with stack.Client(
+            http2=True,
+            verify=_context(tls_server),
+            event_hooks={"request": [lambda request: sent.append(request.method)]},
+        ) as http:
+            instrumentor.instrument_client(http, tracer_provider=provider)
+            assert own_connection(http, stack_of(http)) is None
+            with (
+                Client(tls_server.url(), http_client=http, protocol="legacy") as c,
+                ThreadPoolExecutor(2) as pool,
+            ):
+                texts = pool.map(lambda i: c.call_tool("echo", {"text": f"m{i}"}).text, range(10))
+                outcome["texts"] = list(texts)
+
+    worker = threading.Thread(target=session, daemon=True)
+    worker.start()
+    worker.join(BOUND_S)
+    provider.shutdown()
+    assert not worker.is_alive(), "the session hung"
+    assert outcome["texts"] == [f"m{i}" for i in range(10)]
+    assert "GET" not in sent  # no GET stream
+    assert len(exporter.get_finished_spans()) == len(sent) >= 12  # a span for every request

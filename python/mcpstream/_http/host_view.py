@@ -17,6 +17,7 @@ from __future__ import annotations
 import ssl
 from typing import Any
 
+from .interception import interception, say_kept
 from .stack import HttpStack
 
 __all__ = ["own_connection", "speaks_http2", "view"]
@@ -60,6 +61,12 @@ def own_connection(client: Any, stack: HttpStack) -> tuple[Any, Any] | None:
     transport of the host's own: left as it is)."""
     pool = _http2_pool(client, stack)
     if pool is None:
+        return None
+    why = interception(client, stack)
+    if why is not None:
+        # The stream's requests would skip what is installed on the client's way: they take
+        # the host's transport instead, one at a time with the calls (see the module).
+        say_kept(stack, why)
         return None
     try:
         if not isinstance(pool._ssl_context, ssl.SSLContext):

@@ -1,5 +1,6 @@
 """What a host or its platform installed on the way its client's requests take, found before
-mcpstream's HTTP/1.1 transport stands in for that client's transport.
+a transport of mcpstream's stands in for that client's (its HTTP/1.1 transport under a host's
+async client, a connection of its own for a sync HTTP/2 client's GET stream).
 
 How this works: under ``mcpstream.sdk``, a host's stock async client sends through a view of
 itself whose default transport is mcpstream's (``sdk.host``). The client's own ``send`` still
@@ -23,14 +24,18 @@ session opened is found at its next request).
 
 from __future__ import annotations
 
+import logging
 import os
+import threading
 import types
 from collections.abc import Iterator
 from typing import Any
 
 from .stack import HttpStack
 
-__all__ = ["SEND_PATH", "Interception", "interception"]
+logger = logging.getLogger("mcpstream")
+
+__all__ = ["SEND_PATH", "Interception", "interception", "say_kept"]
 
 SEND_PATH = (
     "send",
@@ -41,16 +46,25 @@ SEND_PATH = (
 )
 """The methods of httpx's ``AsyncClient`` that carry a request to its transport."""
 
-_TRANSPORT_METHODS = ("handle_async_request",)
-_CORE_CLASSES = (
+_ASYNC_CORE = (
     ("AsyncConnectionPool", "handle_async_request"),
     ("AsyncHTTPConnection", "handle_async_request"),
     ("AsyncHTTP11Connection", "handle_async_request"),
     ("_backends.auto.AutoBackend", "connect_tcp"),
     ("_backends.anyio.AnyIOBackend", "connect_tcp"),
 )
-"""The core's classes and methods a request of a stock client runs through below its transport
-(the pool, the connection and its HTTP/1.1 half, the network backend that opens sockets)."""
+"""The core's classes and methods a request of a stock async client runs through below its
+transport (the pool, the connection and its HTTP/1.1 half, the network backend that opens
+sockets)."""
+_SYNC_CORE = (
+    ("ConnectionPool", "handle_request"),
+    ("HTTPConnection", "handle_request"),
+    ("HTTP11Connection", "handle_request"),
+    ("HTTP2Connection", "handle_request"),
+    ("_backends.sync.SyncBackend", "connect_tcp"),
+)
+"""The same for a sync client (its HTTP/2 half too: a sync HTTP/2 client's GET stream is given
+a connection of its own, ``host_view.own_connection``)."""
 
 _MARKERS = ("_is_instrumented_by_opentelemetry",)
 """Attributes an instrumentation sets on a client it hooked (OpenTelemetry's
@@ -91,11 +105,15 @@ class Interception:
     for anything installed on the way its requests take: ``reason()`` says what was found
     (None: nothing), in full the first time and whenever an attribute it read changed since."""
 
-    __slots__ = ("_client", "_seen", "_stack")
+    __slots__ = ("_client", "_core", "_method", "_seen", "_stack")
 
     def __init__(self, client: Any, stack: HttpStack) -> None:
         self._client = client
         self._stack = stack
+        asynchronous = isinstance(client, stack.httpx.AsyncClient)
+        self._method = "handle_async_request" if asynchronous else "handle_request"
+        """The transport's (and pool's) method a request goes through."""
+        self._core = _ASYNC_CORE if asynchronous else _SYNC_CORE
         self._seen: tuple[tuple[Any, str, object], ...] | None = None
         """The (owner, name, value) of every attribute read by the last full check that found
         nothing: while each is still the same object, nothing was installed since."""
@@ -124,17 +142,16 @@ class Interception:
             yield state, name, state.get(name)
         for name in SEND_PATH:
             yield type(client), name, _static(type(client), name)
-        transport = state.get("_transport")
+        transport, method = state.get("_transport"), self._method
         if transport is not None:
             transport_state = _instance_dict(transport)
-            for name in _TRANSPORT_METHODS:
-                yield transport_state, name, transport_state.get(name)
-                yield type(transport), name, _static(type(transport), name)
+            yield transport_state, method, transport_state.get(method)
+            yield type(transport), method, _static(type(transport), method)
             pool = transport_state.get("_pool")
             if pool is not None:
                 pool_state = _instance_dict(pool)
-                yield pool_state, "handle_async_request", pool_state.get("handle_async_request")
-        for path, name in _CORE_CLASSES:
+                yield pool_state, method, pool_state.get(method)
+        for path, name in self._core:
             cls = _class_at(stack.httpcore, path)
             if cls is not None:
                 yield cls, name, _static(cls, name)
@@ -191,3 +208,23 @@ def interception(client: Any, stack: HttpStack) -> str | None:
     """What is installed on the way of ``client``'s requests (see the module), or None: a
     one-off ``Interception(client, stack).reason()``."""
     return Interception(client, stack).reason()
+
+
+_SAID: set[tuple[str, str]] = set()
+_SAID_LOCK = threading.Lock()
+
+
+def say_kept(stack: HttpStack, why: str) -> None:
+    """One INFO line per process and reason: a host's client keeps its own transport because
+    something is installed on its way (``why``)."""
+    key = (stack.name, why)
+    with _SAID_LOCK:
+        if key in _SAID:
+            return
+        _SAID.add(key)
+    logger.info(
+        "mcpstream: a host's %s client keeps its own transport, so that what is installed on "
+        "its way runs: %s",
+        stack.name,
+        why,
+    )

@@ -278,24 +278,34 @@ class McpHttpTransport(
         with self._lock:
             if self.closed or (self._listener is not None and self._listener.alive):
                 return
+            client = self._stream_client()
+            if client is None:  # (``own_connection`` said why, once)
+                return
             listener = self._listener = Listener(
                 self._run,
                 ListenStream(self._protocol, self._listen_resources),
-                **self._stream_client(),
+                **client,
                 call_timeout_s=self.server.call_timeout_s,
             )
             self._get_answered = listener.answered
 
-    def _stream_client(self) -> dict[str, Any]:
+    def _stream_client(self) -> dict[str, Any] | None:
         """The ``client`` a stream's ``Listener`` sends through, whether it is the stream's own
         (``owns_client``) and how to close it (``close``): a client of its own when the
         transport made its client; a view of a host's HTTP/2 client over a connection of its
         own (``host_view.own_connection``: the stream's thread never reads a socket the calls'
-        threads write to); else the host's client itself."""
+        threads write to); else the host's client itself. None for a host's HTTP/2 client
+        that cannot have a connection of its own (a hook on its way, a pool of another shape):
+        no GET stream then, whose thread would read the socket the calls write to (server
+        messages still arrive in the answers to the calls)."""
         if self._owns_client:
             return {"client": make_client(self._stack), "owns_client": True}
         own = own_connection(self._client, self._stack)
         if own is None:
+            if self._serial is not None:
+                # An HTTP/2 client whose connection cannot be copied, or with a hook on its
+                # way: the stream would read the socket the calls write to (see ``_serial``).
+                return None
             return {"client": self._client, "owns_client": False}
         view, transport = own
         return {"client": view, "owns_client": True, "close": transport.close}
@@ -621,10 +631,13 @@ class McpHttpTransport(
             if self.closed:
                 raise self._protocol.closed_error()
             self._sse = step.stream
+            # (The HTTP+SSE transport's session is its stream: it reads on the host's client
+            # when there is no connection of its own to be had.)
+            client = self._stream_client() or {"client": self._client, "owns_client": False}
             self._listener = Listener(
                 self._run,
                 step.stream,
-                **self._stream_client(),
+                **client,
                 call_timeout_s=self.server.call_timeout_s,
                 flow=step.flow,
             )

@@ -33,7 +33,6 @@ import contextlib
 import functools
 import inspect
 import logging
-import threading
 import types
 import weakref
 from typing import Any
@@ -41,7 +40,7 @@ from typing import Any
 from .._http.host_settings import host_timeout
 from .._http.host_view import view as _view
 from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
-from .._http.interception import SEND_PATH, Interception
+from .._http.interception import SEND_PATH, Interception, say_kept
 from .._http.stack import HttpStack, stack_of
 
 logger = logging.getLogger("mcpstream")
@@ -93,7 +92,7 @@ class HostClient:
                 guard = Interception(inner, stack)
                 why = guard.reason()
                 if why is not None:
-                    _say_kept(stack, why)
+                    say_kept(stack, why)
                     return
                 self._candidate = (inner, keywords, guard)
 
@@ -138,7 +137,7 @@ class HostClient:
         view = self._view
         if view is not None and (why := self._guard.reason() if self._guard else None):
             # A hook was installed since the session opened: from now on the host's way.
-            _say_kept(self._stack, why)
+            say_kept(self._stack, why)
             view = self._view = None
         if view is not None:
             # The view's send raises as the host's does once the host's client is closed.
@@ -233,26 +232,6 @@ def _close_idle(by_loop: dict[asyncio.AbstractEventLoop, Any]) -> None:
     for transport in by_loop.values():
         with contextlib.suppress(Exception):  # a closed loop may refuse to schedule it
             transport.close_idle()
-
-
-_SAID: set[tuple[str, str]] = set()
-_SAID_LOCK = threading.Lock()
-
-
-def _say_kept(stack: HttpStack, why: str) -> None:
-    """One INFO line per process and reason: a host's client keeps its own transport because
-    something is installed on its way."""
-    key = (stack.name, why)
-    with _SAID_LOCK:
-        if key in _SAID:
-            return
-        _SAID.add(key)
-    logger.info(
-        "mcpstream.sdk: a host's %s client keeps its own transport, so that what is installed "
-        "on its way runs: %s",
-        stack.name,
-        why,
-    )
 
 
 def _h1_for(client: Any, stack: HttpStack) -> Any:
