@@ -460,7 +460,7 @@ for target in "${targets[@]}"; do
   # compile step only warns).
   PIP_CACHE_DIR=$cache/pip "$venv/bin/python" -m pip install --quiet --disable-pip-version-check \
     --no-compile --constraint requirements/constraints.txt "$wheel[demo]" pytest pytest-xdist \
-    hypothesis opentelemetry-sdk uvloop
+    hypothesis opentelemetry-sdk uvloop hypercorn opentelemetry-instrumentation-httpx
   note_time "$arch CPython $py: venv and install" "$t"
   if clean_env "$venv" sh -c 'command -v cargo || command -v rustc || command -v rustup'; then
     echo "wheels.sh: a Rust toolchain is reachable in the test environment" >&2
