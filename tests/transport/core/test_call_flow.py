@@ -165,7 +165,14 @@ def test_a_405_to_initialize_without_a_session_names_the_older_transport() -> No
 @pytest.mark.parametrize(
     ("headers", "body", "match"),
     [
-        ({"content-type": "text/html"}, [b"<p>"], "unsupported content type 'text/html'"),
+        # a web page where MCP was expected: the URL is what to check (at any status)
+        (
+            {"content-type": "text/html"},
+            [b"<p>"],
+            "not an MCP endpoint: .* HTTP 200 and an HTML page, the unsupported content type "
+            "'text/html' \\(is this the URL of an MCP server\\?\\)",
+        ),
+        ({"content-type": "text/plain"}, [b"hi"], "unsupported content type 'text/plain'$"),
         ({}, [b"{}"], "has no content type"),
     ],
 )

@@ -817,6 +817,17 @@ class McpHttpProtocol:
         if content_type == "text/event-stream":
             return BodyKind.SSE
         quoted = self.quote(content_type)
+        if content_type == "text/html":
+            # A web page where MCP was expected (a site's front page, a login page): the URL,
+            # not the server, is what to check.
+            error = self.error(
+                f"not an MCP endpoint: '{method}' was answered with HTTP {status_code} and "
+                f"an HTML page, the unsupported content type {quoted} (is this the URL of an "
+                "MCP server?)",
+                McpHttpTransportProtocolError,
+            )
+            error.status_code = status_code
+            raise error
         raise self.error(
             f"the answer to '{method}' has the unsupported content type {quoted}",
             McpHttpTransportProtocolError,
