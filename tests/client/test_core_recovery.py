@@ -177,7 +177,8 @@ def test_client_renewals_and_failed_opens_leave_nothing_behind(server: Forgetful
         ):
             pass
     held = settled(lambda: _held(server.port), _at_most(baseline))
-    assert held == baseline
+    # No more than before (an earlier test's connections may close meanwhile).
+    assert _at_most(baseline)(held), (held, baseline)
 
 
 def test_async_client_renewals_and_failed_opens_leave_nothing_behind(
@@ -207,6 +208,7 @@ def test_async_client_renewals_and_failed_opens_leave_nothing_behind(
                 async with AsyncClient(server.url, protocol="legacy"):
                     pass
         held = await held_now()
-        assert held == baseline
+        # No more than before (an earlier test's connections may close meanwhile).
+        assert all(now <= before for now, before in zip(held, baseline, strict=True)), held
 
     asyncio.run(main())
