@@ -29,6 +29,13 @@ SPACING = (0.997, 1.003)
 nginx closes the idle connections."""
 
 
+@pytest.fixture(autouse=True)
+def _h1_transport(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The HTTP/1.1 transport, whose pool's rules these test, also in the suite's run over
+    httpx's own transport (``MCPSTREAM_H1_TRANSPORT=0``), whose pool has no such rule."""
+    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "1")
+
+
 @pytest.fixture(scope="module")
 def answerer() -> Iterator[McpAnswerer]:
     served = McpAnswerer()
