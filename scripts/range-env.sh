@@ -60,8 +60,12 @@ pins = {}
 for line in (root / "requirements/constraints.txt").read_text().splitlines():
     if line.strip() and not line.startswith("#"):
         pins[name(line)] = line.strip()
+# OpenTelemetry's httpx instrumentation pins its semantic conventions to its own release,
+# which the OpenTelemetry SDK at the otel extra's floor (below) cannot share: at the lowest end
+# it is left out, and so are the tests that use it (LOWEST_WITHOUT).
+left_out = {"opentelemetry-instrumentation-httpx"} if end == "lowest" else set()
 for line in (root / "requirements/test.txt").read_text().splitlines():
-    if line.strip() and not line.startswith("#") and name(line) not in ours:
+    if line.strip() and not line.startswith("#") and name(line) not in ours | left_out:
         print(pins[name(line)] if end == "lowest" else name(line))
 EOF
 
@@ -93,5 +97,11 @@ grep -iE '^(httpx|httpcore|h11|sniffio|platformdirs|pyjwt|cryptography|pyyaml|ri
 echo
 
 [ $# -gt 0 ] || set -- -n 2 tests/transport tests/client tests/oauth tests/sdk -q
+if [ "$end" = lowest ]; then
+  # The tests of hooks installed by OpenTelemetry's httpx instrumentation (not installed at
+  # this end, see above); they run at the pins and at the newest releases.
+  set -- "$@" --ignore=tests/sdk/test_host_interception.py \
+    --deselect "tests/transport/test_host_view.py::test_an_http2_client_with_a_hook_on_its_way_keeps_its_transport_and_never_hangs"
+fi
 cd "$ROOT"
 PYTHONPATH="$pythonpath" "$VENV/bin/python" -m pytest "$@"
