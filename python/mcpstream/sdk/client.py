@@ -97,15 +97,10 @@ async def streamable_http_client(
     read_writer, read_stream = anyio.create_memory_object_stream[SessionMessage | Exception](0)
     write_stream, write_reader = anyio.create_memory_object_stream[SessionMessage](0)
     try:
-        if http_client is None:
-            # Off the event loop: making a client of its own reads files (the TLS trust store).
-            relay = await _off_the_loop(
-                lambda: SessionRelay(url, options, http_client, read_writer)
-            )
-        else:
-            # Over the host's client nothing is read from disk (its TLS context is its own):
-            # made here, without a thread's start and join for every session.
-            relay = SessionRelay(url, options, http_client, read_writer)
+        # Off the event loop: making the transport reads files (the TLS trust store of a
+        # client of its own, the workspace path), which an event loop's blocking-call checks
+        # (the SDK's own tests run one) refuse.
+        relay = await _off_the_loop(lambda: SessionRelay(url, options, http_client, read_writer))
     except BaseException:
         for stream in (read_writer, read_stream, write_stream, write_reader):
             stream.close()
