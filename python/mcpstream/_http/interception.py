@@ -24,6 +24,7 @@ session opened is found at its next request).
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import threading
@@ -71,7 +72,10 @@ _MARKERS = ("_is_instrumented_by_opentelemetry",)
 ``instrument_client``)."""
 
 
+@functools.cache
 def _package_dir(module: types.ModuleType) -> str:
+    """The folder of ``module``'s package (once: a path lookup is file-system work, which an
+    event loop's blocking-call checks refuse)."""
     return os.path.dirname(os.path.abspath(module.__file__ or "")) + os.sep
 
 
