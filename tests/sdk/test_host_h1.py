@@ -29,7 +29,7 @@ from mcpstream._http.h1.aio import Connection
 from mcpstream._http.httpx_clients import H1_ENV
 from mcpstream._http.stack import stack_named
 from mcpstream.sdk import streamable_http_client
-from mcpstream.sdk.host import HostClient
+from mcpstream.sdk.host import SHARE_ENV, HostClient
 
 from tests.plain_http import forward_proxy
 from tests.plain_http.tls import self_signed_certificate
@@ -164,6 +164,7 @@ def test_a_stock_host_client_sends_its_requests_over_mcpstreams_transport(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(H1_ENV, "1")
+    monkeypatch.setenv(SHARE_ENV, "1")  # the transport outlives the session (below)
     module: Any = httpx2 if stack == "httpx2" else httpx
     requests: list[str] = []
     over_mcpstream: list[bool] = []
@@ -506,6 +507,7 @@ def test_sessions_over_one_host_client_share_its_connections(
     # sessions reuse each other's idle connections, as over the SDK's transport (the client's
     # own pool), instead of a connection (a TLS handshake) for every session.
     monkeypatch.setenv(H1_ENV, "1")
+    monkeypatch.setenv(SHARE_ENV, "1")
     module: Any = httpx2 if stack == "httpx2" else httpx
     sessions = 6
 

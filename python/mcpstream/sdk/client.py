@@ -21,6 +21,7 @@ from ..codec import DEFAULT_MAX_EVENT_BYTES
 from ..models import McpOAuthConfig
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..oauth_store import McpOAuthTokenStore
+from .host import close_shared
 from .line import MAJOR
 from .options import FROM_HOST, SERVER_ID, FromHost, RelayOptions, resolve_call_timeout
 from .streams import SessionRelay
@@ -185,10 +186,12 @@ async def streamablehttp_client(
         timeout=timeout_class(seconds(timeout), read=seconds(sse_read_timeout)),
         auth=auth,
     )
-    async with (
-        client,
-        streamable_http_client(
-            url, http_client=client, terminate_on_close=terminate_on_close
-        ) as streams,
-    ):
-        yield streams
+    async with client:
+        try:
+            async with streamable_http_client(
+                url, http_client=client, terminate_on_close=terminate_on_close
+            ) as streams:
+                yield streams
+        finally:
+            # The client made here closes now: what its session shared with it too.
+            await close_shared(client)

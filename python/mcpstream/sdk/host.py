@@ -33,6 +33,7 @@ import contextlib
 import functools
 import inspect
 import logging
+import os
 import types
 import weakref
 from typing import Any
@@ -181,6 +182,10 @@ _SEND_PATH = SEND_PATH
 """The methods of httpx's ``AsyncClient`` that carry a request to its transport: a client's
 view runs them as the stack wrote them."""
 
+SHARE_ENV = "MCPSTREAM_SHARE_HOST_CONNECTIONS"
+"""``1``: the sessions over one host client share mcpstream's transport and its connections
+(``shared_h1``); otherwise each session has its own, closed with it."""
+
 _SHARED: weakref.WeakKeyDictionary[Any, dict[asyncio.AbstractEventLoop, Any]] = (
     weakref.WeakKeyDictionary()
 )
@@ -195,7 +200,11 @@ def shared_h1(client: Any, stack: HttpStack) -> tuple[Any, bool]:
     the client's own pool: the transport has that pool's limits and keep-alive expiry, and it
     lives as long as the client (closed by the first session to end after the client closed,
     or its idle connections when the client is collected). Outside an event loop, or for a
-    client no weak reference can follow, the transport is the caller's own."""
+    client no weak reference can follow, the transport is the caller's own; and so it is
+    unless ``SHARE_ENV`` is ``1``: shared connections outlive the session that opened them,
+    and a host that ends its event loop before they expire leaves them to the collector."""
+    if os.environ.get(SHARE_ENV) != "1":
+        return _h1_for(client, stack), False
     try:
         loop = asyncio.get_running_loop()
         by_loop = _SHARED.get(client)
@@ -217,6 +226,19 @@ def shared_h1(client: Any, stack: HttpStack) -> tuple[Any, bool]:
             return None, False
         by_loop[loop] = transport
     return transport, True
+
+
+async def close_shared(client: Any) -> None:
+    """Close mcpstream's transports that ``client``'s sessions share, and their connections:
+    the client is about to close (a caller that closes the client it made says so, rather
+    than leave idle connections to its expiry or to the client's collection)."""
+    try:
+        by_loop = _SHARED.pop(client, None)
+    except TypeError:  # not weakly referenceable: nothing was shared
+        return
+    if by_loop:
+        _close_idle(by_loop)
+        await asyncio.sleep(0)  # the connections' ends run on the loop
 
 
 def _forget_shared(client: Any, transport: Any) -> None:
