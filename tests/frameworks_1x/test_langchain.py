@@ -163,3 +163,28 @@ def test_the_hosts_timeout_ends_the_wait_for_a_silent_server(
         await _client(silent_url, timeout=limit).get_tools()
 
     times_out_as_over_the_sdk(attempt, relays)
+
+
+@pytest.mark.usefixtures("installed")
+def test_a_session_per_call_shares_one_tls_context_by_install(server_url: str) -> None:
+    # langchain calls the SDK's create_mcp_http_client for every session: under install() each
+    # of those clients takes the process's TLS context instead of building and loading one.
+    contexts: list[object] = []
+    factory = sessions.create_mcp_http_client
+
+    def recording(*args: Any, **kwargs: Any) -> Any:
+        client = factory(*args, **kwargs)
+        contexts.append(client._transport._pool._ssl_context)
+        return client
+
+    async def main() -> str:
+        connection: StreamableHttpConnection = {
+            "url": server_url,
+            "transport": "streamable_http",
+            "httpx_client_factory": recording,
+        }
+        tools = {t.name: t for t in await MultiServerMCPClient({"s": connection}).get_tools()}
+        return _text(await tools["echo"].ainvoke({"text": "shared"}))
+
+    assert anyio.run(main) == "shared"
+    assert len(contexts) >= 2 and all(context is contexts[0] for context in contexts)

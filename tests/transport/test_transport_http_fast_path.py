@@ -80,6 +80,17 @@ def test_an_http_session_never_loads_a_ca_bundle(
     assert context.cert_store_stats()["x509_ca"] == 0
 
 
+def test_the_shared_context_checks_what_httpxs_default_context_checks(
+    fresh_contexts: dict[Any, LazySSLContext],
+) -> None:
+    # Every check of httpx's default context (and so of ssl.create_default_context, which
+    # grows stricter with Python releases: 3.13 added strict X.509 chain checks) holds in the
+    # context mcpstream's own clients share.
+    ours, httpxs = shared_ssl_context(), httpx.create_ssl_context()
+    for setting in ("verify_mode", "check_hostname", "verify_flags", "options", "minimum_version"):
+        assert getattr(ours, setting) == getattr(httpxs, setting), setting
+
+
 def test_the_shared_context_loads_its_ca_bundle_when_it_first_wraps_a_socket(
     fresh_contexts: dict[Any, LazySSLContext],
 ) -> None:

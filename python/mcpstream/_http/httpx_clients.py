@@ -46,7 +46,7 @@ The clients are made on a stack (``stack.HttpStack``): httpx with httpcore by de
 with httpcore2 when a transport is asked to (``http_stack="httpx2"``); the backends and streams
 raise the exceptions of the core of their pool (each maps only its own). On httpx2 the SSL
 context is httpcore2's default one (the platform's trust store), made once per process and not
-lazily (``_ssl_context``).
+lazily (``stack_ssl_context``).
 
 A host's sync client gets one thing from here: ``deadline_trace``, a ``trace`` request extension
 that puts a ``DeadlineStream`` (the connection's own stream, bounded by the ``io_deadline``)
@@ -97,6 +97,7 @@ __all__ = [
     "make_async_client",
     "make_client",
     "shared_ssl_context",
+    "stack_ssl_context",
     "stock_async_transport",
 ]
 
@@ -122,7 +123,10 @@ class LazySSLContext(ssl.SSLContext):
         context = super().__new__(cls, ssl.PROTOCOL_TLS_CLIENT)
         context.cafile, context.capath, context.loads = cafile, capath, 0
         context._load_lock = threading.Lock()
-        # What ``ssl.create_default_context`` sets besides the CA certificates.
+        # What ``ssl.create_default_context`` sets besides the CA certificates: from Python
+        # 3.13 stricter chain checks too, which a context made here must not lack.
+        if sys.version_info >= (3, 13):
+            context.verify_flags |= ssl.VERIFY_X509_PARTIAL_CHAIN | ssl.VERIFY_X509_STRICT
         keylog = os.environ.get("SSLKEYLOGFILE")
         if keylog and not sys.flags.ignore_environment and hasattr(context, "keylog_filename"):
             context.keylog_filename = keylog
@@ -393,7 +397,7 @@ def deadline_bound(response: httpx.Response) -> bool:
 _STACK_CONTEXTS: dict[tuple[str, str | None, str | None], ssl.SSLContext] = {}
 
 
-def _ssl_context(stack: HttpStack) -> ssl.SSLContext:
+def stack_ssl_context(stack: HttpStack) -> ssl.SSLContext:
     """The SSL context of the clients made here on ``stack``: on httpx the lazily loaded one
     (``shared_ssl_context``, certifi's bundle as httpx); on httpx2 the context httpcore2 makes
     by default (the system's trust store, as httpx2), made once per process and CA setting of
@@ -433,7 +437,7 @@ def _reading_in_large_pieces(
     else:
         client_type, transport_type = module.Client, module.HTTPTransport
         pool_type = core.ConnectionPool
-    ssl_context = _ssl_context(stack)
+    ssl_context = stack_ssl_context(stack)
     limits = module.Limits(
         max_connections=_LIMITS.max_connections,
         max_keepalive_connections=_LIMITS.max_keepalive_connections,
@@ -480,7 +484,7 @@ def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
         return None
     sync_type, async_type = transport_types(stack)
     transport = (async_type if asynchronous else sync_type)(
-        verify=_ssl_context(stack),
+        verify=stack_ssl_context(stack),
         max_connections=_LIMITS.max_connections,
         max_keepalive_connections=_LIMITS.max_keepalive_connections,
         keepalive_expiry=_LIMITS.keepalive_expiry,

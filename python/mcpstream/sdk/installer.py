@@ -32,10 +32,13 @@ from types import ModuleType
 from typing import Any, NoReturn
 
 import mcp.client.streamable_http as sdk_module
+import mcp.shared._httpx_utils as sdk_httpx_utils
 
+from .._http.stack import HttpStack, stack_named
 from ..errors import McpSdkUnsupportedError
 from . import client
 from .line import MAJOR
+from .tls_share import sharing_factory, unwrap_stack, wrap_stack
 
 __all__ = ["install", "installed", "uninstall"]
 
@@ -58,6 +61,7 @@ class _Installed:
     place, and every slot that held the SDK's function."""
 
     swaps: dict[str, tuple[Callable[..., Any], Callable[..., Any]]]
+    shared_tls: HttpStack | None = None
     rebound: list[str] = field(default_factory=list)
 
 
@@ -88,7 +92,8 @@ def install() -> None:
             swaps[name] = (sdk_function, _forwarder(ours))
         if not swaps:
             _refuse(_sdk_version(), "install() is built for the SDK's 2.x and 1.x lines")
-        state = _Installed(swaps)
+        shared_tls = _share_tls(swaps)
+        state = _Installed(swaps, shared_tls)
         for sdk_function, forwarder in swaps.values():
             for namespace, key, label in _holders(sdk_function):
                 namespace[key] = forwarder
@@ -114,6 +119,8 @@ def uninstall() -> None:
             for namespace, key, label in _holders(forwarder):
                 namespace[key] = sdk_function
                 restored.append(label)
+        if state.shared_tls is not None:
+            unwrap_stack(state.shared_tls)
         _state = None
     logger.info(
         "mcpstream.sdk.uninstall(): the SDK's own Streamable HTTP client is back in %s",
@@ -124,6 +131,20 @@ def uninstall() -> None:
 def installed() -> bool:
     """True while :func:`install` is in effect."""
     return _state is not None
+
+
+def _share_tls(swaps: dict[str, tuple[Callable[..., Any], Callable[..., Any]]]) -> HttpStack | None:
+    """Add the SDK's default client factory to ``swaps``: the same clients, sharing the
+    process's TLS context (``tls_share``). The stack whose transports were changed for it, or
+    None where that cannot be done (the factory is then left as the SDK's)."""
+    factory = getattr(sdk_httpx_utils, "create_mcp_http_client", None)
+    if not callable(factory):
+        return None
+    stack = stack_named("httpx" if MAJOR == 1 else "httpx2")
+    if not wrap_stack(stack):
+        return None
+    swaps["create_mcp_http_client"] = (factory, sharing_factory(factory, stack))
+    return stack
 
 
 def _forwarder(ours: Callable[..., Any]) -> Callable[..., Any]:
