@@ -10,7 +10,10 @@ export PATH="$PWD/.venv/bin:$PATH"
 # cargo test links the crate against this interpreter (PyO3 without extension-module).
 export PYO3_PYTHON="$PWD/.venv/bin/python"
 
-echo "== style and types"
+# Each step's heading says how far into the run it starts (minutes:seconds).
+section() { printf '== %s  [%d:%02d]\n' "$1" $((SECONDS / 60)) $((SECONDS % 60)); }
+
+section "style and types"
 cargo fmt --check
 ruff check python tests benches scripts
 ruff format --check python tests benches scripts
@@ -20,15 +23,15 @@ python -m mypy.stubtest mcpstream._native --allowlist tests/stubtest-allowlist.t
 
 # The documentation site, with --strict (a broken link or reference fails it) and every public
 # name checked to be in the API reference; its tools are requirements/docs.txt, at the constraints.
-echo "== docs"
+section "docs"
 bash scripts/docs.sh
 
-echo "== rust"
+section "rust"
 cargo clippy --all-targets --quiet -- -D warnings
 cargo test --quiet
 
 if [ -f scripts/install-conformance-tools.sh ]; then
-  echo "== conformance tools"
+  section "conformance tools"
   bash scripts/install-conformance-tools.sh
 fi
 
@@ -45,22 +48,22 @@ fi
 # The other SDKs' MCP servers (tests/peers): server-everything and servers of ours written with
 # the TypeScript SDK v2, the Go SDK and rmcp, built into a cache outside the clone (keyed by their
 # sources' hash, so a later run reuses them).
-echo "== peer servers"
+section "peer servers"
 bash scripts/install-peers.sh
 # A real server of the 2024-11-05 HTTP+SSE kind (the TypeScript SDK 1.0.4), outside the clone.
-echo "== the 2024-11-05 test server"
+section "the 2024-11-05 test server"
 bash scripts/install-legacy-server.sh
 # nginx, the real reverse proxy of tests/transport/test_h1_nginx.py (its keep-alive race, its
 # error pages), from the system's packages; the tests run it as their own process on loopback.
-echo "== nginx"
+section "nginx"
 bash scripts/install-nginx.sh
 
-echo "== pytest (native backend, and every backend-parametrized suite)"
+section "pytest (native backend, and every backend-parametrized suite)"
 MCPSTREAM_BACKEND=native python -m pytest -n 2 tests -q
 # As an application that called httpx2.alias_httpx() runs mcpstream (import httpx gives httpx2;
 # tests/conftest.py calls it first): the transport and client suites, one stack (the own client),
 # native backend; the httpx2 runs of every other suite are in the runs above (client_stack).
-echo "== pytest under httpx2.alias_httpx() (transport, client; native backend)"
+section "pytest under httpx2.alias_httpx() (transport, client; native backend)"
 MCPSTREAM_TEST_ALIAS_HTTPX=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
   python -m pytest -n 2 tests/transport tests/client --ignore=tests/client/test_typing_httpx2.py -q
 # The runs above have mcpstream's own clients (and a host's stock async client under
@@ -69,7 +72,7 @@ MCPSTREAM_TEST_ALIAS_HTTPX=1 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=
 # mounts and custom transports: every hostile server, the client's deadlines and the transport
 # suite over it (the tests of that pool, marked httpcore_client, ran above as well: they opt out
 # for themselves).
-echo "== pytest over httpx's transport (MCPSTREAM_H1_TRANSPORT=0: hostile servers, client deadlines, transport; native backend)"
+section "pytest over httpx's transport (MCPSTREAM_H1_TRANSPORT=0: hostile servers, client deadlines, transport; native backend)"
 MCPSTREAM_H1_TRANSPORT=0 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=native \
   python -m pytest -n 2 tests/hostile tests/client/test_client_deadlines.py tests/transport -q
 # The soak, two minutes (benches/soak.py; docs/benchmarks.md has a 30-minute run): every front
@@ -78,11 +81,11 @@ MCPSTREAM_H1_TRANSPORT=0 MCPSTREAM_TEST_CLIENT_STACKS=own MCPSTREAM_BACKEND=nati
 # its handshake too, behind a proxy that resets answers mid-stream; it fails on a client that
 # had to be thrown away (every call failing after the server is back), a hang, or fds, threads
 # or tasks above their baseline.
-echo "== soak, 2 minutes (a server killed and restarted under every front end)"
+section "soak, 2 minutes (a server killed and restarted under every front end)"
 python benches/soak.py --minutes 2 --ci
 # The bounded fuzz run (tests/fuzz; MCPSTREAM_FUZZ_EXAMPLES examples a test, 1000 by default):
 # its codec half compares both backends and ran above, its transport half runs once per backend.
-echo "== fuzz, bounded (transport core, pure-Python backend)"
+section "fuzz, bounded (transport core, pure-Python backend)"
 MCPSTREAM_BACKEND=python python -m pytest tests/fuzz/test_transport_fuzz.py -q
 
 # The wheels a host installs (scripts/wheels.sh): manylinux_2_17 wheels for every supported
@@ -94,7 +97,7 @@ MCPSTREAM_BACKEND=python python -m pytest tests/fuzz/test_transport_fuzz.py -q
 # suites above (python3, in .venv) gets that short run only (--smoke): its transport and client
 # suites just ran in full against the same source (built by setup.sh), and its codec suite checks
 # the wheel's own binary. `scripts/wheels.sh --all` tests them all.
-echo "== wheels (built for every supported Python and both architectures, some tested installed)"
+section "wheels (built for every supported Python and both architectures, some tested installed)"
 venv_py="$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')"
 bash scripts/wheels.sh --pythons "oldest newest" --smoke "$venv_py" --aarch64 newest
 
@@ -106,19 +109,27 @@ wheel="$(ls dist/mcpstream-*-"$py_tag"-"$py_tag"-*x86_64*.whl | head -n 1)"
 # time is mostly pip waiting on the package index (a few seconds of CPU an environment), so it
 # runs in the background beside the steps below and its report is printed after them; more
 # resolutions at once than its own four only slowed it down (the index and pip's cache).
-echo "== mcpstream beside host environments (pip's resolver): started, reported below"
+section "mcpstream beside host environments (pip's resolver): started, reported below"
 resolve_log="$(mktemp)"
 # Its own process group (setsid), so that a step below that fails, ending this script, ends
 # every pip of it too.
 setsid -w bash scripts/check-resolve.sh "$wheel" >"$resolve_log" 2>&1 &
 resolve_pid=$!
-trap 'kill -- -"$resolve_pid" 2>/dev/null || true' EXIT
+# The agent frameworks (scripts/frameworks-all.sh: their tests in venvs of their own, pinned
+# and at the newest releases) run beside the steps below too: their pytest runs one process
+# and their installs wait on the index, so they fill the gaps of the steps below; their report
+# is printed after them.
+section "the agent frameworks over mcpstream: started, reported below"
+frameworks_log="$(mktemp)"
+setsid -w bash scripts/frameworks-all.sh "$wheel" >"$frameworks_log" 2>&1 &
+frameworks_pid=$!
+trap 'kill -- -"$resolve_pid" -"$frameworks_pid" 2>/dev/null || true' EXIT
 
 # The install requirements are ranges: the suites again at both ends, each in a venv uv resolves
 # with no constraints file for mcpstream's requirements and extras (scripts/range-env.sh), with
 # the wheel just built for this python3. At the lower bounds (--resolution lowest-direct):
 # the transport, client, OAuth and SDK suites, native backend.
-echo "== pytest at the lowest allowed versions (transport, client, OAuth, SDK)"
+section "pytest at the lowest allowed versions (transport, client, OAuth, SDK)"
 MCPSTREAM_WHEEL="$wheel" bash scripts/range-env.sh lowest
 # At the newest release of everything (what a new host's pip picks today: httpx, httpx2 and
 # httpcore2, h11, mcp, cryptography, anyio, OpenTelemetry, the test tools), with the pure-Python
@@ -130,7 +141,7 @@ MCPSTREAM_WHEEL="$wheel" bash scripts/range-env.sh lowest
 # whichever stack carries its bytes, and the transport suite holds the test that fails when a
 # stock host client of either stack is no longer served by mcpstream's own transport
 # (tests/transport/test_fast_path_serves_stock_clients.py).
-echo "== pytest at the newest releases, pure-Python backend (transport, hostile servers, client, SDK; OAuth, command over it)"
+section "pytest at the newest releases, pure-Python backend (transport, hostile servers, client, SDK; OAuth, command over it)"
 # (The typing test runs mypy, which neither the backend nor the versions change: it runs in the
 # native run, and at the lowest versions.)
 MCPSTREAM_BACKEND=python MCPSTREAM_WHEEL="$wheel" bash scripts/range-env.sh newest \
@@ -147,7 +158,7 @@ MCPSTREAM_BACKEND=python MCPSTREAM_WHEEL="$wheel" bash scripts/range-env.sh newe
 # the lowest mcp 2.x the extras allow, and at the newest of the 1.x line (LangChain's adapters,
 # smolagents and mcp-proxy still require it), each release installed over the last in the same
 # venv.
-echo "== the SDK's own transport tests (pinned, newest and lowest mcp 2.x, newest 1.x) and its conformance client"
+section "the SDK's own transport tests (pinned, newest and lowest mcp 2.x, newest 1.x) and its conformance client"
 sdk_work="$(mktemp -d)"
 sdk_venv="$sdk_work/venv"
 WORK="$sdk_work" MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh "$sdk_venv"
@@ -167,27 +178,17 @@ WORK="$sdk_work/v1" MCP_VERSION="$(bash scripts/newest-release.sh mcp '<2')" \
   MCPSTREAM_WHEEL="$wheel" bash scripts/sdk-peer-tests.sh "$sdk_venv"
 rm -rf "$sdk_work"
 
-# The agent frameworks over mcpstream, by mcpstream.sdk.install() and by their own hooks, each in
-# a venv of its own (their dependency trees stay out of .venv): FastMCP, Pydantic AI, OpenAI
-# Agents and llama-index on the SDK's 2.x line (requirements/frameworks.txt), Google ADK on it
-# too but apart (requirements/frameworks-adk.txt), LangChain's MCP adapters and smolagents on its
-# 1.x line (requirements/frameworks-1x.txt).
-echo "== the agent frameworks over mcpstream (tests/frameworks pinned and newest, tests/frameworks_adk, tests/frameworks_1x)"
-fw_work="$(mktemp -d)"
-MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv"
-# The same four again at the newest releases on the index (no pins: what a new host's pip picks
-# today), where a framework's new release or the SDK's may change the client the framework
-# builds, and so whether mcpstream's transport serves it.
-MCPSTREAM_FRAMEWORKS_AT=newest MCPSTREAM_WHEEL="$wheel" \
-  bash scripts/framework-tests.sh "$fw_work/venv-newest"
-MCPSTREAM_FRAMEWORKS=adk MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv-adk"
-MCPSTREAM_FRAMEWORKS=1.x MCPSTREAM_WHEEL="$wheel" bash scripts/framework-tests.sh "$fw_work/venv-1x"
-rm -rf "$fw_work"
+section "the agent frameworks over mcpstream (started beside the steps above)"
+frameworks_status=0
+wait "$frameworks_pid" || frameworks_status=$?
+cat "$frameworks_log"
+rm -f "$frameworks_log"
+[ "$frameworks_status" -eq 0 ] || exit "$frameworks_status"
 
-echo "== mcpstream beside host environments (pip's resolver)"
+section "mcpstream beside host environments (pip's resolver)"
 resolve_status=0
 wait "$resolve_pid" || resolve_status=$?
-trap - EXIT  # it has ended: its group's number is free for others
+trap - EXIT  # both have ended: their groups' numbers are free for others
 cat "$resolve_log"
 rm -f "$resolve_log"
 exit "$resolve_status"
