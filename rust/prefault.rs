@@ -2,6 +2,13 @@
 //! fault per 4 KiB page, and on this kind of machine those traps, not the copying, made a
 //! 64 MiB event cost more per byte than a 1 MiB one (whose buffers the allocator recycles).
 //! One `madvise(MADV_POPULATE_WRITE)` call faults a whole range in at once.
+//!
+//! Memory the allocator hands back again (a connection's body buffer, the `str` of one large
+//! result after another, which glibc serves from its heap once its mmap threshold has risen) is
+//! already backed: populating it faults nothing in but still walks its page tables, about 0.5 ms
+//! a 16 MiB buffer here (a tenth of a 16 MiB JSON answer's CPU). A range whose first and last
+//! pages are resident (`mincore`) is taken as backed and left alone; one that is only partly
+//! backed faults its other pages as usual.
 
 /// Buffers smaller than this are left to fault as usual.
 pub(crate) const MIN_LEN: usize = 4 << 20;
@@ -13,7 +20,7 @@ pub(crate) fn populate(ptr: *const u8, len: usize) {
     const PAGE: usize = 4096;
     let start = (ptr as usize).next_multiple_of(PAGE);
     let end = (ptr as usize).saturating_add(len) & !(PAGE - 1);
-    if end > start {
+    if end > start && !resident(start, end) {
         const HUGE: usize = 2 << 20;
         let huge_start = start.next_multiple_of(HUGE);
         let huge_end = end & !(HUGE - 1);
@@ -37,6 +44,20 @@ pub(crate) fn populate(ptr: *const u8, len: usize) {
             );
         }
     }
+}
+
+/// Whether the first and the last page of `[start, end)` (page-aligned, not empty) are backed.
+#[cfg(target_os = "linux")]
+fn resident(start: usize, end: usize) -> bool {
+    const PAGE: usize = 4096;
+    let backed = |page: usize| {
+        let mut state: libc::c_uchar = 0;
+        // SAFETY: `page` is page-aligned and inside a live allocation; `mincore` writes one byte
+        // (one page asked for) into `state`, and only reads the page tables.
+        let ok = unsafe { libc::mincore(page as *mut libc::c_void, PAGE, &mut state) } == 0;
+        ok && state & 1 == 1
+    };
+    backed(start) && backed(end - PAGE)
 }
 
 /// Other systems: nothing to do.

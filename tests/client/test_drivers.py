@@ -11,6 +11,7 @@ import threading
 from typing import Any
 
 import httpx
+import httpx2
 import pytest
 from mcpstream import AsyncClient, Client, Progress
 
@@ -148,3 +149,51 @@ def test_both_clients_offer_the_same_methods_with_the_same_parameters() -> None:
     for name in methods:
         assert inspect.iscoroutinefunction(getattr(AsyncClient, name)), name
         assert not inspect.iscoroutinefunction(getattr(Client, name)), name
+
+
+class ParkedClose(httpx2.AsyncByteStream):
+    """An SSE body of one event (the call's response) that parks in ``aclose`` until
+    ``release`` is set, as a host's test double may (httpx2 2.17's ``aiter_raw`` awaits the
+    close at the end of the body)."""
+
+    def __init__(self, event: bytes) -> None:
+        self.event = event
+        self.release = asyncio.Event()
+        self.closed = asyncio.Event()
+
+    async def __aiter__(self) -> Any:
+        yield self.event
+
+    async def aclose(self) -> None:
+        await self.release.wait()
+        self.closed.set()
+
+
+def test_an_answer_is_handed_on_while_its_body_is_still_closing() -> None:
+    async def scenario() -> None:
+        parked: list[ParkedClose] = []
+
+        async def handle(request: httpx2.Request) -> httpx2.Response:
+            message = json.loads(request.content)
+            if message.get("method") != "tools/call":
+                reply = answer(request, [])  # type: ignore[arg-type]
+                return httpx2.Response(
+                    reply.status_code, headers=reply.headers, content=reply.content
+                )
+            response = {"jsonrpc": "2.0", "id": message["id"], "result": TOOL_RESULT}
+            parked.append(ParkedClose(b"data: %s\n\n" % json.dumps(response).encode()))
+            headers = {"Content-Type": "text/event-stream", "Mcp-Session-Id": "s1"}
+            return httpx2.Response(200, headers=headers, stream=parked[-1])
+
+        # (httpx2 2.17's aiter_raw awaits the body's close; httpx's leaves it to the response)
+        async with httpx2.AsyncClient(transport=httpx2.MockTransport(handle)) as http:
+            client = AsyncClient(URL, http_client=http)
+            # the answer comes back after the quiet window, not once the body has closed
+            result = await asyncio.wait_for(client.call_tool("t"), 5)
+            assert result.text == "ok"
+            assert not parked[0].closed.is_set()
+            parked[0].release.set()
+            await client.close()  # awaits the close left running
+            assert parked[0].closed.is_set()
+
+    asyncio.run(scenario())

@@ -334,6 +334,7 @@ class AsyncMcpHttpTransport(
         meanwhile ends the flow at once."""
         ex = exchange or Exchange(self._client)
         cancelled: asyncio.CancelledError | None = None
+        finished = False
         with Stepper(flow) as stepper:
             try:
                 while stepper.running:
@@ -354,9 +355,34 @@ class AsyncMcpHttpTransport(
                 if cancelled is not None:
                     raise cancelled
                 result: T = stepper.result
+                finished = True
                 return result
             finally:
-                await ex.release()
+                if finished and ex.broken:
+                    # The flow is done with a body whose last read its wait cut short (the
+                    # quiet window after the response): the answer goes back now and the body
+                    # is closed in the background, as a host's stream may take its time to
+                    # close (httpx2 2.17's ``aiter_raw`` awaits it at the end of the body).
+                    self._close_later(ex.take())
+                else:
+                    await ex.release()
+
+    def _close_later(self, response: httpx.Response | None) -> None:
+        """Close ``response`` in a task of its own (awaited by ``close``, as detached flows
+        are)."""
+        if response is None:
+            return
+        task = asyncio.get_running_loop().create_task(
+            self._close_quietly(response), name=f"mcpstream-close-{self.server.id}"
+        )
+        self._detached.add(task)
+        task.add_done_callback(self._detached.discard)
+
+    async def _close_quietly(self, response: httpx.Response) -> None:
+        try:
+            await response.aclose()
+        except Exception as exc:  # no call waits for it any more
+            wire.detached_failed(self.server.id, exc)
 
     async def _do_send(self, step: s.Send, ex: Exchange) -> s.Head | s.Failed:
         preset = ex.preset

@@ -53,8 +53,13 @@ class Exchange:
         self.whole = wire.whole_body(response)
         self.broken, self.deadline = False, deadline
 
-    async def release(self) -> None:
+    def take(self) -> httpx.Response | None:
+        """The open response, left to the caller to close (the exchange holds it no more)."""
         response, self.response, self.chunks, self.whole = self.response, None, None, None
+        return response
+
+    async def release(self) -> None:
+        response = self.take()
         if response is not None:
             await response.aclose()
 

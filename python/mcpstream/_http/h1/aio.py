@@ -28,6 +28,7 @@ import httpx
 
 from ...errors import CodecError
 from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
+from ..low_water import LowWater, lower_water
 from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
 from .pool import BodyBuffer, Ended, Key, Prepared, may_resend, new_framing, prepare
 
@@ -220,14 +221,19 @@ class _Fill(asyncio.BufferedProtocol):
     the body's buffer (``_Body.read_whole``): each read of the socket lands in the buffer's
     window, is taken by the framing as body data (``skip_body``) and keeps the read's timer
     running from now; the window full, the connection's own protocol takes the reads again and
-    the reader wakes. The end of the stream and of the connection go to the connection."""
+    the reader wakes. The end of the stream and of the connection go to the connection. With a
+    ``LowWater`` mark on the socket (a large window over plain TCP), the mark follows the rest of
+    the window down."""
 
-    __slots__ = ("buffer", "connection", "timer")
+    __slots__ = ("buffer", "connection", "mark", "timer")
 
-    def __init__(self, connection: Connection, buffer: Any, timer: _Timer) -> None:
+    def __init__(
+        self, connection: Connection, buffer: Any, timer: _Timer, mark: LowWater | None
+    ) -> None:
         self.connection = connection
         self.buffer = buffer
         self.timer = timer
+        self.mark = mark
 
     def get_buffer(self, sizehint: int) -> memoryview:
         view: memoryview = self.buffer.view()
@@ -237,7 +243,9 @@ class _Fill(asyncio.BufferedProtocol):
         connection, buffer = self.connection, self.buffer
         buffer.advance(nbytes)
         connection.framing.skip_body(nbytes)
-        if buffer.window:
+        if window := buffer.window:
+            if self.mark is not None:
+                self.mark.follow(window)
             self.timer.touch()
             return
         if connection.transport is not None:
@@ -500,14 +508,17 @@ class _Body:
         failure.__cause__ = error
         return failure
 
-    async def _more(self) -> None:
-        """Wait for more of the response (or its end, or its error)."""
+    async def _more(self, mark: LowWater | None = None) -> None:
+        """Wait for more of the response (or its end, or its error). With a ``mark`` on the
+        socket, data below it that arrived within the read timeout is not a timeout."""
         connection = self._connection
         assert connection is not None
         if connection.error is not None or (connection.eof and not self._framing.complete):
             raise self._fail(connection)
         timeout = self._transport._wait(self._request, "read", "ReadTimeout")
         if not await connection.readable(self._timer.wait, timeout):
+            if mark is not None and mark.pending():
+                return
             raise self._transport._timed_out("ReadTimeout", None, self._request)
 
     async def read_head(self, write_error: Exception | None) -> None:
@@ -604,12 +615,16 @@ class _Body:
         transport = connection.transport
         assert transport is not None
         buffer.open(room)
-        fill = _Fill(connection, buffer, self._timer)
+        # fewer, larger reads (``low_water``); not under TLS, where reads are not measured
+        mark = None if connection.tls else lower_water(transport, room)
+        fill = _Fill(connection, buffer, self._timer, mark)
         transport.set_protocol(fill)
         try:
             while buffer.window:
-                await self._more()
+                await self._more(mark)
         finally:
+            if mark is not None:
+                mark.close()
             if transport.get_protocol() is fill:
                 transport.set_protocol(connection)
 
