@@ -14,7 +14,7 @@ import mcpstream.sdk
 import pytest
 from mcpstream._http.h1.aio import Connection
 from mcpstream._http.httpx_clients import H1_ENV
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.fastmcp import StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 

@@ -16,7 +16,7 @@ import pytest
 from mcp import Client
 from mcpstream._http.httpx_clients import H1_ENV, READ_BYTES, direct_transport
 from mcpstream._http.receive_buffer import PassThroughBuffer
-from mcpstream._http.stack import stack_named, stack_of
+from mcpstream._httpbase.stack import stack_named, stack_of
 from mcpstream.sdk import streamable_http_client
 from mcpstream.sdk.host import HostClient
 

@@ -27,7 +27,7 @@ import pytest
 from mcp import Client
 from mcpstream._http.h1.aio import Connection
 from mcpstream._http.httpx_clients import H1_ENV
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.sdk import streamable_http_client
 from mcpstream.sdk.host import SHARE_ENV, HostClient
 

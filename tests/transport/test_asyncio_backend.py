@@ -26,7 +26,7 @@ from mcpstream._http.httpx_clients import (
     _AsyncLargeReadStream,
     make_async_client,
 )
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from plain_http.tls import self_signed_certificate
 
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]

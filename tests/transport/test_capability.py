@@ -21,7 +21,7 @@ from mcpstream._http.httpx_clients import (
     host_h1_transport,
     make_client,
 )
-from mcpstream._http.stack import HttpStack, stack_named
+from mcpstream._httpbase.stack import HttpStack, stack_named
 
 
 def _like(module: types.ModuleType, **changes: object) -> types.ModuleType:

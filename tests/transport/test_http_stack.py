@@ -1,4 +1,4 @@
-"""The table of what differs between httpx and httpx2 (``mcpstream._http.stack``): which stack a
+"""The table of what differs between httpx and httpx2 (``mcpstream._httpbase.stack``): which stack a
 client is on, how every failure of either is sorted, and the capability probes that keep the
 private hooks of the speed work off cores of another shape."""
 
@@ -12,7 +12,7 @@ import httpx2
 import pytest
 from mcpstream._http import wire
 from mcpstream._http.httpx_clients import deadline_trace, direct_transport, make_client
-from mcpstream._http.stack import (
+from mcpstream._httpbase.stack import (
     HTTPX,
     HttpStack,
     as_httpx_error,

@@ -16,7 +16,7 @@ import pytest
 from h11._receivebuffer import ReceiveBuffer
 from mcpstream._http import receive_buffer
 from mcpstream._http.receive_buffer import PassThroughBuffer
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
 from mcpstream.transport_http_async import AsyncMcpHttpTransport

@@ -17,8 +17,8 @@ import httpx2
 import pytest
 from mcpstream._http import httpx_clients, sync
 from mcpstream._http.httpx_clients import LazySSLContext, shared_ssl_context
-from mcpstream._http.stack import stack_named, stack_of
 from mcpstream._http.wire import holds_cookies
+from mcpstream._httpbase.stack import stack_named, stack_of
 from mcpstream.errors import McpHttpTransportTimeoutError
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
+from .._httpbase.stack import HttpStack, StackName, stack_named, stack_of
 from .._telemetry import Message, Negotiating, Telemetry
 from .._timeouts import call_timeout, check_connect_timeout
 from .._urls import check_url
@@ -51,7 +52,6 @@ from .core.relay import Relay
 from .core.sse_legacy import SseStream, host_initialize_flow, sse_call_flow
 from .core.steps import Flow, HttpRequest
 from .host_settings import host_max_redirects, host_url
-from .stack import HttpStack, StackName, stack_named, stack_of
 
 if TYPE_CHECKING:
     from .._otel import Operation

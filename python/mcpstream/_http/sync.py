@@ -22,6 +22,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._httpbase.stack import stack_of
 from .._telemetry import Message, Negotiating
 from .._timeouts import check_timeout
 from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
@@ -38,7 +39,6 @@ from .deadline import DEADLINE
 from .facade import HttpTransportBase
 from .host_view import own_connection, speaks_http2
 from .httpx_clients import deadline_bound, deadline_trace, io_deadline, make_client
-from .stack import stack_of
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
 __all__ = ["McpHttpTransport", "NotificationCallback"]

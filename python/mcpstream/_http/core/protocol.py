@@ -14,6 +14,7 @@ from enum import Enum
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from ..._httpbase.codings import ACCEPT_ENCODING
 from ..._text import sanitize
 from ..._version import __version__
 from ...errors import (
@@ -42,7 +43,6 @@ from ...server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
-from ..codings import ACCEPT_ENCODING
 from . import era
 from .advice import body_excerpt, html_title, likely_endpoint, tls_mismatch
 from .steps import Failed, FailureKind, Head, HttpRequest

@@ -11,9 +11,9 @@ from __future__ import annotations
 import ssl
 from typing import Any, Generic, Protocol, TypeVar, cast
 
+from ..._httpbase.stack import HTTPX, HttpStack
 from ...errors import CodecError
 from ..deadline import bounded
-from ..stack import HTTPX, HttpStack
 from .pool import (
     BodyBuffer,
     Heads,

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from ... import codec
+from ..._httpbase.stack import HttpStack
 from ...codec import load_backend
-from ..stack import HttpStack
 
 __all__ = [
     "DEFAULT_PORTS",

@@ -74,7 +74,7 @@ class HttpStack:
     def hooks_fit(self) -> bool:
         """Whether every hook of ``capability.HOOKS`` fits this stack (probed once; no
         warning: the hooks' own gate, ``capability.usable``, warns)."""
-        from . import capability
+        from .._http import capability
 
         return all(verdict.fits for verdict in capability.verdicts(self).values())
 
