@@ -10,7 +10,7 @@ import httpcore2
 import httpx
 import httpx2
 import pytest
-from mcpstream._http import wire
+from mcpstream._http import capability, wire
 from mcpstream._http.httpx_clients import deadline_trace, direct_transport, make_client
 from mcpstream._httpbase.stack import (
     HTTPX,
@@ -71,18 +71,18 @@ def test_a_core_of_another_shape_gets_no_private_hook() -> None:
     newer = types.ModuleType("httpcore2")
     newer.__dict__.update({k: v for k, v in vars(httpcore2).items() if not k.startswith("__")})
     newer.__version__ = "3.0.0"  # type: ignore[attr-defined]
-    assert HttpStack.of_modules(httpx2, newer).hooks_fit
+    assert capability.hooks_fit(HttpStack.of_modules(httpx2, newer))
     empty = types.ModuleType("httpcore2")
     empty.__version__ = "3.0.0"  # type: ignore[attr-defined]
-    assert not HttpStack.of_modules(httpx2, empty).hooks_fit
+    assert not capability.hooks_fit(HttpStack.of_modules(httpx2, empty))
     # A core whose pool is another class: httpx2's client keeps its own.
     other = types.ModuleType("httpcore2")
     other.__dict__.update(newer.__dict__)
     other.ConnectionPool = object  # type: ignore[attr-defined]
     unfit = HttpStack.of_modules(httpx2, other)
-    assert not unfit.hooks_fit
+    assert not capability.hooks_fit(unfit)
     # The installed releases fit (the constraints' and the newest: CI runs both).
-    assert HTTPX.hooks_fit and HTTPX2.hooks_fit
+    assert capability.hooks_fit(HTTPX) and capability.hooks_fit(HTTPX2)
     with make_client(unfit) as client:
         assert isinstance(client, httpx2.Client)
         assert direct_transport(client) is None  # httpx2's own pool, left as it is

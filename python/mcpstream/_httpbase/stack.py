@@ -5,10 +5,9 @@ given to an ``httpx2.Client`` is no timeout to it, an ``httpx2.ReadTimeout`` is 
 ``httpx.HTTPError``, and httpcore2's pool maps only httpcore2's exceptions.
 
 ``HttpStack`` is the one table of what differs: the modules (every class the wire layer, the
-clients made here and the OAuth driver use is looked up on them), the groups of exceptions a
-failure is sorted by, and whether the private hooks of the speed work (``httpx_clients``,
-``receive_buffer``) fit the releases installed (``hooks_fit``: probed by ``capability``, by what
-the packages have rather than by their versions). ``stack_of(client)`` gives the stack of a
+clients made here and the OAuth driver use is looked up on them) and the groups of exceptions a
+failure is sorted by. Whether the private hooks of the speed work fit a stack's releases is the
+transport's to probe (``_http.capability.hooks_fit``). ``stack_of(client)`` gives the stack of a
 host's client; ``stack_named`` the one a transport asked for by name makes its clients on.
 
 Under ``httpx2.alias_httpx()`` the module ``httpx`` *is* ``httpx2`` (and ``httpcore`` is
@@ -52,8 +51,7 @@ class HttpStack:
 
     ``name``: the real name of the httpx module (``httpx2`` under ``alias_httpx``).
     ``errors``: what sending a request or reading a body may raise (the stack's ``HTTPError``
-    and ``StreamError``, and ``OSError``). ``hooks_fit``: whether every private hook of the
-    speed work finds what it reads in the installed httpx, core and h11 (``capability``).
+    and ``StreamError``, and ``OSError``).
     """
 
     name: str
@@ -69,14 +67,6 @@ class HttpStack:
     def of_modules(cls, httpx_module: ModuleType, httpcore_module: ModuleType) -> HttpStack:
         """The stack of an httpx module and its core."""
         return cls(httpx_module.__name__, httpx_module, httpcore_module)
-
-    @property
-    def hooks_fit(self) -> bool:
-        """Whether every hook of ``capability.HOOKS`` fits this stack (probed once; no
-        warning: the hooks' own gate, ``capability.usable``, warns)."""
-        from .._http import capability
-
-        return all(verdict.fits for verdict in capability.verdicts(self).values())
 
     @property
     def client_types(self) -> tuple[type[Any], type[Any]]:
