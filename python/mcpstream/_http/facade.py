@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
+from .._eras import Negotiated, Negotiation
 from .._httpbase.stack import HttpStack, StackName, stack_named, stack_of
 from .._telemetry import Message, Negotiating, Telemetry
 from .._timeouts import call_timeout, check_connect_timeout
@@ -41,13 +42,7 @@ from .core import (
     resume_flow,
 )
 from .core.cancel import cancellable
-from .core.modern import (
-    Channel,
-    Negotiated,
-    Negotiation,
-    modern_request_flow,
-    negotiate_flow,
-)
+from .core.modern import Channel, modern_request_flow, negotiate_flow
 from .core.relay import Relay
 from .core.sse_legacy import SseStream, host_initialize_flow, sse_call_flow
 from .core.steps import Flow, HttpRequest
