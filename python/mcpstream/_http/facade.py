@@ -31,7 +31,7 @@ from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestContext
 from . import wire
-from .auth import StoredCredentials
+from .auth import StoredCredentials, login_hint
 from .core import (
     DEFAULT_MAX_QUEUED_NOTIFICATIONS,
     INITIALIZED_NOTIFICATION,
@@ -107,6 +107,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             reconnect_policy=reconnect_policy or ReconnectPolicy(),
             connect_timeout_s=check_connect_timeout(connect_timeout_s),
             max_queued_notifications=max_queued_notifications,
+            login_hint=partial(login_hint, server),
         )
         # Raised here rather than as httpx's InvalidURL at the first request: the ValueError
         # Client raises, naming the bad part (the protocol above refused a missing URL).
