@@ -15,6 +15,7 @@ from mcpstream._http.httpx_clients import deadline_trace, direct_transport, make
 from mcpstream._httpbase.stack import (
     HTTPX,
     HttpStack,
+    StackErrors,
     as_httpx_error,
     errors_named,
     http_errors,
@@ -62,6 +63,21 @@ def test_every_httpx2_failure_is_sorted_as_its_httpx_twin() -> None:
     assert wire.failure(httpx2.ReadTimeout("x")).kind is wire.FailureKind.TIMEOUT
     assert wire.failure(httpx2.ConnectError("x")).kind is wire.FailureKind.NETWORK
     assert set(errors_named("ConnectError")) == {httpx.ConnectError, httpx2.ConnectError}
+
+
+def test_each_stack_raises_its_own_classes_checked_when_the_stack_is_made() -> None:
+    for stack, module in ((HTTPX, httpx), (HTTPX2, httpx2)):
+        for name in StackErrors.__slots__:
+            assert getattr(stack.raises, name) is getattr(module, name)
+        assert stack.raises.timeout("read") is module.ReadTimeout
+        assert stack.raises.timeout("pool") is module.PoolTimeout
+    moved = types.SimpleNamespace(**vars(httpx2))
+    del moved.ReadError
+    with pytest.raises(TypeError, match="ReadError"):
+        StackErrors.of(moved)
+    moved.ReadError = ValueError  # there, but no TransportError of the stack
+    with pytest.raises(TypeError, match="ReadError"):
+        StackErrors.of(moved)
 
 
 @pytest.mark.httpcore_client
