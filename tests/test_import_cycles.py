@@ -1,5 +1,7 @@
 """Imports go one way: no module of the package imports, directly or through others, one that
-imports it back, at run time or for typing; and the transport core's modules form layers.
+imports it back, at run time or for typing; the package's rooms (its folders and top-level
+modules) form no loop either, and the transport core's modules and the rooms around the
+transport form layers.
 
 The graph is read statically from the source (``ast``), so it includes the imports under
 ``if TYPE_CHECKING:`` and those inside functions, which an import-time check would miss.
@@ -27,6 +29,20 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"modern"}),  # the era's flows over call_flow
 )
 """The core's modules from the bottom up: each imports only from layers below its own."""
+
+ROOM_LAYERS: tuple[frozenset[str], ...] = (
+    frozenset({"_httpbase", "_eras"}),  # HTTP stacks, bodies, codings; the protocol's versions
+    frozenset({"oauth"}),  # authorization: discovery, tokens, the login
+    frozenset({"_semconv"}),  # the names and values of the MCP semantic conventions
+    frozenset({"_otel"}),  # OpenTelemetry's spans and metrics of the calls
+    frozenset({"_telemetry"}),  # the drivers' one entry to telemetry, loaded when used
+    frozenset({"_http"}),  # the transport's machinery
+    frozenset({"transport_http", "transport_http_async"}),  # the transports' public modules
+    frozenset({"client", "sdk"}),  # the front ends: Client, the SDK route
+    frozenset({"cli"}),  # the command, over the client
+)
+"""Rooms of the package (``mcpstream.<name>``) from the bottom up: each imports from no room of
+its layer or above. Rooms not named here are held only to the no-loop rule."""
 
 
 def module_files(root: Path) -> dict[str, tuple[Path, bool]]:
@@ -132,6 +148,50 @@ def test_the_core_modules_import_only_from_the_layers_below() -> None:
             assert imported <= below, (
                 f"{name} imports {sorted(imported - below)} from its layer or above"
             )
+
+
+def room_graph(graph: dict[str, set[str]]) -> dict[str, set[str]]:
+    """Which rooms (``mcpstream.<name>``, a folder or a top-level module; the package's own
+    ``__init__`` apart) each room imports."""
+    rooms: dict[str, set[str]] = {}
+    for module, imported in graph.items():
+        source = _room(module)
+        rooms.setdefault(source, set()).update(
+            target for target in map(_room, imported) if target != source
+        )
+    rooms.pop("", None)
+    for targets in rooms.values():
+        targets.discard("")
+    return rooms
+
+
+def _room(module: str) -> str:
+    parts = module.split(".")
+    return parts[1] if len(parts) > 1 else ""
+
+
+def test_the_rooms_of_the_package_form_no_loop() -> None:
+    rooms = room_graph(import_graph(PACKAGE_ROOT))
+    assert {"_http", "_httpbase", "oauth", "client"} <= set(rooms)
+    assert find_cycle(rooms) is None, " -> ".join(find_cycle(rooms) or [])
+
+
+def test_the_rooms_import_only_from_the_layers_below() -> None:
+    graph = import_graph(PACKAGE_ROOT)
+    rooms = room_graph(graph)
+    for height, layer in enumerate(ROOM_LAYERS):
+        at_or_above = set().union(*ROOM_LAYERS[height:])
+        for name in layer:
+            assert name in rooms, f"{name} is a room of the package"
+            upward = sorted(rooms[name] & at_or_above)
+            modules = sorted(
+                f"{module} -> {target}"
+                for module in graph
+                if _room(module) == name
+                for target in graph[module]
+                if _room(target) in upward
+            )
+            assert not upward, f"{name} imports from its layer or above: {modules}"
 
 
 def test_the_demo_tools_and_server_do_not_import_each_other() -> None:

@@ -126,7 +126,7 @@ def _stack(name: str) -> HttpStackDiagnosis:
         )
     from ._http import capability
     from ._http.httpx_clients import H1_ENV, h1_enabled
-    from ._http.stack import stack_named
+    from ._httpbase.stack import stack_named
 
     stack = stack_named(name)
     module, core = stack.httpx, stack.httpcore

@@ -22,8 +22,7 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from ._http.core.era import MODERN_VERSIONS
-from ._http.core.modern import Negotiated, Negotiation
+from ._eras import MODERN_VERSIONS, Negotiated, Negotiation
 from ._semconv import SessionClock, TelemetryState, error_type, operation_attributes
 from ._version import __version__
 from .errors import McpHttpTransportSessionExpiredError

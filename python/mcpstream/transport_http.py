@@ -27,9 +27,9 @@ that run its flows.
 
 from __future__ import annotations
 
+from ._eras import Negotiated, Negotiation
 from ._http.aio import AsyncMcpHttpTransport, AsyncNotificationCallback
 from ._http.core import ReconnectPolicy
-from ._http.core.modern import Negotiated, Negotiation
 from ._http.sync import McpHttpTransport, NotificationCallback
 from .errors import McpHttpTransportAuthRequiredError as McpHttpTransportAuthRequiredError
 from .errors import McpHttpTransportError as McpHttpTransportError

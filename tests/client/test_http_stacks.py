@@ -127,7 +127,7 @@ def test_mcpstream_imports_and_runs_without_httpx2() -> None:
     code = (
         "import sys; sys.modules['httpx2'] = None; sys.modules['httpcore2'] = None\n"
         "import mcpstream, mcpstream.transport_http, mcpstream.oauth, mcpstream.cli\n"
-        "from mcpstream._http.stack import stack_named\n"
+        "from mcpstream._httpbase.stack import stack_named\n"
         "assert stack_named('httpx').name == 'httpx'\n"
         "try:\n"
         "    stack_named('httpx2')\n"

@@ -12,9 +12,10 @@ from typing import Any
 import httpx2
 import mcpstream.sdk
 import pytest
+from mcpstream._http import capability
 from mcpstream._http.h1.aio import Connection
 from mcpstream._http.httpx_clients import H1_ENV
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.fastmcp import StreamableHttpTransport
 from pydantic_ai.mcp import MCPToolset
 
@@ -155,7 +156,7 @@ def test_a_host_client_given_to_the_toolset_sends_over_mcpstreams_transport(
         mcpstream.sdk.uninstall()
     assert "borrowed" in str(result)
     assert relays.made >= 1
-    assert stack_named("httpx2").hooks_fit
+    assert capability.hooks_fit(stack_named("httpx2"))
     assert own is not None
     assert over_mcpstream and all(over_mcpstream)
     assert auth.flows == len(over_mcpstream)  # the auth flow ran for every request

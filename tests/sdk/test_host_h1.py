@@ -25,9 +25,10 @@ import httpx2
 import mcp_types as types
 import pytest
 from mcp import Client
+from mcpstream._http import capability
 from mcpstream._http.h1.aio import Connection
 from mcpstream._http.httpx_clients import H1_ENV
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.sdk import streamable_http_client
 from mcpstream.sdk.host import SHARE_ENV, HostClient
 
@@ -193,7 +194,7 @@ def test_a_stock_host_client_sends_its_requests_over_mcpstreams_transport(
                 text = await _echo(c)
                 own = _own(relays, 0)
                 # The stack has what mcpstream reads of a host's pool (capability).
-                assert stack_named(stack).hooks_fit
+                assert capability.hooks_fit(stack_named(stack))
                 assert own is not None
                 assert own._pool.open >= 1  # the session's connections are its own
                 assert own._ssl_context is stock._pool._ssl_context

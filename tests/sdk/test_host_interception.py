@@ -20,7 +20,7 @@ from mcp import Client
 from mcp.client.streamable_http import streamable_http_client as sdk_transport
 from mcpstream._http.httpx_clients import H1_ENV
 from mcpstream._http.interception import Interception, interception
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.sdk import streamable_http_client
 from mcpstream.sdk.host import HostClient
 from opentelemetry.instrumentation.httpx import HTTPX2ClientInstrumentor, HTTPXClientInstrumentor

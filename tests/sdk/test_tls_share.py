@@ -17,7 +17,7 @@ import mcp_types as types
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.sdk import install, uninstall
 from mcpstream.sdk.tls_share import sharing_factory, wrap_stack
 

@@ -17,7 +17,7 @@ from typing import Any
 import httpcore
 import httpx
 import pytest
-from mcpstream._http import httpx_clients
+from mcpstream._http import capability, httpx_clients
 from mcpstream._http.asyncio_backend import BUFFER_BYTES, AsyncioBackend, AsyncioStream
 from mcpstream._http.httpx_clients import (
     LARGE_READ_BYTES,
@@ -26,7 +26,7 @@ from mcpstream._http.httpx_clients import (
     _AsyncLargeReadStream,
     make_async_client,
 )
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from plain_http.tls import self_signed_certificate
 
 Serve = Callable[[asyncio.StreamReader, asyncio.StreamWriter], Awaitable[None]]
@@ -158,7 +158,7 @@ def test_an_httpx_client_gets_its_answer_over_the_backend(http_stack: str) -> No
     assert text == "ok"
     # The backend is put in where the core's pool has what the hook reads (capability): at
     # every release the suites run at.
-    assert stack_named(http_stack).hooks_fit
+    assert capability.hooks_fit(stack_named(http_stack))
     assert stream_type is AsyncioStream
 
 

@@ -21,7 +21,7 @@ from mcpstream._http.httpx_clients import (
     host_h1_transport,
     make_client,
 )
-from mcpstream._http.stack import HttpStack, stack_named
+from mcpstream._httpbase.stack import HttpStack, stack_named
 
 
 def _like(module: types.ModuleType, **changes: object) -> types.ModuleType:
@@ -65,7 +65,7 @@ def test_the_installed_stacks_fit_every_hook() -> None:
         assert all(verdict.fits for verdict in found.values()), found
         assert found["pool"].package == stack.httpcore.__name__
         assert found["receive_buffer"].package == "h11"
-        assert stack.hooks_fit
+        assert capability.hooks_fit(stack)
         assert capability.verdicts(stack) is found  # probed once
 
 
@@ -108,7 +108,7 @@ def test_a_connection_of_another_shape_leaves_the_clients_as_the_stack_makes_the
     monkeypatch.setenv(H1_ENV, "0")
     core = _like(httpcore2, __version__="2.98.0", HTTP11Connection=_OddConnection)
     odd = HttpStack("httpx2", httpx2, core)
-    assert not odd.hooks_fit
+    assert not capability.hooks_fit(odd)
     assert deadline_trace(odd) is None  # a host's sync client: reads bounded one by one
     assert deadline_trace(odd) is None
     [message] = _warnings(warnings_logged)

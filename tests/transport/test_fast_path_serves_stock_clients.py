@@ -28,7 +28,7 @@ from mcpstream._http.httpx_clients import (
     make_client,
 )
 from mcpstream._http.receive_buffer import PassThroughBuffer
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.sdk.host import HostClient
 
 from .fault_server import Conn, FaultServer, Request

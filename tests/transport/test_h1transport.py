@@ -24,7 +24,7 @@ import pytest
 from mcpstream._http.h1 import AsyncHttp1Transport, Http1Transport, transport_types, whole_reader
 from mcpstream._http.h1.pool import prepare
 from mcpstream._http.httpx_clients import io_deadline
-from mcpstream._http.stack import stack_named
+from mcpstream._httpbase.stack import stack_named
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import AsyncMcpHttpTransport, McpHttpTransport
 

@@ -15,7 +15,7 @@ import httpx2
 import pytest
 from mcpstream import Client
 from mcpstream._http.host_view import own_connection, speaks_http2
-from mcpstream._http.stack import stack_of
+from mcpstream._httpbase.stack import stack_of
 from mcpstream.jsonrpc import JsonRpcNotification
 
 from .host_servers import HostServer, tls_server

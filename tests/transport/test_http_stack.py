@@ -1,4 +1,4 @@
-"""The table of what differs between httpx and httpx2 (``mcpstream._http.stack``): which stack a
+"""The table of what differs between httpx and httpx2 (``mcpstream._httpbase.stack``): which stack a
 client is on, how every failure of either is sorted, and the capability probes that keep the
 private hooks of the speed work off cores of another shape."""
 
@@ -10,11 +10,12 @@ import httpcore2
 import httpx
 import httpx2
 import pytest
-from mcpstream._http import wire
+from mcpstream._http import capability, wire
 from mcpstream._http.httpx_clients import deadline_trace, direct_transport, make_client
-from mcpstream._http.stack import (
+from mcpstream._httpbase.stack import (
     HTTPX,
     HttpStack,
+    StackErrors,
     as_httpx_error,
     errors_named,
     http_errors,
@@ -64,6 +65,21 @@ def test_every_httpx2_failure_is_sorted_as_its_httpx_twin() -> None:
     assert set(errors_named("ConnectError")) == {httpx.ConnectError, httpx2.ConnectError}
 
 
+def test_each_stack_raises_its_own_classes_checked_when_the_stack_is_made() -> None:
+    for stack, module in ((HTTPX, httpx), (HTTPX2, httpx2)):
+        for name in StackErrors.__slots__:
+            assert getattr(stack.raises, name) is getattr(module, name)
+        assert stack.raises.timeout("read") is module.ReadTimeout
+        assert stack.raises.timeout("pool") is module.PoolTimeout
+    moved = types.SimpleNamespace(**vars(httpx2))
+    del moved.ReadError
+    with pytest.raises(TypeError, match="ReadError"):
+        StackErrors.of(moved)
+    moved.ReadError = ValueError  # there, but no TransportError of the stack
+    with pytest.raises(TypeError, match="ReadError"):
+        StackErrors.of(moved)
+
+
 @pytest.mark.httpcore_client
 def test_a_core_of_another_shape_gets_no_private_hook() -> None:
     # Whether the hooks fit is probed by what the core has, not by its version
@@ -71,18 +87,18 @@ def test_a_core_of_another_shape_gets_no_private_hook() -> None:
     newer = types.ModuleType("httpcore2")
     newer.__dict__.update({k: v for k, v in vars(httpcore2).items() if not k.startswith("__")})
     newer.__version__ = "3.0.0"  # type: ignore[attr-defined]
-    assert HttpStack.of_modules(httpx2, newer).hooks_fit
+    assert capability.hooks_fit(HttpStack.of_modules(httpx2, newer))
     empty = types.ModuleType("httpcore2")
     empty.__version__ = "3.0.0"  # type: ignore[attr-defined]
-    assert not HttpStack.of_modules(httpx2, empty).hooks_fit
+    assert not capability.hooks_fit(HttpStack.of_modules(httpx2, empty))
     # A core whose pool is another class: httpx2's client keeps its own.
     other = types.ModuleType("httpcore2")
     other.__dict__.update(newer.__dict__)
     other.ConnectionPool = object  # type: ignore[attr-defined]
     unfit = HttpStack.of_modules(httpx2, other)
-    assert not unfit.hooks_fit
+    assert not capability.hooks_fit(unfit)
     # The installed releases fit (the constraints' and the newest: CI runs both).
-    assert HTTPX.hooks_fit and HTTPX2.hooks_fit
+    assert capability.hooks_fit(HTTPX) and capability.hooks_fit(HTTPX2)
     with make_client(unfit) as client:
         assert isinstance(client, httpx2.Client)
         assert direct_transport(client) is None  # httpx2's own pool, left as it is

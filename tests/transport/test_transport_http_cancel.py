@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from mcpstream._eras import Negotiation
 from mcpstream._http.core.cancel import CANCEL_TIMEOUT_S, CANCELLED_NOTIFICATION
-from mcpstream._http.core.modern import Negotiation
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportTimeoutError
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http_async import AsyncMcpHttpTransport

@@ -15,10 +15,10 @@ import certifi
 import httpx
 import httpx2
 import pytest
-from mcpstream._http import httpx_clients, sync
+from mcpstream._http import capability, httpx_clients, sync
 from mcpstream._http.httpx_clients import LazySSLContext, shared_ssl_context
-from mcpstream._http.stack import stack_named, stack_of
 from mcpstream._http.wire import holds_cookies
+from mcpstream._httpbase.stack import stack_named, stack_of
 from mcpstream.errors import McpHttpTransportTimeoutError
 from mcpstream.models import ResolvedMcpServer
 from mcpstream.transport_http import McpHttpTransport
@@ -137,7 +137,7 @@ def test_a_small_sse_answer_is_read_without_a_thread(
         assert len(transport.drain_notifications()) == 4
     # Inline: the stack's connections carry mcpstream's deadline streams (its hooks fit every
     # release the suites run at: capability), so no reader thread is needed.
-    assert stack_named("httpx2" if host else "httpx").hooks_fit
+    assert capability.hooks_fit(stack_named("httpx2" if host else "httpx"))
     assert pumps == []
     if http is not None:
         http.close()
@@ -173,7 +173,7 @@ def test_a_stalled_small_answer_still_ends_at_the_deadline(
         transport.request(method="ping", params=None, timeout_s=0.5)
     assert 0.45 <= time.monotonic() - started < 1.5
     # Inline (the hooks fit, as above); the async driver has no pump either.
-    assert stack_named("httpx2" if client_stack == "httpx2" else "httpx").hooks_fit
+    assert capability.hooks_fit(stack_named("httpx2" if client_stack == "httpx2" else "httpx"))
     assert pumps == []
 
 

@@ -14,7 +14,7 @@ from mcpstream._http import aio, sync, wire
 from mcpstream._http.core.steps import HttpRequest
 from mcpstream._http.h1.pool import Http1Request, Http1Response
 from mcpstream._http.httpx_clients import make_client
-from mcpstream._http.stack import stack_named, stack_of
+from mcpstream._httpbase.stack import stack_named, stack_of
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportProtocolError
 
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse

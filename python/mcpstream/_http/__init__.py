@@ -1,13 +1,37 @@
-"""The Streamable HTTP transport's machinery.
+"""The Streamable HTTP transport's machinery. A call is decided by the core's flows, built into
+an httpx request by ``wire``, sent by a driver through httpx (over the host's client, one made
+here, or the HTTP/1.1 transports of ``h1``), and its answer framed and decoded back into the
+core's terms by ``wire`` and the driver's I/O pieces.
 
-* ``core/``: every protocol decision and the order of the steps, as flows; no I/O (see there).
-* ``sync``, ``aio``: the drivers, which run the core's flows with ``httpx.Client`` (and reader
-  threads) or ``httpx.AsyncClient`` (and tasks); with their I/O pieces (``sync_io``,
-  ``aio_io``), they do all the I/O.
-* ``facade``: the base both transports share (constructor wiring, state, the flows of calls).
-* ``wire``: the translation between the core's descriptions and httpx, for both drivers.
-* ``auth``: the authorization hook the transports ask (an OAuth session).
-* ``httpx_clients``: the httpx clients a transport makes for itself.
-* ``stack``: what differs between httpx and httpx2 (a host's client may be of either), in one
-  table that the wire layer, the clients made here and the OAuth driver look up.
+Every module, and whether it does I/O:
+
+* ``core/``: every protocol decision and the order of the steps, as flows (see there); no I/O.
+* ``h1/``: HTTP/1.1 transports for httpx and httpx2 on Python's sockets or asyncio; I/O.
+* ``facade``: what the two transports share: constructor wiring, state, the flows of calls; no
+  I/O.
+* ``sync``: the sync driver, ``McpHttpTransport``, running the flows over ``httpx.Client``; I/O.
+* ``sync_io``: the sync driver's I/O pieces: the body reader thread, the GET stream's; I/O.
+* ``aio``: the async driver, ``AsyncMcpHttpTransport``, over ``httpx.AsyncClient``; I/O.
+* ``aio_io``: the async driver's I/O pieces: what a running flow has open, bounded reads; I/O.
+* ``aio_flow``: flow control of the asyncio protocols (paused reads, drained writes); I/O.
+* ``wire``: the translation between the core's descriptions and httpx, for both drivers: the
+  requests, the head of an answer, bodies and failures; no I/O of its own.
+* ``auth``: the authorization hook the transports ask (an OAuth session) and the login hint of
+  a 401; I/O only through OAuth's drivers.
+* ``httpx_clients``: the httpx clients a transport makes for itself, their network streams and
+  the HTTP/1.1 transport under a host's client; I/O.
+* ``asyncio_backend``: an httpcore network backend on asyncio itself; I/O.
+* ``large_reads``: how the streams made here size their reads and hold small writes; no I/O.
+* ``deadline``: the deadline of the operation under way, which every wait obeys; no I/O.
+* ``receive_buffer``: h11's receive buffer that hands large body pieces on uncopied; no I/O.
+* ``capability``: probes of the private attributes the speed work reads; no I/O (no socket).
+* ``interception``: what a host installed on its client's way, found before a transport of
+  mcpstream's stands in for it; no I/O.
+* ``host_view``: a view of a host's client over a transport of mcpstream's choosing; no I/O.
+* ``host_settings``: what the transports read from a host's client (``base_url``,
+  ``max_redirects``, ``Timeout``); no I/O.
+
+Below the transport, shared with OAuth, the SDK route and the client: ``mcpstream._httpbase``
+(the httpx/httpx2 table, bodies decoded within a budget, the codings asked for) and
+``mcpstream._eras`` (the protocol's versions, the negotiation's values).
 """

@@ -20,6 +20,7 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._eras import Negotiated, Negotiation
 from .._telemetry import Message, Negotiating
 from .._timeouts import check_timeout
 from ..jsonrpc import JsonRpcId, JsonRpcNotification, JsonRpcResponse
@@ -35,7 +36,6 @@ from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_d
 from .core import INITIALIZED_NOTIFICATION, CallExchange, ListenStream, Stepper, listen_flow
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S, Abandoned
-from .core.modern import Negotiated, Negotiation
 from .core.sse_legacy import SseStream
 from .facade import HttpTransportBase
 from .httpx_clients import io_deadline, make_async_client

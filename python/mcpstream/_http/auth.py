@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any, Protocol
+from urllib.parse import urlsplit
 
 import httpx
 
@@ -33,9 +34,11 @@ from ..oauth import (
     AsyncMcpOAuthSession,
     McpOAuthRedirectHandler,
     McpOAuthSession,
+    login_command,
 )
 from ..oauth.dpop import DPOP_HEADER
 from ..oauth_store import McpOAuthTokenStore
+from ..redaction import redact_url
 from .core.steps import HttpRequest
 
 __all__ = [
@@ -120,6 +123,19 @@ class AsyncMcpHttpAuth(Protocol):
     def stored_authorization_header(self) -> str | None:
         """See :meth:`McpHttpAuth.stored_authorization_header`."""
         ...
+
+
+def login_hint(server: ResolvedMcpServer) -> str:
+    """The ``mcpstream auth login`` command for ``server``: it names a ``--server-id`` only
+    where the server's id is the token store's key."""
+    # A host's server id is the token store's key (the login must be stored under it), unless
+    # it is only the URL's host:port, the name Client and the SDK route give a server without
+    # OAuth: then the login's default key is the one to use.
+    url = server.url or ""
+    netloc = urlsplit(url).netloc.rpartition("@")[2]
+    if server.oauth is None and server.id == netloc:
+        return f"mcpstream auth login {redact_url(url)}"
+    return login_command(server.id, url)
 
 
 def _session_settings(server: ResolvedMcpServer) -> dict[str, Any]:

@@ -24,11 +24,13 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import ModuleType
-from typing import Any, Protocol
+from typing import Any
 
 import h11
 
-__all__ = ["HOOKS", "Verdict", "reset_warnings", "usable", "verdicts"]
+from .._httpbase.stack import HttpStack
+
+__all__ = ["HOOKS", "Verdict", "hooks_fit", "reset_warnings", "usable", "verdicts"]
 
 logger = logging.getLogger("mcpstream")
 
@@ -60,17 +62,6 @@ class Verdict:
     def advice(self) -> str:
         """What a user can do about a hook that does not fit."""
         return f"pin {self.package}<{_minor(self.version)} or upgrade mcpstream"
-
-
-class HttpStack(Protocol):
-    """What a probe reads of a stack (``stack.HttpStack``, which imports this module)."""
-
-    @property
-    def name(self) -> str: ...
-    @property
-    def httpx(self) -> Any: ...
-    @property
-    def httpcore(self) -> Any: ...
 
 
 class _Misfit(Exception):
@@ -245,6 +236,12 @@ def verdicts(stack: HttpStack) -> dict[str, Verdict]:
         if held is None or held[0] is not stack:
             held = _VERDICTS[id(stack)] = (stack, {hook: _run(stack, hook) for hook in HOOKS})
     return held[1]
+
+
+def hooks_fit(stack: HttpStack) -> bool:
+    """Whether every hook of ``HOOKS`` fits ``stack`` (probed once; no warning: ``usable``,
+    the hooks' own gate, warns)."""
+    return all(verdict.fits for verdict in verdicts(stack).values())
 
 
 def usable(stack: HttpStack, *hooks: str) -> bool:

@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar
 
 import httpx
 
+from .._eras import Negotiated, Negotiation
+from .._httpbase.stack import HttpStack, StackName, stack_named, stack_of
 from .._telemetry import Message, Negotiating, Telemetry
 from .._timeouts import call_timeout, check_connect_timeout
 from .._urls import check_url
@@ -29,7 +31,7 @@ from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestContext
 from . import wire
-from .auth import StoredCredentials
+from .auth import StoredCredentials, login_hint
 from .core import (
     DEFAULT_MAX_QUEUED_NOTIFICATIONS,
     INITIALIZED_NOTIFICATION,
@@ -40,18 +42,11 @@ from .core import (
     resume_flow,
 )
 from .core.cancel import cancellable
-from .core.modern import (
-    Channel,
-    Negotiated,
-    Negotiation,
-    modern_request_flow,
-    negotiate_flow,
-)
+from .core.modern import Channel, modern_request_flow, negotiate_flow
 from .core.relay import Relay
 from .core.sse_legacy import SseStream, host_initialize_flow, sse_call_flow
 from .core.steps import Flow, HttpRequest
 from .host_settings import host_max_redirects, host_url
-from .stack import HttpStack, StackName, stack_named, stack_of
 
 if TYPE_CHECKING:
     from .._otel import Operation
@@ -112,6 +107,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             reconnect_policy=reconnect_policy or ReconnectPolicy(),
             connect_timeout_s=check_connect_timeout(connect_timeout_s),
             max_queued_notifications=max_queued_notifications,
+            login_hint=partial(login_hint, server),
         )
         # Raised here rather than as httpx's InvalidURL at the first request: the ValueError
         # Client raises, naming the bad part (the protocol above refused a missing URL).

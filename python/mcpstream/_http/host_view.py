@@ -17,8 +17,8 @@ from __future__ import annotations
 import ssl
 from typing import Any
 
+from .._httpbase.stack import HttpStack
 from .interception import interception, say_kept
-from .stack import HttpStack
 
 __all__ = ["own_connection", "speaks_http2", "view"]
 

@@ -71,13 +71,13 @@ import httpcore
 import httpx
 import sniffio
 
+from .._httpbase.stack import HTTPX, HttpStack
 from . import capability, receive_buffer
 from .asyncio_backend import AsyncioBackend
 from .deadline import bounded as _bounded
 from .deadline import io_deadline
 from .h1 import transport_types
 from .large_reads import COALESCE_BYTES, LARGE_READ_BYTES, READ_BYTES, HeldWrites, next_ask
-from .stack import HTTPX, HttpStack
 
 __all__ = [
     "COALESCE_BYTES",

@@ -32,7 +32,7 @@ import types
 from collections.abc import Iterator
 from typing import Any
 
-from .stack import HttpStack
+from .._httpbase.stack import HttpStack
 
 logger = logging.getLogger("mcpstream")
 

@@ -22,6 +22,8 @@ from typing import Any, TypeVar
 
 import httpx
 
+from .._eras import Negotiated, Negotiation
+from .._httpbase.stack import stack_of
 from .._telemetry import Message, Negotiating
 from .._timeouts import check_timeout
 from ..jsonrpc import JsonRpcNotification, JsonRpcResponse
@@ -33,12 +35,10 @@ from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
 from .core import INITIALIZED_NOTIFICATION, CallExchange, ListenStream, Stepper
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S
-from .core.modern import Negotiated, Negotiation
 from .deadline import DEADLINE
 from .facade import HttpTransportBase
 from .host_view import own_connection, speaks_http2
 from .httpx_clients import deadline_bound, deadline_trace, io_deadline, make_client
-from .stack import stack_of
 from .sync_io import ChunkKind, ChunkPump, Exchange, Listener, read_limited
 
 __all__ = ["McpHttpTransport", "NotificationCallback"]

@@ -19,9 +19,10 @@ from typing import Any
 
 import httpx
 
+from .._httpbase.bodies import PIECE_BYTES, BodyDecoder, abody_chunks, body_chunks
+from .._httpbase.stack import HttpStack, failure_groups, http_errors, stack_of
 from ..jsonrpc import JsonRpcResponse
 from . import receive_buffer
-from .bodies import PIECE_BYTES, BodyDecoder, abody_chunks, body_chunks
 from .core import CallExchange, complete_answer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 from .h1 import whole_reader
@@ -30,7 +31,6 @@ from .h1.pool import Http1Request, Prepared, prepare, real_request
 from .h1.sync import Sent
 from .host_settings import host_timeout
 from .httpx_clients import direct_transport
-from .stack import HttpStack, failure_groups, http_errors, stack_of
 
 __all__ = [
     "PIECE_BYTES",

@@ -20,7 +20,7 @@ from typing import Any
 from rich.console import Console
 
 from .._http.core.advice import tls_mismatch
-from .._http.stack import errors_named
+from .._httpbase.stack import errors_named
 from .._text import sanitize, terminal_text
 from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client, ServerInfo
 from ..client._settings import PROTOCOL_CHOICES

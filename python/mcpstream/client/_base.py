@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any, Generic, TypedDict, TypeVar
 
 from .._http.host_settings import host_url
-from .._http.stack import StackName
+from .._httpbase.stack import StackName
 from .._telemetry import Telemetry
 from .._version import __version__
 from ..models import ResolvedMcpServer

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
 
-from .._http.core.era import LEGACY_VERSIONS, MODERN_VERSIONS
+from .._eras import LEGACY_VERSIONS, MODERN_VERSIONS
 from ..errors import McpError, McpHttpTransportSessionExpiredError, McpProtocolError
 from ..jsonrpc import JsonRpcResponse
 from ..transport_http import Negotiated

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields
 
-from .._http.core.era import LEGACY_VERSIONS, MODERN_VERSIONS
+from .._eras import LEGACY_VERSIONS, MODERN_VERSIONS
 from .._timeouts import (
     DEFAULT_CONNECT_TIMEOUT_S,
     DEFAULT_REQUEST_TIMEOUT_S,

@@ -21,7 +21,7 @@ The drivers hold every limit of an OAuth exchange, so no flow can forget one:
 - one byte budget per document: a body larger than :data:`MAX_DOCUMENT_BYTES` after
   decompression (``Content-Length`` is checked first) is refused, unread. Every document, on
   every path (discovery, registration, the token endpoint, the identity provider's), is read
-  by :func:`_read_document`: through the transports' decompressor (``_http.bodies``, which
+  by :func:`_read_document`: through the transports' decompressor (``_httpbase.bodies``, which
   undoes gzip or deflate ``PIECE_BYTES`` at a time), counted after decompression, and stopped
   within a piece of the budget whatever the ratio of a bomb. Only the codings it undoes are
   asked for.
@@ -43,8 +43,8 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 
 import httpx
 
-from .._http.bodies import ACCEPT_ENCODING, abody_chunks, body_chunks
-from .._http.stack import as_httpx_error, as_httpx_request, errors_named, stack_of
+from .._httpbase.bodies import ACCEPT_ENCODING, abody_chunks, body_chunks
+from .._httpbase.stack import as_httpx_error, as_httpx_request, errors_named, stack_of
 from .._version import __version__
 from ..errors import McpOAuthAuthorizationError
 from .policy import InsecureOAuthUrlError, check_oauth_url

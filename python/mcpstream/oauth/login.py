@@ -14,7 +14,7 @@ import time
 
 import httpx
 
-from .._http.stack import errors_named
+from .._httpbase.stack import errors_named
 from ..errors import McpOAuthDiscoveryError
 from ..oauth_store import McpOAuthTokenRecord, McpOAuthTokenStore
 from ._flow import USER_AGENT, McpOAuthRedirectHandler, _SocketWatchdog

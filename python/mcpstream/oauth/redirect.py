@@ -22,7 +22,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from .._http.stack import errors_named
+from .._httpbase.stack import errors_named
 from ..errors import McpOAuthAuthorizationError
 from ._flow import USER_AGENT, AuthorizationPrompt, _SocketWatchdog
 from .policy import InsecureOAuthUrlError, check_oauth_url

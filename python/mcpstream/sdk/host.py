@@ -42,7 +42,7 @@ from .._http.host_settings import host_timeout
 from .._http.host_view import view as _view
 from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
 from .._http.interception import SEND_PATH, Interception, say_kept
-from .._http.stack import HttpStack, stack_of
+from .._httpbase.stack import HttpStack, stack_of
 
 logger = logging.getLogger("mcpstream")
 

@@ -34,7 +34,7 @@ from typing import Any, NoReturn
 import mcp.client.streamable_http as sdk_module
 import mcp.shared._httpx_utils as sdk_httpx_utils
 
-from .._http.stack import HttpStack, stack_named
+from .._httpbase.stack import HttpStack, stack_named
 from ..errors import McpSdkUnsupportedError
 from . import client
 from .line import MAJOR

@@ -18,7 +18,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from .._http.core.protocol import failed_while_streaming, stream_ended
-from .._http.stack import errors_named
+from .._httpbase.stack import errors_named
 from .._text import sanitize
 from ..errors import (
     McpHttpTransportError,

@@ -30,7 +30,7 @@ from types import ModuleType
 from typing import Any
 
 from .._http.httpx_clients import stack_ssl_context
-from .._http.stack import HttpStack
+from .._httpbase.stack import HttpStack
 
 __all__ = ["sharing_factory", "unwrap_stack", "wrap_stack"]
 

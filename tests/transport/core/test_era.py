@@ -11,10 +11,10 @@ from typing import Any
 
 import pytest
 from mcpstream import errors
+from mcpstream._eras import Negotiation
 from mcpstream._http.core import era
 from mcpstream._http.core.modern import (
     Channel,
-    Negotiation,
     modern_request_flow,
     negotiate_flow,
 )

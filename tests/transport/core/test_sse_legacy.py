@@ -8,8 +8,9 @@ import json
 from typing import Any
 
 import pytest
+from mcpstream._eras import Negotiation
 from mcpstream._http.core import steps as s
-from mcpstream._http.core.modern import Negotiation, negotiate_flow
+from mcpstream._http.core.modern import negotiate_flow
 from mcpstream._http.core.sse_legacy import (
     ENDPOINT_MAX_CHARS,
     NEGOTIATED,

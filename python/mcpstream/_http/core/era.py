@@ -23,6 +23,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..._eras import LEGACY_VERSIONS, MODERN_VERSIONS
 from ..._text import sanitize
 
 __all__ = [
@@ -48,11 +49,6 @@ __all__ = [
 ]
 
 logger = logging.getLogger("mcpstream.transport")
-
-MODERN_VERSIONS = ("2026-07-28",)
-"""The modern versions this client speaks, newest first."""
-LEGACY_VERSIONS = ("2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05")
-"""The handshake-era versions this client speaks, newest first."""
 
 META_PREFIX = "io.modelcontextprotocol/"
 META_PROTOCOL_VERSION = META_PREFIX + "protocolVersion"

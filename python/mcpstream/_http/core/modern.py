@@ -20,6 +20,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..._eras import Negotiated, Negotiation
 from ...errors import McpHttpTransportError, McpHttpTransportProtocolError
 from ...jsonrpc import (
     JsonRpcId,
@@ -36,8 +37,6 @@ from .steps import Done, Flow, Handle, Handled, Sleep
 __all__ = [
     "LIST_METHODS",
     "Channel",
-    "Negotiated",
-    "Negotiation",
     "modern_request_flow",
     "negotiate_flow",
 ]
@@ -46,24 +45,6 @@ LIST_METHODS = frozenset(
     {"tools/list", "resources/list", "resources/templates/list", "prompts/list"}
 )
 """The methods whose results the cache keeps (by their ``ttlMs`` and ``cacheScope``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class Negotiated:
-    """The era a transport negotiated: ``modern`` or not, the protocol ``version``, the
-    server's answer (the ``server/discover`` or ``initialize`` result), and the ``transport``:
-    ``"streamable-http"``, or ``"http+sse"`` for the 2024-11-05 HTTP+SSE transport (the
-    handshake era on the old transport, see ``sse_legacy``)."""
-
-    modern: bool
-    version: str
-    result: dict[str, Any]
-    transport: str = "streamable-http"
-
-    @property
-    def era(self) -> str:
-        """``"2026"`` style name of the era: ``modern`` or ``legacy``."""
-        return "modern" if self.modern else "legacy"
 
 
 def _now() -> Flow[float]:
@@ -244,21 +225,6 @@ def _taken(
 
 
 # -- negotiation -----------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True, slots=True)
-class Negotiation:
-    """What a client says of itself when it negotiates (``capabilities``, ``client_info``),
-    the era or version it pins (``era``: None to detect it, ``"modern"``, ``"legacy"``,
-    ``"http+sse"`` or a version), the time the negotiation may take (None: the server's
-    call timeout), and ``meta``: entries of ``params._meta`` for the negotiation's requests
-    (the W3C trace context of the host's span, for one)."""
-
-    capabilities: Mapping[str, Any]
-    client_info: Mapping[str, Any]
-    era: str | None = None
-    timeout_s: float | None = None
-    meta: Mapping[str, Any] | None = None
 
 
 def negotiate_flow(

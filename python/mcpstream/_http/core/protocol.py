@@ -8,12 +8,13 @@ import logging
 import threading
 import weakref
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from ..._httpbase.codings import ACCEPT_ENCODING
 from ..._text import sanitize
 from ..._version import __version__
 from ...errors import (
@@ -34,7 +35,6 @@ from ...jsonrpc import (
     encode_jsonrpc_message,
 )
 from ...models import ResolvedMcpServer
-from ...oauth import login_command
 from ...redaction import redact_url, scrub_secrets
 from ...server_requests import (
     JSONRPC_INTERNAL_ERROR,
@@ -42,7 +42,6 @@ from ...server_requests import (
     McpServerRequestHandlerError,
     McpUnsupportedServerRequestError,
 )
-from ..codings import ACCEPT_ENCODING
 from . import era
 from .advice import body_excerpt, html_title, likely_endpoint, tls_mismatch
 from .steps import Failed, FailureKind, Head, HttpRequest
@@ -304,6 +303,7 @@ class McpHttpProtocol:
         reconnect_policy: ReconnectPolicy,
         connect_timeout_s: float | None = None,
         max_queued_notifications: int | None = DEFAULT_MAX_QUEUED_NOTIFICATIONS,
+        login_hint: Callable[[], str] | None = None,
     ) -> None:
         if server.transport != "http":
             raise McpHttpTransportError(
@@ -316,6 +316,9 @@ class McpHttpProtocol:
         self._user_agent: str | None = USER_AGENT
         self._base_headers = self._headers_of_every_request()
         self.redacted_url = redact_url(server.url)
+        self._login_hint = login_hint
+        """The command a 401 without credentials tells the user to run (the driver knows how
+        OAuth names a login; None: ``mcpstream auth login URL``)."""
         self.max_event_bytes = max_event_bytes
         self._max_json_bytes: int | None = None
         self._own_json_budget = False
@@ -751,21 +754,17 @@ class McpHttpProtocol:
 
     def _auth_hint(self, suffix: str) -> str:
         """The message of a 401: credentials refused when some were sent (the host gave an
-        ``Authorization`` header or token), else what to send; the login command names a
-        ``--server-id`` only for a server with OAuth settings, whose store key it is."""
+        ``Authorization`` header or token), else what to send and the login command given to
+        ``__init__``."""
         if self._sends_credentials:
             return (
                 "the server refused the credentials sent (HTTP 401): the token is wrong, "
                 f"expired or not for this server{suffix}"
             )
-        # A host's server id is the token store's key (the login must be stored under it),
-        # unless it is only the URL's host:port, the name Client and the SDK route give a
-        # server without OAuth: then the login's default key is the one to use.
-        netloc = urlsplit(self.url).netloc.rpartition("@")[2]
-        if self.server.oauth is None and self.server.id == netloc:
+        if self._login_hint is None:
             login = f"mcpstream auth login {self.redacted_url}"
         else:
-            login = login_command(self.server.id, self.url)
+            login = self._login_hint()
         return (
             "the server requires authentication (HTTP 401) and no credentials were sent: a "
             f"bearer token, or an OAuth login ('{login}'){suffix}"

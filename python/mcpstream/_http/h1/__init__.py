@@ -28,7 +28,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..stack import HTTPX, HttpStack, stack_named
+from ..._httpbase.stack import HTTPX, HttpStack, stack_named
 from . import aio, sync
 from .aio import AsyncHttp1, AsyncHttp1Transport
 from .sync import Http1Transport, SyncHttp1

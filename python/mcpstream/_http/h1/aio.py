@@ -305,11 +305,11 @@ class AsyncHttp1(Http1Base[Connection]):
             waiter: asyncio.Future[bool] = loop.create_future()
             self._waiting.append(waiter)
             try:
-                async with asyncio.timeout(self._wait(request, "pool", "PoolTimeout")):
+                async with asyncio.timeout(self._wait(request, "pool")):
                     await waiter
             except TimeoutError:
                 raise self._error(
-                    "PoolTimeout", "no connection free within the timeout", request
+                    self._stack.raises.PoolTimeout, "no connection free within the timeout", request
                 ) from None
             finally:
                 if waiter in self._waiting:
@@ -363,7 +363,7 @@ class AsyncHttp1(Http1Base[Connection]):
         connection.tls = tls
         connected = False
         try:
-            async with asyncio.timeout(self._wait(request, "connect", "ConnectTimeout")):
+            async with asyncio.timeout(self._wait(request, "connect")):
                 transport, _ = await loop.create_connection(lambda: connection, hostname, port)
                 connected = True
                 if tls:
@@ -415,7 +415,7 @@ class AsyncHttp1(Http1Base[Connection]):
             try:
                 written = await self._send(connection, timer, request, prepared)
                 await body.read_head(written)
-            except self._stack.httpx.TransportError:
+            except self._stack.raises.TransportError:
                 timer.cancel()
                 body.drop()
                 # (a connection that closed before a byte of the answer, taken idle: the
@@ -448,15 +448,17 @@ class AsyncHttp1(Http1Base[Connection]):
                 if connection.lost:
                     break
                 transport.write(prepared.frame(chunk))
-                wait = self._wait(request, "write", "WriteTimeout")
+                wait = self._wait(request, "write")
                 if not await connection.drained(timer.wait, wait):
-                    raise self._timed_out("WriteTimeout", None, request)
+                    raise self._timed_out("write", None, request)
             if prepared.chunked and not connection.lost:
                 transport.write(prepared.tail)
-        if not await connection.drained(timer.wait, self._wait(request, "write", "WriteTimeout")):
-            raise self._timed_out("WriteTimeout", None, request)
+        if not await connection.drained(timer.wait, self._wait(request, "write")):
+            raise self._timed_out("write", None, request)
         if connection.lost and not connection.received:
-            return self._error("WriteError", connection.error or "connection lost", request)
+            return self._error(
+                self._stack.raises.WriteError, connection.error or "connection lost", request
+            )
         return None
 
     async def aclose(self) -> None:
@@ -515,11 +517,11 @@ class _Body:
         assert connection is not None
         if connection.error is not None or (connection.eof and not self._framing.complete):
             raise self._fail(connection)
-        timeout = self._transport._wait(self._request, "read", "ReadTimeout")
+        timeout = self._transport._wait(self._request, "read")
         if not await connection.readable(self._timer.wait, timeout):
             if mark is not None and mark.pending():
                 return
-            raise self._transport._timed_out("ReadTimeout", None, self._request)
+            raise self._transport._timed_out("read", None, self._request)
 
     async def read_head(self, write_error: Exception | None) -> None:
         """Wait for the final head (body data that came with it is kept); a ``write_error``
@@ -529,7 +531,7 @@ class _Body:
         try:
             while self._framing.status is None:
                 await self._more()
-        except self._transport._stack.httpx.TransportError:
+        except self._transport._stack.raises.TransportError:
             if write_error is not None:
                 raise write_error from write_error.__cause__
             raise

@@ -11,9 +11,11 @@ from __future__ import annotations
 import ssl
 from typing import Any, Generic, Protocol, TypeVar, cast
 
+import httpx
+
+from ..._httpbase.stack import HTTPX, HttpStack
 from ...errors import CodecError
 from ..deadline import bounded
-from ..stack import HTTPX, HttpStack
 from .pool import (
     BodyBuffer,
     Heads,
@@ -154,44 +156,45 @@ class Http1Base(Generic[C]):
 
     # -- the stack's exceptions --------------------------------------------------------------
 
-    def _error(self, name: str, message: object, request: Any) -> Exception:
-        """The stack's exception ``name`` (``ReadError``, ...) for ``request`` (the stack's
-        ``Request``, an ``Http1Request`` materialized)."""
-        error: Exception = getattr(self._stack.httpx, name)(
-            str(message), request=real_request(request)
-        )
-        return error
+    def _error(self, kind: type[httpx.TransportError], message: object, request: Any) -> Exception:
+        """The stack's exception ``kind`` (one of ``self._stack.raises``) for ``request`` (the
+        stack's ``Request``, an ``Http1Request`` materialized)."""
+        return kind(str(message), request=real_request(request))
 
-    def _wait(self, request: Any, kind: str, expired: str) -> float | None:
+    def _wait(self, request: Any, kind: str) -> float | None:
         """How long the next ``kind`` wait (``connect``, ``read``, ``write``, ``pool``) may
         take: that timeout of the request's ``timeout`` extension (read at each wait: the
         drivers lift ``read`` for a quiet stream), cut to what is left of the
-        ``io_deadline``; the stack's ``expired`` error once nothing is left."""
+        ``io_deadline``; the stack's timeout of that ``kind`` once nothing is left."""
         timeouts = request.extensions.get("timeout")
         value = timeouts.get(kind) if timeouts else None
         try:
             return bounded(None if value is None else float(value), _DeadlinePassed)
         except _DeadlinePassed as exc:
-            raise self._error(expired, exc, request) from None
+            raise self._error(self._stack.raises.timeout(kind), exc, request) from None
 
-    def _timed_out(self, name: str, exc: BaseException | None, request: Any) -> Exception:
-        """The stack's timeout ``name`` (``ConnectTimeout``, ``WriteTimeout``, ...), with the
+    def _timed_out(self, kind: str, exc: BaseException | None, request: Any) -> Exception:
+        """The stack's timeout of a ``kind`` of wait (``connect``, ``write``, ...), with the
         message of ``exc`` when it has one (else ``_TIMEOUT_WORDS``)."""
-        return self._error(name, str(exc or "") or self._TIMEOUT_WORDS, request)
+        return self._error(
+            self._stack.raises.timeout(kind), str(exc or "") or self._TIMEOUT_WORDS, request
+        )
 
     def _connect_error(self, exc: OSError, request: Any) -> Exception:
         """The stack's exception for a connection (or its TLS handshake) that failed with
         ``exc``: ``ConnectTimeout`` for a timeout, else ``ConnectError``."""
         if isinstance(exc, TimeoutError):
-            return self._timed_out("ConnectTimeout", exc, request)
-        return self._error("ConnectError", exc, request)
+            return self._timed_out("connect", exc, request)
+        return self._error(self._stack.raises.ConnectError, exc, request)
 
     def _attempts_failed(self, request: Any) -> Exception:
         """The stack's ``ConnectError`` for an async connection no address of the host took
         (refused, unreachable): in the words of httpx's own async transport, whose backend
         (anyio's ``connect_tcp``) says so whatever the attempts' errors were (they are the
         cause), and which a framework may show its user."""
-        return self._error("ConnectError", "All connection attempts failed", request)
+        return self._error(
+            self._stack.raises.ConnectError, "All connection attempts failed", request
+        )
 
     def _tls_context(self) -> ssl.SSLContext:
         """The SSL context of the next TLS connection, offering HTTP/1.1 alone by ALPN. Set on
@@ -207,7 +210,9 @@ class Http1Base(Generic[C]):
         if chosen is None or chosen == "http/1.1":
             return None
         return self._error(
-            "ConnectError", "the server chose a protocol other than HTTP/1.1", request
+            self._stack.raises.ConnectError,
+            "the server chose a protocol other than HTTP/1.1",
+            request,
         )
 
     def _read_error(
@@ -226,14 +231,16 @@ class Http1Base(Generic[C]):
         and one that failed (reset, a TLS alert: a server that wants a client certificate) is
         a ``ReadError``."""
         if isinstance(exc, TimeoutError):
-            return self._timed_out("ReadTimeout", exc, request)
+            return self._timed_out("read", exc, request)
         if not received:
             if isinstance(exc, OSError):
-                return self._error("ReadError", exc, request)
-            return self._error("RemoteProtocolError", DISCONNECTED, request)
+                return self._error(self._stack.raises.ReadError, exc, request)
+            return self._error(self._stack.raises.RemoteProtocolError, DISCONNECTED, request)
         if isinstance(exc, CodecError):
-            return self._error("RemoteProtocolError", protocol_error(exc, framing, first), request)
-        return self._error("ReadError", exc or "connection lost", request)
+            return self._error(
+                self._stack.raises.RemoteProtocolError, protocol_error(exc, framing, first), request
+            )
+        return self._error(self._stack.raises.ReadError, exc or "connection lost", request)
 
     # -- the response ------------------------------------------------------------------------
 

@@ -27,8 +27,8 @@ from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
 from ... import codec
+from ..._httpbase.stack import HttpStack
 from ...codec import load_backend
-from ..stack import HttpStack
 
 __all__ = [
     "DEFAULT_PORTS",
@@ -285,7 +285,7 @@ def prepare(stack: HttpStack, request: Any, heads: Heads) -> Prepared:
     url = request.url
     scheme = url.raw_scheme
     if scheme not in DEFAULT_PORTS:
-        raise stack.httpx.UnsupportedProtocol(
+        raise stack.raises.UnsupportedProtocol(
             f"Request URL has an unsupported protocol '{url.scheme}://'.",
             request=real_request(request),
         )
@@ -298,7 +298,7 @@ def prepare(stack: HttpStack, request: Any, heads: Heads) -> Prepared:
         bad = _bad_field(raw) if "header" in message else ""
         if bad:
             message += f" in the field {bad!r}: <redacted>"
-        raise stack.httpx.LocalProtocolError(message, request=real_request(request)) from exc
+        raise stack.raises.LocalProtocolError(message, request=real_request(request)) from exc
     body: bytes | None = None
     content: bytes | None = None
     if isinstance(request, Http1Request):

@@ -227,14 +227,16 @@ class SyncHttp1(Http1Base[Connection]):
             with self._mutex:
                 to_close, found, new = self._pool.claim(key, time.monotonic(), reuse)
                 if found is None and not new:
-                    wait = self._wait(request, "pool", "PoolTimeout")
+                    wait = self._wait(request, "pool")
                     if wait is not None:
                         now = time.monotonic()
                         deadline = now + wait if deadline is None else deadline
                         wait = deadline - now
                         if wait <= 0:
                             raise self._error(
-                                "PoolTimeout", "no connection free within the timeout", request
+                                self._stack.raises.PoolTimeout,
+                                "no connection free within the timeout",
+                                request,
                             )
                     self._waiting += 1
                     try:
@@ -272,7 +274,7 @@ class SyncHttp1(Http1Base[Connection]):
 
     def _connect(self, key: Key, request: Any) -> Connection:
         scheme, host, port = key
-        timeout = self._wait(request, "connect", "ConnectTimeout")
+        timeout = self._wait(request, "connect")
         hostname = host.decode("ascii")
         try:
             sock = socket.create_connection((hostname, port), timeout=timeout)
@@ -386,7 +388,7 @@ class SyncHttp1(Http1Base[Connection]):
         stream = self._body_type(self, connection, framing, request, prepared, written)
         try:
             stream.read_head()
-        except self._stack.httpx.TransportError:
+        except self._stack.raises.TransportError:
             again = self._again(sent, stream.ended)
             if again is not None:
                 return self.receive(again)
@@ -419,7 +421,7 @@ class SyncHttp1(Http1Base[Connection]):
         connection may carry it); the stack's ``WriteError`` when a write failed after bytes
         went out (the caller looks for an answer first)."""
         try:
-            timeout = self._wait(request, "write", "WriteTimeout")
+            timeout = self._wait(request, "write")
             head, body = prepared.head, prepared.body
             if body is not None:
                 if len(body) < SMALL_BODY:
@@ -435,21 +437,21 @@ class SyncHttp1(Http1Base[Connection]):
             for chunk in request.stream:
                 if not chunk:
                     continue
-                timeout = self._wait(request, "write", "WriteTimeout")
+                timeout = self._wait(request, "write")
                 written += connection.write(prepared.frame(chunk), timeout)
             if prepared.chunked:
                 written += connection.write(prepared.tail, timeout)
             return True
         except TimeoutError as exc:
-            raise self._timed_out("WriteTimeout", exc, request) from exc
+            raise self._timed_out("write", exc, request) from exc
         except _WriteFailed as exc:
             if reused and written == 0 and exc.sent == 0:
                 return None
-            error = self._error("WriteError", exc, request)
+            error = self._error(self._stack.raises.WriteError, exc, request)
             error.__cause__ = exc
             return error
         except OSError as exc:
-            raise self._error("WriteError", exc, request) from exc
+            raise self._error(self._stack.raises.WriteError, exc, request) from exc
 
     def receive_whole(self, sent: Sent) -> tuple[Any, Any, Connection, bytes | None]:
         """``receive``, with the common case of a small call taken straight: the framing
@@ -463,7 +465,7 @@ class SyncHttp1(Http1Base[Connection]):
         framing = new_framing(request, self._limits)
         data = b""
         try:
-            data = connection.recv(self._wait(request, "read", "ReadTimeout"))
+            data = connection.recv(self._wait(request, "read"))
             pieces: list[bytes] = framing.feed(data) if data else []
         except BaseException as exc:
             self._lost(connection)
@@ -558,7 +560,7 @@ class _Body:
         assert connection is not None
         request, transport = self._request, self._transport
         try:
-            timeout = transport._wait(request, "read", "ReadTimeout")
+            timeout = transport._wait(request, "read")
             if into is not None:
                 count = connection.recv_into(into, timeout)
                 if count:

@@ -5,10 +5,9 @@ given to an ``httpx2.Client`` is no timeout to it, an ``httpx2.ReadTimeout`` is 
 ``httpx.HTTPError``, and httpcore2's pool maps only httpcore2's exceptions.
 
 ``HttpStack`` is the one table of what differs: the modules (every class the wire layer, the
-clients made here and the OAuth driver use is looked up on them), the groups of exceptions a
-failure is sorted by, and whether the private hooks of the speed work (``httpx_clients``,
-``receive_buffer``) fit the releases installed (``hooks_fit``: probed by ``capability``, by what
-the packages have rather than by their versions). ``stack_of(client)`` gives the stack of a
+clients made here and the OAuth driver use is looked up on them) and the groups of exceptions a
+failure is sorted by. Whether the private hooks of the speed work fit a stack's releases is the
+transport's to probe (``_http.capability.hooks_fit``). ``stack_of(client)`` gives the stack of a
 host's client; ``stack_named`` the one a transport asked for by name makes its clients on.
 
 Under ``httpx2.alias_httpx()`` the module ``httpx`` *is* ``httpx2`` (and ``httpcore`` is
@@ -31,6 +30,7 @@ import httpx
 
 __all__ = [
     "HttpStack",
+    "StackErrors",
     "StackName",
     "as_httpx_error",
     "as_httpx_request",
@@ -45,6 +45,48 @@ __all__ = [
 StackName = Literal["httpx", "httpx2"]
 
 
+@dataclass(frozen=True, slots=True)
+class StackErrors:
+    """The exception classes of one stack that mcpstream's HTTP/1.1 transports raise, as
+    httpcore's pool would map them, looked up once per stack (``of``). httpx's classes type
+    both stacks' here: httpx2's are twins of the same signatures, not their subclasses."""
+
+    ConnectError: type[httpx.TransportError]
+    ConnectTimeout: type[httpx.TransportError]
+    LocalProtocolError: type[httpx.TransportError]
+    PoolTimeout: type[httpx.TransportError]
+    ReadError: type[httpx.TransportError]
+    ReadTimeout: type[httpx.TransportError]
+    RemoteProtocolError: type[httpx.TransportError]
+    TransportError: type[httpx.TransportError]
+    UnsupportedProtocol: type[httpx.TransportError]
+    WriteError: type[httpx.TransportError]
+    WriteTimeout: type[httpx.TransportError]
+
+    @classmethod
+    def of(cls, httpx_module: Any) -> StackErrors:
+        """The classes of ``httpx_module``; ``TypeError`` names one it lacks or one that is no
+        ``TransportError`` of it, so a release that moved one fails when its stack is made."""
+        base = getattr(httpx_module, "TransportError", None)
+        found: dict[str, Any] = {}
+        for name in cls.__slots__:
+            kind = getattr(httpx_module, name, None)
+            if not (isinstance(kind, type) and isinstance(base, type) and issubclass(kind, base)):
+                raise TypeError(f"{httpx_module.__name__}.{name} is not a TransportError class")
+            found[name] = kind
+        return cls(**found)
+
+    def timeout(self, kind: str) -> type[httpx.TransportError]:
+        """The timeout of a wait of ``kind`` (``connect``, ``read``, ``write``, ``pool``)."""
+        timeouts = {
+            "connect": self.ConnectTimeout,
+            "read": self.ReadTimeout,
+            "write": self.WriteTimeout,
+            "pool": self.PoolTimeout,
+        }
+        return timeouts[kind]
+
+
 @dataclass(frozen=True, eq=False)
 class HttpStack:
     """One line of httpx: its module (``httpx``), its core (``httpcore``), and what the
@@ -52,31 +94,25 @@ class HttpStack:
 
     ``name``: the real name of the httpx module (``httpx2`` under ``alias_httpx``).
     ``errors``: what sending a request or reading a body may raise (the stack's ``HTTPError``
-    and ``StreamError``, and ``OSError``). ``hooks_fit``: whether every private hook of the
-    speed work finds what it reads in the installed httpx, core and h11 (``capability``).
+    and ``StreamError``, and ``OSError``). ``raises``: the classes the HTTP/1.1 transports
+    raise (``StackErrors``).
     """
 
     name: str
     httpx: Any
     httpcore: Any
     errors: tuple[type[BaseException], ...] = field(init=False)
+    raises: StackErrors = field(init=False)
 
     def __post_init__(self) -> None:
         errors = (self.httpx.HTTPError, self.httpx.StreamError, OSError)
         object.__setattr__(self, "errors", errors)
+        object.__setattr__(self, "raises", StackErrors.of(self.httpx))
 
     @classmethod
     def of_modules(cls, httpx_module: ModuleType, httpcore_module: ModuleType) -> HttpStack:
         """The stack of an httpx module and its core."""
         return cls(httpx_module.__name__, httpx_module, httpcore_module)
-
-    @property
-    def hooks_fit(self) -> bool:
-        """Whether every hook of ``capability.HOOKS`` fits this stack (probed once; no
-        warning: the hooks' own gate, ``capability.usable``, warns)."""
-        from . import capability
-
-        return all(verdict.fits for verdict in capability.verdicts(self).values())
 
     @property
     def client_types(self) -> tuple[type[Any], type[Any]]:
