@@ -20,7 +20,8 @@ and traced memory (``tracemalloc``) growth per 1,000 calls after warm-up, and fd
 tasks of the open client at the baseline (after warm-up) and at the end. The exit status is 1
 on a forced reopen, a hang, a level above its baseline at the end or after a close, and
 (without ``--ci``, over 5,000 calls after warm-up) growth over 128 KiB per 1,000 calls or the
-reference's own figure.
+reference's own figure. Every worker's samples, as it wrote them, are saved beside its log
+(``NAME@ERA.samples.jsonl``, with the C heap's used and free memory and the threads started).
 """
 
 from __future__ import annotations
@@ -152,6 +153,8 @@ class Worker:
     samples: list[Sample] = field(default_factory=list)
     done: dict[str, Any] = field(default_factory=dict)
     heard: float = 0.0
+    raw: list[dict[str, Any]] = field(default_factory=list)
+    """Every record as the worker wrote it (saved beside the logs, for a closer look)."""
 
     @property
     def name(self) -> str:
@@ -184,6 +187,7 @@ async def listen(worker: Worker, started: float) -> None:
     async for line in worker.process.stdout:
         worker.heard = time.monotonic()
         record = json.loads(line)
+        worker.raw.append(record)
         if record["type"] == "done":
             worker.done = record
             continue
@@ -279,6 +283,9 @@ async def soak(
     # every worker's result, with the first message of each error class, beside the logs
     records = {worker.name: worker.done for worker in workers}
     (workdir / "results.json").write_text(json.dumps(records, indent=1))
+    for worker in workers:
+        lines = "".join(json.dumps(record) + "\n" for record in worker.raw)
+        (workdir / f"{worker.name}.samples.jsonl").write_text(lines)
     return results, server, proxy
 
 

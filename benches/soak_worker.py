@@ -7,7 +7,8 @@ call's timeout) and a large answer (``big_text``, which the supervisor's proxy m
 ``--until``. A failure is counted by its class; a forced reopen (see
 ``soak_logic.ReopenDetector``) closes the client and opens another; a call past its timeout by
 ``HANG_MARGIN_S`` is a hang, which ends the worker. Between calls it writes samples (RSS, traced
-memory, fds, threads, tasks) as JSON lines on stdout, and at the end ``{"type": "done", ...}``.
+memory, fds, threads, tasks; the C heap's used and free KiB, ``malloc_kib``, and the threads
+started so far) as JSON lines on stdout, and at the end ``{"type": "done", ...}``.
 
 Before the measured client, one client is opened, called and closed so that what is made once
 per process (runtimes, thread pools, caches) is in the closed baseline.
@@ -17,17 +18,20 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import ctypes
 import gc
 import json
 import os
 import sys
+import threading
 import time
 import tracemalloc
 import weakref
 from collections import Counter
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 sys.path.insert(0, str(Path(__file__).parent))
 
@@ -65,6 +69,68 @@ def server_up_since(status: Path) -> float | None:
     except (OSError, ValueError):
         return None
     return float(at) if state == "up" else None
+
+
+class _MallInfo2(ctypes.Structure):
+    """glibc's ``struct mallinfo2`` (2.33 and later)."""
+
+    _fields_ = [
+        (name, ctypes.c_size_t)
+        for name in (
+            "arena",
+            "ordblks",
+            "smblks",
+            "hblks",
+            "hblkhd",
+            "usmblks",
+            "fsmblks",
+            "uordblks",
+            "fordblks",
+            "keepcost",
+        )
+    ]
+
+
+def _mallinfo2() -> Callable[[], _MallInfo2] | None:
+    """glibc's ``mallinfo2``, or None (another C library, an older glibc)."""
+    try:
+        function = ctypes.CDLL(None).mallinfo2
+    except (AttributeError, OSError):
+        return None
+    function.restype = _MallInfo2
+    function.argtypes = []
+    return cast("Callable[[], _MallInfo2]", function)
+
+
+MALLINFO = _mallinfo2()
+
+
+def malloc_kib() -> dict[str, float]:
+    """The C heap (``mallinfo2``, every arena): ``malloc_used_kib``, what the program holds
+    (``uordblks`` and ``hblkhd``, mmapped blocks), and ``malloc_free_kib``, what the allocator
+    keeps free (``fordblks``). When RSS grows, the first growing says memory is held, the
+    second that freed memory is kept by the allocator (fragmentation, trim thresholds). Empty
+    without glibc."""
+    if MALLINFO is None:
+        return {}
+    info = MALLINFO()
+    return {
+        "malloc_used_kib": (info.uordblks + info.hblkhd) / 1024,
+        "malloc_free_kib": info.fordblks / 1024,
+    }
+
+
+_THREADS_STARTED = [0]
+_thread_start = threading.Thread.start
+
+
+def _counting_start(thread: threading.Thread) -> None:
+    _THREADS_STARTED[0] += 1
+    _thread_start(thread)
+
+
+# Counted for the samples: a thread started per call or per session shows up as a slope.
+threading.Thread.start = _counting_start  # type: ignore[method-assign]
 
 
 def proc_status(field: str) -> int:
@@ -130,6 +196,8 @@ class Worker:
             rss_kib=proc_status("VmRSS"),
             traced_kib=tracemalloc.get_traced_memory()[0] / 1024 if tracemalloc.is_tracing() else 0,
             healthy=self.healthy,
+            threads_started=_THREADS_STARTED[0],
+            **malloc_kib(),
         )
         emit(record)
 
