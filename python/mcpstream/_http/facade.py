@@ -125,6 +125,10 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         )
         self._ids = JsonRpcIdGenerator()
         self._listen_enabled = listen
+        self._listen_at_open = True
+        """Whether the end of the handshake opens the GET stream (the stateless era's listen
+        stream): ``Client`` and ``AsyncClient`` leave it closed when nothing of theirs would
+        receive what it carries (``start_listening`` and a resource subscription open it)."""
         self._listen_resources: tuple[str, ...] = ()
         """The resource subscriptions of the stateless era's listen stream."""
         self._handler = server_request_handler
@@ -398,7 +402,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         yield from call_flow(
             self._protocol, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
         )
-        return self._listen_enabled and method == INITIALIZED_NOTIFICATION
+        return self._listen_enabled and self._listen_at_open and method == INITIALIZED_NOTIFICATION
 
     def _relay_flow(
         self,

@@ -71,11 +71,12 @@ import httpcore
 import httpx
 import sniffio
 
-from . import capability, receive_buffer
+from . import capability, receive_buffer, shared_pools
 from .asyncio_backend import AsyncioBackend
 from .deadline import bounded as _bounded
 from .deadline import io_deadline
 from .h1 import transport_types
+from .h1.base import NEXT_TLS_SESSION
 from .large_reads import COALESCE_BYTES, LARGE_READ_BYTES, READ_BYTES, HeldWrites, next_ask
 from .stack import HTTPX, HttpStack
 
@@ -96,6 +97,7 @@ __all__ = [
     "io_deadline",
     "make_async_client",
     "make_client",
+    "proxies_configured",
     "shared_ssl_context",
     "stock_async_transport",
 ]
@@ -152,8 +154,12 @@ class LazySSLContext(ssl.SSLContext):
         return super().wrap_socket(*args, **kwargs)
 
     def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
-        """``ssl.SSLContext.wrap_bio``, once the CA certificates are loaded."""
+        """``ssl.SSLContext.wrap_bio``, once the CA certificates are loaded, resuming the TLS
+        session the HTTP/1.1 transport set for it (``NEXT_TLS_SESSION``: asyncio's
+        ``start_tls`` takes none) unless one is given."""
         self._ensure_loaded()
+        if kwargs.get("session") is None and not kwargs.get("server_side"):
+            kwargs["session"] = NEXT_TLS_SESSION.get()
         return super().wrap_bio(*args, **kwargs)
 
 
@@ -376,9 +382,12 @@ def direct_transport(client: httpx.Client | httpx.AsyncClient) -> Any:
     ``wire.send``). A host's client is never one (a proxy of one may not even take a weak
     reference)."""
     try:
-        return _DIRECT.get(client)
+        transport = _DIRECT.get(client)
     except TypeError:  # not weakly referenceable: not a client made here
         return None
+    if type(transport) is shared_pools.LoopShared:  # the running loop's pool
+        return transport.current()
+    return transport
 
 
 def deadline_bound(response: httpx.Response) -> bool:
@@ -439,7 +448,7 @@ def _reading_in_large_pieces(
         max_keepalive_connections=_LIMITS.max_keepalive_connections,
         keepalive_expiry=_LIMITS.keepalive_expiry,
     )
-    direct = not urllib.request.getproxies()
+    direct = not proxies_configured()
     if direct:
         client = client_type(
             follow_redirects=False, transport=transport_type(verify=ssl_context, limits=limits)
@@ -472,12 +481,42 @@ def h1_enabled() -> bool:
     return os.environ.get(H1_ENV, "") != "0"
 
 
+def proxies_configured() -> bool:
+    """Whether a proxy is configured (``urllib.request.getproxies()``: what httpx reads).
+    Where that reads the environment alone (not macOS, not Windows, which read the system's
+    settings too), an environment with no variable naming a proxy is answered without it:
+    ``getproxies`` decodes and lowers every variable, at a tenth of a millisecond a client."""
+    if sys.platform not in ("darwin", "win32"):
+        data: Any = getattr(os.environ, "_data", None)
+        if isinstance(data, dict) and all(
+            isinstance(name, bytes) and b"proxy" not in name.lower() for name in data
+        ):
+            return False
+    return bool(urllib.request.getproxies())
+
+
 def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
     """A client of ``stack`` over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a
-    proxy is configured (None then), with httpx's default limits and the shared SSL context;
-    its transport carries every request (``direct_transport``)."""
-    if not h1_enabled() or urllib.request.getproxies():
+    proxy is configured (None then), with the shared SSL context; its transport carries every
+    request (``direct_transport``). Unless ``shared_pools.SHARED_ENV`` opts out, that
+    transport is the process's (``shared_pools``: the client borrows it, and closing the
+    client leaves it open); else its own, with httpx's default limits."""
+    if not h1_enabled() or proxies_configured():
         return None
+    module = stack.httpx
+    client_type = module.AsyncClient if asynchronous else module.Client
+    if shared_pools.shared_enabled():
+        context = _ssl_context(stack)
+        target: Any = (
+            shared_pools.LoopShared(stack, context)
+            if asynchronous
+            else shared_pools.sync_shared(stack, context)
+        )
+        client = client_type(
+            follow_redirects=False, transport=shared_pools.borrowed(stack, target, asynchronous)
+        )
+        _DIRECT[client] = target
+        return client
     sync_type, async_type = transport_types(stack)
     transport = (async_type if asynchronous else sync_type)(
         verify=_ssl_context(stack),
@@ -485,8 +524,6 @@ def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
         max_keepalive_connections=_LIMITS.max_keepalive_connections,
         keepalive_expiry=_LIMITS.keepalive_expiry,
     )
-    module = stack.httpx
-    client_type = module.AsyncClient if asynchronous else module.Client
     client = client_type(follow_redirects=False, transport=transport)
     _DIRECT[client] = transport
     return client

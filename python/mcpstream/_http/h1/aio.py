@@ -28,7 +28,7 @@ import httpx
 
 from ...errors import CodecError
 from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
-from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
+from .base import NEXT_TLS_SESSION, Http1Base, fill_room, renewed, stream_type, whole_capacity
 from .pool import BodyBuffer, Ended, Key, Prepared, may_resend, new_framing, prepare
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
@@ -320,6 +320,8 @@ class AsyncHttp1(Http1Base[Connection]):
 
     def _release(self, connection: Connection, expiry: float) -> None:
         connection.idle()
+        if connection.tls:
+            self._keep_tls_session(connection.key, connection.get_extra_info("ssl_object"))
         for old in self._pool.put(connection, connection.key, connection.loop.time(), expiry):
             old.close()
         self._notify()
@@ -361,9 +363,13 @@ class AsyncHttp1(Http1Base[Connection]):
                 if tls:
                     # The handshake apart from the connection, as httpx's own transport does
                     # it, so that a failure of each reads as there.
-                    connection.transport = await loop.start_tls(
-                        transport, connection, self._tls_context(), server_hostname=hostname
-                    )
+                    resumed = NEXT_TLS_SESSION.set(self._tls_session(key))
+                    try:
+                        connection.transport = await loop.start_tls(
+                            transport, connection, self._tls_context(), server_hostname=hostname
+                        )
+                    finally:
+                        NEXT_TLS_SESSION.reset(resumed)
         except OSError as exc:  # ssl.SSLError and TimeoutError included
             connection.close()
             if not connected and not isinstance(exc, TimeoutError | socket.gaierror):
