@@ -495,7 +495,7 @@ def proxies_configured() -> bool:
     return bool(urllib.request.getproxies())
 
 
-def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
+def _on_h1(stack: HttpStack, asynchronous: bool, shared: bool = True) -> Any:
     """A client of ``stack`` over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a
     proxy is configured (None then), with the shared SSL context; its transport carries every
     request (``direct_transport``). Unless ``shared_pools.SHARED_ENV`` opts out, that
@@ -505,7 +505,7 @@ def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
         return None
     module = stack.httpx
     client_type = module.AsyncClient if asynchronous else module.Client
-    if shared_pools.shared_enabled():
+    if shared and shared_pools.shared_enabled():
         context = _ssl_context(stack)
         target: Any = (
             shared_pools.LoopShared(stack, context)
@@ -529,11 +529,14 @@ def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
     return client
 
 
-def make_client(stack: HttpStack = HTTPX) -> httpx.Client:
+def make_client(stack: HttpStack = HTTPX, *, shared: bool = True) -> httpx.Client:
     """The default ``Client`` of ``stack`` (redirects not followed), reading in large pieces
     (an ``httpx2.Client`` on the httpx2 stack: the annotation is httpx's, whose API it has);
-    over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a proxy is configured."""
-    client: httpx.Client = _on_h1(stack, False) or _reading_in_large_pieces(
+    over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a proxy is configured, and that
+    the process's (``shared_pools``) unless not ``shared`` or opted out: a pool of its own,
+    closed with it, for a client whose connections must be its own (the sync GET stream's,
+    whose stop shuts down the socket of the connection it opened)."""
+    client: httpx.Client = _on_h1(stack, False, shared) or _reading_in_large_pieces(
         stack, False, _LargeReadBackend
     )
     return client

@@ -244,17 +244,35 @@ def close_pools() -> None:
     (connections in use close when their responses are done with); the pools are made again
     when next needed. For a host (or a test) that wants nothing left open: the pools would
     otherwise close their idle connections after ``KEEPALIVE_EXPIRY`` seconds, and an event
-    loop's pools when it ends."""
+    loop's pools when it ends. The idle connections of an event loop running on another
+    thread are closed by that loop, at its next round (an async pool is used from its loop
+    alone)."""
     # The pools stay open: a session still open goes on with them (it connects again).
     for transport in list(_SYNC.values()):
         transport.expire_idle(math.inf)
     _REAPER.stop()
-    for pools in list(_ASYNC.values()):
-        for name, transport in list(pools.items()):
-            if name[0] != "guard":
-                for connection in transport._pool.expire(math.inf):
-                    with contextlib.suppress(RuntimeError):  # its loop closed
-                        connection.close()
+    try:
+        running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    for loop, pools in list(_ASYNC.items()):
+        if loop is running or not loop.is_running():
+            _expire_all(pools)
+        else:
+            # An async pool is the loop's alone (no lock): another thread's running loop
+            # closes its idle connections itself, at its next round.
+            with contextlib.suppress(RuntimeError):  # it closed meanwhile
+                loop.call_soon_threadsafe(_expire_all, pools)
+
+
+def _expire_all(pools: dict[tuple[str, Any], Any]) -> None:
+    """Close the idle connections of one loop's pools (on the loop's thread, or with the loop
+    stopped)."""
+    for name, transport in list(pools.items()):
+        if name[0] != "guard":
+            for connection in transport._pool.expire(math.inf):
+                with contextlib.suppress(RuntimeError):  # its loop closed
+                    connection.close()
 
 
 class _Borrowed:

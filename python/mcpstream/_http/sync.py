@@ -299,7 +299,9 @@ class McpHttpTransport(
         no GET stream then, whose thread would read the socket the calls write to (server
         messages still arrive in the answers to the calls)."""
         if self._owns_client:
-            return {"client": make_client(self._stack), "owns_client": True}
+            # (not the process's pool: ``stop`` shuts down the connection the stream's
+            # client opened, which a pooled connection taken again would not be)
+            return {"client": make_client(self._stack, shared=False), "owns_client": True}
         own = own_connection(self._client, self._stack)
         if own is None:
             if self._serial is not None:
