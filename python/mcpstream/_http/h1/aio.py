@@ -109,6 +109,8 @@ class Connection(FlowProtocol):
         self.stale = False
         self.whole: Any = None
         """The ``BodyBuffer`` its whole bodies are read into (``renewed``)."""
+        self.tls_kept = False
+        """Its TLS session was kept for resumption (``Http1Base._keep_tls_session``)."""
 
     # -- asyncio.Protocol ------------------------------------------------------------------
 
@@ -320,8 +322,9 @@ class AsyncHttp1(Http1Base[Connection]):
 
     def _release(self, connection: Connection, expiry: float) -> None:
         connection.idle()
-        if connection.tls:
-            self._keep_tls_session(connection.key, connection.get_extra_info("ssl_object"))
+        if connection.tls and not connection.tls_kept:
+            ssl_object = connection.get_extra_info("ssl_object")
+            connection.tls_kept = self._keep_tls_session(connection.key, ssl_object)
         for old in self._pool.put(connection, connection.key, connection.loop.time(), expiry):
             old.close()
         self._notify()

@@ -220,18 +220,22 @@ class Http1Base(Generic[C]):
         """The TLS session for a new connection to ``key`` to resume (None: a full handshake)."""
         return self._tls_sessions.get(key)
 
-    def _keep_tls_session(self, key: Any, ssl_object: Any) -> None:
+    def _keep_tls_session(self, key: Any, ssl_object: Any) -> bool:
         """Keep the TLS session of a connection to ``key`` whose answer was read (``ssl_object``
         its ``SSLSocket`` or ``SSLObject``; anything else is a plain connection): by then a
         TLS 1.3 server's session ticket has arrived. A connection made later to the origin
-        resumes it (an abbreviated handshake: no certificate to send and verify)."""
+        resumes it (an abbreviated handshake: no certificate to send and verify). Whether
+        the connection has no more to give (its session kept, or a plain one): the drivers
+        ask once a connection, as reading ``session`` copies the session (a tenth of a
+        millisecond and more: a good part of a small call)."""
         session = getattr(ssl_object, "session", None)
-        if session is None or self._tls_sessions.get(key) is session:
-            return
+        if session is None:
+            return not isinstance(ssl_object, ssl.SSLSocket | ssl.SSLObject)
         sessions = self._tls_sessions
         if len(sessions) >= TLS_SESSIONS and key not in sessions:
             sessions.clear()
         sessions[key] = session
+        return True
 
     def _refused_protocol(self, chosen: str | None, request: Any) -> Exception | None:
         """The stack's ``ConnectError`` when ALPN chose ``chosen``, a protocol other than

@@ -54,13 +54,25 @@ class Connection:
     its responses (``get_extra_info``, as httpcore's streams), whose every read obeys the
     ``io_deadline`` (``deadline_bound``)."""
 
-    __slots__ = ("_buffer", "_readable", "_timeout", "_writable", "key", "sock", "whole")
+    __slots__ = (
+        "_buffer",
+        "_readable",
+        "_timeout",
+        "_writable",
+        "key",
+        "sock",
+        "tls_kept",
+        "whole",
+    )
 
     deadline_bound = True
 
     def __init__(self, key: Key, sock: socket.socket) -> None:
         self.key = key
         self.sock = sock
+        self.tls_kept = False
+        """Its TLS session was kept for resumption (``Http1Base._keep_tls_session``), or it
+        has none."""
         self._timeout: float | None = -1.0  # what settimeout was last given (-1: never)
         self._buffer: memoryview | None = None
         self.whole: Any = None
@@ -263,7 +275,8 @@ class SyncHttp1(Http1Base[Connection]):
     def _release(self, connection: Connection, expiry: float) -> None:
         """Put a connection whose response was read to its end back in the pool, idle for
         ``expiry`` seconds at most."""
-        self._keep_tls_session(connection.key, connection.sock)
+        if not connection.tls_kept:
+            connection.tls_kept = self._keep_tls_session(connection.key, connection.sock)
         with self._mutex:
             dropped = self._pool.put(connection, connection.key, time.monotonic(), expiry)
             if self._waiting:
