@@ -91,6 +91,7 @@ __all__ = [
     "deadline_bound",
     "deadline_trace",
     "direct_transport",
+    "fields_owner",
     "h1_enabled",
     "host_h1_transport",
     "host_response_hooks",
@@ -481,6 +482,33 @@ def h1_enabled() -> bool:
     return os.environ.get(H1_ENV, "") != "0"
 
 
+class _FieldsOwner:
+    """What the clients of one stack and kind made on the shared pools have in common for
+    ``wire``'s cache of header blocks: the same default headers (httpx's, never changed)."""
+
+
+_FIELDS_OWNERS: weakref.WeakKeyDictionary[Any, _FieldsOwner] = weakref.WeakKeyDictionary()
+_OWNERS: dict[tuple[str, bool], _FieldsOwner] = {}
+
+
+def _fields_owner(stack_name: str, asynchronous: bool) -> _FieldsOwner:
+    owner = _OWNERS.get((stack_name, asynchronous))
+    if owner is None:
+        owner = _OWNERS.setdefault((stack_name, asynchronous), _FieldsOwner())
+    return owner
+
+
+def fields_owner(client: httpx.Client | httpx.AsyncClient) -> Any:
+    """Whose cache of header blocks ``client``'s requests use (``wire._fields``): one for all
+    the clients of a stack and kind made on the shared pools, which send the same default
+    headers (a session per call then builds its header block once, not once a session);
+    else the client itself."""
+    try:
+        return _FIELDS_OWNERS.get(client, client)
+    except TypeError:  # not weakly referenceable: not a client made here
+        return client
+
+
 def proxies_configured() -> bool:
     """Whether a proxy is configured (``urllib.request.getproxies()``: what httpx reads).
     Where that reads the environment alone (not macOS, not Windows, which read the system's
@@ -516,6 +544,7 @@ def _on_h1(stack: HttpStack, asynchronous: bool, shared: bool = True) -> Any:
             follow_redirects=False, transport=shared_pools.borrowed(stack, target, asynchronous)
         )
         _DIRECT[client] = target
+        _FIELDS_OWNERS[client] = _fields_owner(stack.name, asynchronous)
         return client
     sync_type, async_type = transport_types(stack)
     transport = (async_type if asynchronous else sync_type)(
