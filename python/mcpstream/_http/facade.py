@@ -16,6 +16,7 @@ from .._telemetry import Message, Negotiating, Telemetry
 from .._timeouts import call_timeout, check_connect_timeout
 from .._urls import check_url
 from ..codec import DEFAULT_MAX_EVENT_BYTES
+from ..errors import McpHttpTransportError
 from ..jsonrpc import (
     JsonRpcId,
     JsonRpcIdGenerator,
@@ -37,6 +38,7 @@ from .core import (
     ReconnectPolicy,
     call_flow,
     delete_flow,
+    discovery,
     resume_flow,
 )
 from .core.cancel import cancellable
@@ -277,12 +279,20 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             self._telemetry.end_session()
 
     def _negotiate_flow(self, negotiation: Negotiation, now: float) -> Flow[Negotiated]:
+        # The process's cache of discovery answers, for a transport whose requests carry
+        # nothing but its configured headers (``discovery``: no host client, no auth hook).
+        identity = (
+            discovery.identity(self.server.headers)
+            if self._owns_client and self._auth is None
+            else None
+        )
         negotiated = yield from negotiate_flow(
             self._protocol,
             negotiation,
             next_id=self._ids.next,
             timeout_s=negotiation.timeout_s or self.server.call_timeout_s,
             now=now,
+            discovery_identity=identity,
         )
         self._negotiated = negotiated
         return negotiated
@@ -340,11 +350,16 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             auth = self._auth
             channel = Channel(self._protocol, state, self._ids.next, timeout_s)
             cache_key = (auth.stored_authorization_header() or "") if auth else ""
-            return (
-                yield from modern_request_flow(
-                    channel, method, params, now=now, cache_key=cache_key
+            try:
+                return (
+                    yield from modern_request_flow(
+                        channel, method, params, now=now, cache_key=cache_key
+                    )
                 )
-            )
+            except McpHttpTransportError:
+                if state.discovery_key is not None:  # (the next session discovers again)
+                    discovery.DISCOVERED.drop(state.discovery_key)
+                raise
         request_id: JsonRpcId
         if one_shot is None:
             request_id = self._ids.next()
