@@ -8,6 +8,7 @@ for. Against the scripted loopback server (``h1_scripted``) and the official SDK
 from __future__ import annotations
 
 import asyncio
+import os
 import ssl
 import threading
 import time
@@ -19,7 +20,12 @@ import pytest
 from mcpstream import AsyncClient, Client, close_pools
 from mcpstream._http import shared_pools
 from mcpstream._http.h1 import AsyncHttp1Transport, Http1Transport
-from mcpstream._http.httpx_clients import direct_transport, make_async_client, make_client
+from mcpstream._http.httpx_clients import (
+    direct_transport,
+    make_async_client,
+    make_client,
+    proxies_configured,
+)
 from plain_http.tls import self_signed_certificate
 
 from .conftest import EventLoopThread
@@ -268,3 +274,22 @@ def test_a_client_opens_the_get_stream_only_with_a_hook_for_what_it_carries(
             return live_streams()
 
     assert asyncio.run(main()) == int(hooked)
+
+
+# -- the proxy check ----------------------------------------------------------------------------
+
+
+def test_the_proxy_check_sees_a_proxy_variable_set_after_it_answered(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in list(os.environ):
+        if "proxy" in name.lower():
+            monkeypatch.delenv(name)
+    assert not proxies_configured()
+    assert not proxies_configured()  # (the same names: answered from what it remembers)
+    monkeypatch.setenv("https_proxy", "http://127.0.0.1:9")
+    assert proxies_configured()
+    monkeypatch.delenv("https_proxy")
+    assert not proxies_configured()
+    monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
+    assert proxies_configured()

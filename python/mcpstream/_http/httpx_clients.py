@@ -509,17 +509,27 @@ def fields_owner(client: httpx.Client | httpx.AsyncClient) -> Any:
         return client
 
 
+_NO_PROXY_NAMES: list[frozenset[Any]] = [frozenset()]
+"""The names of the last environment found to name no proxy (the check of the same names
+again is one set comparison)."""
+
+
 def proxies_configured() -> bool:
     """Whether a proxy is configured (``urllib.request.getproxies()``: what httpx reads).
     Where that reads the environment alone (not macOS, not Windows, which read the system's
     settings too), an environment with no variable naming a proxy is answered without it:
-    ``getproxies`` decodes and lowers every variable, at a tenth of a millisecond a client."""
+    ``getproxies`` decodes and lowers every variable, at a tenth of a millisecond a client.
+    The names of such an environment are remembered: while they stay the same (a value may
+    change, but only a variable named for a proxy could name one), no name is looked at."""
     if sys.platform not in ("darwin", "win32"):
         data: Any = getattr(os.environ, "_data", None)
-        if isinstance(data, dict) and all(
-            isinstance(name, bytes) and b"proxy" not in name.lower() for name in data
-        ):
-            return False
+        if isinstance(data, dict):
+            names = data.keys()
+            if names == _NO_PROXY_NAMES[0]:
+                return False
+            if all(isinstance(name, bytes) and b"proxy" not in name.lower() for name in names):
+                _NO_PROXY_NAMES[0] = frozenset(names)
+                return False
     return bool(urllib.request.getproxies())
 
 
