@@ -52,6 +52,13 @@ def _eventually(condition: Callable[[], bool]) -> bool:
 
 
 @pytest.fixture(autouse=True)
+def _h1_transport(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The HTTP/1.1 transport, whose pools these test, also in the suite's run over httpx's
+    own transport (``MCPSTREAM_H1_TRANSPORT=0``), whose clients are never shared."""
+    monkeypatch.setenv("MCPSTREAM_H1_TRANSPORT", "1")
+
+
+@pytest.fixture(autouse=True)
 def _closed_pools() -> Iterator[None]:
     """Each test starts and ends with no idle connection in the process's pools."""
     close_pools()
