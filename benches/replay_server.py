@@ -1,8 +1,9 @@
 """A loopback MCP server that replays prepared bodies, for the transport benchmarks.
 
 Run it as ``python benches/replay_server.py [--port 0] [--framing chunked|length] [--tls CERT
-KEY]``: it prints ``PORT <n>`` on its first line and serves on 127.0.0.1 (over TLS with the
-certificate and key files given) until stdin closes or it is terminated.
+KEY] [--era legacy|modern]``: it prints ``PORT <n>`` on its first line and serves on
+127.0.0.1 (over TLS with the certificate and key files given) until stdin closes or it is
+terminated.
 It runs in a process of its own, so that it never competes with the client under test for the
 GIL, and does as little as possible per request, so that the client is what is measured:
 
@@ -13,7 +14,8 @@ GIL, and does as little as possible per request, so that the client is what is m
   (no Nagle delay on the small answers of keep-alive requests), and ``sendall`` writes the large
   bodies without copying them.
 
-It answers what an MCP client sends: ``initialize`` (with an ``MCP-Session-Id``), notifications
+It answers what an MCP client sends: ``server/discover`` with ``--era modern`` (2026-07-28),
+``initialize`` (with an ``MCP-Session-Id``), notifications
 (202), ``tools/list`` (the tools below, for clients that list before calling), ``tools/call``
 (the tool's prepared answer), anything else (a JSON-RPC "method not found"); DELETE gets 200 and
 GET 405 (no stream for server messages), but for ``GET /connections``, whose body is the number
@@ -58,6 +60,9 @@ _LARGE_WRITE = 64 * 1024
 """Bodies at least this large are written part by part (no joined copy)."""
 _ACCEPTED = [0]
 """The connections accepted so far (``GET /connections``)."""
+MODERN = [False]
+"""Whether ``server/discover`` is answered (``--era modern``: a server of 2026-07-28, whose
+every request is stateless; else "method not found", a server of the handshake era)."""
 
 
 def _dumps(value: Any) -> str:
@@ -210,6 +215,13 @@ class Connection:
         params = message.get("params") or {}
         if method == "tools/call" and params.get("name") in TOOLS:
             self._body(TOOLS[params["name"]], request_id)
+        elif method == "server/discover" and MODERN[0]:
+            result = {
+                "supportedVersions": ["2026-07-28"],
+                "capabilities": {"tools": {}},
+                "serverInfo": {"name": "replay-bench", "version": "1.0"},
+            }
+            self._body(Template.response(result, sse=False), request_id)
         elif method == "initialize":
             result = {
                 "protocolVersion": params.get("protocolVersion", "2025-11-25"),
@@ -311,7 +323,9 @@ def main() -> None:
     parser.add_argument("--port", type=int, default=0, help="0 picks a free port")
     parser.add_argument("--framing", choices=("chunked", "length"), default="chunked")
     parser.add_argument("--tls", nargs=2, metavar=("CERT", "KEY"), help="serve HTTPS")
+    parser.add_argument("--era", choices=("legacy", "modern"), default="legacy")
     args = parser.parse_args()
+    MODERN[0] = args.era == "modern"
     tls = None
     if args.tls:
         tls = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)

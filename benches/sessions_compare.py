@@ -17,7 +17,9 @@ Each round's CPU time (``time.process_time``) and wall time are recorded and the
 ratios printed, with the connections each side opened per session (counted by the server),
 beside the bars: with a host client, CPU and wall <= 0.8x the SDK's transport; a session of
 ``Client``/``AsyncClient`` at 2025-11-25 (initialize, initialized, the call, the closing
-DELETE) CPU <= 4.5x one call on an open one.
+DELETE) CPU <= 4.5x one call on an open one, and at 2026-07-28 (``--era modern``: the replay
+server answers ``server/discover``; only the ``Client``/``AsyncClient`` pairs) <= 2x.
+``--era legacy|modern|both`` picks the server's era (both by default).
 """
 
 from __future__ import annotations
@@ -140,22 +142,28 @@ class Sides:
         await self.host.aclose()
 
 
-async def compare(url: str, context: ssl.SSLContext | None, rounds: int) -> dict[str, Any]:
+async def compare(
+    url: str, context: ssl.SSLContext | None, rounds: int, pairs: dict[str, tuple[str, str]]
+) -> dict[str, Any]:
     sides = Sides(url, context)
+    wanted = {name for pair in pairs.values() for name in pair}
+    measured = {name: round_ for name, round_ in sides.rounds.items() if name in wanted}
     try:
         opened: dict[str, float] = {}
-        for name, round_ in sides.rounds.items():  # a counted pass, untimed (the warm-up too)
+        for name, round_ in measured.items():  # a counted pass, untimed (the warm-up too)
             before = connections(url, context)
             await round_("session")
             opened[name] = (connections(url, context) - before) / SESSIONS
-        times = (await alternate(sides.rounds, ["session"], rounds))["session"]
+        times = (await alternate(measured, ["session"], rounds))["session"]
     finally:
         await sides.close()
-    return {pair: _summary(times, pair, opened) for pair in PAIRS}
+    return {pair: _summary(times, pairs[pair], opened) for pair in pairs}
 
 
-def _summary(times: dict[str, Times], pair: str, opened: dict[str, float]) -> dict[str, Any]:
-    theirs, ours = PAIRS[pair]
+def _summary(
+    times: dict[str, Times], sides: tuple[str, str], opened: dict[str, float]
+) -> dict[str, Any]:
+    theirs, ours = sides
     result = summary(times, theirs, ours)
     result["connections_per_session"] = {theirs: opened[theirs], ours: opened[ours]}
     return result
@@ -167,11 +175,17 @@ BARS = {
     "AsyncClient: session / call": ("session / call", 4.5),
     "Client: session / call": ("session / call", 4.5),
 }
+MODERN_PAIRS = {
+    "AsyncClient: session / call": ("async-session", "async-call"),
+    "Client: session / call": ("sync-session", "sync-call"),
+}
+"""The pairs measured against the server of 2026-07-28 (``--era modern``), whose bar is 2x."""
+MODERN_BAR = 2.0
 """Each pair's ratio (the second side's figure over the first's, or the reverse) and its bar:
 at most this much CPU."""
 
 
-def report(scheme: str, results: dict[str, Any]) -> None:
+def report(scheme: str, results: dict[str, Any], modern: bool = False) -> None:
     """One line a pair: CPU and wall per session (or call), the ratio, the connections."""
     for pair, result in results.items():
         theirs, ours = result["sides"]
@@ -180,6 +194,9 @@ def report(scheme: str, results: dict[str, Any]) -> None:
         wall = {name: medians[name]["wall_s"] / SESSIONS * 1e6 for name in (theirs, ours)}
         conns = result["connections_per_session"]
         label, bar = BARS[pair]
+        if modern:
+            bar = MODERN_BAR
+        era = " 2026" if modern else ""
         if label == "session / call":
             cpu_ratio, wall_ratio = result["cpu_ratio"], result["wall_ratio"]
         else:
@@ -190,7 +207,7 @@ def report(scheme: str, results: dict[str, Any]) -> None:
             else f"  bar CPU <= {bar}x: {'met' if cpu_ratio <= bar else 'NOT met'}"
         )
         print(
-            f"{scheme:5} {pair:28} CPU {cpu[theirs]:6.0f} / {cpu[ours]:6.0f} us, wall "
+            f"{scheme:5}{era} {pair:28} CPU {cpu[theirs]:6.0f} / {cpu[ours]:6.0f} us, wall "
             f"{wall[theirs]:6.0f} / {wall[ours]:6.0f} us: {label} CPU {cpu_ratio:.2f}x, wall "
             f"{wall_ratio:.2f}x; connections a session {conns[theirs]:.2f} / {conns[ours]:.2f}"
             f"{met}"
@@ -200,8 +217,12 @@ def report(scheme: str, results: dict[str, Any]) -> None:
 def main() -> None:
     arguments = parser(__doc__)
     arguments.add_argument("--scheme", choices=("http", "https", "both"), default="both")
+    arguments.add_argument(
+        "--era", choices=("legacy", "modern", "both"), default="both", help="the server's era"
+    )
     args = arguments.parse_args()
     schemes = ["http", "https"] if args.scheme == "both" else [args.scheme]
+    eras = ["legacy", "modern"] if args.era == "both" else [args.era]
     results: dict[str, Any] = {}
     with tempfile.TemporaryDirectory() as directory:
         cert, key = self_signed_certificate(Path(directory))
@@ -210,15 +231,22 @@ def main() -> None:
         # The sessions over the host client share its connections (mcpstream.sdk's opt-in).
         os.environ["MCPSTREAM_SHARE_HOST_CONNECTIONS"] = "1"
         context = ssl.create_default_context(cafile=str(cert))
-        for scheme in schemes:
-            options = ("--framing", "length") + (
+        for era, scheme in [(era, scheme) for era in eras for scheme in schemes]:
+            options = ("--framing", "length", "--era", era) + (
                 ("--tls", str(cert), str(key)) if scheme == "https" else ()
             )
+            modern = era == "modern"
+            name = f"{scheme}-2026-07-28" if modern else scheme
             with running(*options) as url:
-                results[scheme] = asyncio.run(
-                    compare(url, context if scheme == "https" else None, args.rounds)
+                results[name] = asyncio.run(
+                    compare(
+                        url,
+                        context if scheme == "https" else None,
+                        args.rounds,
+                        MODERN_PAIRS if modern else PAIRS,
+                    )
                 )
-            report(scheme, results[scheme])
+            report(scheme, results[name], modern)
     write_json(args.json, results)
 
 

@@ -12,6 +12,14 @@ started so far) as JSON lines on stdout, and at the end ``{"type": "done", ...}`
 
 Before the measured client, one client is opened, called and closed so that what is made once
 per process (runtimes, thread pools, caches) is in the closed baseline.
+
+The sessions of mcpstream's own clients leave their idle connections in the process's shared
+pools (``mcpstream._http.shared_pools``: the process's, closed after ``KEEPALIVE_EXPIRY``
+seconds idle, the sync pools' reaper thread running meanwhile). The closed baseline is taken
+with the pools emptied (``close_pools``); after a reopen's close the pools are emptied again
+before the levels are compared, as a host wanting nothing left open does (what a session
+itself kept, a connection never given back or a thread, still counts); after the last close
+they are not: the pools must let go of everything by themselves, within their expiry.
 """
 
 from __future__ import annotations
@@ -53,6 +61,21 @@ LEVELS_EVERY = 5
 garbage is no leak); the collection is too dear for every sample."""
 SETTLE_S = 3.0
 """How long a close may take to give back its threads and fds (polled)."""
+
+
+def close_pools() -> None:
+    """Close the idle connections of mcpstream's shared pools (see the module docstring)."""
+    from mcpstream import close_pools as close
+
+    close()
+
+
+def pool_expiry_s() -> float:
+    """How long the process's pools keep an idle connection (and the sync pools their reaper
+    thread): what the last close's check waits for besides ``SETTLE_S``."""
+    from mcpstream._http.shared_pools import KEEPALIVE_EXPIRY
+
+    return KEEPALIVE_EXPIRY
 
 
 def emit(record: dict[str, Any]) -> None:
@@ -234,10 +257,13 @@ class Worker:
         except Exception as exc:
             self.count(f"close:{type(exc).__name__}", exc)
 
-    async def check_closed(self, check: Levels) -> None:
+    async def check_closed(self, check: Levels, *, pools_expire: bool = False) -> None:
         """Note the levels still above ``check`` once a closed client had time to settle (the
-        caller holds no reference to it any more)."""
-        settle_until = time.monotonic() + SETTLE_S
+        caller holds no reference to it any more): after the shared pools' idle connections
+        are closed, or (``pools_expire``) once they have expired by themselves."""
+        if not pools_expire:
+            close_pools()
+        settle_until = time.monotonic() + SETTLE_S + (pool_expiry_s() if pools_expire else 0.0)
         while True:
             gc.collect()
             leaks = above(self.levels(), check)
@@ -303,6 +329,8 @@ class Worker:
         await self.call(first)
         await self.close(first)
         del first
+        close_pools()
+        await asyncio.sleep(0.1)  # (the async pools' aborted connections close meanwhile)
         gc.collect()
         closed = self.levels()
         # traced from here: the imports and the first client made, which tracemalloc would
@@ -332,7 +360,7 @@ class Worker:
         if front is not None:
             await self.close(front)
             front = None
-            await self.check_closed(closed)
+            await self.check_closed(closed, pools_expire=True)
 
     def done(self) -> dict[str, Any]:
         return {

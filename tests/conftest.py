@@ -161,10 +161,12 @@ def _httpcore_client(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyP
 
 @pytest.fixture(autouse=True)
 def _fresh_negotiation_cache() -> Iterator[None]:
-    """Each test negotiates from scratch: the process's cache of what servers speak (the
-    transport core's ``NEGOTIATED``) is emptied before it, so that tests do not depend on
-    their order."""
+    """Each test negotiates from scratch: the process's caches of what servers speak (the
+    transport core's ``NEGOTIATED``) and of their discovery answers (``DISCOVERED``) are
+    emptied before it, so that tests do not depend on their order."""
+    from mcpstream._http.core.discovery import DISCOVERED
     from mcpstream._http.core.sse_legacy import NEGOTIATED
 
     NEGOTIATED.clear()
+    DISCOVERED.clear()
     yield

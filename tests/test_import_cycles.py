@@ -20,7 +20,8 @@ PACKAGE_ROOT = Path(mcpstream.__file__).parent
 CORE = "mcpstream._http.core"
 CORE_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"steps", "era", "cancel", "advice"}),  # what a flow asks for; era rules; hints
-    frozenset({"protocol"}),  # the state of one transport: session, headers, era, queue
+    # the state of one transport: session, headers, era, queue; the process's discovery answers
+    frozenset({"protocol", "discovery"}),
     frozenset(
         {"exchange", "listen", "relay"}
     ),  # one call; the GET stream; a host session's messages

@@ -10,7 +10,8 @@ for hosts are in ``mcpstream.transport_http``; the errors in ``mcpstream.errors`
 ``mcpstream.client`` below are imported at their first use (``mcpstream.Client``,
 ``from mcpstream import Client``), so a host pays for the client and its transports when it
 uses them, and a command that only names mcpstream's errors never does. ``doctor()`` (what
-mcpstream runs with: ``mcpstream doctor``) is imported at its first use too.
+mcpstream runs with: ``mcpstream doctor``) is imported at its first use too, and so is
+``close_pools()`` (close the idle connections the sessions of mcpstream's own clients share).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ if TYPE_CHECKING:
     from ._doctor import Diagnosis as Diagnosis
     from ._doctor import HttpStackDiagnosis as HttpStackDiagnosis
     from ._doctor import doctor as doctor
+    from ._http.shared_pools import close_pools as close_pools
     from .client import *  # noqa: F403
 
 _CLIENT_NAMES = (
@@ -76,7 +78,18 @@ _CLIENT_NAMES = (
 _DOCTOR_NAMES = ("Diagnosis", "HttpStackDiagnosis", "doctor")
 """``mcpstream._doctor.__all__``, served from here lazily."""
 
-__all__ = ["McpError", "McpStreamError", "__version__", *_CLIENT_NAMES, *_DOCTOR_NAMES]
+_POOL_NAMES = ("close_pools",)
+"""``close_pools`` of ``mcpstream._http.shared_pools`` (the connections the sessions of
+mcpstream's own clients share), served from here lazily."""
+
+__all__ = [
+    "McpError",
+    "McpStreamError",
+    "__version__",
+    *_CLIENT_NAMES,
+    *_DOCTOR_NAMES,
+    *_POOL_NAMES,
+]
 
 
 def __getattr__(name: str) -> Any:
@@ -94,8 +107,14 @@ def __getattr__(name: str) -> Any:
         value = getattr(_doctor, name)
         globals()[name] = value
         return value
+    if name in _POOL_NAMES:
+        from ._http import shared_pools
+
+        value = getattr(shared_pools, name)
+        globals()[name] = value
+        return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), *_CLIENT_NAMES, *_DOCTOR_NAMES})
+    return sorted({*globals(), *_CLIENT_NAMES, *_DOCTOR_NAMES, *_POOL_NAMES})

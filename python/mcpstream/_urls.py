@@ -5,6 +5,7 @@ URL's userinfo, query or fragment (they may hold secrets)."""
 
 from __future__ import annotations
 
+import functools
 import re
 from urllib.parse import SplitResult, urlsplit
 
@@ -23,6 +24,20 @@ def check_url(url: str) -> SplitResult:
     """``url`` split, when it is an ``http://`` or ``https://`` URL with a host and a valid
     port; else a ``ValueError`` that names what is wrong (never quoting the URL's userinfo,
     query or fragment, which may hold secrets)."""
+    if type(url) is str:
+        # A session checks its URL twice as it is made, and a host opening a session per
+        # call checks the same few URLs over and over: a URL that passed is remembered (a
+        # ``SplitResult`` is immutable; a URL that fails raises each time).
+        return _checked(url)
+    return _check(url)
+
+
+@functools.lru_cache(maxsize=256)
+def _checked(url: str) -> SplitResult:
+    return _check(url)
+
+
+def _check(url: str) -> SplitResult:
     if not isinstance(url, str) or not url.strip():
         raise ValueError(f"the server URL is empty: give an http:// or https:// URL, {_EXAMPLE}")
     control = _CONTROL.search(url.strip())

@@ -18,6 +18,7 @@ from mcpstream import (
     SamplingRequest,
     SamplingResponse,
     TextContent,
+    close_pools,
 )
 from mcpstream.demo import DEMO_TEXT_UNIT, DemoServer
 from mcpstream.errors import McpHttpTransportError
@@ -313,6 +314,7 @@ def test_the_context_manager_closes_the_connections_even_when_the_block_raises(
         assert open_sockets_to(sse_server.port) >= 1
         raise RuntimeError("the caller's bug")
     assert client.closed
+    close_pools()  # its idle connections went back to the process's pool, closed here
     deadline = time.monotonic() + 2
     while open_sockets_to(sse_server.port) and time.monotonic() < deadline:
         time.sleep(0.02)

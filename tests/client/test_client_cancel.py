@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from mcpstream import AsyncClient, Client
+from mcpstream import AsyncClient, Client, close_pools
 from mcpstream.errors import McpHttpTransportTimeoutError
 from transport.conftest import _start_mcp_server
 from transport.helpers import open_sockets_to
@@ -78,6 +78,7 @@ def test_a_tool_call_that_times_out_is_cancelled_at_the_server(
     sdk_urls: dict[str, str], mode: str, protocol: str | None
 ) -> None:
     url = sdk_urls[mode]
+    close_pools()  # (idle connections of earlier tests, in the process's pool)
     threads_before = threading.active_count()
     sockets_before = open_sockets_to(port_of(url))
     with Client(url, protocol=protocol, tool_timeout_s=0.5) as client:
@@ -89,6 +90,7 @@ def test_a_tool_call_that_times_out_is_cancelled_at_the_server(
         assert progress_tokens(client) == 0
         assert outcome(client, key) == "cancelled"
         assert outcome(client, other) == "cancelled"
+    close_pools()  # the session's idle connections and the pool's reaper thread
     assert threading.active_count() <= threads_before
     assert open_sockets_to(port_of(url)) <= sockets_before
 

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from mcpstream import AsyncClient, Client
+from mcpstream import AsyncClient, Client, close_pools
 from mcpstream.client._core import HANDSHAKE_ATTEMPTS
 from mcpstream.errors import McpHttpTransportSessionExpiredError
 from transport.forgetful import ForgetfulServer
@@ -21,14 +21,20 @@ from transport.helpers import live_streams, open_fds, open_sockets_to, settled
 Run = Callable[[ForgetfulServer, Callable[[Any], Any]], Any]
 
 
+def _ignored(_: object) -> None:
+    """A notification handler: a client with one opens its GET stream, which these tests lose."""
+
+
 def _sync(server: ForgetfulServer, body: Callable[[Any], Any]) -> Any:
-    with Client(server.url, protocol="legacy") as client:
+    with Client(server.url, protocol="legacy", notification_handler=_ignored) as client:
         return body(client)
 
 
 def _async(server: ForgetfulServer, body: Callable[[Any], Any]) -> Any:
     async def main() -> Any:
-        async with AsyncClient(server.url, protocol="legacy") as client:
+        async with AsyncClient(
+            server.url, protocol="legacy", notification_handler=_ignored
+        ) as client:
             return await body(client)
 
     return asyncio.run(main())
@@ -149,7 +155,9 @@ FAILED_OPENS = 20
 
 
 def _held(port: int) -> tuple[int, int, int, int]:
-    """Threads, fds, sockets to the server, live GET streams."""
+    """Threads, fds, sockets to the server, live GET streams (the idle connections of the
+    process's pool closed first: they are its, not a session's)."""
+    close_pools()
     return threading.active_count(), open_fds(), open_sockets_to(port), live_streams()
 
 
@@ -159,7 +167,7 @@ def _at_most(limit: tuple[int, ...]) -> Callable[[tuple[int, ...]], bool]:
 
 def test_client_renewals_and_failed_opens_leave_nothing_behind(server: ForgetfulServer) -> None:
     baseline = _held(server.port)
-    with Client(server.url, protocol="legacy") as client:
+    with Client(server.url, protocol="legacy", notification_handler=_ignored) as client:
         server.forget("tools/call")
         client.call_tool("echo", {"text": "warm"})  # one renewal: the steady state
         steady = settled(lambda: _held(server.port), lambda held: held[3] == 1)
@@ -173,7 +181,7 @@ def test_client_renewals_and_failed_opens_leave_nothing_behind(server: Forgetful
         server.forget("notifications/initialized", times=HANDSHAKE_ATTEMPTS)
         with (
             pytest.raises(McpHttpTransportSessionExpiredError),
-            Client(server.url, protocol="legacy"),
+            Client(server.url, protocol="legacy", notification_handler=_ignored),
         ):
             pass
     held = settled(lambda: _held(server.port), _at_most(baseline))
@@ -186,12 +194,15 @@ def test_async_client_renewals_and_failed_opens_leave_nothing_behind(
 ) -> None:
     async def held_now() -> tuple[int, ...]:
         """``_held`` and the tasks, once the tasks just cancelled (and their sockets) ended."""
+        close_pools()  # (the sockets it aborts close at the loop's next rounds)
         await asyncio.sleep(0.05)
         return (*_held(server.port), len(asyncio.all_tasks()))
 
     async def main() -> None:
         baseline = await held_now()
-        async with AsyncClient(server.url, protocol="legacy") as client:
+        async with AsyncClient(
+            server.url, protocol="legacy", notification_handler=_ignored
+        ) as client:
             server.forget("tools/call")
             await client.call_tool("echo", {"text": "warm"})
             steady = await held_now()
@@ -205,7 +216,9 @@ def test_async_client_renewals_and_failed_opens_leave_nothing_behind(
         for _ in range(FAILED_OPENS):
             server.forget("notifications/initialized", times=HANDSHAKE_ATTEMPTS)
             with pytest.raises(McpHttpTransportSessionExpiredError):
-                async with AsyncClient(server.url, protocol="legacy"):
+                async with AsyncClient(
+                    server.url, protocol="legacy", notification_handler=_ignored
+                ):
                     pass
         held = await held_now()
         # No more than before (an earlier test's connections may close meanwhile).

@@ -130,8 +130,10 @@ def test_the_package_serves_every_name_of_the_client_module() -> None:
         "McpError",
         "McpStreamError",
         "__version__",
+        "close_pools",
     }
     assert mcpstream.doctor is mcpstream._doctor.doctor
+    assert mcpstream.close_pools is mcpstream._http.shared_pools.close_pools
     assert all(
         getattr(mcpstream, name) is getattr(mcpstream.client, name)
         for name in mcpstream.__all__

@@ -41,6 +41,8 @@ class ScriptedServer:
         self.listener = socket.create_server(("127.0.0.1", 0))
         self.port = self.listener.getsockname()[1]
         self.connections = 0
+        self.resumed: list[bool] = []
+        """Whether each TLS connection's handshake resumed an earlier session."""
         self.requests: list[tuple[h11.Request, bytes]] = []
         self._threads: list[threading.Thread] = []
         self._accepting = threading.Thread(target=self._accept, daemon=True)
@@ -70,6 +72,7 @@ class ScriptedServer:
             except OSError:  # a client that refused the certificate
                 sock.close()
                 return
+            self.resumed.append(sock.session_reused)
         with sock:
             connection = h11.Connection(h11.SERVER)
             while True:

@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TypeVar
 
+from mcpstream import close_pools
 from mcpstream._http.core.listen import ListenStream
 from mcpstream.server_requests import McpServerRequestContext
 
@@ -172,3 +173,18 @@ def settled(measure: Callable[[], T], wanted: Callable[[T], bool], wait_s: float
         time.sleep(0.02)
         value = measure()
     return value
+
+
+def close_shared_pools(runner: Any = None) -> None:
+    """Close the idle connections of the process's shared pools (``close_pools``), those of
+    ``runner``'s event loop (an ``EventLoopThread``) too, on its thread, before this returns.
+    The sessions of a transport made without a client leave their connections idle there
+    (the process's, not a session's): a test counting what a closed session left behind
+    closes them first, as a host wanting nothing left open does."""
+    close_pools()
+    if runner is not None:
+
+        async def in_loop() -> None:
+            close_pools()
+
+        runner.run(in_loop())

@@ -845,8 +845,11 @@ def test_mcpstreams_own_clients_take_the_h1_transport_unless_opted_out(
     async def make() -> Any:
         return make_async_client()
 
+    async def transport_of(client: Any) -> Any:
+        return direct_transport(client)  # the running loop's pool (the process's, shared)
+
     async_client = event_loop_thread.run(make())
-    assert isinstance(direct_transport(async_client), AsyncHttp1Transport)
+    assert isinstance(event_loop_thread.run(transport_of(async_client)), AsyncHttp1Transport)
     event_loop_thread.run(async_client.aclose())
     server = ResolvedMcpServer(
         id="test", url=mcp_server_urls["sse"], headers={}, call_timeout_s=10.0

@@ -25,7 +25,14 @@ from mcpstream.transport_http_async import AsyncMcpHttpTransport
 
 from .conftest import AsyncFacade, EventLoopThread
 from .fault_server import Conn, FaultServer, Request, notification, sse
-from .helpers import CLIENT_CAPABILITIES, call_tool, initialize, open_sockets_to, tool_text
+from .helpers import (
+    CLIENT_CAPABILITIES,
+    call_tool,
+    close_shared_pools,
+    initialize,
+    open_sockets_to,
+    tool_text,
+)
 
 ERAS = [
     pytest.param("sse", "legacy", id="sse-2025-11-25"),
@@ -98,6 +105,7 @@ def test_a_request_that_times_out_is_cancelled_at_the_server_and_leaves_nothing_
     era: str,
 ) -> None:
     url = server_urls[mode]
+    close_shared_pools(event_loop_thread)  # (earlier tests' idle connections)
     threads_before = threading.active_count()
     sockets_before = open_sockets_to(port_of(url))
     tasks_before = tasks_of(event_loop_thread)
@@ -110,9 +118,12 @@ def test_a_request_that_times_out_is_cancelled_at_the_server_and_leaves_nothing_
     # The session goes on: the next call is answered.
     assert tool_text(call_tool(transport, "echo", {"text": "after"})) == "after"
     transport.close()
+    # A transport's own client leaves its idle connections in the process's pool (and, sync,
+    # its reaper thread running): the pool's, closed here. A host's client keeps its idle
+    # keep-alive connections (closed with it, after the test).
+    close_shared_pools(event_loop_thread)
     assert threading.active_count() <= threads_before
     assert tasks_of(event_loop_thread) <= tasks_before
-    # A host's client keeps its idle keep-alive connections (closed with it, after the test).
     idle = 0 if transport._owns_client else 2
     assert open_sockets_to(port_of(url)) <= sockets_before + idle
 
@@ -126,6 +137,7 @@ def test_a_cancelled_task_cancels_its_request_at_the_server(
     era: str,
 ) -> None:
     url = server_urls[mode]
+    close_shared_pools(event_loop_thread)  # (earlier tests' idle connections)
     sockets_before = open_sockets_to(port_of(url))
     tasks_before = tasks_of(event_loop_thread)
     key = f"task-{next(KEYS)}"
@@ -156,6 +168,7 @@ def test_a_cancelled_task_cancels_its_request_at_the_server(
     assert elapsed < CANCEL_TIMEOUT_S + 5.0  # bounded (generous: a loaded machine)
     assert server_outcome(transport, key, "cancelled") == "cancelled"
     transport.close()
+    close_shared_pools(event_loop_thread)  # the session's idle connections: the pool's
     assert tasks_of(event_loop_thread) <= tasks_before
     assert open_sockets_to(port_of(url)) <= sockets_before
 

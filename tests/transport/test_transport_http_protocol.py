@@ -29,8 +29,9 @@ from mcpstream.server_requests import (
 )
 from mcpstream.transport_http import ReconnectPolicy
 
+from .conftest import EventLoopThread
 from .fault_server import Conn, FaultServer, Request, notification, result, server_request, sse
-from .helpers import ScriptedHandler, free_port, open_sockets_to
+from .helpers import ScriptedHandler, close_shared_pools, free_port, open_sockets_to
 
 SESSION = "session-abc"
 
@@ -614,6 +615,7 @@ def test_close_is_prompt_while_the_get_stream_waits_for_its_answer(
     fault_server: FaultServer,
     transport_kind: str,
     monkeypatch: pytest.MonkeyPatch,
+    event_loop_thread: EventLoopThread,
 ) -> None:
     """A GET the server never answers holds up neither ``close`` (the sync transport shuts
     the socket of the GET's connection down, the async one cancels its task) nor leaves the
@@ -623,6 +625,7 @@ def test_close_is_prompt_while_the_get_stream_waits_for_its_answer(
         await asyncio.Event().wait()  # never answers
 
     monkeypatch.setattr(ListenStream, "OPEN_WAIT_S", 0.1)
+    close_shared_pools(event_loop_thread)  # (earlier tests' idle connections)
     sockets_before = open_sockets_to(fault_server.port)
     url = fault_server.route(session_server(on_get=on_get))
     transport = make_transport(url)
@@ -636,6 +639,7 @@ def test_close_is_prompt_while_the_get_stream_waits_for_its_answer(
     if transport_kind == "async":
         assert transport.inner._listen_task is None
     assert any(r.method == "DELETE" for r in fault_server.recorded(url))
+    close_shared_pools(event_loop_thread)  # the DELETE's idle connection: the pool's
     assert open_sockets_to(fault_server.port) <= sockets_before
 
 

@@ -160,7 +160,7 @@ class AsyncMcpHttpTransport(
         negotiated = await self._run(self._negotiate_flow(negotiation, time.monotonic()))
         if not negotiated.modern:
             await self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
-        elif self._listen_enabled:
+        elif self._listen_enabled and self._listen_at_open:
             self._start_listener()  # subscriptions/listen
         return negotiated
 

@@ -18,6 +18,7 @@ from .._telemetry import Message, Negotiating, Telemetry
 from .._timeouts import call_timeout, check_connect_timeout
 from .._urls import check_url
 from ..codec import DEFAULT_MAX_EVENT_BYTES
+from ..errors import McpHttpTransportError
 from ..jsonrpc import (
     JsonRpcId,
     JsonRpcIdGenerator,
@@ -39,6 +40,7 @@ from .core import (
     ReconnectPolicy,
     call_flow,
     delete_flow,
+    discovery,
     resume_flow,
 )
 from .core.cancel import cancellable
@@ -121,6 +123,10 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         )
         self._ids = JsonRpcIdGenerator()
         self._listen_enabled = listen
+        self._listen_at_open = True
+        """Whether the end of the handshake opens the GET stream (the stateless era's listen
+        stream): ``Client`` and ``AsyncClient`` leave it closed when nothing of theirs would
+        receive what it carries (``start_listening`` and a resource subscription open it)."""
         self._listen_resources: tuple[str, ...] = ()
         """The resource subscriptions of the stateless era's listen stream."""
         self._handler = server_request_handler
@@ -269,12 +275,20 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             self._telemetry.end_session()
 
     def _negotiate_flow(self, negotiation: Negotiation, now: float) -> Flow[Negotiated]:
+        # The process's cache of discovery answers, for a transport whose requests carry
+        # nothing but its configured headers (``discovery``: no host client, no auth hook).
+        identity = (
+            discovery.identity(self.server.headers)
+            if self._owns_client and self._auth is None
+            else None
+        )
         negotiated = yield from negotiate_flow(
             self._protocol,
             negotiation,
             next_id=self._ids.next,
             timeout_s=negotiation.timeout_s or self.server.call_timeout_s,
             now=now,
+            discovery_identity=identity,
         )
         self._negotiated = negotiated
         return negotiated
@@ -332,11 +346,16 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             auth = self._auth
             channel = Channel(self._protocol, state, self._ids.next, timeout_s)
             cache_key = (auth.stored_authorization_header() or "") if auth else ""
-            return (
-                yield from modern_request_flow(
-                    channel, method, params, now=now, cache_key=cache_key
+            try:
+                return (
+                    yield from modern_request_flow(
+                        channel, method, params, now=now, cache_key=cache_key
+                    )
                 )
-            )
+            except McpHttpTransportError:
+                if state.discovery_key is not None:  # (the next session discovers again)
+                    discovery.DISCOVERED.drop(state.discovery_key)
+                raise
         request_id: JsonRpcId
         if one_shot is None:
             request_id = self._ids.next()
@@ -394,7 +413,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         yield from call_flow(
             self._protocol, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
         )
-        return self._listen_enabled and method == INITIALIZED_NOTIFICATION
+        return self._listen_enabled and self._listen_at_open and method == INITIALIZED_NOTIFICATION
 
     def _relay_flow(
         self,

@@ -72,11 +72,12 @@ import httpx
 import sniffio
 
 from .._httpbase.stack import HTTPX, HttpStack
-from . import capability, receive_buffer
+from . import capability, receive_buffer, shared_pools
 from .asyncio_backend import AsyncioBackend
 from .deadline import bounded as _bounded
 from .deadline import io_deadline
 from .h1 import transport_types
+from .h1.base import NEXT_TLS_SESSION
 from .large_reads import COALESCE_BYTES, LARGE_READ_BYTES, READ_BYTES, HeldWrites, next_ask
 
 __all__ = [
@@ -90,12 +91,14 @@ __all__ = [
     "deadline_bound",
     "deadline_trace",
     "direct_transport",
+    "fields_owner",
     "h1_enabled",
     "host_h1_transport",
     "host_response_hooks",
     "io_deadline",
     "make_async_client",
     "make_client",
+    "proxies_configured",
     "shared_ssl_context",
     "stack_ssl_context",
     "stock_async_transport",
@@ -156,8 +159,12 @@ class LazySSLContext(ssl.SSLContext):
         return super().wrap_socket(*args, **kwargs)
 
     def wrap_bio(self, *args: Any, **kwargs: Any) -> ssl.SSLObject:
-        """``ssl.SSLContext.wrap_bio``, once the CA certificates are loaded."""
+        """``ssl.SSLContext.wrap_bio``, once the CA certificates are loaded, resuming the TLS
+        session the HTTP/1.1 transport set for it (``NEXT_TLS_SESSION``: asyncio's
+        ``start_tls`` takes none) unless one is given."""
         self._ensure_loaded()
+        if kwargs.get("session") is None and not kwargs.get("server_side"):
+            kwargs["session"] = NEXT_TLS_SESSION.get()
         return super().wrap_bio(*args, **kwargs)
 
 
@@ -380,9 +387,12 @@ def direct_transport(client: httpx.Client | httpx.AsyncClient) -> Any:
     ``wire.send``). A host's client is never one (a proxy of one may not even take a weak
     reference)."""
     try:
-        return _DIRECT.get(client)
+        transport = _DIRECT.get(client)
     except TypeError:  # not weakly referenceable: not a client made here
         return None
+    if type(transport) is shared_pools.LoopShared:  # the running loop's pool
+        return transport.current()
+    return transport
 
 
 def deadline_bound(response: httpx.Response) -> bool:
@@ -443,7 +453,7 @@ def _reading_in_large_pieces(
         max_keepalive_connections=_LIMITS.max_keepalive_connections,
         keepalive_expiry=_LIMITS.keepalive_expiry,
     )
-    direct = not urllib.request.getproxies()
+    direct = not proxies_configured()
     if direct:
         client = client_type(
             follow_redirects=False, transport=transport_type(verify=ssl_context, limits=limits)
@@ -476,12 +486,80 @@ def h1_enabled() -> bool:
     return os.environ.get(H1_ENV, "") != "0"
 
 
-def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
+class _FieldsOwner:
+    """What the clients of one stack and kind made on the shared pools have in common for
+    ``wire``'s cache of header blocks: the same default headers (httpx's, never changed)."""
+
+
+_FIELDS_OWNERS: weakref.WeakKeyDictionary[Any, _FieldsOwner] = weakref.WeakKeyDictionary()
+_OWNERS: dict[tuple[str, bool], _FieldsOwner] = {}
+
+
+def _fields_owner(stack_name: str, asynchronous: bool) -> _FieldsOwner:
+    owner = _OWNERS.get((stack_name, asynchronous))
+    if owner is None:
+        owner = _OWNERS.setdefault((stack_name, asynchronous), _FieldsOwner())
+    return owner
+
+
+def fields_owner(client: httpx.Client | httpx.AsyncClient) -> Any:
+    """Whose cache of header blocks ``client``'s requests use (``wire._fields``): one for all
+    the clients of a stack and kind made on the shared pools, which send the same default
+    headers (a session per call then builds its header block once, not once a session);
+    else the client itself."""
+    try:
+        return _FIELDS_OWNERS.get(client, client)
+    except TypeError:  # not weakly referenceable: not a client made here
+        return client
+
+
+_NO_PROXY_NAMES: list[frozenset[Any]] = [frozenset()]
+"""The names of the last environment found to name no proxy (the check of the same names
+again is one set comparison)."""
+
+
+def proxies_configured() -> bool:
+    """Whether a proxy is configured (``urllib.request.getproxies()``: what httpx reads).
+    Where that reads the environment alone (not macOS, not Windows, which read the system's
+    settings too), an environment with no variable naming a proxy is answered without it:
+    ``getproxies`` decodes and lowers every variable, at a tenth of a millisecond a client.
+    The names of such an environment are remembered: while they stay the same (a value may
+    change, but only a variable named for a proxy could name one), no name is looked at."""
+    if sys.platform not in ("darwin", "win32"):
+        data: Any = getattr(os.environ, "_data", None)
+        if isinstance(data, dict):
+            names = data.keys()
+            if names == _NO_PROXY_NAMES[0]:
+                return False
+            if all(isinstance(name, bytes) and b"proxy" not in name.lower() for name in names):
+                _NO_PROXY_NAMES[0] = frozenset(names)
+                return False
+    return bool(urllib.request.getproxies())
+
+
+def _on_h1(stack: HttpStack, asynchronous: bool, shared: bool = True) -> Any:
     """A client of ``stack`` over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a
-    proxy is configured (None then), with httpx's default limits and the shared SSL context;
-    its transport carries every request (``direct_transport``)."""
-    if not h1_enabled() or urllib.request.getproxies():
+    proxy is configured (None then), with the shared SSL context; its transport carries every
+    request (``direct_transport``). Unless ``shared_pools.SHARED_ENV`` opts out, that
+    transport is the process's (``shared_pools``: the client borrows it, and closing the
+    client leaves it open); else its own, with httpx's default limits."""
+    if not h1_enabled() or proxies_configured():
         return None
+    module = stack.httpx
+    client_type = module.AsyncClient if asynchronous else module.Client
+    if shared and shared_pools.shared_enabled():
+        context = stack_ssl_context(stack)
+        target: Any = (
+            shared_pools.LoopShared(stack, context)
+            if asynchronous
+            else shared_pools.sync_shared(stack, context)
+        )
+        client = client_type(
+            follow_redirects=False, transport=shared_pools.borrowed(stack, target, asynchronous)
+        )
+        _DIRECT[client] = target
+        _FIELDS_OWNERS[client] = _fields_owner(stack.name, asynchronous)
+        return client
     sync_type, async_type = transport_types(stack)
     transport = (async_type if asynchronous else sync_type)(
         verify=stack_ssl_context(stack),
@@ -489,18 +567,19 @@ def _on_h1(stack: HttpStack, asynchronous: bool) -> Any:
         max_keepalive_connections=_LIMITS.max_keepalive_connections,
         keepalive_expiry=_LIMITS.keepalive_expiry,
     )
-    module = stack.httpx
-    client_type = module.AsyncClient if asynchronous else module.Client
     client = client_type(follow_redirects=False, transport=transport)
     _DIRECT[client] = transport
     return client
 
 
-def make_client(stack: HttpStack = HTTPX) -> httpx.Client:
+def make_client(stack: HttpStack = HTTPX, *, shared: bool = True) -> httpx.Client:
     """The default ``Client`` of ``stack`` (redirects not followed), reading in large pieces
     (an ``httpx2.Client`` on the httpx2 stack: the annotation is httpx's, whose API it has);
-    over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a proxy is configured."""
-    client: httpx.Client = _on_h1(stack, False) or _reading_in_large_pieces(
+    over the HTTP/1.1 transport unless ``H1_ENV`` opts out or a proxy is configured, and that
+    the process's (``shared_pools``) unless not ``shared`` or opted out: a pool of its own,
+    closed with it, for a client whose connections must be its own (the sync GET stream's,
+    whose stop shuts down the socket of the connection it opened)."""
+    client: httpx.Client = _on_h1(stack, False, shared) or _reading_in_large_pieces(
         stack, False, _LargeReadBackend
     )
     return client

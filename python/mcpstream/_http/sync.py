@@ -222,7 +222,7 @@ class McpHttpTransport(
         negotiated = self._run(self._negotiate_flow(negotiation, time.monotonic()))
         if not negotiated.modern:
             self.send_notification(method=INITIALIZED_NOTIFICATION, params=None)
-        elif self._listen_enabled:
+        elif self._listen_enabled and self._listen_at_open:
             self._start_listener()  # subscriptions/listen
         return negotiated
 
@@ -299,7 +299,9 @@ class McpHttpTransport(
         no GET stream then, whose thread would read the socket the calls write to (server
         messages still arrive in the answers to the calls)."""
         if self._owns_client:
-            return {"client": make_client(self._stack), "owns_client": True}
+            # (not the process's pool: ``stop`` shuts down the connection the stream's
+            # client opened, which a pooled connection taken again would not be)
+            return {"client": make_client(self._stack, shared=False), "owns_client": True}
         own = own_connection(self._client, self._stack)
         if own is None:
             if self._serial is not None:

@@ -30,7 +30,7 @@ from .h1.base import Http1Base
 from .h1.pool import Http1Request, Prepared, prepare, real_request
 from .h1.sync import Sent
 from .host_settings import host_timeout
-from .httpx_clients import direct_transport
+from .httpx_clients import direct_transport, fields_owner
 
 __all__ = [
     "PIECE_BYTES",
@@ -149,7 +149,8 @@ def _stack_request(
 _FieldsKey = tuple[str, str, tuple[tuple[str, str], ...]]
 _FIELDS: weakref.WeakKeyDictionary[Any, dict[_FieldsKey, tuple[tuple[bytes, bytes], ...] | None]]
 _FIELDS = weakref.WeakKeyDictionary()
-"""By client, the fields of its requests by method, URL and headers (without the body's
+"""By client (or by the group of clients that send the same default headers:
+``fields_owner``), the fields of its requests by method, URL and headers (without the body's
 ``Content-Length``): a session sends the same header block with every request, until its
 session id, protocol version or authorization changes."""
 
@@ -166,9 +167,10 @@ def _fields(
     it refuses raises as it does without this cache); None when that request's fields do not
     end with the ``Content-Length`` of its body (then it is made each time). The default
     headers of a client made by ``httpx_clients`` do not change."""
-    known = _FIELDS.get(client)
+    owner = fields_owner(client)
+    known = _FIELDS.get(owner)
     if known is None:
-        known = _FIELDS[client] = {}
+        known = _FIELDS[owner] = {}
     key = (request.method, request.url, tuple(request.headers.items()))
     try:
         return known[key]

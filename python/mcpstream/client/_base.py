@@ -130,6 +130,22 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
             connect_timeout_s=settings.connect_timeout_s,
         )
         self._telemetry = Telemetry(url, trace_context=settings.trace_context)
+        # The GET stream carries the server's messages outside a call: notifications (dropped
+        # when no hook takes them) and requests (a ping, or one only a handler answers). A
+        # session with none of those hooks has no use for it, and a session opened for one
+        # call would pay a request (and over HTTP/1.1 a connection) for nothing: the driver
+        # tells its transport not to open it at the handshake (``_listen_at_open``).
+        self._listens = any(
+            hook is not None
+            for hook in (
+                on_notification,
+                logging_handler,
+                on_resource_updated,
+                elicitation_handler,
+                sampling_handler,
+                roots,
+            )
+        )
         self._transport = self._open(options, requests, router)
         self._core = SessionCore(settings, requests, router, self._transport)
 

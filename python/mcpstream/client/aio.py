@@ -69,12 +69,14 @@ class AsyncClient(
         handler = self._answers = ServerRequestRouter(
             requests, awaitable_answers=True, telemetry=self._telemetry
         )
-        return AsyncMcpHttpTransport(
+        transport = AsyncMcpHttpTransport(
             **options,
             server_request_handler=handler,
             on_notification=router.adeliver,
             telemetry=False,  # the client records its messages itself
         )
+        transport._listen_at_open = self._listens
+        return transport
 
     async def _run(self, flow: Flow[T]) -> T:
         """Await ``flow``'s steps in this task; what it returns (``advance``, written out:

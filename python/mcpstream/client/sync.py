@@ -112,12 +112,14 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
         handler = self._answers = ServerRequestRouter(
             requests, awaitable_answers=False, telemetry=self._telemetry
         )
-        return McpHttpTransport(
+        transport = McpHttpTransport(
             **options,
             server_request_handler=handler,
             on_notification=router.deliver,
             telemetry=False,  # the client records its messages itself
         )
+        transport._listen_at_open = self._listens
+        return transport
 
     def _run(self, flow: Flow[T]) -> T:
         """Do ``flow``'s steps on this thread; what it returns (``advance``, written out: the

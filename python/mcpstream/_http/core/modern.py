@@ -29,6 +29,7 @@ from ...jsonrpc import (
     build_jsonrpc_request,
 )
 from . import era
+from .discovery import DISCOVERED
 from .flows import call_flow
 from .protocol import McpHttpProtocol, ModernState, logger
 from .sse_legacy import HTTP_SSE, NEGOTIATED, initialize_flow, stale_entry
@@ -110,6 +111,8 @@ def modern_request_flow(
         now = yield from _now()
         error = response.error
         code = error.get("code") if error is not None else None
+        if code == era.UNSUPPORTED_PROTOCOL_VERSION and state.discovery_key is not None:
+            DISCOVERED.drop(state.discovery_key)  # (the next session discovers again)
         if code == era.UNSUPPORTED_PROTOCOL_VERSION and not version_retried:
             assert error is not None
             version = era.choose_version(era.supported_versions(error), modern_only=True)
@@ -234,13 +237,16 @@ def negotiate_flow(
     next_id: Callable[[], JsonRpcId],
     timeout_s: float,
     now: float,
+    discovery_identity: str | None = None,
 ) -> Flow[Negotiated]:
     """Find the era the server speaks (see the module docstring). For the handshake era this
     sends ``initialize`` (over the HTTP+SSE transport when the server refuses the POST with
     400, 404 or 405, or ``era`` pins ``"http+sse"``) and records the version; the caller sends
     ``notifications/initialized``. What was found is cached per server (``NEGOTIATED``): with
     no pin (or the ``"legacy"`` pin of a renewal), a second negotiation goes straight to it,
-    and probes again from the start when that stopped working."""
+    and probes again from the start when that stopped working. With a
+    ``discovery_identity`` (``discovery.identity``), a ``server/discover`` answer is taken
+    from the process's cache, or kept there (``discovery.DISCOVERED``)."""
     pin = negotiation.era
     known = NEGOTIATED.get(protocol.url) if pin in (None, "legacy") else None
     if known is not None and known != "modern":
@@ -261,7 +267,9 @@ def negotiate_flow(
         else:
             NEGOTIATED.put(protocol.url, _outcome(negotiated))
             return negotiated
-    negotiated = yield from _probe(protocol, negotiation, next_id, timeout_s, now)
+    negotiated = yield from _probe(
+        protocol, negotiation, next_id, timeout_s, now, discovery_identity
+    )
     if pin in (None, "legacy"):
         NEGOTIATED.put(protocol.url, _outcome(negotiated))
     return negotiated
@@ -280,9 +288,11 @@ def _probe(
     next_id: Callable[[], JsonRpcId],
     timeout_s: float,
     now: float,
+    discovery_identity: str | None = None,
 ) -> Flow[Negotiated]:
-    """Negotiate from the start: ``server/discover`` unless a handshake era or transport is
-    pinned, then ``initialize``."""
+    """Negotiate from the start: ``server/discover`` (or its answer from the cache, given a
+    ``discovery_identity``) unless a handshake era or transport is pinned, then
+    ``initialize``."""
     pin = negotiation.era
     if pin == HTTP_SSE:
         return (yield from _handshake(protocol, negotiation, next_id, timeout_s, now, direct=True))
@@ -292,6 +302,12 @@ def _probe(
         assert version is not None
         state = ModernState(version, dict(negotiation.capabilities), dict(negotiation.client_info))
         protocol.modern = state
+        key = None if discovery_identity is None else (protocol.url, version, discovery_identity)
+        hit = None if key is None else DISCOVERED.get(key, now)
+        if hit is not None:
+            state.version, state.discovered = hit
+            state.discovery_key = key
+            return Negotiated(True, hit[0], hit[1])
         try:
             channel = Channel(protocol, state, next_id, timeout_s)
             params = {"_meta": dict(negotiation.meta)} if negotiation.meta else None
@@ -304,6 +320,9 @@ def _probe(
         if spoken is not None:
             assert isinstance(result, dict)
             state.version, state.discovered = spoken, result
+            if key is not None:
+                DISCOVERED.put(key, spoken, result, now)
+                state.discovery_key = key
             return Negotiated(True, spoken, result)
         if pin is not None or (response is not None and era.is_modern_error(response.error)):
             protocol.modern = None

@@ -277,6 +277,9 @@ class ModernState:
     tool_paths: dict[str, era.HeaderPaths] = field(default_factory=dict)
     discovered: dict[str, Any] | None = None
     cache: dict[tuple[str, str, str], tuple[float, Any]] = field(default_factory=dict)
+    discovery_key: tuple[str, str, str] | None = None
+    """The ``discovery.DISCOVERED`` entry the ``server/discover`` answer came from or went
+    to (None: not cached), dropped when a request of the session fails."""
 
     def stamp(self, method: str, params: Any) -> tuple[dict[str, Any], dict[str, str]]:
         """The params of a request with ``_meta``, and the headers mirroring them."""

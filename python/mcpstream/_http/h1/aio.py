@@ -29,7 +29,7 @@ import httpx
 from ...errors import CodecError
 from ..aio_flow import BUFFER_BYTES, FlowProtocol, wake
 from ..low_water import LowWater, lower_water
-from .base import Http1Base, fill_room, renewed, stream_type, whole_capacity
+from .base import NEXT_TLS_SESSION, Http1Base, fill_room, renewed, stream_type, whole_capacity
 from .pool import BodyBuffer, Ended, Key, Prepared, may_resend, new_framing, prepare
 
 __all__ = ["BUFFER_BYTES", "AsyncHttp1", "AsyncHttp1Transport"]
@@ -110,6 +110,8 @@ class Connection(FlowProtocol):
         self.stale = False
         self.whole: Any = None
         """The ``BodyBuffer`` its whole bodies are read into (``renewed``)."""
+        self.tls_kept = False
+        """Its TLS session was kept for resumption (``Http1Base._keep_tls_session``)."""
 
     # -- asyncio.Protocol ------------------------------------------------------------------
 
@@ -328,6 +330,9 @@ class AsyncHttp1(Http1Base[Connection]):
 
     def _release(self, connection: Connection, expiry: float) -> None:
         connection.idle()
+        if connection.tls and not connection.tls_kept:
+            ssl_object = connection.get_extra_info("ssl_object")
+            connection.tls_kept = self._keep_tls_session(connection.key, ssl_object)
         for old in self._pool.put(connection, connection.key, connection.loop.time(), expiry):
             old.close()
         self._notify()
@@ -369,9 +374,13 @@ class AsyncHttp1(Http1Base[Connection]):
                 if tls:
                     # The handshake apart from the connection, as httpx's own transport does
                     # it, so that a failure of each reads as there.
-                    connection.transport = await loop.start_tls(
-                        transport, connection, self._tls_context(), server_hostname=hostname
-                    )
+                    resumed = NEXT_TLS_SESSION.set(self._tls_session(key))
+                    try:
+                        connection.transport = await loop.start_tls(
+                            transport, connection, self._tls_context(), server_hostname=hostname
+                        )
+                    finally:
+                        NEXT_TLS_SESSION.reset(resumed)
         except OSError as exc:  # ssl.SSLError and TimeoutError included
             connection.close()
             if not connected and not isinstance(exc, TimeoutError | socket.gaierror):

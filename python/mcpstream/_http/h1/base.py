@@ -8,6 +8,7 @@ The drivers (``sync``, ``aio``) do the waits, reads and writes; the pool's rules
 
 from __future__ import annotations
 
+import contextvars
 import ssl
 from typing import Any, Generic, Protocol, TypeVar, cast
 
@@ -37,6 +38,7 @@ class _DeadlinePassed(Exception):
 __all__ = [
     "DISCONNECTED",
     "FILL_BYTES",
+    "NEXT_TLS_SESSION",
     "Http1Base",
     "fill_room",
     "renewed",
@@ -48,6 +50,17 @@ DISCONNECTED = "Server disconnected without sending a response."
 """The message of the ``RemoteProtocolError`` for a connection that ended before any byte of
 the answer arrived (h11's words, as httpx raises them)."""
 
+
+TLS_SESSIONS = 64
+"""TLS sessions a transport keeps for resumption (one an origin, the latest; past it, all are
+forgotten)."""
+
+NEXT_TLS_SESSION: contextvars.ContextVar[ssl.SSLSession | None] = contextvars.ContextVar(
+    "mcpstream_next_tls_session", default=None
+)
+"""The TLS session the async transport's next handshake is to resume, set around
+``loop.start_tls`` (which takes no session): an SSL context that can (``LazySSLContext``,
+that of mcpstream's own clients) sets it on the ``SSLObject`` it makes."""
 
 FILL_BYTES = 64 * 1024
 """Body data of a known length at least this large is read straight into the body's buffer
@@ -149,6 +162,8 @@ class Http1Base(Generic[C]):
         )
         self._pool: IdlePool[C] = IdlePool(self._limits)
         self._heads = Heads()
+        self._tls_sessions: dict[Any, ssl.SSLSession] = {}
+        """The latest TLS session of each origin, for the next connection to resume."""
         self._init_driver()
 
     def _init_driver(self) -> None:
@@ -203,6 +218,27 @@ class Http1Base(Generic[C]):
         context = self._ssl_context
         context.set_alpn_protocols(["http/1.1"])
         return context
+
+    def _tls_session(self, key: Any) -> ssl.SSLSession | None:
+        """The TLS session for a new connection to ``key`` to resume (None: a full handshake)."""
+        return self._tls_sessions.get(key)
+
+    def _keep_tls_session(self, key: Any, ssl_object: Any) -> bool:
+        """Keep the TLS session of a connection to ``key`` whose answer was read (``ssl_object``
+        its ``SSLSocket`` or ``SSLObject``; anything else is a plain connection): by then a
+        TLS 1.3 server's session ticket has arrived. A connection made later to the origin
+        resumes it (an abbreviated handshake: no certificate to send and verify). Whether
+        the connection has no more to give (its session kept, or a plain one): the drivers
+        ask once a connection, as reading ``session`` copies the session (a tenth of a
+        millisecond and more: a good part of a small call)."""
+        session = getattr(ssl_object, "session", None)
+        if session is None:
+            return not isinstance(ssl_object, ssl.SSLSocket | ssl.SSLObject)
+        sessions = self._tls_sessions
+        if len(sessions) >= TLS_SESSIONS and key not in sessions:
+            sessions.clear()
+        sessions[key] = session
+        return True
 
     def _refused_protocol(self, chosen: str | None, request: Any) -> Exception | None:
         """The stack's ``ConnectError`` when ALPN chose ``chosen``, a protocol other than

@@ -54,13 +54,25 @@ class Connection:
     its responses (``get_extra_info``, as httpcore's streams), whose every read obeys the
     ``io_deadline`` (``deadline_bound``)."""
 
-    __slots__ = ("_buffer", "_readable", "_timeout", "_writable", "key", "sock", "whole")
+    __slots__ = (
+        "_buffer",
+        "_readable",
+        "_timeout",
+        "_writable",
+        "key",
+        "sock",
+        "tls_kept",
+        "whole",
+    )
 
     deadline_bound = True
 
     def __init__(self, key: Key, sock: socket.socket) -> None:
         self.key = key
         self.sock = sock
+        self.tls_kept = False
+        """Its TLS session was kept for resumption (``Http1Base._keep_tls_session``), or it
+        has none."""
         self._timeout: float | None = -1.0  # what settimeout was last given (-1: never)
         self._buffer: memoryview | None = None
         self.whole: Any = None
@@ -265,6 +277,8 @@ class SyncHttp1(Http1Base[Connection]):
     def _release(self, connection: Connection, expiry: float) -> None:
         """Put a connection whose response was read to its end back in the pool, idle for
         ``expiry`` seconds at most."""
+        if not connection.tls_kept:
+            connection.tls_kept = self._keep_tls_session(connection.key, connection.sock)
         with self._mutex:
             dropped = self._pool.put(connection, connection.key, time.monotonic(), expiry)
             if self._waiting:
@@ -283,7 +297,9 @@ class SyncHttp1(Http1Base[Connection]):
         try:
             sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
             if scheme == b"https":
-                sock = self._tls_context().wrap_socket(sock, server_hostname=hostname)
+                sock = self._tls_context().wrap_socket(
+                    sock, server_hostname=hostname, session=self._tls_session(key)
+                )
                 refused = self._refused_protocol(sock.selected_alpn_protocol(), request)
                 if refused is not None:
                     raise refused
@@ -493,6 +509,20 @@ class SyncHttp1(Http1Base[Connection]):
         stream = self._body_type(self, None, framing, request, None, True)
         stream.took(whole, [whole] if whole else [])
         return stream
+
+    def expire_idle(self, now: float) -> float | None:
+        """Close the idle connections expired at ``now`` (``time.monotonic()``); when the next
+        one expires (None: none idle). For a pool that outlives its sessions (the process's,
+        ``shared_pools``), whose reaper closes idle connections by time rather than at the
+        next request."""
+        with self._mutex:
+            expired = self._pool.expire(now)
+            soonest = self._pool.next_expiry()
+            if expired and self._waiting:
+                self._freed.notify()
+        for connection in expired:
+            connection.close()
+        return soonest
 
     def close(self) -> None:
         """Close every idle connection; responses still being read close theirs when done."""
