@@ -56,9 +56,12 @@ BIG_SIZE = 256 * 1024
 OPEN_TIMEOUT_S = 30.0
 """Many processes starting at once on a busy machine: a first handshake can take a while."""
 SAMPLE_EVERY_S = 1.0
-LEVELS_EVERY = 5
-"""Every 5th sample also has the levels, after a full collection (a task or socket held only by
-garbage is no leak); the collection is too dear for every sample."""
+LEVELS_EVERY = 2
+"""Every 2nd sample also has the levels, after a full collection (a task or socket held only by
+garbage is no leak); the collection is too dear for every sample. A window of the baseline or
+the end (12 s) then holds about six of them, so that its lowest level is not one that a task or
+connection passing through happened to raise in every sample (with two a window, one run in a
+few failed on a task that comes and goes)."""
 SETTLE_S = 3.0
 """How long a close may take to give back its threads and fds (polled)."""
 
