@@ -169,6 +169,10 @@ class ParkedClose(httpx2.AsyncByteStream):
         self.closed.set()
 
 
+def _release(version: str) -> tuple[int, ...]:
+    return tuple(int(part) for part in version.split(".")[:2])
+
+
 def test_an_answer_is_handed_on_while_its_body_is_still_closing() -> None:
     async def scenario() -> None:
         parked: list[ParkedClose] = []
@@ -193,7 +197,10 @@ def test_an_answer_is_handed_on_while_its_body_is_still_closing() -> None:
             assert result.text == "ok"
             assert not parked[0].closed.is_set()
             parked[0].release.set()
-            await client.close()  # awaits the close left running
-            assert parked[0].closed.is_set()
+            await client.close()
+            if _release(httpx2.__version__) >= (2, 17):
+                # 2.17's aiter_raw parks on the body's close: it is left running, and the
+                # client's close awaits it (earlier releases end it at the quiet window).
+                assert parked[0].closed.is_set()
 
     asyncio.run(scenario())
