@@ -18,7 +18,7 @@ from typing import Any
 
 import pytest
 from conformance.client import LoopThread
-from mcpstream import AsyncClient, Client
+from mcpstream import AsyncClient, Client, close_pools
 from mcpstream._http.core.era import request_headers
 from mcpstream.client import (
     AsyncTaskHandle,
@@ -436,6 +436,9 @@ def make_client(request: pytest.FixtureRequest, served: TasksServer, era: str) -
     yield make
     for close in opened:
         close()
+    # The process's pools keep a closed session's idle connections (and, for sync clients,
+    # a reaper thread while they do): a host wanting nothing left open closes them.
+    close_pools()
     assert threading.active_count() <= threads + 1  # the server's own may come and go
 
 
