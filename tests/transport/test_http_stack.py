@@ -17,8 +17,8 @@ from mcpstream._httpbase.stack import (
     HttpStack,
     StackErrors,
     as_httpx_error,
-    errors_named,
     http_errors,
+    raised_on_any,
     stack_named,
     stack_of,
 )
@@ -62,7 +62,7 @@ def test_every_httpx2_failure_is_sorted_as_its_httpx_twin() -> None:
     assert wire.failure(httpx2.ConnectTimeout("x")).kind is wire.FailureKind.CONNECT_TIMEOUT
     assert wire.failure(httpx2.ReadTimeout("x")).kind is wire.FailureKind.TIMEOUT
     assert wire.failure(httpx2.ConnectError("x")).kind is wire.FailureKind.NETWORK
-    assert set(errors_named("ConnectError")) == {httpx.ConnectError, httpx2.ConnectError}
+    assert set(raised_on_any(lambda r: r.ConnectError)) == {httpx.ConnectError, httpx2.ConnectError}
 
 
 def test_each_stack_raises_its_own_classes_checked_when_the_stack_is_made() -> None:

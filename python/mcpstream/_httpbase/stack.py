@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import sys
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from types import ModuleType
 from typing import Any, Literal
@@ -34,10 +35,10 @@ __all__ = [
     "StackName",
     "as_httpx_error",
     "as_httpx_request",
-    "errors_named",
     "failure_groups",
     "http_errors",
     "loaded_stacks",
+    "raised_on_any",
     "stack_named",
     "stack_of",
 ]
@@ -47,10 +48,11 @@ StackName = Literal["httpx", "httpx2"]
 
 @dataclass(frozen=True, slots=True)
 class StackErrors:
-    """The exception classes of one stack that mcpstream's HTTP/1.1 transports raise, as
-    httpcore's pool would map them, looked up once per stack (``of``). httpx's classes type
-    both stacks' here: httpx2's are twins of the same signatures, not their subclasses."""
+    """The exception classes of one stack that mcpstream raises and catches, looked up once per
+    stack (``of``). httpx's classes type both stacks' here: httpx2's are twins of the same
+    signatures, not their subclasses."""
 
+    HTTPError: type[httpx.HTTPError]
     ConnectError: type[httpx.TransportError]
     ConnectTimeout: type[httpx.TransportError]
     LocalProtocolError: type[httpx.TransportError]
@@ -66,13 +68,15 @@ class StackErrors:
     @classmethod
     def of(cls, httpx_module: Any) -> StackErrors:
         """The classes of ``httpx_module``; ``TypeError`` names one it lacks or one that is no
-        ``TransportError`` of it, so a release that moved one fails when its stack is made."""
-        base = getattr(httpx_module, "TransportError", None)
+        ``TransportError`` (``HTTPError`` itself aside) of it, so a release that moved one fails
+        when its stack is made: httpx's at import, httpx2's when first asked for."""
         found: dict[str, Any] = {}
         for name in cls.__slots__:
+            base_name = "HTTPError" if name == "HTTPError" else "TransportError"
+            base = getattr(httpx_module, base_name, None)
             kind = getattr(httpx_module, name, None)
             if not (isinstance(kind, type) and isinstance(base, type) and issubclass(kind, base)):
-                raise TypeError(f"{httpx_module.__name__}.{name} is not a TransportError class")
+                raise TypeError(f"{httpx_module.__name__}.{name} is not a {base_name} class")
             found[name] = kind
         return cls(**found)
 
@@ -235,10 +239,12 @@ def failure_groups(exc: BaseException) -> tuple[bool, bool, bool]:
     return (False, False, False)
 
 
-def errors_named(*names: str) -> tuple[type[BaseException], ...]:
-    """The exception classes called ``names`` (``"HTTPError"``, ``"ConnectError"``...) of
-    every stack in use: ``except errors_named("HTTPError"):`` catches httpx's and httpx2's."""
-    return tuple(getattr(stack.httpx, name) for stack in _STACKS.values() for name in names)
+def raised_on_any(
+    *picks: Callable[[StackErrors], type[BaseException]],
+) -> tuple[type[BaseException], ...]:
+    """The classes ``picks`` choose from the table of every stack in use:
+    ``except raised_on_any(lambda r: r.HTTPError):`` catches httpx's and httpx2's."""
+    return tuple(pick(stack.raises) for stack in _STACKS.values() for pick in picks)
 
 
 def as_httpx_request(stack: HttpStack, request: httpx.Request) -> Any:

@@ -20,7 +20,7 @@ from typing import Any
 from rich.console import Console
 
 from .._http.core.advice import tls_mismatch
-from .._httpbase.stack import errors_named
+from .._httpbase.stack import raised_on_any
 from .._text import sanitize, terminal_text
 from ..client import DEFAULT_CONNECT_TIMEOUT_S, Client, ServerInfo
 from ..client._settings import PROTOCOL_CHOICES
@@ -204,7 +204,9 @@ def _unreachable_reason(exc: BaseException, url: str | None) -> str | None:
     """Why the server could not be reached, when ``exc`` was caused by that (an https:// URL
     to a port that speaks plain HTTP explained as such, not as OpenSSL words it)."""
     cause = exc.__cause__
-    if not isinstance(cause, errors_named("ConnectError", "UnsupportedProtocol")):
+    if not isinstance(
+        cause, raised_on_any(lambda r: r.ConnectError, lambda r: r.UnsupportedProtocol)
+    ):
         return None
     text = str(cause) or type(cause).__name__
     tls = tls_mismatch(url or "", text)

@@ -44,7 +44,7 @@ from typing import Any, Generic, NoReturn, Protocol, TypeVar, runtime_checkable
 import httpx
 
 from .._httpbase.bodies import ACCEPT_ENCODING, abody_chunks, body_chunks
-from .._httpbase.stack import as_httpx_error, as_httpx_request, errors_named, stack_of
+from .._httpbase.stack import as_httpx_error, as_httpx_request, raised_on_any, stack_of
 from .._version import __version__
 from ..errors import McpOAuthAuthorizationError
 from .policy import InsecureOAuthUrlError, check_oauth_url
@@ -391,7 +391,7 @@ def _send_sync(
                 deadline.remaining()
             finally:
                 response.close()
-    except errors_named("TransportError"):
+    except raised_on_any(lambda r: r.TransportError):
         deadline.remaining()  # a read the watchdog ended is reported as the deadline
         raise
     return document
@@ -456,7 +456,7 @@ def run_sync(
                 continue
             try:
                 steps.reply(_send_sync(http, step, deadline, limit))
-            except errors_named("HTTPError") as exc:
+            except raised_on_any(lambda r: r.HTTPError) as exc:
                 steps.fail(as_httpx_error(exc, step))
     return steps.result
 
@@ -483,7 +483,7 @@ async def run_async(
                 if isinstance(step, httpx.Request):
                     try:
                         steps.reply(await _send_async(http, step, deadline, limit))
-                    except errors_named("HTTPError") as exc:
+                    except raised_on_any(lambda r: r.HTTPError) as exc:
                         steps.fail(as_httpx_error(exc, step))
                     continue
                 if isinstance(step, HostCall):

@@ -14,7 +14,7 @@ import time
 
 import httpx
 
-from .._httpbase.stack import errors_named
+from .._httpbase.stack import raised_on_any
 from ..errors import McpOAuthDiscoveryError
 from ..oauth_store import McpOAuthTokenRecord, McpOAuthTokenStore
 from ._flow import USER_AGENT, McpOAuthRedirectHandler, _SocketWatchdog
@@ -57,7 +57,7 @@ def probe_www_authenticate(
         with _SocketWatchdog(request, timeout_s):
             response = client.send(request, stream=True, follow_redirects=False)
             response.close()
-    except errors_named("HTTPError") as exc:
+    except raised_on_any(lambda r: r.HTTPError) as exc:
         reason = type(exc).__name__
         if time.monotonic() - started >= timeout_s:
             reason = f"no answer within {timeout_s:g}s"
@@ -73,7 +73,10 @@ def probe_www_authenticate(
             headers={"MCP-Session-Id": session_id, "User-Agent": USER_AGENT},
             timeout=timeout_s,
         )
-        with contextlib.suppress(*errors_named("HTTPError")), _SocketWatchdog(delete, timeout_s):
+        with (
+            contextlib.suppress(*raised_on_any(lambda r: r.HTTPError)),
+            _SocketWatchdog(delete, timeout_s),
+        ):
             client.send(delete, stream=True).close()
     return challenge if status == 401 else None
 

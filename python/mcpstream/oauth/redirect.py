@@ -22,7 +22,7 @@ from urllib.parse import urljoin
 
 import httpx
 
-from .._httpbase.stack import errors_named
+from .._httpbase.stack import raised_on_any
 from ..errors import McpOAuthAuthorizationError
 from ._flow import USER_AGENT, AuthorizationPrompt, _SocketWatchdog
 from .policy import InsecureOAuthUrlError, check_oauth_url
@@ -159,7 +159,7 @@ class _HeadlessRedirectHandlerBase(Generic[_C]):
     def _reaching_endpoint() -> Iterator[None]:
         try:
             yield
-        except errors_named("HTTPError") as exc:
+        except raised_on_any(lambda r: r.HTTPError) as exc:
             raise McpOAuthAuthorizationError(
                 f"the authorization endpoint could not be reached: {type(exc).__name__}"
             ) from exc

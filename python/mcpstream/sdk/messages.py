@@ -18,7 +18,7 @@ from mcp.shared.message import SessionMessage
 from pydantic import ValidationError
 
 from .._http.core.protocol import failed_while_streaming, stream_ended
-from .._httpbase.stack import errors_named
+from .._httpbase.stack import raised_on_any
 from .._text import sanitize
 from ..errors import (
     McpHttpTransportError,
@@ -155,7 +155,7 @@ def _client_raised(exc: McpTransportError) -> BaseException | None:
     """What the HTTP client raised that ``exc`` stands for (its ``TransportError``: a
     connection refused, one of the client's timeouts...), or None (mcpstream's own)."""
     cause = exc.__cause__
-    return cause if isinstance(cause, errors_named("TransportError")) else None
+    return cause if isinstance(cause, raised_on_any(lambda r: r.TransportError)) else None
 
 
 def failure_message(request_id: RequestId, exc: McpTransportError) -> SessionMessage:
