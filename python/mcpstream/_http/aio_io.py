@@ -1,5 +1,12 @@
-"""The I/O pieces of the asyncio driver (``mcpstream._http.aio``): what one running flow has
-open (``Exchange``), reads bounded by a wait, and error snippets."""
+"""The I/O pieces of the asyncio driver (``mcpstream._http.aio``).
+
+A running flow keeps what it has open in an ``Exchange``: the response of its last request,
+the body's iterator and, where the transport can, a reader of the whole body. Each read runs
+under ``asyncio.timeout`` of what is left of its wait (``within``): a read that runs out of
+time is cancelled and reported to the core as ``Idle``, the end of a body as ``BodyEnd`` and a
+failure as ``Failed``. Error snippets are read within the request's deadline and never raise
+(``read_limited``).
+"""
 
 from __future__ import annotations
 

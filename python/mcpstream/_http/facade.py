@@ -1,6 +1,13 @@
-"""What ``McpHttpTransport`` and ``AsyncMcpHttpTransport`` share that does no I/O: the wiring of
-the protocol core made in their constructors, the flows of their calls, and the properties and
-methods that only read or set the core's state. Each driver (``sync``, ``aio``) runs the flows."""
+"""What ``McpHttpTransport`` and ``AsyncMcpHttpTransport`` share that does no I/O.
+
+``HttpTransportBase`` is the base of both drivers. Its constructor wires one transport: the
+HTTP stack and client (the host's, or one made here), the protocol core
+(``core.protocol.McpHttpProtocol``), the auth hook and the telemetry. Its ``_*_flow`` methods
+build the core's flows for the handshake, a request, a notification, a relayed message and the
+closing DELETE; each driver (``sync``, ``aio``) runs them and does their I/O. ``_one_shot``
+says whether a request may be POSTed before its flow starts (the one-shot path), and the
+properties only read or set the core's state.
+"""
 
 from __future__ import annotations
 

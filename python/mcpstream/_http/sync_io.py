@@ -1,6 +1,13 @@
-"""The I/O pieces of the sync driver (``mcpstream._http.sync``): a body reader thread
-(``ChunkPump``) and a way to stop it at once, what one running flow has open (``Exchange``),
-and the thread of the GET stream (``Listener``)."""
+"""The I/O pieces of the sync driver (``mcpstream._http.sync``).
+
+A running flow keeps what it has open in an ``Exchange``: the response of its last request,
+the body's iterator and its reader. The driver makes the first reads of a body on the flow's
+own thread (``inline_reads``); the rest of a longer body is read by a ``ChunkPump``, a thread
+that hands the chunks over through a bounded queue so that the flow can wait for them with a
+timeout. A reader blocked on its socket is stopped by shutting the socket down under it
+(``abort_response``); one that already saw the end of its body is only joined, so that its
+connection goes back to the pool. The GET stream runs its flow on a thread of its own
+(``Listener``)."""
 
 from __future__ import annotations
 

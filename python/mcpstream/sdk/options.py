@@ -1,5 +1,11 @@
-"""mcpstream's own options of ``streamable_http_client`` (beside the SDK's keywords), checked
-once, and the transport they make."""
+"""mcpstream's own options of ``streamable_http_client``, beside the SDK's keywords.
+
+``RelayOptions`` holds them, checked once when made (sizes, timeouts), and makes the
+``AsyncMcpHttpTransport`` a session relays through (``transport``): on the host's client when
+it gave one, else on a client of its own on the SDK's HTTP stack. ``resolve_call_timeout``
+turns the default, ``FROM_HOST``, into a deadline: none of mcpstream's when the host's client has
+a read timeout (its timeouts then govern every wait), else ``DEFAULT_CALL_TIMEOUT_S``.
+"""
 
 from __future__ import annotations
 

@@ -30,15 +30,19 @@ tasks) run its flows and do the I/O they ask for.
   flow: the fallback from a refused ``initialize`` POST to the GET stream and its ``endpoint``
   event, each message POSTed there and answered on the stream (``SseStream``), and the
   process's cache of what negotiation found per server (``NEGOTIATED``).
+* ``discovery``: the process's cache of ``server/discover`` answers, per server, version and
+  identity.
+* ``advice``: what an error message tells a user to check (a web page rather than MCP, a wrong
+  path, a scheme that does not match the port); it shapes messages only.
 * ``modern``: its flows over ``call_flow``: ``negotiate_flow`` (``server/discover``, or the
   ``initialize`` fallback, the cache consulted first) and ``modern_request_flow`` (stamping,
   retries, ``input_required`` rounds, the list cache).
 
 The modules form layers, and each imports only from those below it (``tests/test_import_cycles.py``
-checks it, imports for typing included): ``steps``, ``era`` and ``cancel`` (they import no
-other module of the core), then ``protocol`` (the state of one transport, ``ModernState``
-included), then ``exchange``, ``listen`` and ``relay``, then ``flows``, then ``sse_legacy``,
-then ``modern``.
+checks it, imports for typing included): ``steps``, ``era``, ``cancel`` and ``advice`` (they
+import no other module of the core), then ``protocol`` (the state of one transport,
+``ModernState`` included) and ``discovery``, then ``exchange``, ``listen`` and ``relay``, then
+``flows``, then ``sse_legacy``, then ``modern``.
 """
 
 from __future__ import annotations

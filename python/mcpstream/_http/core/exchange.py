@@ -1,6 +1,14 @@
-"""The state of one call of the Streamable HTTP transport: response matching, the deadline,
-SSE bodies with the quiet window, and SEP-1699 resumption (the order of its steps is in
-``flows``)."""
+"""The state of one call of the Streamable HTTP transport; no I/O.
+
+A call's flow (``flows.call_flow``) makes a ``CallExchange`` for the call and hands it what the
+server answers: a JSON body to ``take_json_body``, an SSE body to an ``SseBody`` that is fed
+chunk by chunk or taken whole. ``take_messages`` sorts every message: notifications are
+queued, the response with the call's id is kept, and server requests go back to the flow to be
+answered. ``SseBody.wait_s`` says how long to wait for more bytes: up to the deadline before
+the response, and after it only while the stream keeps talking (``QUIET_WINDOW_S``). A stream
+that ends or breaks before the response gives a ``Resume``: the flow reconnects with a GET
+from the last event id (SEP-1699), within the call's deadline.
+"""
 
 from __future__ import annotations
 
@@ -231,18 +239,20 @@ class CallExchange:
     # -- SSE -----------------------------------------------------------------------------------
 
     def open_sse(self, *, headers: Mapping[str, str] | None, now: float) -> SseBody:
-        """Start reading one SSE body answering this call: the POST's (``headers`` of its
-        answer; without a Content-Length the stream is open-ended) or a resumed GET's (None,
-        always treated as open-ended)."""
+        """Start reading one SSE body that answers this call.
+
+        ``headers`` is the head of the POST's answer, open-ended without a Content-Length; None
+        stands for a resumed GET's body, which is always open-ended."""
         open_ended = headers is None or headers.get("content-length") is None
-        return SseBody(self, open_ended, now)  # (a class called with keywords costs twice)
+        # perf: positional arguments; a class called with keywords costs about twice as much.
+        return SseBody(self, open_ended, now)
 
     def take_whole_sse(self, *, headers: Mapping[str, str], body: bytes, now: float) -> bool:
-        """Take the whole SSE body of the POST's answer (``headers``: its head's; ``body``: to
-        its end), as ``open_sse(...).whole`` does: True when that left nothing to do (no server
-        request to answer, no stream to resume). The common answer, one event holding the
-        response and nothing else (``codec.sole_sse_message``), is taken with no decoder made:
-        for it, ``whole`` would set the response and nothing more."""
+        """Take the whole SSE body of the POST's answer; True when that left nothing to do.
+
+        Nothing to do means no server request to answer and no stream to resume, as
+        ``open_sse(...).whole`` would find. The common answer, one event holding the response
+        alone (``codec.sole_sse_message``), is taken without making a decoder."""
         message = codec.sole_sse_message(body, self.protocol.max_event_bytes)
         if (
             isinstance(message, JsonRpcResponse)

@@ -1,6 +1,13 @@
-"""The state of the GET stream of the Streamable HTTP transport: server-initiated messages and
-the rule for reconnecting it (the order of its steps is in ``flows``). In the stateless era
-(2026-07-28) the same stream is a ``subscriptions/listen`` POST (``LISTEN_FILTER``)."""
+"""The state of the GET stream of the Streamable HTTP transport; no I/O.
+
+One ``ListenStream`` lives as long as the session, and ``flows.listen_flow`` runs it: it sends
+the GET, asks ``accept`` whether the answer is a stream to read (a 405 means the server offers
+none, and the stream is given up quietly), feeds the body's bytes to it and routes what they
+carry. When a connection ends, ``next_delay_s`` says when to reconnect, by the protocol's
+``ReconnectPolicy``, or that it is time to give up; the last event id is sent again as
+``Last-Event-ID``. In the stateless era (2026-07-28) the same stream is a
+``subscriptions/listen`` POST (``LISTEN_FILTER``).
+"""
 
 from __future__ import annotations
 
@@ -33,8 +40,9 @@ def listen_filter(resources: Sequence[str]) -> dict[str, Any]:
 class ListenStream:
     """The GET stream on which the server sends requests and notifications of its own.
 
-    One ``ListenStream`` lives as long as the session; each connection gets a new decoder via
-    ``connect``. The last event id is carried over for ``Last-Event-ID`` on reconnection.
+    One ``ListenStream`` lives as long as the session; each connection it accepts gets a new
+    decoder (``accept``). The last event id is carried over for ``Last-Event-ID`` on
+    reconnection.
     """
 
     METHOD = "GET stream"

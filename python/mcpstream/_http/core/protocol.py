@@ -1,6 +1,13 @@
-"""Per-transport protocol state and rules of the Streamable HTTP transport: headers, session,
-requests and their timeouts, status mapping, error messages, notifications, answers to server
-requests. The flows (``flows``) consult it at every step."""
+"""Per-transport protocol state and rules of the Streamable HTTP transport; no I/O.
+
+Each transport has one ``McpHttpProtocol``, and the flows (``flows``) consult it at every
+step. It builds the requests (their headers, the session id, the timeouts left of an
+operation), captures the session the server gives and forgets it on a 404, maps a failure or
+an HTTP status to the transport's error with a message a user can act on (credentials
+scrubbed), and queues the server's notifications or marks them for the host's callback. While
+the transport speaks the stateless era, ``ModernState`` holds what it knows of it
+(``modern``); the HTTP+SSE transport of 2024-11-05 sets ``sse_endpoint``.
+"""
 
 from __future__ import annotations
 

@@ -1,9 +1,12 @@
-"""``Http1Base``: the part of the sync and the async HTTP/1.1 transports that does no I/O: their
-options and state (the TLS context, the pool and its limits, the request heads already
-encoded), the stack's exceptions for each failure of a connect, a write or a read, the stack's
-response, and whether a connection whose response was read to its end goes back to the pool.
-The drivers (``sync``, ``aio``) do the waits, reads and writes; the pool's rules are in
-``pool``.
+"""``Http1Base``: the part of the sync and the async HTTP/1.1 transports that does no I/O.
+
+A transport keeps its options and state here: the TLS context and the TLS sessions to resume,
+the pool of idle connections and its limits, and the request heads already encoded. Each
+failure of a connect, a write or a read becomes the stack's exception of that kind
+(``HttpStack.raises``), worded as httpx's own transport words it. A response read to its end
+hands its connection back to the pool when the exchange allows reuse (``_finish``), else the
+connection is closed. The drivers (``sync``, ``aio``) do the waits, reads and writes; the
+pool's rules are in ``pool``.
 """
 
 from __future__ import annotations

@@ -44,9 +44,10 @@ _LONGEST_POLL_S = (2**31 - 1) / 1000
 more: mcpstream's "no limit") wait without a bound."""
 
 READ_BUFFER = 256 * 1024
-"""The most one read takes: each connection reads into a buffer of this size, kept for its
-life, and copies out what arrived (a ``recv`` of this size would allocate it for every read,
-a mapping of its own for the allocator, even for a small answer)."""
+"""The most one read takes: each connection reads into a buffer of this size, kept for its life,
+and copies out what arrived."""
+# perf: a ``recv`` of this size would allocate it for every read, a mapping of its own for the
+# allocator, even for a small answer.
 
 
 class Connection:
@@ -80,10 +81,10 @@ class Connection:
         self._readable: Any = None
         self._writable: Any = None
         if _POLL is not None and _DONTWAIT and not isinstance(sock, ssl.SSLSocket):
-            # A plain socket stays blocking, and its waits are polls of its own: a socket with
-            # a timeout has Python poll it before every read and write, and set its mode again
-            # (a system call) at every ``settimeout``, which a small exchange pays several
-            # times over. (TLS reads wait on the TLS layer's records: those keep the timeout.)
+            # A plain socket stays blocking and its waits are polls of its own. TLS sockets
+            # keep their timeout: their reads wait on the TLS layer's records.
+            # perf: a socket with a timeout is polled by Python before every read and write,
+            # and every ``settimeout`` is a system call; a small exchange pays both many times.
             sock.settimeout(None)
             self._timeout = None
             self._readable = _POLL()
