@@ -53,6 +53,7 @@ class StackErrors:
     signatures, not their subclasses."""
 
     HTTPError: type[httpx.HTTPError]
+    """The root of the others, which OAuth, the CLI and the SDK route catch (``raised_on_any``)."""
     ConnectError: type[httpx.TransportError]
     ConnectTimeout: type[httpx.TransportError]
     LocalProtocolError: type[httpx.TransportError]

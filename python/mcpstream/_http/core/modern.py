@@ -32,7 +32,7 @@ from . import era
 from .discovery import DISCOVERED
 from .flows import call_flow
 from .protocol import McpHttpProtocol, ModernState, logger
-from .sse_legacy import HTTP_SSE, NEGOTIATED, initialize_flow, stale_entry
+from .sse_legacy import HTTP_SSE, NEGOTIATED, cached_route, initialize_flow
 from .steps import Done, Flow, Handle, Handled, Sleep
 
 __all__ = [
@@ -250,23 +250,19 @@ def negotiate_flow(
     pin = negotiation.era
     known = NEGOTIATED.get(protocol.url) if pin in (None, "legacy") else None
     if known is not None and known != "modern":
-        try:
-            negotiated = yield from _handshake(
-                protocol, negotiation, next_id, timeout_s, now, direct=known == HTTP_SSE
-            )
-        except McpHttpTransportError as exc:
-            NEGOTIATED.drop(protocol.url)
-            if not stale_entry(exc):
-                raise
-            logger.info(
-                "server %r no longer speaks what it did (%s); negotiating again",
-                protocol.server.id,
-                known,
-            )
-            now = yield from _now()
-        else:
-            NEGOTIATED.put(protocol.url, _outcome(negotiated))
-            return negotiated
+        handshake = _handshake(
+            protocol, negotiation, next_id, timeout_s, now, direct=known == HTTP_SSE
+        )
+        cached = yield from cached_route(protocol.url, handshake)
+        if cached is not None:
+            NEGOTIATED.put(protocol.url, _outcome(cached))
+            return cached
+        logger.info(
+            "server %r no longer speaks what it did (%s); negotiating again",
+            protocol.server.id,
+            known,
+        )
+        now = yield from _now()
     negotiated = yield from _probe(
         protocol, negotiation, next_id, timeout_s, now, discovery_identity
     )

@@ -31,7 +31,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from dataclasses import replace
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import urljoin, urlsplit
 
 from ... import codec
@@ -96,6 +96,7 @@ __all__ = [
     "NEGOTIATED",
     "NegotiationCache",
     "SseStream",
+    "cached_route",
     "host_initialize_flow",
     "initialize_flow",
     "open_flow",
@@ -103,6 +104,8 @@ __all__ = [
     "stale_entry",
     "stream_flow",
 ]
+
+R = TypeVar("R")
 
 HTTP_SSE = "http+sse"
 """The name of the transport (``Negotiated.transport``, the pin ``protocol="http+sse"``)."""
@@ -614,35 +617,41 @@ def host_initialize_flow(
     working is dropped and the POST tried), else ``initialize_flow`` with its fallback; an
     HTTP+SSE outcome is cached. (Only that one: a server that took the POST may speak the
     modern era as well, which a host's own handshake does not ask.)"""
+
+    def initialize(now: float, direct: bool) -> Flow[tuple[JsonRpcResponse, SseStream | None]]:
+        return initialize_flow(
+            protocol,
+            body,
+            request_id=request_id,
+            timeout_s=timeout_s,
+            now=now,
+            direct=direct,
+            call_timeout_s=call_timeout_s,
+        )
+
     if NEGOTIATED.get(protocol.url) == HTTP_SSE and not protocol.session_id:
-        try:
-            response, _ = yield from initialize_flow(
-                protocol,
-                body,
-                request_id=request_id,
-                timeout_s=timeout_s,
-                now=now,
-                direct=True,
-                call_timeout_s=call_timeout_s,
-            )
-        except McpHttpTransportError as exc:
-            NEGOTIATED.drop(protocol.url)
-            if not stale_entry(exc):
-                raise
-            now = (yield from _expect(Sleep(0.0), Done)).now
-        else:
-            return response
-    response, stream = yield from initialize_flow(
-        protocol,
-        body,
-        request_id=request_id,
-        timeout_s=timeout_s,
-        now=now,
-        call_timeout_s=call_timeout_s,
-    )
+        cached = yield from cached_route(protocol.url, initialize(now, direct=True))
+        if cached is not None:
+            return cached[0]
+        now = (yield from _expect(Sleep(0.0), Done)).now
+    response, stream = yield from initialize(now, direct=False)
     if stream is not None:
         NEGOTIATED.put(protocol.url, HTTP_SSE)
     return response
+
+
+def cached_route(url: str, flow: Flow[R]) -> Flow[R | None]:
+    """Run ``flow``, sent by the route ``NEGOTIATED`` chose for ``url``: its outcome, or None
+    when the route stopped working (the entry is dropped, and the caller negotiates again).
+
+    Any failure drops the entry; one that would fail any route (``stale_entry``) is raised."""
+    try:
+        return (yield from flow)
+    except McpHttpTransportError as exc:
+        NEGOTIATED.drop(url)
+        if not stale_entry(exc):
+            raise
+        return None
 
 
 def stale_entry(error: McpHttpTransportError) -> bool:
