@@ -1,10 +1,15 @@
 """The official SDK's server that forgets sessions on command (``mcp_sdk_server.py
 forgetful``), in a subprocess of its own: the tests of session recovery lose the session at
-each step in turn, as a restart at that moment would."""
+each step in turn, as a restart at that moment would.
+
+The server reaches into the session manager of the SDK the suite pins (mcp 2.3). A suite run
+at older releases (the lowest leg) points ``MCPSTREAM_TEST_SERVER_PYTHON`` at a Python that
+has that SDK; the client side is still the one under test."""
 
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 import urllib.request
@@ -19,7 +24,11 @@ class ForgetfulServer:
 
     def __init__(self) -> None:
         self._process = subprocess.Popen(
-            [sys.executable, str(HERE / "mcp_sdk_server.py"), "forgetful"],
+            [
+                os.environ.get("MCPSTREAM_TEST_SERVER_PYTHON") or sys.executable,
+                str(HERE / "mcp_sdk_server.py"),
+                "forgetful",
+            ],
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             text=True,
