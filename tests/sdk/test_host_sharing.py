@@ -152,17 +152,28 @@ def test_one_client_made_outside_the_loops_of_asyncio_run(served: Served) -> Non
     assert served.tap.opened == 2  # a connection per loop, shared by its two sessions
 
 
-@pytest.mark.parametrize("then", ["the client is collected", "the next session opens"])
+@pytest.mark.parametrize(
+    "then", ["the client is collected", "the next session opens", "the client closed in the loop"]
+)
 def test_a_loop_closed_without_ending_leaves_no_socket(served: Served, then: str) -> None:
     # loop.close() alone runs nothing of the loop's: its idle connections are closed when the
     # client goes, or by the client's next session (on another loop), their sockets at once.
+    async def in_a_client() -> None:
+        async with served.client() as host:
+            await _session(host, served.tap.url)
+
     def host_run() -> None:
         host: Any = served.client()
         loop = asyncio.new_event_loop()
         try:
-            loop.run_until_complete(_session(host, served.tap.url))
+            if then == "the client closed in the loop":
+                loop.run_until_complete(in_a_client())
+            else:
+                loop.run_until_complete(_session(host, served.tap.url))
         finally:
             loop.close()
+        if then == "the client closed in the loop":
+            return
         assert served.tap.open == 1
         if then == "the client is collected":
             del host
