@@ -18,6 +18,9 @@ operation paid a TCP connection (and a TLS handshake) for every one. The clients
 * an async pool belongs to one event loop, and is closed when the loop shuts its asynchronous
   generators down (``asyncio.run`` and ``asyncio.Runner`` do, as they end: ``_loop_guard``);
   a connection is never used from another loop;
+* the transport that the sessions over one host client share on an event loop
+  (``mcpstream.sdk``'s) is bound to the loop (``bind_to_loop``): its idle connections close
+  with the loop's pools, and at ``close_pools()``;
 * ``close_pools()`` closes every idle connection of every pool now (a host or a test that
   wants nothing left open); the pools are made again when next needed;
 * ``SHARED_ENV=0`` (``MCPSTREAM_SHARED_POOL=0``) opts out: each client gets a pool of its
@@ -266,9 +269,9 @@ def _close_all(pools: dict[tuple[str, Any], Any]) -> None:
 
 def close_pools() -> None:
     """Close every idle connection of the pools the sessions of mcpstream's own clients share,
-    and of those the sessions over one host client share (``bind_to_loop``; connections in use
-    close when their responses are done with); the pools are made again
-    when next needed. For a host (or a test) that wants nothing left open: the pools would
+    and of those the sessions over one host client share (``bind_to_loop``); connections in
+    use close when their responses are done with. The pools are made again when next needed.
+    For a host (or a test) that wants nothing left open: the pools would
     otherwise close their idle connections after ``KEEPALIVE_EXPIRY`` seconds, and an event
     loop's pools when it ends. The idle connections of an event loop running on another
     thread are closed by that loop, at its next round (an async pool is used from its loop
