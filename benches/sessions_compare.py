@@ -228,8 +228,6 @@ def main() -> None:
         cert, key = self_signed_certificate(Path(directory))
         # mcpstream's own clients and the SDK's trust the run's certificate as httpx does.
         os.environ["SSL_CERT_FILE"] = str(cert)
-        # The sessions over the host client share its connections (mcpstream.sdk's opt-in).
-        os.environ["MCPSTREAM_SHARE_HOST_CONNECTIONS"] = "1"
         context = ssl.create_default_context(cafile=str(cert))
         for era, scheme in [(era, scheme) for era in eras for scheme in schemes]:
             options = ("--framing", "length", "--era", era) + (

@@ -2,7 +2,8 @@
 with ``MCPSTREAM_H1_TRANSPORT=0``), under ``mcp.Client`` against the SDK's server, seen on the
 wire by a tap in front of it (``Tap``: it records what the client sends and counts its open
 connections): a stock host client sends through its own ``send`` (hooks, headers, auth,
-cookies) over mcpstream's transport, closed with the session, and so does an object forwarding
+cookies) over mcpstream's transport, which the client's sessions share (its connections'
+lifetime: ``test_host_sharing``), and so does an object forwarding
 to one whose ``send`` is the client's (Pydantic AI's borrowed client, with or without its
 ``auth``); a host with a transport of its
 own, a mount for the URL, HTTP/2 or retries keeps its own transport; a host's TLS context is the
@@ -30,7 +31,7 @@ from mcpstream._http.h1.aio import Connection
 from mcpstream._http.httpx_clients import H1_ENV
 from mcpstream._httpbase.stack import stack_named
 from mcpstream.sdk import streamable_http_client
-from mcpstream.sdk.host import SHARE_ENV, HostClient
+from mcpstream.sdk.host import HostClient
 
 from tests.plain_http import forward_proxy
 from tests.plain_http.tls import self_signed_certificate
@@ -165,7 +166,6 @@ def test_a_stock_host_client_sends_its_requests_over_mcpstreams_transport(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     monkeypatch.setenv(H1_ENV, "1")
-    monkeypatch.setenv(SHARE_ENV, "1")  # the transport outlives the session (below)
     module: Any = httpx2 if stack == "httpx2" else httpx
     requests: list[str] = []
     over_mcpstream: list[bool] = []
@@ -508,7 +508,6 @@ def test_sessions_over_one_host_client_share_its_connections(
     # sessions reuse each other's idle connections, as over the SDK's transport (the client's
     # own pool), instead of a connection (a TLS handshake) for every session.
     monkeypatch.setenv(H1_ENV, "1")
-    monkeypatch.setenv(SHARE_ENV, "1")
     module: Any = httpx2 if stack == "httpx2" else httpx
     sessions = 6
 

@@ -18,6 +18,9 @@ operation paid a TCP connection (and a TLS handshake) for every one. The clients
 * an async pool belongs to one event loop, and is closed when the loop shuts its asynchronous
   generators down (``asyncio.run`` and ``asyncio.Runner`` do, as they end: ``_loop_guard``);
   a connection is never used from another loop;
+* the transport that the sessions over one host client share on an event loop
+  (``mcpstream.sdk``'s) is bound to the loop (``bind_to_loop``): its idle connections close
+  with the loop's pools, and at ``close_pools()``;
 * ``close_pools()`` closes every idle connection of every pool now (a host or a test that
   wants nothing left open); the pools are made again when next needed;
 * ``SHARED_ENV=0`` (``MCPSTREAM_SHARED_POOL=0``) opts out: each client gets a pool of its
@@ -49,6 +52,7 @@ __all__ = [
     "SHARED_ENV",
     "LoopShared",
     "async_shared",
+    "bind_to_loop",
     "borrowed",
     "close_pools",
     "shared_enabled",
@@ -204,25 +208,46 @@ _ASYNC: weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, dict[tuple[str, Any
 """The async pools of each event loop, by stack name and SSL context."""
 
 
-def async_shared(stack: HttpStack, context: ssl.SSLContext, loop: asyncio.AbstractEventLoop) -> Any:
-    """The async HTTP/1.1 transport of ``loop`` (the running one) on ``stack`` with
-    ``context``, made on first use; the loop's first one starts the guard that closes them
-    all when the loop ends (``_loop_guard``)."""
+_GUARD = ("guard", None)
+_BOUND = ("bound", None)
+"""The keys of a loop's entry in ``_ASYNC`` for its guard and for ``bind_to_loop``'s
+transports (a ``WeakSet``); the others are its pools."""
+
+
+def _loop_pools(loop: asyncio.AbstractEventLoop) -> dict[tuple[str, Any], Any]:
+    """The entry of ``loop`` (the running one) in ``_ASYNC``, made with the guard that closes
+    its pools when the loop ends (``_loop_guard``) on first use."""
     pools = _ASYNC.get(loop)
     if pools is None:
-        pools = _ASYNC[loop] = {}
+        pools = _ASYNC[loop] = {_BOUND: weakref.WeakSet()}
         guard = _loop_guard(pools)
         # Started here (its first step runs at once): the loop's hooks register it, and
         # ``shutdown_asyncgens`` closes it as the loop ends, which runs its ``finally``.
         with contextlib.suppress(StopIteration):
             guard.asend(None).send(None)
-        pools[("guard", None)] = guard  # (kept alive by the loop's entry)
+        pools[_GUARD] = guard  # (kept alive by the loop's entry)
         weakref.finalize(loop, _close_all, pools)
+    return pools
+
+
+def async_shared(stack: HttpStack, context: ssl.SSLContext, loop: asyncio.AbstractEventLoop) -> Any:
+    """The async HTTP/1.1 transport of ``loop`` (the running one) on ``stack`` with
+    ``context``, made on first use; the loop's first one starts the guard that closes them
+    all when the loop ends (``_loop_guard``)."""
+    pools = _loop_pools(loop)
     key = (stack.name, context)
     transport = pools.get(key)
     if transport is None or transport._pool.closed:
         transport = pools[key] = transport_types(stack)[1](**_settings(context))
     return transport
+
+
+def bind_to_loop(loop: asyncio.AbstractEventLoop, transport: Any) -> None:
+    """Close the idle connections of ``transport`` (an async HTTP/1.1 transport of someone
+    else's, used on ``loop``, the running one) as the loop's own pools' are: when the loop
+    ends (``asyncio.run``, ``asyncio.Runner``), and at ``close_pools``. The loop holds it
+    weakly: a transport dropped by its owner goes as it would."""
+    _loop_pools(loop)[_BOUND].add(transport)
 
 
 async def _loop_guard(pools: dict[tuple[str, Any], Any]) -> AsyncGenerator[None, None]:
@@ -234,15 +259,19 @@ async def _loop_guard(pools: dict[tuple[str, Any], Any]) -> AsyncGenerator[None,
 
 def _close_all(pools: dict[tuple[str, Any], Any]) -> None:
     for name, transport in list(pools.items()):
-        if name[0] != "guard":
+        if name == _BOUND:
+            for bound in list(transport):
+                bound.close_idle()
+        elif name != _GUARD:
             transport.close_idle()
             pools.pop(name, None)
 
 
 def close_pools() -> None:
-    """Close every idle connection of the pools the sessions of mcpstream's own clients share
-    (connections in use close when their responses are done with); the pools are made again
-    when next needed. For a host (or a test) that wants nothing left open: the pools would
+    """Close every idle connection of the pools the sessions of mcpstream's own clients share,
+    and of those the sessions over one host client share (``bind_to_loop``); connections in
+    use close when their responses are done with. The pools are made again when next needed.
+    For a host (or a test) that wants nothing left open: the pools would
     otherwise close their idle connections after ``KEEPALIVE_EXPIRY`` seconds, and an event
     loop's pools when it ends. The idle connections of an event loop running on another
     thread are closed by that loop, at its next round (an async pool is used from its loop
@@ -268,11 +297,11 @@ def close_pools() -> None:
 def _expire_all(pools: dict[tuple[str, Any], Any]) -> None:
     """Close the idle connections of one loop's pools (on the loop's thread, or with the loop
     stopped)."""
-    for name, transport in list(pools.items()):
-        if name[0] != "guard":
-            for connection in transport._pool.expire(math.inf):
-                with contextlib.suppress(RuntimeError):  # its loop closed
-                    connection.close()
+    for name, held in list(pools.items()):
+        if name != _GUARD:
+            for transport in list(held) if name == _BOUND else [held]:
+                for connection in transport._pool.expire(math.inf):
+                    connection.close()  # (of a loop closed since: its socket closed now)
 
 
 class _Borrowed:

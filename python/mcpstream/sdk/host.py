@@ -23,8 +23,10 @@ through its own transport, so that they all run (slower: mcpstream's HTTP/1.1 tr
 not carry it), and one INFO line per process and reason on the ``mcpstream`` logger says so. A
 hook installed after the session opened is found at the next request, which then goes the
 host's way too.
-The host's client and transport are left as they are; the view's transport is closed with the
-session (``HostClient.release``)."""
+The host's client and transport are left as they are. The view's transport is the one the
+sessions over the same client share on the event loop (``shared_h1``): a session leaves its idle
+connections to the next, as the client's own pool would (``MCPSTREAM_SHARE_HOST_CONNECTIONS=0``,
+``SHARE_ENV``: each session's own, closed with it by ``HostClient.release``)."""
 
 from __future__ import annotations
 
@@ -36,12 +38,14 @@ import logging
 import os
 import types
 import weakref
+from collections.abc import Mapping
 from typing import Any
 
 from .._http.host_settings import host_timeout
 from .._http.host_view import view as _view
 from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
 from .._http.interception import SEND_PATH, Interception, say_kept
+from .._http.shared_pools import bind_to_loop
 from .._httpbase.stack import HttpStack, stack_of
 
 logger = logging.getLogger("mcpstream")
@@ -183,12 +187,12 @@ _SEND_PATH = SEND_PATH
 view runs them as the stack wrote them."""
 
 SHARE_ENV = "MCPSTREAM_SHARE_HOST_CONNECTIONS"
-"""``1``: the sessions over one host client share mcpstream's transport and its connections
-(``shared_h1``); otherwise each session has its own, closed with it."""
+"""``0``: each session over a host client has mcpstream's transport of its own, closed with
+it; otherwise (the default) the sessions over one host client share one (``shared_h1``)."""
 
-_SHARED: weakref.WeakKeyDictionary[Any, dict[asyncio.AbstractEventLoop, Any]] = (
-    weakref.WeakKeyDictionary()
-)
+_SHARED: weakref.WeakKeyDictionary[
+    Any, weakref.WeakKeyDictionary[asyncio.AbstractEventLoop, Any]
+] = weakref.WeakKeyDictionary()
 """mcpstream's HTTP/1.1 transport of each host client, by event loop (asyncio connections
 belong to their loop), shared by the client's sessions."""
 
@@ -197,13 +201,16 @@ def shared_h1(client: Any, stack: HttpStack) -> tuple[Any, bool]:
     """mcpstream's HTTP/1.1 transport to stand in for ``client``'s (None where it cannot:
     ``_h1_for``), and whether it is the one the client's sessions share on the running event
     loop. Sessions over one client then reuse each other's idle connections, as they would in
-    the client's own pool: the transport has that pool's limits and keep-alive expiry, and it
-    lives as long as the client (closed by the first session to end after the client closed,
-    or its idle connections when the client is collected). Outside an event loop, or for a
-    client no weak reference can follow, the transport is the caller's own; and so it is
-    unless ``SHARE_ENV`` is ``1``: shared connections outlive the session that opened them,
-    and a host that ends its event loop before they expire leaves them to the collector."""
-    if os.environ.get(SHARE_ENV) != "1":
+    the client's own pool: the transport has that pool's limits and keep-alive expiry.
+
+    Its idle connections outlive the session that opened them, and are closed when they
+    expire, when the client is closed (by the first session to end after), when the client is
+    collected, when their event loop ends (``asyncio.run``: ``shared_pools.bind_to_loop``),
+    at ``close_pools()``, and, for a loop closed without ending so (``loop.close()`` alone),
+    when the client's next session opens: their sockets are closed then, not left to the
+    collector. Outside an event loop, for a client no weak reference can follow, or with
+    ``SHARE_ENV`` at ``0``, the transport is the caller's own."""
+    if os.environ.get(SHARE_ENV) == "0":
         return _h1_for(client, stack), False
     try:
         loop = asyncio.get_running_loop()
@@ -211,20 +218,22 @@ def shared_h1(client: Any, stack: HttpStack) -> tuple[Any, bool]:
     except (RuntimeError, TypeError):  # no loop; not weakly referenceable
         return _h1_for(client, stack), False
     if by_loop is None:
-        by_loop = {}
+        by_loop = weakref.WeakKeyDictionary()
         try:
             _SHARED[client] = by_loop
         except TypeError:
             return _h1_for(client, stack), False
         weakref.finalize(client, _close_idle, by_loop)
-    for gone in [other for other in by_loop if other.is_closed()]:
-        _close_idle({gone: by_loop.pop(gone)})
+    if len(by_loop) > 1 or loop not in by_loop:
+        gone = [other for other in list(by_loop) if other.is_closed()]
+        _close_idle({other: by_loop.pop(other) for other in gone})
     transport = by_loop.get(loop)
-    if transport is None or getattr(client, "is_closed", False):
+    if transport is None or transport._pool.closed or getattr(client, "is_closed", False):
         transport = _h1_for(client, stack)
         if transport is None:
             return None, False
         by_loop[loop] = transport
+        bind_to_loop(loop, transport)
     return transport, True
 
 
@@ -242,17 +251,29 @@ async def close_shared(client: Any) -> None:
 
 
 def _forget_shared(client: Any, transport: Any) -> None:
-    by_loop = _SHARED.get(client) or {}
+    by_loop = _SHARED.get(client)
+    if by_loop is None:
+        return
     for loop, held in list(by_loop.items()):
         if held is transport:
             del by_loop[loop]
 
 
-def _close_idle(by_loop: dict[asyncio.AbstractEventLoop, Any]) -> None:
-    """Close the idle connections of the transports of ``by_loop`` (their client was
-    collected, or their loop closed): from outside any loop, so each close is only tried."""
-    for transport in by_loop.values():
-        with contextlib.suppress(Exception):  # a closed loop may refuse to schedule it
+def _close_idle(by_loop: Mapping[asyncio.AbstractEventLoop, Any]) -> None:
+    """Close the transports of ``by_loop`` and their idle connections (their client was
+    collected or closed, or their loop closed), from wherever this runs: a loop running on
+    another thread closes its own, at its next round; the sockets of a closed loop's are
+    closed at once (``h1.aio.close_now``)."""
+    try:
+        running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
+    except RuntimeError:
+        running = None
+    for loop, transport in list(by_loop.items()):
+        if loop is not running and loop.is_running():
+            with contextlib.suppress(RuntimeError):  # it closed meanwhile
+                loop.call_soon_threadsafe(transport.close_idle)
+            continue
+        with contextlib.suppress(Exception):  # a finalizer's: nothing to raise to
             transport.close_idle()
 
 

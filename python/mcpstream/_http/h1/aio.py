@@ -196,12 +196,17 @@ class Connection(FlowProtocol):
 
     def close(self) -> None:
         """Abort the connection (nothing is left to flush: a connection is closed only when
-        its response is done with or broken)."""
+        its response is done with or broken); of a loop closed since, close its socket now
+        (``close_now``)."""
         self.framing = None
-        if self.transport is not None:
-            # a connection of a loop that has closed since: nothing is left to abort
-            with contextlib.suppress(RuntimeError):
-                self.transport.abort()
+        transport = self.transport
+        if transport is None:
+            return
+        if self.loop.is_closed():
+            close_now(transport)
+            return
+        with contextlib.suppress(RuntimeError):  # the loop closed meanwhile (another thread)
+            transport.abort()
 
     def get_extra_info(self, info: str) -> Any:
         """httpcore's ``AsyncNetworkStream.get_extra_info``."""
@@ -216,6 +221,25 @@ class Connection(FlowProtocol):
         if name is None or self.transport is None:
             return None
         return self.transport.get_extra_info(name)
+
+
+def close_now(transport: asyncio.BaseTransport) -> None:
+    """Close the socket under asyncio's ``transport`` (plain or TLS) of an event loop that is
+    closed, here and now. Its ``abort`` would leave the socket's close to a callback the
+    closed loop never runs, and so to the garbage collector, which warns of it
+    (``ResourceWarning: unclosed transport``). A transport of another event loop
+    implementation (no such attributes) is left as it is."""
+    raw: Any = transport
+    ssl_protocol = getattr(transport, "_ssl_protocol", None)
+    if ssl_protocol is not None:
+        raw._closed = True  # (as its abort marks it)
+        raw = getattr(ssl_protocol, "_transport", None)
+    if getattr(raw, "_sock", None) is None:
+        return  # closed already (or not asyncio's selector transport)
+    # The loop's part of a close, run at once: the protocol is told (what it would schedule
+    # on the loop fails), and the socket is closed whatever it raised.
+    with contextlib.suppress(RuntimeError):
+        raw._call_connection_lost(None)
 
 
 class _Fill(asyncio.BufferedProtocol):
@@ -481,8 +505,7 @@ class AsyncHttp1(Http1Base[Connection]):
         if reaper is not None:
             reaper.cancel()
         for connection in self._pool.close():
-            with contextlib.suppress(RuntimeError):  # its loop closed: the socket goes with it
-                connection.close()
+            connection.close()
         while self._waiting:
             waiter = self._waiting.popleft()
             if not waiter.done():
