@@ -272,35 +272,26 @@ impl<'s, 'j> Scanner<'s, 'j> {
     }
 
     /// From `i` inside a string: copies its plain text up to the next `"` or `\\` into the
-    /// start of `out` (which must have room for the rest of the data), one block of it at a
-    /// time (searched, then copied while in cache), and says what is at the index reached: a
-    /// `"`, a `\\`, or something else (a control byte or a byte past ASCII in the block, whose
-    /// text is then not copied, or the end of the data: `Other`), or nothing yet (`None`: call
-    /// again from there). Returns the bytes copied (the index moves by as many).
+    /// start of `out` (which must have room for the rest of the data), at most one block of it
+    /// at a time, in one pass ([`crate::simd::copy_plain`]; `stream`: around the cache), and
+    /// says what is at the index reached: a `"`, a `\\`, or something else (a control byte or
+    /// a byte past ASCII, or the end of the data: `Other`), or nothing yet (`None`: call again
+    /// from there). Returns the bytes copied (the index moves by as many).
     pub fn copy_plain_ascii(
         &self,
         i: usize,
         out: &mut [std::mem::MaybeUninit<u8>],
+        stream: bool,
     ) -> (usize, Option<PlainStop>) {
-        const BLOCK: usize = 16 * 1024;
+        const BLOCK: usize = 256 * 1024;
         let data = self.data;
         let end = (i + BLOCK).min(data.len());
         let block = &data[i..end];
-        let stop = memchr::memchr2(b'"', b'\\', block).unwrap_or(block.len());
-        let text = &block[..stop];
-        let (lo, hi) = min_max(text);
-        if lo < 0x20 || hi >= 0x80 {
-            return (0, Some(PlainStop::Other));
-        }
-        let out = &mut out[..stop];
-        // SAFETY: `out` and `text` have the same length and are different memory (`out` is the
-        // caller's buffer, `text` the input).
-        unsafe {
-            std::ptr::copy_nonoverlapping(text.as_ptr(), out.as_mut_ptr().cast::<u8>(), stop);
-        }
+        let stop = crate::simd::copy_plain(block, &mut out[..block.len()], stream);
         let found = match block.get(stop) {
             Some(b'"') => Some(PlainStop::Quote),
-            Some(_) => Some(PlainStop::Escape),
+            Some(b'\\') => Some(PlainStop::Escape),
+            Some(_) => Some(PlainStop::Other),
             None if end == data.len() => Some(PlainStop::Other),
             None => None,
         };

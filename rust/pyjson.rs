@@ -115,6 +115,9 @@ pub(crate) struct JsonReader {
 /// Strings at least this long (without a `"` in this many bytes) are read straight into their
 /// `str` when they are ASCII text ([`Doc::long_ascii_str`]).
 const LONG_STRING: usize = 256 * 1024;
+/// Long strings of at least this many bytes are written around the cache (non-temporal
+/// stores): more than half of a core's L2 here, they would not stay in it anyway.
+const STREAM_STRING: usize = 1024 * 1024;
 
 /// Buffers kept between documents up to this size (larger ones are given back).
 const KEEP_BYTES: usize = 4 << 20;
@@ -294,10 +297,11 @@ impl<'j> Doc<'_, 'j> {
             )
         };
         let mut ahead = Ahead::default();
+        let stream = room >= STREAM_STRING;
         let (mut i, mut written) = (start, 0);
         loop {
             ahead.filled(out.as_ptr().cast::<u8>(), written, room);
-            let (copied, stop) = self.scan.copy_plain_ascii(i, &mut out[written..]);
+            let (copied, stop) = self.scan.copy_plain_ascii(i, &mut out[written..], stream);
             i += copied;
             written += copied;
             match stop {
@@ -543,10 +547,14 @@ mod tests {
                 format!("[\"{long}\\n\\\"x\\/\\u0041\\u001f{long}\", \"after\"]"),
                 format!("\"{long}\""),
                 format!("{{\"text\": \"{long}\", \"n\": [true]}}"),
+                // past STREAM_STRING: written around the cache
+                format!("[\"{}\", 2]", long.repeat(3)),
+                format!("[\"{0}\\t{0}\"]", long.repeat(3)),
                 // handed to the usual path: non-ASCII early and late, an escape past ASCII, a
                 // quote within the first block
                 format!("[\"\u{e9}{long}\"]"),
                 format!("[\"{long}\u{1f600}\"]"),
+                format!("[\"{}\u{e9}\"]", long.repeat(3)),
                 format!("[\"{long}\\u00e9\"]"),
                 format!("[\"ab\\\"cd{long}\"]"),
             ];
