@@ -341,7 +341,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
     def _one_shot_allowed(self, method: str) -> bool:
         """Whether a message of ``method`` may take the one-shot path (see ``_one_shot``)."""
         protocol = self._protocol
-        if (
+        return not (
             protocol.modern is not None
             or method == "initialize"
             or self._auth is not None
@@ -349,9 +349,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             or protocol.lost_session is not None  # the flow refuses it (``expired_before_sending``)
             or protocol.sse_endpoint is not None
             or self._sse is not None
-        ):
-            return False
-        return True
+        )
 
     def _one_shot_request(self, body: bytes, timeout_s: float) -> HttpRequest:
         """The POST of a one-shot request, as its flow's first step sends it."""

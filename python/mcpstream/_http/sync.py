@@ -247,7 +247,8 @@ class McpHttpTransport(
         started = time.monotonic()
         body = self._one_shot_notification(method, params)
         if body is None:
-            opens = self._run(self._notification_flow(method, params, completion_timeout_s, started))
+            flow = self._notification_flow(method, params, completion_timeout_s, started)
+            opens = self._run(flow)
         else:  # the one-shot path, as a request's (``_call``)
             timeout_s = self._notification_timeout(completion_timeout_s)
             try:
