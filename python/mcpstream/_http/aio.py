@@ -497,8 +497,13 @@ class AsyncMcpHttpTransport(
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
-        assert ex.chunks is not None
-        data = await read_limited(ex.chunks, step.limit, ex.deadline)
+        assert ex.chunks is not None and ex.response is not None
+        # (a body that arrived whole, as a DELETE's or a 202's does, is taken without a wait)
+        data = wire.arrived_body(ex.response)
+        if data is None:
+            data = await read_limited(ex.chunks, step.limit, ex.deadline)
+        else:
+            data = data[: step.limit]
         await ex.release()
         return s.Bytes(time.monotonic(), data)
 

@@ -25,7 +25,7 @@ from ..jsonrpc import JsonRpcResponse
 from . import receive_buffer
 from .core import CallExchange, complete_answer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
-from .h1 import whole_reader
+from .h1 import arrived_whole, whole_reader
 from .h1.base import Http1Base
 from .h1.pool import Http1Request, Prepared, prepare, real_request
 from .h1.sync import Sent
@@ -39,6 +39,7 @@ __all__ = [
     "Received",
     "Snippet",
     "abody_chunks",
+    "arrived_body",
     "asend",
     "body_chunks",
     "build_request",
@@ -121,9 +122,7 @@ def _direct_request(
             if body is None:  # the closing DELETE (its stack ``Request`` has an empty body)
                 return Http1Request(stack, method, _url(stack, url), [*fields], b"", ext)
             length = (b"Content-Length", b"%d" % len(body))
-            return Http1Request(
-                stack, method, _url(stack, url), [*fields, length], body, ext
-            )
+            return Http1Request(stack, method, _url(stack, url), [*fields, length], body, ext)
     return _stack_request(client, stack, request, ext)
 
 
@@ -566,6 +565,15 @@ def whole_body(response: httpx.Response) -> Callable[[int | None], Any] | None:
     if response.is_stream_consumed or BodyDecoder.of(response) is not None:
         return None
     return whole_reader(response.stream)
+
+
+def arrived_body(response: httpx.Response) -> bytes | None:
+    """The body of ``response``, of mcpstream's async HTTP/1.1 transport, when all of it
+    arrived with the head and needs no decoding (reads nothing: the body is then closed as
+    usual); None elsewhere (it is read as usual)."""
+    if response.is_stream_consumed or BodyDecoder.of(response) is not None:
+        return None
+    return arrived_whole(response.stream)
 
 
 class Snippet:
