@@ -1,7 +1,8 @@
 """A session per call, as many hosts open them: open a session, make one small call, close it,
 30 times a round, each side in one process, rounds alternating, over plain HTTP and HTTPS.
 
-``python benches/sessions_compare.py [--rounds N] [--json FILE] [--scheme http|https|both]``
+``python benches/sessions_compare.py [--rounds N] [--json FILE] [--scheme http|https|both]
+[--era legacy|modern|both] [--pairs all|clients]``
 starts the replay server (``replay_server.py``, a process of its own, over TLS with a
 certificate made for the run for ``https``), and compares, round by round:
 
@@ -19,7 +20,8 @@ beside the bars: with a host client, CPU and wall <= 0.8x the SDK's transport; a
 ``Client``/``AsyncClient`` at 2025-11-25 (initialize, initialized, the call, the closing
 DELETE) CPU <= 4.5x one call on an open one, and at 2026-07-28 (``--era modern``: the replay
 server answers ``server/discover``; only the ``Client``/``AsyncClient`` pairs) <= 2x.
-``--era legacy|modern|both`` picks the server's era (both by default).
+``--era legacy|modern|both`` picks the server's era (both by default); ``--pairs clients``
+measures only the ``Client``/``AsyncClient`` pairs (at every era).
 """
 
 from __future__ import annotations
@@ -220,6 +222,12 @@ def main() -> None:
     arguments.add_argument(
         "--era", choices=("legacy", "modern", "both"), default="both", help="the server's era"
     )
+    arguments.add_argument(
+        "--pairs",
+        choices=("all", "clients"),
+        default="all",
+        help="clients: only the Client/AsyncClient pairs",
+    )
     args = arguments.parse_args()
     schemes = ["http", "https"] if args.scheme == "both" else [args.scheme]
     eras = ["legacy", "modern"] if args.era == "both" else [args.era]
@@ -241,7 +249,7 @@ def main() -> None:
                         url,
                         context if scheme == "https" else None,
                         args.rounds,
-                        MODERN_PAIRS if modern else PAIRS,
+                        MODERN_PAIRS if modern or args.pairs == "clients" else PAIRS,
                     )
                 )
             report(scheme, results[name], modern)

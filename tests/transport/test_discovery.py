@@ -36,6 +36,19 @@ def test_an_answer_is_kept_for_its_lifetime_and_copied_in_and_out() -> None:
     assert cache.get(KEY, now=101.0) is None  # (an expired entry is gone)
 
 
+def test_the_lists_of_an_answer_are_copied_too() -> None:
+    cache = DiscoveryCache()
+    cache.put(KEY, "2026-07-28", {"versions": ["2026-07-28"], "nested": [{"a": 1}]}, now=1.0)
+    hit = cache.get(KEY, now=1.5)
+    assert hit is not None
+    hit[1]["versions"].append("changed")
+    hit[1]["nested"][0]["a"] = 2
+    assert cache.get(KEY, now=1.5) == (
+        "2026-07-28",
+        {"versions": ["2026-07-28"], "nested": [{"a": 1}]},
+    )
+
+
 def test_the_answers_ttl_shortens_the_lifetime_and_a_ttl_of_zero_is_not_kept() -> None:
     cache = DiscoveryCache()
     cache.put(KEY, "2026-07-28", {**RESULT, "ttlMs": 500}, now=0.0)

@@ -1137,6 +1137,40 @@ def test_a_small_post_on_an_idle_connection_is_written_and_taken_whole_straight(
     assert [body for _, body in server.requests] == [b"0", b"1", b"2"]
 
 
+def test_over_tls_a_small_answer_is_taken_whole_and_a_split_one_read_on(
+    serve: Callable[..., ScriptedServer], tmp_path: Path
+) -> None:
+    first_read = threading.Event()
+
+    def answer(exchange: Exchange) -> None:
+        if exchange.body == b"whole":
+            exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nwhole")
+            return
+        exchange.send(b"HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nfirst")
+        first_read.wait(5)  # (a record of its own, once the client read the first)
+        first_read.clear()
+        exchange.send(b"-last")
+
+    server_context, client_context = _tls_contexts(tmp_path, "localhost")
+    server = serve(answer, server_context)
+    url = f"https://localhost:{server.port}/"
+    transport = Http1Transport(verify=client_context)
+    try:
+        for body in (b"whole", b"split", b"whole"):
+            framing, stream, _, whole = transport.receive_whole(_post(transport, url, body))
+            if body == b"split":
+                first_read.set()
+            if body == b"whole":
+                assert (framing.status, stream, whole) == (200, None, b"whole")
+            else:
+                assert (framing.status, whole) == (200, None)
+                assert b"".join(stream) == b"first-last"
+            assert len(transport._pool) == 1  # back in the pool, read to its end
+    finally:
+        transport.close()
+    assert server.connections == 1
+
+
 def test_an_answer_split_after_its_head_is_read_on_as_a_body(
     serve: Callable[[Reply], ScriptedServer],
 ) -> None:

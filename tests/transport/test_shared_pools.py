@@ -300,3 +300,42 @@ def test_the_proxy_check_sees_a_proxy_variable_set_after_it_answered(
     assert not proxies_configured()
     monkeypatch.setenv("ALL_PROXY", "http://127.0.0.1:9")
     assert proxies_configured()
+
+
+@pytest.mark.parametrize("stack_name", ["httpx", "httpx2"])
+@pytest.mark.parametrize("asynchronous", [False, True])
+def test_a_borrowing_client_is_as_the_constructor_makes_it_with_state_of_its_own(
+    stack_name: str, asynchronous: bool
+) -> None:
+    from mcpstream._http import httpx_clients
+    from mcpstream._httpbase.stack import stack_named
+
+    stack = stack_named(stack_name)
+    make = httpx_clients._unconfigured_client
+    first, second = (make(stack, asynchronous, object()) for _ in range(2))
+    client_type = stack.httpx.AsyncClient if asynchronous else stack.httpx.Client
+    built = client_type(follow_redirects=False, transport=second._transport)
+    assert type(second) is client_type and set(vars(second)) == set(vars(built))
+    assert second.headers.raw == built.headers.raw and second.timeout == built.timeout
+    assert (second.follow_redirects, second.max_redirects) == (False, built.max_redirects)
+    assert not second.is_closed and second.base_url == built.base_url
+    second.headers["X-Changed"] = "1"
+    second.cookies.set("c", "1")
+    second.event_hooks["request"].append(print)
+    assert "X-Changed" not in first.headers and not first.cookies
+    assert first.event_hooks == {"request": [], "response": []}
+    assert first._transport is not second._transport
+
+
+def test_a_client_of_other_attributes_is_made_by_its_constructor(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from mcpstream._http import httpx_clients
+    from mcpstream._httpbase.stack import stack_named
+
+    stack = stack_named("httpx")
+    monkeypatch.setattr(httpx_clients, "_PROTOTYPES", {})
+    monkeypatch.setattr(httpx_clients, "_CLIENT_FIELDS", frozenset({"_other"}))
+    made = [httpx_clients._unconfigured_client(stack, False, object()) for _ in range(2)]
+    assert httpx_clients._PROTOTYPES == {("httpx", False): None}
+    assert all(not client.cookies and client.headers["accept"] == "*/*" for client in made)

@@ -251,3 +251,54 @@ def test_the_request_headers_replace_the_client_defaults_of_the_same_name() -> N
     names = [name.lower() for name, _ in direct.headers.raw]
     assert len(names) == len(set(names))
     assert sorted(direct.headers.multi_items()) == sorted(built.headers.multi_items())
+
+
+def test_a_session_id_is_put_in_the_cached_header_block_of_another_session() -> None:
+    from mcpstream._http import wire
+    from mcpstream._http.core.steps import HttpRequest
+    from mcpstream._http.httpx_clients import make_client
+
+    url = "http://127.0.0.1:9/mcp-session-block"
+    with make_client() as client:
+        for session in ("first-id", "second-id", "first-id"):
+            headers = {"Content-Type": "application/json", "MCP-Session-Id": session}
+            request = HttpRequest("POST", url, headers, timeout_s=5.0, body=b"{}")
+            direct = wire._direct_request(client, stack_of(client), request, None)
+            built = wire._stack_request(client, stack_of(client), request, {})
+            assert direct is not None
+            assert list(direct.headers.raw) == list(built.headers.raw)
+        known = wire._FIELDS[httpx_clients.fields_owner(client)]
+        assert len([key for key in known if key[1] == url]) == 1  # one block for all sessions
+
+
+def test_a_session_id_outside_visible_ascii_gets_a_block_of_its_own() -> None:
+    from mcpstream._http import wire
+    from mcpstream._http.core.steps import HttpRequest
+    from mcpstream._http.httpx_clients import make_client
+
+    url = "http://127.0.0.1:9/mcp-odd-session"
+    with make_client() as client:
+        for session in ("an id", "plain-id"):
+            headers = {"MCP-Session-Id": session}
+            request = HttpRequest("POST", url, headers, timeout_s=5.0, body=b"{}")
+            direct = wire._direct_request(client, stack_of(client), request, None)
+            assert direct is not None
+            built = wire._stack_request(client, stack_of(client), request, {})
+            assert list(direct.headers.raw) == list(built.headers.raw)
+
+
+def test_the_closing_delete_is_sent_with_the_headers_client_send_sends() -> None:
+    from mcpstream._http import wire
+    from mcpstream._http.core.steps import HttpRequest
+    from mcpstream._http.h1.pool import Http1Request
+    from mcpstream._http.httpx_clients import make_client
+
+    headers = {"MCP-Session-Id": "some-session", "MCP-Protocol-Version": "2025-11-25"}
+    with make_client() as client:
+        request = HttpRequest("DELETE", "http://127.0.0.1:9/mcp", headers, timeout_s=5.0)
+        direct = wire._direct_request(client, stack_of(client), request, None)
+        built = wire._stack_request(client, stack_of(client), request, {})
+    assert isinstance(direct, Http1Request)
+    assert list(direct.headers.raw) == list(built.headers.raw)
+    assert direct.body == b"" == b"".join(built.stream)  # type: ignore[arg-type]
+    assert list(direct.materialize().headers.raw) == list(built.headers.raw)

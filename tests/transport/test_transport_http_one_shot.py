@@ -235,3 +235,43 @@ def test_a_cookie_with_a_whole_answer_is_kept_for_the_next_request(
     for _ in range(2):
         assert transport.request(method="ping", params=None, timeout_s=5).result == "ok"
     assert "cookie" not in seen[0] and seen[1]["cookie"] == "route=a1"
+
+
+def test_a_notification_accepted_with_nothing_to_read_runs_no_flow(
+    make_transport: Any, fault_server: FaultServer, flows: list[object], client_stack: str
+) -> None:
+    async def handler(request: Request, conn: Conn) -> None:
+        await conn.accept()
+
+    url = fault_server.route(handler)
+    transport = make_transport(url, listen=False)
+    for _ in range(3):
+        transport.send_notification(method="notifications/message", params={"n": 1})
+    assert len(flows) == _flows_of_own(flows, client_stack, 0)
+    posts = _posts(fault_server, url)
+    assert [p.json["method"] for p in posts] == ["notifications/message"] * 3
+    assert all("id" not in p.json for p in posts)
+
+
+@pytest.mark.parametrize("answer", ["error-status", "untyped-text"])
+def test_a_notification_refused_raises_the_flows_error(
+    make_transport: Any,
+    fault_server: FaultServer,
+    flows: list[object],
+    client_stack: str,
+    answer: str,
+) -> None:
+    async def handler(request: Request, conn: Conn) -> None:
+        if answer == "error-status":
+            await conn.respond(500, b"boom", content_type="text/plain")
+        else:
+            await conn.respond(200, b"not empty", content_type=None)
+
+    url = fault_server.route(handler)
+    transport = make_transport(url, listen=False)
+    with pytest.raises(McpHttpTransportError) as raised:
+        transport.send_notification(method="notifications/message", params=None)
+    assert len(flows) == _flows_of_own(flows, client_stack, 1)
+    if answer == "error-status":
+        assert raised.value.status_code == 500
+    assert len(_posts(fault_server, url)) == 1  # the flow did not send it again

@@ -180,8 +180,23 @@ class AsyncMcpHttpTransport(
         self, method: str, params: Any | None, completion_timeout_s: float | None
     ) -> None:
         await self._after_get_answered()
-        flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
-        if await self._run(flow):
+        started = time.monotonic()
+        body = self._one_shot_notification(method, params)
+        if body is None:
+            flow = self._notification_flow(method, params, completion_timeout_s, started)
+            opens = await self._run(flow)
+        else:  # the one-shot path, as a request's (``_request``)
+            timeout_s = self._notification_timeout(completion_timeout_s)
+            try:
+                sent = await self._send_once(body, timeout_s, method, None)
+            except (Exception, asyncio.CancelledError) as exc:
+                sent = self._flow_exchange(exc)
+            if isinstance(sent, JsonRpcResponse):  # accepted, nothing to read
+                opens = self._opens_listener(method)
+            else:
+                flow = self._notification_flow(method, params, completion_timeout_s, started, body)
+                opens = await self._run(flow, sent)
+        if opens:
             self._start_listener()
 
     async def relay(
@@ -482,8 +497,13 @@ class AsyncMcpHttpTransport(
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
-        assert ex.chunks is not None
-        data = await read_limited(ex.chunks, step.limit, ex.deadline)
+        assert ex.chunks is not None and ex.response is not None
+        # (a body that arrived whole, as a DELETE's or a 202's does, is taken without a wait)
+        data = wire.arrived_body(ex.response)
+        if data is None:
+            data = await read_limited(ex.chunks, step.limit, ex.deadline)
+        else:
+            data = data[: step.limit]
         await ex.release()
         return s.Bytes(time.monotonic(), data)
 

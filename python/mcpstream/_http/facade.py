@@ -12,6 +12,7 @@ properties only read or set the core's state.
 from __future__ import annotations
 
 import dataclasses
+import os
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -79,6 +80,29 @@ def _resolve_stack(client: object, http_stack: str | None) -> HttpStack:
     return stack
 
 
+_CWD: list[Path] = [Path()]
+"""The current directory as last seen (``current_directory``)."""
+
+
+def current_directory() -> Path:
+    """``Path.cwd()``, one object while the directory stays the same (a session per call does
+    not parse it again)."""
+    current = os.getcwd()
+    known = _CWD[0]
+    if str(known) != current:
+        known = _CWD[0] = Path(current)
+    return known
+
+
+def _resolved(path: Path) -> Path:
+    """``path.resolve()``, but for the current directory on POSIX, which ``getcwd`` gives
+    absolute and without symlinks, ``.`` or ``..`` already (a session per call walks none of
+    it)."""
+    if os.name == "posix" and str(path) == os.getcwd():
+        return path
+    return path.resolve()
+
+
 class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT]):
     """The base of both HTTP transports: their constructor (the keywords of the reference
     transport, typed by each driver), the protocol core, the server, the workspace, the context
@@ -124,7 +148,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         if client is not None:
             self._protocol.max_redirects = host_max_redirects(client)
         self.server = server
-        self.workspace_root = workspace_root.resolve()
+        self.workspace_root = _resolved(workspace_root)
         self._context = server_request_context or McpServerRequestContext(
             server_id=server.id, workspace_root=self.workspace_root
         )
@@ -306,8 +330,25 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         in ``_request_flow`` given them), or None: the request takes the flow from its start.
         Only a Streamable HTTP request of the handshake era with no auth hook qualifies, whose
         flow's first step is that POST."""
+        if not self._one_shot_allowed(method):
+            return None
+        request_id = self._ids.next()
+        payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
+        return request_id, self._protocol.encode(payload)
+
+    def _one_shot_notification(self, method: str, params: Any | None) -> bytes | None:
+        """The body of a notification that may take the one-shot path, as a request does
+        (``_one_shot``; an answer accepting it with nothing to read ends it:
+        ``core.ACCEPTED``; anything else goes on in ``_notification_flow`` given the body), or
+        None: the notification takes the flow from its start."""
+        if not self._one_shot_allowed(method):
+            return None
+        return self._protocol.encode(build_jsonrpc_notification(method=method, params=params))
+
+    def _one_shot_allowed(self, method: str) -> bool:
+        """Whether a message of ``method`` may take the one-shot path (see ``_one_shot``)."""
         protocol = self._protocol
-        if (
+        return not (
             protocol.modern is not None
             or method == "initialize"
             or self._auth is not None
@@ -315,11 +356,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
             or protocol.lost_session is not None  # the flow refuses it (``expired_before_sending``)
             or protocol.sse_endpoint is not None
             or self._sse is not None
-        ):
-            return None
-        request_id = self._ids.next()
-        payload = build_jsonrpc_request(request_id=request_id, method=method, params=params)
-        return request_id, protocol.encode(payload)
+        )
 
     def _one_shot_request(self, body: bytes, timeout_s: float) -> HttpRequest:
         """The POST of a one-shot request, as its flow's first step sends it."""
@@ -403,14 +440,31 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         self._listen_resources = tuple(resources)
         return not self.closed and self._listen_enabled and self.modern
 
+    def _notification_timeout(self, completion_timeout_s: float | None) -> float:
+        """The time a notification may take to be accepted."""
+        return call_timeout(completion_timeout_s, self.server.call_timeout_s)
+
+    def _opens_listener(self, method: str) -> bool:
+        """Whether a notification of ``method``, accepted, opens the GET stream."""
+        return self._listen_enabled and self._listen_at_open and method == INITIALIZED_NOTIFICATION
+
     def _notification_flow(
-        self, method: str, params: Any | None, completion_timeout_s: float | None, now: float
+        self,
+        method: str,
+        params: Any | None,
+        completion_timeout_s: float | None,
+        now: float,
+        one_shot: bytes | None = None,
     ) -> Flow[bool]:
-        """Send a notification; return True when it should open the GET stream."""
+        """Send a notification; return True when it should open the GET stream. ``one_shot``:
+        the body of ``_one_shot_notification``, whose POST the driver sent already (its
+        outcome answers the flow's first ``Send``)."""
         if self._protocol.modern is not None and method == INITIALIZED_NOTIFICATION:
             return False  # the stateless era has no handshake to end
-        timeout_s = call_timeout(completion_timeout_s, self.server.call_timeout_s)
-        body = self._protocol.encode(build_jsonrpc_notification(method=method, params=params))
+        timeout_s = self._notification_timeout(completion_timeout_s)
+        body = one_shot
+        if body is None:
+            body = self._protocol.encode(build_jsonrpc_notification(method=method, params=params))
         sse = self._active_sse()
         if sse is not None:  # the stream carries everything: no GET stream to open
             yield from sse_call_flow(
@@ -420,7 +474,7 @@ class HttpTransportBase(Generic[ClientT, AuthT, HandlerT, RedirectT, CallbackT])
         yield from call_flow(
             self._protocol, body, method=method, expected_id=None, timeout_s=timeout_s, now=now
         )
-        return self._listen_enabled and self._listen_at_open and method == INITIALIZED_NOTIFICATION
+        return self._opens_listener(method)
 
     def _relay_flow(
         self,

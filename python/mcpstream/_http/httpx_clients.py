@@ -554,8 +554,8 @@ def _on_h1(stack: HttpStack, asynchronous: bool, shared: bool = True) -> Any:
             if asynchronous
             else shared_pools.sync_shared(stack, context)
         )
-        client = client_type(
-            follow_redirects=False, transport=shared_pools.borrowed(stack, target, asynchronous)
+        client = _unconfigured_client(
+            stack, asynchronous, shared_pools.borrowed(stack, target, asynchronous)
         )
         _DIRECT[client] = target
         _FIELDS_OWNERS[client] = _fields_owner(stack.name, asynchronous)
@@ -569,6 +569,62 @@ def _on_h1(stack: HttpStack, asynchronous: bool, shared: bool = True) -> Any:
     )
     client = client_type(follow_redirects=False, transport=transport)
     _DIRECT[client] = transport
+    return client
+
+
+_CLIENT_FIELDS = frozenset(
+    {
+        "_auth",
+        "_base_url",
+        "_cookies",
+        "_default_encoding",
+        "_event_hooks",
+        "_headers",
+        "_mounts",
+        "_params",
+        "_state",
+        "_timeout",
+        "_transport",
+        "_trust_env",
+        "follow_redirects",
+        "max_redirects",
+    }
+)
+"""The attributes of a stack's client (httpx 0.28, httpx2 2.x) that ``_unconfigured_client``
+copies; a client holding any other is made by its constructor."""
+
+_PROTOTYPES: dict[tuple[str, bool], dict[str, Any] | None] = {}
+"""By stack and kind, the attributes of a client made by the constructor as
+``_unconfigured_client`` makes one (None: the stack's client is not the one expected)."""
+
+
+def _unconfigured_client(stack: HttpStack, asynchronous: bool, transport: Any) -> Any:
+    """``client_type(follow_redirects=False, transport=transport)`` of ``stack``: a copy of the
+    attributes of one made so once, with headers, cookies, event hooks and mounts of its own
+    (the constructor parses an empty base URL and makes the default headers, the cookie jar
+    and the proxy map, about a tenth of what a session per call costs). The constructor makes
+    it where the stack's client has other attributes than those expected (``_CLIENT_FIELDS``)."""
+    module = stack.httpx
+    client_type = module.AsyncClient if asynchronous else module.Client
+    key = (stack.name, asynchronous)
+    if key not in _PROTOTYPES:
+        made = client_type(follow_redirects=False, transport=transport)
+        fields = dict(vars(made))
+        expected = set(fields) == _CLIENT_FIELDS and not fields["_mounts"]
+        fields["_transport"] = None  # (nothing of the session's kept)
+        _PROTOTYPES[key] = fields if expected else None
+        return made
+    prototype = _PROTOTYPES[key]
+    if prototype is None:
+        return client_type(follow_redirects=False, transport=transport)
+    client = client_type.__new__(client_type)
+    fields = dict(prototype)
+    fields["_headers"] = prototype["_headers"].copy()
+    fields["_cookies"] = module.Cookies()
+    fields["_event_hooks"] = {"request": [], "response": []}
+    fields["_mounts"] = {}
+    fields["_transport"] = transport
+    vars(client).update(fields)
     return client
 
 

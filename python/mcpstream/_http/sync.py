@@ -244,8 +244,23 @@ class McpHttpTransport(
         self, method: str, params: Any | None, completion_timeout_s: float | None
     ) -> None:
         self._after_get_answered()
-        flow = self._notification_flow(method, params, completion_timeout_s, time.monotonic())
-        if self._run(flow):
+        started = time.monotonic()
+        body = self._one_shot_notification(method, params)
+        if body is None:
+            flow = self._notification_flow(method, params, completion_timeout_s, started)
+            opens = self._run(flow)
+        else:  # the one-shot path, as a request's (``_call``)
+            timeout_s = self._notification_timeout(completion_timeout_s)
+            try:
+                sent = self._send_once(body, timeout_s, method, None)
+            except Exception as exc:  # the flow's to handle, as an action's exception
+                sent = self._flow_exchange(exc)
+            if isinstance(sent, JsonRpcResponse):  # accepted, nothing to read
+                opens = self._opens_listener(method)
+            else:
+                flow = self._notification_flow(method, params, completion_timeout_s, started, body)
+                opens = self._run(flow, sent)
+        if opens:
             self._start_listener()
 
     def close(self) -> None:

@@ -25,7 +25,7 @@ from ..jsonrpc import JsonRpcResponse
 from . import receive_buffer
 from .core import CallExchange, complete_answer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
-from .h1 import whole_reader
+from .h1 import arrived_whole, whole_reader
 from .h1.base import Http1Base
 from .h1.pool import Http1Request, Prepared, prepare, real_request
 from .h1.sync import Sent
@@ -39,6 +39,7 @@ __all__ = [
     "Received",
     "Snippet",
     "abody_chunks",
+    "arrived_body",
     "asend",
     "body_chunks",
     "build_request",
@@ -114,13 +115,14 @@ def _direct_request(
     if extensions:
         ext.update(extensions)
     body = request.body
-    if body is not None and isinstance(transport, Http1Base):
+    method = request.method
+    if isinstance(transport, Http1Base) and (body is not None or method == "DELETE"):
         fields = _fields(client, stack, request)
         if fields is not None:
+            if body is None:  # the closing DELETE (its stack ``Request`` has an empty body)
+                return Http1Request(stack, method, _url(stack, url), [*fields], b"", ext)
             length = (b"Content-Length", b"%d" % len(body))
-            return Http1Request(
-                stack, request.method, _url(stack, url), [*fields, length], body, ext
-            )
+            return Http1Request(stack, method, _url(stack, url), [*fields, length], body, ext)
     return _stack_request(client, stack, request, ext)
 
 
@@ -146,16 +148,23 @@ def _stack_request(
     return made
 
 
-_FieldsKey = tuple[str, str, tuple[tuple[str, str], ...]]
-_FIELDS: weakref.WeakKeyDictionary[Any, dict[_FieldsKey, tuple[tuple[bytes, bytes], ...] | None]]
+_FieldsKey = tuple[str, str, tuple[tuple[str, str | None], ...]]
+_Template = tuple[tuple[tuple[bytes, bytes], ...] | None, int]
+_FIELDS: weakref.WeakKeyDictionary[Any, dict[_FieldsKey, _Template]]
 _FIELDS = weakref.WeakKeyDictionary()
 """By client (or by the group of clients that send the same default headers:
 ``fields_owner``), the fields of its requests by method, URL and headers (without the body's
-``Content-Length``): a session sends the same header block with every request, until its
-session id, protocol version or authorization changes."""
+``Content-Length``), the session id's value left out (``_SESSION_FIELD``), with the place of
+the session id's field in them (-1: none): a session sends the same header block with every
+request, and sessions to one server differ in their session id only."""
 
 _MAX_FIELD_SETS = 64
 """Field sets kept per client: beyond it, all are forgotten (a client of many sessions)."""
+
+_SESSION_FIELD = "mcp-session-id"
+_VISIBLE = frozenset(chr(code) for code in range(0x21, 0x7F))
+"""The characters a session id taken into a cached header block may have (the core takes
+no other from a server): encoded as they are, as httpx encodes them."""
 
 
 def _fields(
@@ -163,28 +172,57 @@ def _fields(
 ) -> tuple[tuple[bytes, bytes], ...] | None:
     """The fields the stack's ``Request`` for ``request`` holds before its ``Content-Length``
     (the client's default headers merged, ``Host`` added, names and values checked and
-    encoded), taken the first time from one made the usual way (``_stack_request``: a header
-    it refuses raises as it does without this cache); None when that request's fields do not
-    end with the ``Content-Length`` of its body (then it is made each time). The default
-    headers of a client made by ``httpx_clients`` do not change."""
+    encoded; all of them for a request without a body), taken the first time from one made
+    the usual way (``_stack_request``: a header it refuses raises as it does without this
+    cache); None when that request's fields do not end with the ``Content-Length`` of its body
+    (then it is made each time). The default headers of a client made by ``httpx_clients`` do
+    not change. The session id (of visible ASCII) is put in the cached block in its place: a
+    session per call builds no block, but for the first session to a server."""
     owner = fields_owner(client)
     known = _FIELDS.get(owner)
     if known is None:
         known = _FIELDS[owner] = {}
-    key = (request.method, request.url, tuple(request.headers.items()))
-    try:
-        return known[key]
-    except KeyError:
-        pass
-    assert request.body is not None
+    items: tuple[tuple[str, str | None], ...] = tuple(request.headers.items())
+    session: str | None = None
+    for position, (name, value) in enumerate(items):
+        if name.lower() == _SESSION_FIELD and value and set(value) <= _VISIBLE:
+            session = value
+            items = (*items[:position], (name, None), *items[position + 1 :])
+            break
+    key = (request.method, request.url, items)
+    template = known.get(key)
+    if template is None:
+        fields = _made_fields(client, stack, request)
+        index = -1
+        if fields is not None and session is not None:
+            index = next(
+                (i for i, (name, _) in enumerate(fields) if name.lower() == b"mcp-session-id"),
+                -1,
+            )
+            if index < 0:  # (not where it was looked for: made each time)
+                return fields
+        if len(known) >= _MAX_FIELD_SETS:
+            known.clear()
+        known[key] = (fields, index)
+        return fields
+    fields, index = template
+    if fields is None or session is None or index < 0:
+        return fields
+    field = (fields[index][0], session.encode("ascii"))
+    return (*fields[:index], field, *fields[index + 1 :])
+
+
+def _made_fields(
+    client: httpx.Client | httpx.AsyncClient, stack: HttpStack, request: HttpRequest
+) -> tuple[tuple[bytes, bytes], ...] | None:
+    """The fields of ``_fields``, from the stack's ``Request`` made for ``request``."""
     raw = _stack_request(client, stack, request, {}).headers.raw
-    fields: tuple[tuple[bytes, bytes], ...] | None = None
-    if raw and raw[-1] == (b"Content-Length", b"%d" % len(request.body)):
-        fields = tuple(raw[:-1])
-    if len(known) >= _MAX_FIELD_SETS:
-        known.clear()
-    known[key] = fields
-    return fields
+    body = request.body
+    if body is None:
+        return tuple(raw) if raw else None
+    if raw and raw[-1] == (b"Content-Length", b"%d" % len(body)):
+        return tuple(raw[:-1])
+    return None
 
 
 @functools.lru_cache(maxsize=64)
@@ -529,6 +567,15 @@ def whole_body(response: httpx.Response) -> Callable[[int | None], Any] | None:
     if response.is_stream_consumed or BodyDecoder.of(response) is not None:
         return None
     return whole_reader(response.stream)
+
+
+def arrived_body(response: httpx.Response) -> bytes | None:
+    """The body of ``response``, of mcpstream's async HTTP/1.1 transport, when all of it
+    arrived with the head and needs no decoding (reads nothing: the body is then closed as
+    usual); None elsewhere (it is read as usual)."""
+    if response.is_stream_consumed or BodyDecoder.of(response) is not None:
+        return None
+    return arrived_whole(response.stream)
 
 
 class Snippet:

@@ -8,6 +8,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Generic, TypedDict, TypeVar
 
+from .._http.facade import current_directory
 from .._http.host_settings import host_url
 from .._httpbase.stack import StackName
 from .._telemetry import Telemetry
@@ -122,7 +123,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
         )
         options = TransportOptions(
             server=settings.server,
-            workspace_root=Path.cwd(),
+            workspace_root=current_directory(),
             client=http_client,
             http_stack=http_stack,
             oauth_store=oauth_store,

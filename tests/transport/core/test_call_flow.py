@@ -9,6 +9,7 @@ import pytest
 from mcpstream import errors
 from mcpstream._http.core import CallExchange, ReconnectPolicy, call_flow, complete_answer
 from mcpstream._http.core import steps as s
+from mcpstream._http.core.flows import ACCEPTED
 from mcpstream._http.core.protocol import QUIET_WINDOW_S
 from mcpstream.jsonrpc import JsonRpcResponse
 from mcpstream.server_requests import McpServerRequestHandlerError
@@ -646,6 +647,43 @@ def test_a_whole_answer_is_the_plain_case_only_where_the_flow_just_returns_it(na
         assert plain.result == by_flow.result
     else:
         assert plain is None
+
+
+_NOTIFICATION_ANSWERS = {
+    "202": Answer(202),
+    "204": Answer(204),
+    "200, no body, no type": Answer(200),
+    "200, untyped text": Answer(200, {}, [b"fine"]),
+    "202 with a JSON body": json_answer({"ok": True}, status=202),
+    "200, an event stream": sse_answer(sse(notification("n/1")), length=True),
+    "an error status": json_answer({"error": "no"}, status=500),
+    "404": Answer(404),
+}
+
+
+@pytest.mark.parametrize("name", list(_NOTIFICATION_ANSWERS))
+def test_a_notifications_whole_answer_is_accepted_only_where_the_flow_reads_nothing(
+    name: str,
+) -> None:
+    answer = _NOTIFICATION_ANSWERS[name]
+    body = b"".join(item for item in answer.body if isinstance(item, bytes))
+    call = CallExchange(
+        protocol(), method="notifications/x", expected_id=None, timeout_s=5.0, now=1.0
+    )
+    plain = complete_answer(
+        call, status_code=answer.status, headers=answer.headers, now=1.0, body=body
+    )
+    script = Script([answer])
+    try:
+        by_flow: Any = notify(script)
+    except errors.McpHttpTransportError as exc:
+        by_flow = exc
+    reads = [step for step in script.steps if not isinstance(step, s.Send)]
+    if plain is not None:
+        assert plain is ACCEPTED and by_flow is None and reads == []
+        assert len(script.of(s.Send)) == 1
+    else:
+        assert reads or isinstance(by_flow, errors.McpHttpTransportError)
 
 
 _WHOLE_SSE_BODIES = {

@@ -84,6 +84,7 @@ from .steps import (
 )
 
 __all__ = [
+    "ACCEPTED",
     "Stepper",
     "answer_flow",
     "call_flow",
@@ -443,6 +444,11 @@ def _take_post_answer(
     return (yield from _read_sse(call, call.open_sse(headers=head.headers, now=call.now)))
 
 
+ACCEPTED = JsonRpcResponse(id=None, result=None)
+"""What ``complete_answer`` gives for a notification the server accepted with no body to read
+(202 or 204, no content type): the notification's flow would read nothing and end."""
+
+
 def complete_answer(
     call: CallExchange,
     *,
@@ -455,7 +461,9 @@ def complete_answer(
     POST went out) when the answer to that POST arrived whole at ``now``, with its head
     (``status_code``, ``headers`` as ``Head`` has them; ``body``: all of it, as received),
     and is the plain case: a 2xx ``application/json`` body, or an event stream that ended,
-    carrying that response and nothing else. None for anything else (an error status, a
+    carrying that response and nothing else; for a notification (``expected_id`` None),
+    ``ACCEPTED`` when it was accepted with nothing to read. None for anything else (an error
+    status, a
     challenge, a compressed body, a notification or a server request, a response missing or
     malformed, a stream to resume): the driver then runs ``call_flow`` with this very answer
     (``Send``'s first outcome), which decides, reads, delivers or raises as it does for every
@@ -474,11 +482,13 @@ def complete_answer(
     try:
         kind = protocol.classify_post_answer(
             method=call.method,
-            expects_response=True,
+            expects_response=call.expects_response,
             status_code=status_code,
             headers=headers,
             challengeable=protocol.has_auth,
         )
+        if not call.expects_response:
+            return ACCEPTED if kind is BodyKind.NONE else None
         if kind is BodyKind.JSON:
             call.check_length(headers)
             call.take_json_body(body)

@@ -28,6 +28,7 @@ URL and the endpoint (its query names the session) redacted.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections import OrderedDict
 from dataclasses import replace
@@ -709,7 +710,9 @@ class NegotiationCache:
         self._max = max_entries
 
     @staticmethod
+    @functools.lru_cache(maxsize=256)
     def _key(url: str) -> tuple[str, str, int | None, str]:
+        # (cached: a session per call looks its server up and records it again, each time)
         parts = urlsplit(url)
         try:
             port = parts.port

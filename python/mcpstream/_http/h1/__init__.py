@@ -33,7 +33,13 @@ from . import aio, sync
 from .aio import AsyncHttp1, AsyncHttp1Transport
 from .sync import Http1Transport, SyncHttp1
 
-__all__ = ["AsyncHttp1Transport", "Http1Transport", "transport_types", "whole_reader"]
+__all__ = [
+    "AsyncHttp1Transport",
+    "Http1Transport",
+    "arrived_whole",
+    "transport_types",
+    "whole_reader",
+]
 
 _BODIES = (sync._Body, aio._Body)
 
@@ -67,3 +73,14 @@ def whole_reader(stream: Any) -> Callable[[int | None], Any] | None:
             return None
     read: Callable[[int | None], Any] = stream.read_whole
     return read
+
+
+def arrived_whole(stream: Any) -> bytes | None:
+    """The whole body of a response of the async transport (``stream``, also inside the
+    wrapper of a stack's client) when all of it arrived and nothing of it was taken (reads
+    nothing); None for any other stream, or a body still arriving."""
+    if not isinstance(stream, aio._Body):
+        stream = getattr(stream, "_stream", None)
+        if not isinstance(stream, aio._Body):
+            return None
+    return stream.arrived_whole()

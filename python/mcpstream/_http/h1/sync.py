@@ -474,9 +474,11 @@ class SyncHttp1(Http1Base[Connection]):
         """``receive``, with the common case of a small call taken straight: the framing
         holding the head, the body, the connection, and the whole body when the whole answer
         came in one read (then the body is None: the response is complete, its connection
-        back in the pool or closed); else None (the body reads on, as ``receive`` gives it)."""
+        back in the pool or closed); else None (the body reads on, as ``receive`` gives it).
+        Over TLS too: one read takes what one record holds, a small answer's whole (a server
+        writes it at once), and an answer in more records reads on as any other."""
         connection = sent.connection
-        if sent.outcome is not True or connection._readable is None:
+        if sent.outcome is not True:
             return (*self.receive(sent), None)
         request, prepared = sent.request, sent.prepared
         framing = new_framing(request, self._limits)
