@@ -34,9 +34,7 @@ CORE_LAYERS: tuple[frozenset[str], ...] = (
 ROOM_LAYERS: tuple[frozenset[str], ...] = (
     frozenset({"_httpbase", "_eras"}),  # HTTP stacks, bodies, codings; the protocol's versions
     frozenset({"oauth"}),  # authorization: discovery, tokens, the login
-    frozenset({"_semconv"}),  # the names and values of the MCP semantic conventions
-    frozenset({"_otel"}),  # OpenTelemetry's spans and metrics of the calls
-    frozenset({"_telemetry"}),  # the drivers' one entry to telemetry, loaded when used
+    frozenset({"_telemetry"}),  # semantic conventions, OpenTelemetry's calls, the gate
     frozenset({"_http"}),  # the transport's machinery
     frozenset({"transport_http", "transport_http_async"}),  # the transports' public modules
     frozenset({"client", "sdk"}),  # the front ends: Client, the SDK route

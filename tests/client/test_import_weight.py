@@ -177,7 +177,7 @@ def test_telemetry_loads_opentelemetry_only_once_the_host_did(json_server: DemoS
         "from opentelemetry.sdk.trace import TracerProvider\n"
         "trace.set_tracer_provider(TracerProvider())\n"
         + _client_session(json_server.url)
-        + "assert 'mcpstream._otel' in sys.modules\n"
+        + "assert 'mcpstream._telemetry.otel' in sys.modules\n"
     )
     assert "opentelemetry" in _heavy_loaded(code, block_httpx_cli=True)
 

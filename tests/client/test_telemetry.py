@@ -1,10 +1,10 @@
 """OpenTelemetry of ``Client``, ``AsyncClient`` and the drop-in transports
-(``mcpstream._telemetry``, ``_semconv``, ``_otel``) against the official SDK's server (the demo
-server, on a thread of this process), recorded by the OpenTelemetry SDK's in-memory span
-exporter and metric reader: one CLIENT span per message with the MCP semantic conventions' name
-and attributes, under the host's span; the server's own spans (the SDK makes them from the
-``_meta`` it received) under the client's; errors; the duration metrics; nothing at all without
-a provider.
+(``mcpstream._telemetry``: its gate, ``semconv`` and ``otel``) against the official SDK's
+server (the demo server, on a thread of this process), recorded by the OpenTelemetry SDK's
+in-memory span exporter and metric reader: one CLIENT span per message with the MCP semantic
+conventions' name and attributes, under the host's span; the server's own spans (the SDK makes
+them from the ``_meta`` it received) under the client's; errors; the duration metrics; nothing
+at all without a provider.
 
 A process has one global tracer and meter provider, and the SDK's server caches the tracer of
 the first: the ``otel`` fixture installs the same providers for each test and takes them away
@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from mcpstream import AsyncClient, Client, McpError, SamplingRequest, SamplingResponse
-from mcpstream._semconv import error_type, operation_attributes, server_endpoint
+from mcpstream._telemetry.semconv import error_type, operation_attributes, server_endpoint
 from mcpstream.demo import DemoServer
 from mcpstream.errors import McpHttpTransportError, McpHttpTransportSessionExpiredError
 from mcpstream.models import ResolvedMcpServer
@@ -548,7 +548,7 @@ def test_a_plain_call_does_not_import_opentelemetry(json_server: DemoServer) -> 
         f"with Client({json_server.url!r}) as client:\n"
         "    client.call_tool('echo', {'text': 'a'})\n"
         "print(sorted(m for m in sys.modules if m.startswith('opentelemetry')))\n"
-        "print('mcpstream._otel' in sys.modules)\n"
+        "print('mcpstream._telemetry.otel' in sys.modules)\n"
     )
     done = subprocess.run(
         [sys.executable, "-c", script],

@@ -59,7 +59,7 @@ from .core.steps import Flow, HttpRequest
 from .host_settings import host_max_redirects, host_url
 
 if TYPE_CHECKING:
-    from .._otel import Operation
+    from .._telemetry.otel import Operation
 
 ClientT = TypeVar("ClientT", bound=httpx.Client | httpx.AsyncClient)
 AuthT = TypeVar("AuthT", bound=StoredCredentials)

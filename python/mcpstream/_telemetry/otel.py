@@ -1,4 +1,4 @@
-"""The OpenTelemetry calls of the clients' and transports' telemetry (``_telemetry`` decides
+"""The OpenTelemetry calls of the clients' and transports' telemetry (the package's gate decides
 whether they are made; this module imports the OpenTelemetry API and is imported only once a
 host loaded it).
 
@@ -22,10 +22,10 @@ from opentelemetry import context as otel_context
 from opentelemetry import metrics, propagate, trace
 from opentelemetry.trace import SpanKind, Status, StatusCode
 
-from ._eras import MODERN_VERSIONS, Negotiated, Negotiation
-from ._semconv import SessionClock, TelemetryState, error_type, operation_attributes
-from ._version import __version__
-from .errors import McpHttpTransportSessionExpiredError
+from .._eras import MODERN_VERSIONS, Negotiated, Negotiation
+from .._version import __version__
+from ..errors import McpHttpTransportSessionExpiredError
+from .semconv import SessionClock, TelemetryState, error_type, operation_attributes
 
 try:  # the proxy a meter provider is until one is set (no public name for it)
     from opentelemetry.metrics._internal import _ProxyMeterProvider

@@ -4,9 +4,13 @@ record each message they send, decided without importing OpenTelemetry.
 A client's or transport's ``Telemetry`` is asked, for each message it sends (``begin``), whether
 to record it. A host that never imported ``opentelemetry`` cannot have configured a tracer or
 meter provider, so the answer is then found in ``sys.modules`` alone: nothing is imported or
-computed. Otherwise ``_otel`` (which imports the OpenTelemetry API) opens the span, carries its
+computed. Otherwise ``otel`` (which imports the OpenTelemetry API) opens the span, carries its
 context in ``params._meta`` and records the duration, when a provider is configured. The
-conventions' rules that need no OpenTelemetry are in ``_semconv``.
+conventions' rules that need no OpenTelemetry are in ``semconv``.
+
+The package's modules, from the bottom up: ``semconv`` (names and attributes, no
+OpenTelemetry), ``otel`` (the API calls, imported only once the host loaded OpenTelemetry) and
+this gate, the drivers' one entry.
 """
 
 from __future__ import annotations
@@ -14,10 +18,10 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING, Any
 
-from ._semconv import Message, Negotiating, TelemetryState
+from .semconv import Message, Negotiating, TelemetryState
 
 if TYPE_CHECKING:
-    from ._otel import Operation, Served
+    from .otel import Operation, Served
 
 __all__ = ["OTEL_MODULES", "Message", "Negotiating", "Telemetry", "otel_loaded"]
 
@@ -48,9 +52,9 @@ class Telemetry(TelemetryState):
         that sends no MCP message."""
         if not otel_loaded():
             return None
-        from . import _otel  # only once the host loaded OpenTelemetry
+        from . import otel  # only once the host loaded OpenTelemetry
 
-        return _otel.begin(self, step, protocol_version, transport)
+        return otel.begin(self, step, protocol_version, transport)
 
     def serve(self, method: str, params: Any, request_id: object) -> Served | None:
         """The recording of the client's answer to the server's request ``method`` (a
@@ -59,14 +63,14 @@ class Telemetry(TelemetryState):
         modules = sys.modules
         if OTEL_MODULES[0] not in modules:
             return None
-        from . import _otel  # only once the host loaded OpenTelemetry
+        from . import otel  # only once the host loaded OpenTelemetry
 
-        return _otel.serve(method, params, request_id)
+        return otel.serve(method, params, request_id)
 
     def end_session(self) -> None:
         """Record the duration of the session (the client is closing)."""
         if self.session is None:
             return
-        from . import _otel  # a session was measured: OpenTelemetry is loaded
+        from . import otel  # a session was measured: OpenTelemetry is loaded
 
-        _otel.end_session(self, None)
+        otel.end_session(self, None)

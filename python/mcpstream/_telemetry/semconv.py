@@ -1,5 +1,5 @@
-"""The MCP semantic conventions' rules that need no OpenTelemetry (``_telemetry`` and ``_otel``
-use them): the span's name and attributes for a method and its params, the address of the
+"""The MCP semantic conventions' rules that need no OpenTelemetry (the gate in ``__init__`` and
+``otel`` use them): the span's name and attributes for a method and its params, the address of the
 server, the ``error.type`` of a failure, and the state a client or transport keeps for its
 telemetry."""
 
@@ -10,9 +10,9 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
-from .errors import McpError
-from .redaction import url_without_secrets
-from .server_requests import McpServerRequestHandlerError
+from ..errors import McpError
+from ..redaction import url_without_secrets
+from ..server_requests import McpServerRequestHandlerError
 
 __all__ = [
     "Message",
