@@ -14,11 +14,11 @@ import httpcore2
 import httpx2
 import pytest
 from mcpstream._http import capability
+from mcpstream._http.host_probe import host_h1_transport
 from mcpstream._http.httpx_clients import (
     H1_ENV,
     deadline_trace,
     direct_transport,
-    host_h1_transport,
     make_client,
 )
 from mcpstream._httpbase.stack import HttpStack, stack_named

@@ -17,13 +17,13 @@ from typing import Any
 import pytest
 from mcpstream._http import capability
 from mcpstream._http.h1 import transport_types
+from mcpstream._http.host_probe import host_response_hooks
 from mcpstream._http.httpx_clients import (
     H1_ENV,
     READ_BYTES,
     deadline_bound,
     deadline_trace,
     direct_transport,
-    host_response_hooks,
     make_async_client,
     make_client,
 )

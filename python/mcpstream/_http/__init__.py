@@ -28,8 +28,8 @@ Every module, and whether it does I/O:
   requests, the head of an answer, bodies and failures; no I/O of its own.
 * ``auth``: the authorization hook the transports ask (an OAuth session) and the login hint of
   a 401; I/O only through OAuth's drivers.
-* ``httpx_clients``: the httpx clients a transport makes for itself, their network streams and
-  the HTTP/1.1 transport under a host's client; I/O.
+* ``httpx_clients``: the httpx clients a transport makes for itself and their network
+  streams; I/O.
 * ``asyncio_backend``: an httpcore network backend on asyncio itself; I/O.
 * ``large_reads``: how the streams made here size their reads and hold small writes; no I/O.
 * ``low_water``: the socket's receive low-water mark while a large body of a known length is
@@ -41,6 +41,8 @@ Every module, and whether it does I/O:
 * ``capability``: probes of the private attributes the speed work reads; no I/O (no socket).
 * ``interception``: what a host installed on its client's way, found before a transport of
   mcpstream's stands in for it; no I/O.
+* ``host_probe``: whether mcpstream's HTTP/1.1 transport can stand in for a host's client (which
+  client sends, a stock transport and pool, the stand-in with the pool's settings); no I/O.
 * ``host_view``: a view of a host's client over a transport of mcpstream's choosing; no I/O.
 * ``host_settings``: what the transports read from a host's client (``base_url``,
   ``max_redirects``, ``Timeout``); no I/O.

@@ -1,8 +1,9 @@
 """What the transports read from a host's client besides sending through it, as the SDK's
 transport (which sends through the client as it is) would have it apply: the client's
 ``base_url`` under a relative endpoint, its ``max_redirects``, and its ``Timeout`` over
-mcpstream's own bounds. One rule for every front end (``Client`` and ``AsyncClient`` with
-``http_client=``, the drop-in transports with ``client=``, ``mcpstream.sdk``)."""
+mcpstream's own bounds (and its read timeout alone, for the SDK's own stream rule). One rule
+for every front end (``Client`` and ``AsyncClient`` with ``http_client=``, the drop-in
+transports with ``client=``, ``mcpstream.sdk``)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from typing import Any
 
 from .core.protocol import MAX_REDIRECTS
 
-__all__ = ["host_max_redirects", "host_timeout", "host_url"]
+__all__ = ["host_max_redirects", "host_read_timeout", "host_timeout", "host_url"]
 
 
 def host_url(url: str, client: Any) -> str:
@@ -69,3 +70,12 @@ def _first(host: float | None, own: float | None) -> float | None:
 
 def _least(host: float | None, own: float | None) -> float | None:
     return own if host is None else host if own is None else min(host, own)
+
+
+def host_read_timeout(client: Any) -> float | None:
+    """The read timeout of the host's ``client`` (None: none, or none to be read)."""
+    try:
+        read = client.timeout.read
+    except Exception:  # a client of the host's own making: nothing to read
+        return None
+    return float(read) if isinstance(read, int | float) else None

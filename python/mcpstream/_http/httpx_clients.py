@@ -72,7 +72,7 @@ import httpx
 import sniffio
 
 from .._httpbase.stack import HTTPX, HttpStack
-from . import capability, receive_buffer, shared_pools
+from . import capability, shared_pools
 from .asyncio_backend import AsyncioBackend
 from .deadline import bounded as _bounded
 from .deadline import io_deadline
@@ -93,15 +93,12 @@ __all__ = [
     "direct_transport",
     "fields_owner",
     "h1_enabled",
-    "host_h1_transport",
-    "host_response_hooks",
     "io_deadline",
     "make_async_client",
     "make_client",
     "proxies_configured",
     "shared_ssl_context",
     "stack_ssl_context",
-    "stock_async_transport",
 ]
 
 _LIMITS = httpx.Limits(max_connections=100, max_keepalive_connections=20, keepalive_expiry=5.0)
@@ -648,112 +645,3 @@ def make_async_client(stack: HttpStack = HTTPX) -> httpx.AsyncClient:
         stack, True, _AsyncLargeReadBackend
     )
     return client
-
-
-def stock_async_transport(client: Any, stack: HttpStack) -> bool:
-    """Whether the host's async ``client`` sends through the stack's stock transport and
-    connection pool (exactly their classes: no proxy, no transport or pool of the host's)."""
-    try:
-        transport = client._transport
-        pool = transport._pool
-    except AttributeError:
-        return False
-    return type(transport) is stack.httpx.AsyncHTTPTransport and (
-        type(pool) is stack.httpcore.AsyncConnectionPool
-    )
-
-
-def _private(module: object, *path: str) -> object:
-    """The class at ``path`` under ``module`` (private names of httpx: another version may
-    not have it), or a fresh object no type is."""
-    found: object = module
-    for name in path:
-        found = getattr(found, name, _MISSING)
-    return found
-
-
-_MISSING = object()
-
-
-class _Unbound:
-    """A response's stream under the client's timing wrapper, as ``receive_buffer.install``
-    reads a response."""
-
-    __slots__ = ("stream",)
-
-    def __init__(self, stream: object) -> None:
-        self.stream = stream
-
-
-def host_response_hooks(client: Any, response: Any, stack: HttpStack) -> bool:
-    """Give the HTTP/1.1 connection under ``response`` of a host's async ``client`` the speed
-    work of the clients made here, where it is safe: the stack's httpx, core and h11 have what
-    it reads (``capability``), the client sends through its stack's stock
-    transport and pool (``stock_async_transport``), and the connection is exactly the core's
-    HTTP/1.1 connection. Its reads then ask for ``READ_BYTES`` (the core asks for 64 KiB; a
-    read returns what the socket holds, so a small answer costs nothing more) and h11 hands a
-    large body's received pieces on uncopied (``receive_buffer``). Nothing of what the client
-    sends changes, nor its hooks, auth or pool. True when they were installed."""
-    if not stock_async_transport(client, stack) or not capability.usable(
-        stack, "pool", "connection", "response_stream", "receive_buffer"
-    ):
-        return False
-    bound = response.stream
-    if type(bound) is not _private(stack.httpx, "_client", "BoundAsyncStream"):
-        return False
-    inner = getattr(bound, "_stream", None)
-    if type(inner) is not _private(stack.httpx, "_transports", "default", "AsyncResponseStream"):
-        return False
-    pool_stream = getattr(inner, "_httpcore_stream", None)
-    connection: Any = getattr(getattr(pool_stream, "_stream", None), "_connection", None)
-    if type(connection) is not stack.httpcore.AsyncHTTP11Connection:
-        return False
-    if connection.READ_NUM_BYTES < READ_BYTES:
-        connection.READ_NUM_BYTES = READ_BYTES
-    receive_buffer.install(_Unbound(inner))  # type: ignore[arg-type]
-    return True
-
-
-def host_h1_transport(client: Any, stack: HttpStack) -> Any:
-    """An HTTP/1.1 transport of mcpstream's (``h1``, async) with the settings of the stock
-    transport of the host's async ``client``, to stand in for it (the caller closes it), or
-    None where it cannot: the stack's pool does not have what this reads (``capability``),
-    the client does not send through the stack's stock transport
-    and pool (``stock_async_transport``), or its pool has a setting the HTTP/1.1 transport
-    does not honour (HTTP/2 or no HTTP/1.1, a proxy, a Unix socket, a local address, socket
-    options, retries, a network backend of its own, no SSL context).
-
-    The transport uses the pool's own SSL context object (the host's verify, CA certificates
-    and client certificate) and its limits: connections, idle connections kept, their expiry
-    (none: kept as long as they last)."""
-    if not stock_async_transport(client, stack) or not capability.usable(stack, "pool"):
-        return None
-    pool = client._transport._pool
-    try:
-        ssl_context = pool._ssl_context
-        unsupported = (
-            pool._proxy is not None
-            or pool._uds is not None
-            or pool._local_address is not None
-            or bool(pool._socket_options)
-            or bool(pool._retries)
-            or pool._http2
-            or not pool._http1
-            or type(pool._network_backend)
-            is not _private(stack.httpcore, "_backends", "auto", "AutoBackend")
-            or not isinstance(ssl_context, ssl.SSLContext)
-        )
-        max_connections = pool._max_connections
-        max_keepalive = pool._max_keepalive_connections
-        expiry = pool._keepalive_expiry
-    except AttributeError:  # another pool than the one this was written for
-        return None
-    if unsupported:
-        return None
-    return transport_types(stack)[1](
-        verify=ssl_context,
-        # The pool stands for "no bound" with sys.maxsize.
-        max_connections=None if max_connections >= sys.maxsize else max_connections,
-        max_keepalive_connections=max_keepalive,
-        keepalive_expiry=float("inf") if expiry is None else expiry,
-    )

@@ -4,7 +4,7 @@ as the SDK's transport does, and mcpstream's own bounds only where the host set 
 
 By default (unless ``MCPSTREAM_H1_TRANSPORT=0``, ``httpx_clients.H1_ENV``, opts out), a host's
 async client whose transport is its stack's stock one, with settings mcpstream's HTTP/1.1
-transport honours (``httpx_clients.host_h1_transport``), sends through a private view of itself
+transport honours (``host_probe.host_h1_transport``), sends through a private view of itself
 instead (``_view``): the client's own ``send`` (its request and response hooks, auth flow,
 cookies, redirects, timeouts, mounts) with every attribute read from the host's client, but for
 its default transport, which is mcpstream's HTTP/1.1 transport built with the host transport's
@@ -32,19 +32,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import functools
-import inspect
 import logging
 import os
-import types
 import weakref
 from collections.abc import Mapping
 from typing import Any
 
-from .._http.host_settings import host_timeout
+from .._http.host_probe import h1_stand_in, host_response_hooks, sender_of
+from .._http.host_settings import host_read_timeout, host_timeout
 from .._http.host_view import view as _view
-from .._http.httpx_clients import h1_enabled, host_h1_transport, host_response_hooks
-from .._http.interception import SEND_PATH, Interception, say_kept
+from .._http.httpx_clients import h1_enabled
+from .._http.interception import Interception, say_kept
 from .._http.shared_pools import bind_to_loop
 from .._httpbase.stack import HttpStack, stack_of
 
@@ -84,14 +82,14 @@ class HostClient:
         self._shared_by: Any = None
         """The client whose sessions share ``_h1`` (None: a transport of this object's own)."""
         self._keywords: dict[str, Any] = {}
-        """The keywords of a wrapper's partial ``send``, for the view's (see ``_sender``)."""
+        """The keywords of a wrapper's partial ``send``, for the view's (see ``sender_of``)."""
         self._guard: Interception | None = None
         """The check of the client's way for hooks, while the view stands in for it."""
         self._candidate: tuple[Any, dict[str, Any], Interception] | None = None
         """The client a view may stand in for, its keywords and check, until the first request
         (which finds the transport of its event loop: ``_attach``)."""
         if h1_enabled():
-            sender = _sender(client, stack)
+            sender = sender_of(client, stack)
             if sender is not None:
                 inner, keywords = sender
                 guard = Interception(inner, stack)
@@ -182,10 +180,6 @@ class HostClient:
         return f"HostClient({self._client!r})"
 
 
-_SEND_PATH = SEND_PATH
-"""The methods of httpx's ``AsyncClient`` that carry a request to its transport: a client's
-view runs them as the stack wrote them."""
-
 SHARE_ENV = "MCPSTREAM_SHARE_HOST_CONNECTIONS"
 """``0``: each session over a host client has mcpstream's transport of its own, closed with
 it; otherwise (the default) the sessions over one host client share one (``shared_h1``)."""
@@ -199,7 +193,7 @@ belong to their loop), shared by the client's sessions."""
 
 def shared_h1(client: Any, stack: HttpStack) -> tuple[Any, bool]:
     """mcpstream's HTTP/1.1 transport to stand in for ``client``'s (None where it cannot:
-    ``_h1_for``), and whether it is the one the client's sessions share on the running event
+    ``h1_stand_in``), and whether it is the one the client's sessions share on the running event
     loop. Sessions over one client then reuse each other's idle connections, as they would in
     the client's own pool: the transport has that pool's limits and keep-alive expiry.
 
@@ -211,25 +205,25 @@ def shared_h1(client: Any, stack: HttpStack) -> tuple[Any, bool]:
     collector. Outside an event loop, for a client no weak reference can follow, or with
     ``SHARE_ENV`` at ``0``, the transport is the caller's own."""
     if os.environ.get(SHARE_ENV) == "0":
-        return _h1_for(client, stack), False
+        return h1_stand_in(client, stack), False
     try:
         loop = asyncio.get_running_loop()
         by_loop = _SHARED.get(client)
     except (RuntimeError, TypeError):  # no loop; not weakly referenceable
-        return _h1_for(client, stack), False
+        return h1_stand_in(client, stack), False
     if by_loop is None:
         by_loop = weakref.WeakKeyDictionary()
         try:
             _SHARED[client] = by_loop
         except TypeError:
-            return _h1_for(client, stack), False
+            return h1_stand_in(client, stack), False
         weakref.finalize(client, _close_idle, by_loop)
     if len(by_loop) > 1 or loop not in by_loop:
         gone = [other for other in list(by_loop) if other.is_closed()]
         _close_idle({other: by_loop.pop(other) for other in gone})
     transport = by_loop.get(loop)
     if transport is None or transport._pool.closed or getattr(client, "is_closed", False):
-        transport = _h1_for(client, stack)
+        transport = h1_stand_in(client, stack)
         if transport is None:
             return None, False
         by_loop[loop] = transport
@@ -275,63 +269,3 @@ def _close_idle(by_loop: Mapping[asyncio.AbstractEventLoop, Any]) -> None:
             continue
         with contextlib.suppress(Exception):  # a finalizer's: nothing to raise to
             transport.close_idle()
-
-
-def _h1_for(client: Any, stack: HttpStack) -> Any:
-    """``host_h1_transport`` for a client of the stack's ``AsyncClient`` class, or of a subclass
-    that keeps its way of sending (``_SEND_PATH``): a subclass's own ``send`` may keep state on
-    its object, and an object forwarding to a client sends as it likes, so either is sent
-    through as it is (``_sender``: unless it sends with the client's own ``send``)."""
-    base = stack.httpx.AsyncClient
-    if not isinstance(client, base):
-        return None
-    cls = type(client)
-    if any(getattr(cls, name, None) is not getattr(base, name) for name in _SEND_PATH):
-        return None
-    return host_h1_transport(client, stack)
-
-
-def _sender(client: Any, stack: HttpStack) -> tuple[Any, dict[str, Any]] | None:
-    """The client whose own ``send`` the host's ``client`` sends with, and the keywords it adds
-    to each call, or None where that is not clear. A client of the stack is its own sender
-    when its ``send`` is its bound stock one (not one set on the object). An object forwarding
-    to a client (Pydantic AI's borrowed client) is that client's sender when its ``send`` is the
-    client's bound stock ``send``, or a plain ``functools.partial`` of it with no positional
-    arguments and only keyword-only arguments of the stock ``send`` (``auth``): the view of the
-    client then sends as that ``send`` would. mcpstream sends with ``send`` only (``build_request``
-    and the timeouts stay the object's), so no other method of the wrapper is bypassed. A
-    ``send`` of the object's own, or of a client of another class, may do anything: None."""
-    base = stack.httpx.AsyncClient
-    is_client = isinstance(client, base)
-    try:
-        send = client.send
-    except Exception:  # no send to read: the host's object is sent through as it is
-        return None
-    keywords: dict[str, Any] = {}
-    if type(send) is functools.partial and not is_client:
-        if send.args or not set(send.keywords) <= _send_keywords(base):
-            return None
-        keywords = dict(send.keywords)
-        send = send.func
-    if type(send) is not types.MethodType or send.__func__ is not base.send:
-        return None
-    inner = send.__self__
-    if not isinstance(inner, base) or (is_client and inner is not client):
-        return None
-    return inner, keywords
-
-
-def _send_keywords(base: type[Any]) -> frozenset[str]:
-    """The keyword-only arguments of the stock ``send`` of ``base`` (``stream``, ``auth``,
-    ``follow_redirects``)."""
-    parameters = inspect.signature(base.send).parameters.values()
-    return frozenset(p.name for p in parameters if p.kind is inspect.Parameter.KEYWORD_ONLY)
-
-
-def host_read_timeout(client: Any) -> float | None:
-    """The read timeout of the host's ``client`` (None: none, or none to be read)."""
-    try:
-        read = client.timeout.read
-    except Exception:  # a client of the host's own making: nothing to read
-        return None
-    return float(read) if isinstance(read, int | float) else None

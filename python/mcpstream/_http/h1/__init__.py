@@ -11,7 +11,7 @@ and ``transport_types("httpx2")`` gives the pair for httpx2's clients. They spea
 only, to ``http`` and ``https`` URLs, without proxies: httpx's own transport stays the path for
 anything else. mcpstream's own clients use them by default (see ``httpx_clients``), and so
 does a host's stock async client under ``mcpstream.sdk`` (see
-``httpx_clients.host_h1_transport`` and ``sdk.host``); ``MCPSTREAM_H1_TRANSPORT=0`` opts both
+``host_probe.host_h1_transport`` and ``sdk.host``); ``MCPSTREAM_H1_TRANSPORT=0`` opts both
 out.
 
 The pool's rules are in ``pool``; the transports' options and everything of an exchange that
