@@ -14,6 +14,7 @@ import socket
 import ssl
 import threading
 import time
+import tracemalloc
 from collections.abc import AsyncIterator, Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -23,6 +24,7 @@ import httpx2
 import pytest
 from mcpstream._http.h1 import AsyncHttp1Transport, Http1Transport, transport_types, whole_reader
 from mcpstream._http.h1.pool import prepare
+from mcpstream._http.h1.sync import READ_BUFFER
 from mcpstream._http.httpx_clients import io_deadline
 from mcpstream._httpbase.stack import stack_named
 from mcpstream.models import ResolvedMcpServer
@@ -181,6 +183,36 @@ def test_connection_close_and_http10_are_not_reused(
     for target in ("/close", "/ten", "/close"):
         assert client.get(server.url + target).content == b"ok"
     assert server.connections == 3
+
+
+def test_the_read_buffers_of_sync_connections_are_not_python_or_c_heap_memory(
+    serve: Callable[[Reply], ScriptedServer],
+) -> None:
+    """Each connection of the sync transport reads into a buffer of ``READ_BUFFER`` bytes:
+    mapped on its own, it is never a block of the C heap (which, after a large answer raised
+    glibc's mmap threshold, would leave a hole behind every connection a restarting server
+    closes), and Python's allocator, which ``tracemalloc`` follows, makes none of that size
+    however many connections come and go."""
+
+    def reply(exchange: Exchange) -> None:
+        exchange.send(b"HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\nok")
+        exchange.sock.close()
+
+    if tracemalloc.is_tracing():
+        pytest.skip("tracemalloc is in use already")
+    server = serve(reply)
+    with httpx.Client(transport=Http1Transport(), timeout=10.0) as client:
+        assert client.get(server.url + "/first").content == b"ok"  # (imports, first objects)
+        tracemalloc.start()
+        try:
+            before = tracemalloc.get_traced_memory()[0]
+            for _ in range(4):
+                assert client.get(server.url + "/again").content == b"ok"
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert server.connections == 5
+    assert peak - before < READ_BUFFER // 2
 
 
 def test_a_body_until_the_close(serve: Callable[[Reply], ScriptedServer], client: Any) -> None:

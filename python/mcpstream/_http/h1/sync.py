@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import mmap
 import select
 import socket
 import ssl
@@ -45,9 +46,33 @@ more: mcpstream's "no limit") wait without a bound."""
 
 READ_BUFFER = 256 * 1024
 """The most one read takes: each connection reads into a buffer of this size, kept for its life,
-and copies out what arrived."""
+and copies out what arrived. The buffer is a private anonymous mapping (``read_buffer``), not
+memory of the C heap."""
 # perf: a ``recv`` of this size would allocate it for every read, a mapping of its own for the
 # allocator, even for a small answer.
+
+_PRIVATE_MAPPING: dict[str, int] = (
+    {"flags": mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS} if hasattr(mmap, "MAP_PRIVATE") else {}
+)
+"""Private (a forked child gets a copy of its own, not the parent's pages); Windows has no
+flags: an anonymous mapping is the process's own there."""
+
+
+def read_buffer() -> memoryview:
+    """A connection's read buffer: ``READ_BUFFER`` bytes mapped on their own, unmapped when
+    the connection is dropped.
+
+    Not a ``bytearray``: once glibc's mmap threshold has risen (it follows the largest block
+    freed, and a large answer frees blocks of several hundred KiB), a ``bytearray`` of this
+    size comes from the C heap, in the arena of whichever thread first reads the connection
+    (often a short-lived reader thread), and lives as long as the connection. A server that
+    restarts every few seconds then leaves one such hole after another among the
+    longer-lived objects allocated meanwhile, and the allocator keeps the freed memory: RSS
+    of the sync transport grew by hundreds of KiB per 1,000 calls in the soak, with nothing
+    held (``docs/benchmarks.md``, "Soak"). A mapping of its own goes back to the system when
+    the connection goes, and only the pages a read wrote count (a ``bytearray`` is zeroed,
+    all of it, when made)."""
+    return memoryview(mmap.mmap(-1, READ_BUFFER, **_PRIVATE_MAPPING))
 
 
 class Connection:
@@ -106,7 +131,7 @@ class Connection:
         ``timeout`` seconds at most (``TimeoutError``)."""
         buffer = self._buffer
         if buffer is None:
-            buffer = self._buffer = memoryview(bytearray(READ_BUFFER))
+            buffer = self._buffer = read_buffer()
         self._until_readable(timeout)
         count = self.sock.recv_into(buffer)
         return bytes(buffer[:count])
