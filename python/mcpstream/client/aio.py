@@ -164,9 +164,9 @@ class AsyncClient(
             return await self._run(
                 self._core.call_tool(name, arguments, progress, timeout_s, meta, time.monotonic())
             )
-        if progress is not None:
-            raise ValueError("progress is followed for plain calls only, not for a task")
-        state = await self._run(self._core.start_tool_task(name, arguments, timeout_s, meta))
+        state = await self._run(
+            self._core.start_tool_task(name, arguments, timeout_s, meta, progress)
+        )
         return AsyncTaskHandle(self, state)
 
     async def get_task(self, task_id: str, *, timeout_s: float | None = None) -> AsyncTaskHandle:

@@ -215,9 +215,7 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
             return self._run(
                 self._core.call_tool(name, arguments, progress, timeout_s, meta, time.monotonic())
             )
-        if progress is not None:
-            raise ValueError("progress is followed for plain calls only, not for a task")
-        state = self._run(self._core.start_tool_task(name, arguments, timeout_s, meta))
+        state = self._run(self._core.start_tool_task(name, arguments, timeout_s, meta, progress))
         return TaskHandle(self, state)
 
     def get_task(self, task_id: str, *, timeout_s: float | None = None) -> TaskHandle:
