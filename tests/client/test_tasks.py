@@ -10,6 +10,7 @@ dozen) are checked on the core's flows with the scripted driver of ``test_core``
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import threading
 import time
@@ -629,6 +630,14 @@ def test_progress_is_refused_for_a_task() -> None:
     with pytest.raises(ValueError, match="progress"):
         client.call_tool("t", progress=print, as_task=True)  # type: ignore[call-overload]
     client.close()
+
+    async def from_the_async_client() -> None:
+        aclient = AsyncClient("http://127.0.0.1:1/mcp")
+        with pytest.raises(ValueError, match="progress"):
+            await aclient.call_tool("t", progress=print, as_task=True)  # type: ignore[call-overload]
+        await aclient.aclose()
+
+    asyncio.run(from_the_async_client())
 
 
 def test_both_handles_offer_the_same_methods_with_the_same_parameters() -> None:

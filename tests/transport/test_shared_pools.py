@@ -339,3 +339,27 @@ def test_a_client_of_other_attributes_is_made_by_its_constructor(
     made = [httpx_clients._unconfigured_client(stack, False, object()) for _ in range(2)]
     assert httpx_clients._PROTOTYPES == {("httpx", False): None}
     assert all(not client.cookies and client.headers["accept"] == "*/*" for client in made)
+
+
+def test_objects_of_a_loop_running_elsewhere_are_handed_to_it_the_others_returned() -> None:
+    elsewhere = EventLoopThread()
+    stopped = asyncio.new_event_loop()
+    acted: list[tuple[str, bool]] = []
+    handed = threading.Event()
+
+    def act(held: str) -> None:
+        acted.append((held, threading.current_thread() is not threading.main_thread()))
+        handed.set()
+
+    async def from_a_running_loop() -> list[str]:
+        here = asyncio.get_running_loop()
+        by_loop = {elsewhere.loop: "elsewhere", stopped: "stopped", here: "here"}
+        return shared_pools.hand_to_running_loops(by_loop, act)
+
+    try:
+        assert asyncio.run(from_a_running_loop()) == ["stopped", "here"]
+        assert handed.wait(10)
+        assert acted == [("elsewhere", True)]
+    finally:
+        stopped.close()
+        elsewhere.stop()

@@ -40,8 +40,8 @@ import ssl
 import threading
 import time
 import weakref
-from collections.abc import AsyncGenerator
-from typing import Any
+from collections.abc import AsyncGenerator, Callable, Mapping
+from typing import Any, TypeVar
 
 from .._httpbase.stack import HttpStack
 from .h1 import transport_types
@@ -55,6 +55,7 @@ __all__ = [
     "bind_to_loop",
     "borrowed",
     "close_pools",
+    "hand_to_running_loops",
     "shared_enabled",
     "sync_shared",
 ]
@@ -66,6 +67,8 @@ shares. Read when a client is made."""
 
 MAX_IDLE = 100
 """The idle connections a shared pool keeps at most (the oldest are closed first)."""
+
+HeldT = TypeVar("HeldT")
 
 KEEPALIVE_EXPIRY = 5.0
 """The seconds an idle connection of a shared pool is kept (httpx's default)."""
@@ -280,18 +283,30 @@ def close_pools() -> None:
     for transport in list(_SYNC.values()):
         transport.expire_idle(math.inf)
     _REAPER.stop()
+    # An async pool is the loop's alone (no lock): another thread's running loop closes its
+    # idle connections itself, at its next round.
+    for pools in hand_to_running_loops(_ASYNC, _expire_all):
+        _expire_all(pools)
+
+
+def hand_to_running_loops(
+    by_loop: Mapping[asyncio.AbstractEventLoop, HeldT], act: Callable[[HeldT], object]
+) -> list[HeldT]:
+    """Hand each object of ``by_loop`` (one event loop's alone) whose loop runs on another
+    thread to that loop, which calls ``act`` on it at its next round; the others, which this
+    thread may act on at once (those of its running loop and of a loop not running)."""
     try:
         running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
     except RuntimeError:
         running = None
-    for loop, pools in list(_ASYNC.items()):
+    here: list[HeldT] = []
+    for loop, held in list(by_loop.items()):
         if loop is running or not loop.is_running():
-            _expire_all(pools)
-        else:
-            # An async pool is the loop's alone (no lock): another thread's running loop
-            # closes its idle connections itself, at its next round.
-            with contextlib.suppress(RuntimeError):  # it closed meanwhile
-                loop.call_soon_threadsafe(_expire_all, pools)
+            here.append(held)
+            continue
+        with contextlib.suppress(RuntimeError):  # it closed meanwhile
+            loop.call_soon_threadsafe(act, held)
+    return here
 
 
 def _expire_all(pools: dict[tuple[str, Any], Any]) -> None:

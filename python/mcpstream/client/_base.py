@@ -1,12 +1,12 @@
 """What ``Client`` and ``AsyncClient`` share besides the flows: the constructor (one signature,
-generic in the transport, HTTP client and OAuth redirect handler types) and the I/O-free views
-of the session."""
+generic in the transport, HTTP client and OAuth redirect handler types), the transport call of
+each step and the I/O-free views of the session."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any, Generic, TypedDict, TypeVar
+from typing import TYPE_CHECKING, Any, ClassVar, Generic, Protocol, TypedDict, TypeVar
 
 from .._http.facade import current_directory
 from .._http.host_settings import host_url
@@ -15,7 +15,7 @@ from .._telemetry import Telemetry
 from .._version import __version__
 from ..models import ResolvedMcpServer
 from ..oauth_store import McpOAuthTokenStore
-from ._core import SessionCore, SessionState
+from ._core import Listen, Negotiate, Notify, Request, SessionCore, SessionState
 from ._notify import (
     LoggingHandler,
     NotificationCallback,
@@ -34,12 +34,24 @@ from ._settings import (
     check_timeout,
     oauth_config,
 )
-from .handlers import ElicitationHandler, SamplingHandler, ServerRequests
+from .handlers import ElicitationHandler, SamplingHandler, ServerRequestRouter, ServerRequests
 from .results import ServerInfo
 
-__all__ = ["ClientBase", "TransportOptions"]
+if TYPE_CHECKING:
+    from ..transport_http import McpHttpTransport
+    from ..transport_http_async import AsyncMcpHttpTransport
 
-TransportT = TypeVar("TransportT", bound=SessionState)
+__all__ = ["ClientBase", "TransportOptions", "send"]
+
+
+class Transport(SessionState, Protocol):
+    """What the client sets on its transport besides the core's ``SessionState``."""
+
+    _listen_at_open: bool
+    """Whether the handshake opens the GET stream (``ClientBase._listens``)."""
+
+
+TransportT = TypeVar("TransportT", bound=Transport)
 HttpClientT = TypeVar("HttpClientT")
 RedirectT = TypeVar("RedirectT")
 
@@ -54,12 +66,17 @@ class TransportOptions(TypedDict):
     oauth_store: McpOAuthTokenStore | None
     oauth_redirect_handler: Any
     connect_timeout_s: float | None
+    server_request_handler: ServerRequestRouter
+    telemetry: bool
 
 
 class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
     """The constructor and the I/O-free views of ``Client`` and ``AsyncClient``, generic in
     their transport, HTTP client and OAuth redirect handler types. A driver makes its transport
     (``_open``) and runs the core's flows (``self._core``)."""
+
+    _awaitable_answers: ClassVar[bool]
+    """Whether the driver awaits what a handler of the server's requests returns."""
 
     def __init__(
         self,
@@ -113,6 +130,7 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
             protocol=check_protocol(protocol),
             trace_context=bool(trace_context),
         )
+        self._telemetry = Telemetry(url, trace_context=settings.trace_context)
         requests = ServerRequests(
             elicitation_handler=elicitation_handler, sampling_handler=sampling_handler, roots=roots
         )
@@ -120,6 +138,9 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
             on_notification,
             logging_handler=logging_handler,
             on_resource_updated=on_resource_updated,
+        )
+        self._answers = ServerRequestRouter(
+            requests, awaitable_answers=self._awaitable_answers, telemetry=self._telemetry
         )
         options = TransportOptions(
             server=settings.server,
@@ -129,8 +150,9 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
             oauth_store=oauth_store,
             oauth_redirect_handler=oauth_redirect_handler,
             connect_timeout_s=settings.connect_timeout_s,
+            server_request_handler=self._answers,
+            telemetry=False,  # the client records its messages itself
         )
-        self._telemetry = Telemetry(url, trace_context=settings.trace_context)
         # The GET stream carries the server's messages outside a call: notifications (dropped
         # when no hook takes them) and requests (a ping, or one only a handler answers). A
         # session with none of those hooks has no use for it, and a session opened for one
@@ -147,14 +169,13 @@ class ClientBase(Generic[TransportT, HttpClientT, RedirectT]):
                 roots,
             )
         )
-        self._transport = self._open(options, requests, router)
+        self._transport = self._open(options, router)
+        self._transport._listen_at_open = self._listens
         self._core = SessionCore(settings, requests, router, self._transport)
 
-    def _open(
-        self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
-    ) -> TransportT:
-        """The driver's transport, answering ``requests`` and delivering to ``router`` (and
-        the driver's session lock, made here)."""
+    def _open(self, options: TransportOptions, router: NotificationRouter) -> TransportT:
+        """The driver's transport, made with ``options`` and delivering notifications to
+        ``router`` (and the driver's session lock, made here)."""
         raise NotImplementedError
 
     def __repr__(self) -> str:
@@ -209,3 +230,20 @@ def _one_hook(name: str, given: HookT | None, alias: HookT | None) -> HookT | No
     if given is not None and alias is not None:
         raise TypeError(f"give {name} or {_HOOK_ALIASES[name]} (its earlier name), not both")
     return given if given is not None else alias
+
+
+def send(
+    transport: McpHttpTransport | AsyncMcpHttpTransport, step: Request | Negotiate | Notify | Listen
+) -> Any:
+    """The transport's call that does ``step``: its outcome, or from the async transport an
+    awaitable of it (which ``AsyncClient`` awaits)."""
+    timeout_s = step.timeout_s
+    if isinstance(step, Request):
+        return transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
+    if isinstance(step, Negotiate):
+        return transport.negotiate(step.negotiation)
+    if isinstance(step, Notify):
+        return transport.send_notification(
+            method=step.method, params=step.params, completion_timeout_s=timeout_s
+        )
+    return transport.listen_for_resources(step.resources, timeout_s=timeout_s)

@@ -456,11 +456,15 @@ class SessionCore:
         arguments: Mapping[str, Any] | None,
         timeout_s: float | None,
         meta: Mapping[str, Any] | None,
+        progress: ProgressCallback | None = None,
     ) -> Flow[TaskState]:
         """``tools/call`` as a task: the task's state, or a finished one holding the result
         when the call ran without a task (at 2025-11-25 the server offers no tool tasks or the
         tool forbids them: the tools are listed first if need be; at 2026-07-28 the server
-        chose not to make one)."""
+        chose not to make one). ``progress`` is refused (``ValueError``): it is followed for
+        plain calls only."""
+        if progress is not None:
+            raise ValueError("progress is followed for plain calls only, not for a task")
         outcome = yield from self._tool_call(
             name, arguments, None, call_timeout(timeout_s, self.settings.tool_timeout_s), meta, True
         )

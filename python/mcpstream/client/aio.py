@@ -16,13 +16,12 @@ if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never 
 from .._telemetry import otel_loaded
 from ..oauth import AsyncMcpOAuthRedirectHandler, McpOAuthRedirectHandler
 from ..transport_http_async import AsyncMcpHttpTransport
-from ._base import ClientBase, TransportOptions
-from ._core import Flow, Listen, Locked, Negotiate, Notify, Request, Step
+from ._base import ClientBase, TransportOptions, send
+from ._core import Flow, Locked, Request, Step
 from ._notify import NotificationRouter, ProgressCallback
 from ._tasks import Answer, Sleep
 from .content import ResourceContents
 from .features import Completion, CompletionReference
-from .handlers import ServerRequestRouter, ServerRequests
 from .results import (
     Prompt,
     PromptResult,
@@ -62,21 +61,11 @@ class AsyncClient(
     GET stream task for the others. Use one client from one event loop.
     """
 
-    def _open(
-        self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
-    ) -> AsyncMcpHttpTransport:
+    _awaitable_answers = True
+
+    def _open(self, options: TransportOptions, router: NotificationRouter) -> AsyncMcpHttpTransport:
         self._lock = asyncio.Lock()  # bound to no loop until first waited on
-        handler = self._answers = ServerRequestRouter(
-            requests, awaitable_answers=True, telemetry=self._telemetry
-        )
-        transport = AsyncMcpHttpTransport(
-            **options,
-            server_request_handler=handler,
-            on_notification=router.adeliver,
-            telemetry=False,  # the client records its messages itself
-        )
-        transport._listen_at_open = self._listens
-        return transport
+        return AsyncMcpHttpTransport(**options, on_notification=router.adeliver)
 
     async def _run(self, flow: Flow[T]) -> T:
         """Await ``flow``'s steps in this task; what it returns (``advance``, written out:
@@ -95,7 +84,7 @@ class AsyncClient(
             return result
 
     async def _do(self, step: Step) -> Any:
-        if isinstance(step, Request) and not otel_loaded():  # the common step, first (as _send)
+        if isinstance(step, Request) and not otel_loaded():  # the common step, first (as send)
             # (the transport's own ``request`` less its checks: the step's timeout is checked,
             # ``call_timeout``, and this transport records no telemetry of its own)
             return await self._transport._request(step.method, step.params, step.timeout_s)
@@ -111,23 +100,9 @@ class AsyncClient(
             return await answer if inspect.isawaitable(answer) else answer
         operation = self._telemetry.begin(step, self.protocol_version, self._transport)
         if operation is None:
-            return await self._send(step)
+            return await send(self._transport, step)
         with operation as traced:  # the span is current while the message is out
-            return operation.done(await self._send(traced))
-
-    async def _send(self, step: Request | Negotiate | Notify | Listen) -> Any:
-        transport, timeout_s = self._transport, step.timeout_s
-        if isinstance(step, Request):
-            return await transport.request(
-                method=step.method, params=step.params, timeout_s=timeout_s
-            )
-        if isinstance(step, Negotiate):
-            return await transport.negotiate(step.negotiation)
-        if isinstance(step, Notify):
-            return await transport.send_notification(
-                method=step.method, params=step.params, completion_timeout_s=timeout_s
-            )
-        return await transport.listen_for_resources(step.resources, timeout_s=timeout_s)
+            return operation.done(await send(self._transport, traced))
 
     # -- the MCP methods (see ``Client``) --------------------------------------------------
 
@@ -189,9 +164,9 @@ class AsyncClient(
             return await self._run(
                 self._core.call_tool(name, arguments, progress, timeout_s, meta, time.monotonic())
             )
-        if progress is not None:
-            raise ValueError("progress is followed for plain calls only, not for a task")
-        state = await self._run(self._core.start_tool_task(name, arguments, timeout_s, meta))
+        state = await self._run(
+            self._core.start_tool_task(name, arguments, timeout_s, meta, progress)
+        )
         return AsyncTaskHandle(self, state)
 
     async def get_task(self, task_id: str, *, timeout_s: float | None = None) -> AsyncTaskHandle:

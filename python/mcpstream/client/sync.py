@@ -15,13 +15,12 @@ if TYPE_CHECKING:  # the optional stack (mcpstream[httpx2]): a type only, never 
 from .._telemetry import otel_loaded
 from ..oauth import McpOAuthRedirectHandler
 from ..transport_http import McpHttpTransport
-from ._base import ClientBase, TransportOptions
-from ._core import Flow, Listen, Locked, Negotiate, Notify, Request, Step
+from ._base import ClientBase, TransportOptions, send
+from ._core import Flow, Locked, Request, Step
 from ._notify import NotificationRouter, ProgressCallback
 from ._tasks import Answer, Sleep
 from .content import ResourceContents
 from .features import Completion, CompletionReference
-from .handlers import ServerRequestRouter, ServerRequests
 from .results import (
     Prompt,
     PromptResult,
@@ -105,21 +104,11 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
     Without OpenTelemetry loaded, nothing of it is imported or done.
     """
 
-    def _open(
-        self, options: TransportOptions, requests: ServerRequests, router: NotificationRouter
-    ) -> McpHttpTransport:
+    _awaitable_answers = False
+
+    def _open(self, options: TransportOptions, router: NotificationRouter) -> McpHttpTransport:
         self._lock = threading.RLock()  # reentrant: a callback may call the client back
-        handler = self._answers = ServerRequestRouter(
-            requests, awaitable_answers=False, telemetry=self._telemetry
-        )
-        transport = McpHttpTransport(
-            **options,
-            server_request_handler=handler,
-            on_notification=router.deliver,
-            telemetry=False,  # the client records its messages itself
-        )
-        transport._listen_at_open = self._listens
-        return transport
+        return McpHttpTransport(**options, on_notification=router.deliver)
 
     def _run(self, flow: Flow[T]) -> T:
         """Do ``flow``'s steps on this thread; what it returns (``advance``, written out: the
@@ -138,7 +127,7 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
             return result
 
     def _do(self, step: Step) -> Any:
-        if isinstance(step, Request) and not otel_loaded():  # the common step, first (as _send)
+        if isinstance(step, Request) and not otel_loaded():  # the common step, first (as send)
             # (the transport's own ``request`` less its checks: the step's timeout is checked,
             # ``call_timeout``, and this transport records no telemetry of its own)
             return self._transport._request(step.method, step.params, step.timeout_s)
@@ -153,21 +142,9 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
             return self._answers.answer(step.method, step.params)
         operation = self._telemetry.begin(step, self.protocol_version, self._transport)
         if operation is None:
-            return self._send(step)
+            return send(self._transport, step)
         with operation as traced:  # the span is current while the message is out
-            return operation.done(self._send(traced))
-
-    def _send(self, step: Request | Negotiate | Notify | Listen) -> Any:
-        transport, timeout_s = self._transport, step.timeout_s
-        if isinstance(step, Request):
-            return transport.request(method=step.method, params=step.params, timeout_s=timeout_s)
-        if isinstance(step, Negotiate):
-            return transport.negotiate(step.negotiation)
-        if isinstance(step, Notify):
-            return transport.send_notification(
-                method=step.method, params=step.params, completion_timeout_s=timeout_s
-            )
-        return transport.listen_for_resources(step.resources, timeout_s=timeout_s)
+            return operation.done(send(self._transport, traced))
 
     # -- the MCP methods -------------------------------------------------------------------
 
@@ -238,9 +215,7 @@ class Client(ClientBase[McpHttpTransport, "httpx.Client | httpx2.Client", McpOAu
             return self._run(
                 self._core.call_tool(name, arguments, progress, timeout_s, meta, time.monotonic())
             )
-        if progress is not None:
-            raise ValueError("progress is followed for plain calls only, not for a task")
-        state = self._run(self._core.start_tool_task(name, arguments, timeout_s, meta))
+        state = self._run(self._core.start_tool_task(name, arguments, timeout_s, meta, progress))
         return TaskHandle(self, state)
 
     def get_task(self, task_id: str, *, timeout_s: float | None = None) -> TaskHandle:

@@ -36,6 +36,7 @@ import logging
 import os
 import weakref
 from collections.abc import Mapping
+from operator import methodcaller
 from typing import Any
 
 from .._http.host_probe import h1_stand_in, host_response_hooks, sender_of
@@ -43,7 +44,7 @@ from .._http.host_settings import host_read_timeout, host_timeout
 from .._http.host_view import view as _view
 from .._http.httpx_clients import h1_enabled
 from .._http.interception import Interception, say_kept
-from .._http.shared_pools import bind_to_loop
+from .._http.shared_pools import bind_to_loop, hand_to_running_loops
 from .._httpbase.stack import HttpStack, stack_of
 
 logger = logging.getLogger("mcpstream")
@@ -258,14 +259,6 @@ def _close_idle(by_loop: Mapping[asyncio.AbstractEventLoop, Any]) -> None:
     collected or closed, or their loop closed), from wherever this runs: a loop running on
     another thread closes its own, at its next round; the sockets of a closed loop's are
     closed at once (``h1.aio.close_now``)."""
-    try:
-        running: asyncio.AbstractEventLoop | None = asyncio.get_running_loop()
-    except RuntimeError:
-        running = None
-    for loop, transport in list(by_loop.items()):
-        if loop is not running and loop.is_running():
-            with contextlib.suppress(RuntimeError):  # it closed meanwhile
-                loop.call_soon_threadsafe(transport.close_idle)
-            continue
+    for transport in hand_to_running_loops(by_loop, methodcaller("close_idle")):
         with contextlib.suppress(Exception):  # a finalizer's: nothing to raise to
             transport.close_idle()
