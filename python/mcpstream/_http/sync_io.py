@@ -152,6 +152,7 @@ class Exchange:
         "preset",
         "pump",
         "response",
+        "taken",
         "wake",
         "whole",
     )
@@ -172,13 +173,16 @@ class Exchange:
         """True once such a read ran out of its wait, which ends the body."""
         self.deadline: float | None = None
         """The deadline of the request whose response is open (for its error body)."""
+        self.taken: bytes | None = None
+        """The whole body of the answer, when it came with its head (``wire.send_whole``: no
+        response is open then); ``b""`` once a chunk read took it."""
         self.preset: Head | Failed | Exception | None = None
         """The outcome of the flow's first ``Send``, when the driver sent it already (the
         one-shot path of a request: ``McpHttpTransport._request``)."""
 
     def open(self, response: httpx.Response, deadline: float | None) -> None:
         self.response, self.chunks = response, wire.body_chunks(response)
-        self.whole = wire.whole_body(response)
+        self.whole, self.taken = wire.whole_body(response), None
         self.inline_reads, self.broken, self.deadline = 0, False, deadline
         if self.listener is not None:
             self.listener.track(response)
@@ -186,7 +190,7 @@ class Exchange:
     def release(self) -> None:
         """Stop the reader and close the response (and its connection, if it was cut)."""
         pump, response = self.pump, self.response
-        self.pump = self.response = self.chunks = self.whole = None
+        self.pump = self.response = self.chunks = self.whole = self.taken = None
         if pump is not None:
             pump.stop()
         if response is not None:
