@@ -427,7 +427,6 @@ class AsyncMcpHttpTransport(
         # response's own), where other sends run under ``asyncio.timeout`` (a second one).
         now = time.monotonic()
         deadline = now + timeout_s
-        # (positional: a class called with keywords costs twice)
         try:
             with io_deadline(deadline):
                 answer = await lane.aexchange(
@@ -446,14 +445,12 @@ class AsyncMcpHttpTransport(
             )
             if response is not None:
                 return response  # (its connection is back in the pool)
-            ex = self._flow_exchange(head)
-            ex.taken, ex.deadline = whole, deadline
-            return ex
+        ex = Exchange(self._client)
         try:
-            ex = self._flow_exchange(wire.head(answer))
-            ex.open(answer, deadline)
+            ex.preset = ex.hold(answer, deadline)
         except BaseException:
-            await answer.aclose()
+            if not isinstance(answer, tuple):
+                await answer.aclose()
             raise
         return ex
 
@@ -480,7 +477,7 @@ class AsyncMcpHttpTransport(
         ``Exchange.taken``)."""
         timeout_s = request.timeout_s
         request = with_dpop_proof(self._auth, request)
-        answer: httpx.Response | tuple[s.Head, bytes]
+        answer: wire.Answer
         try:
             async with asyncio.timeout(timeout_s):
                 if request.quiet_body:  # a stream's answer is open-ended: sent as is
@@ -491,14 +488,9 @@ class AsyncMcpHttpTransport(
             return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
         except wire.http_errors() as exc:
             return wire.failure(exc)
-        if isinstance(answer, tuple):  # all of it arrived: no response to open
-            head, ex.taken = answer
-            ex.deadline = time.monotonic() + timeout_s
-        else:
-            if request.quiet_body:
-                wire.lift_read_timeout(answer)  # before the body's reads start
-            ex.open(answer, time.monotonic() + timeout_s)
-            head = wire.head(answer)
+        if request.quiet_body and not isinstance(answer, tuple):
+            wire.lift_read_timeout(answer)  # before the body's reads start
+        head = ex.hold(answer, time.monotonic() + timeout_s)
         learn_dpop_nonce(self._auth, request, head.headers)
         return head
 

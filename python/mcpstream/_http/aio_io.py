@@ -64,6 +64,16 @@ class Exchange:
         self.whole, self.taken = wire.whole_body(response), None
         self.broken, self.deadline = False, deadline
 
+    def hold(self, answer: wire.Answer, deadline: float) -> s.Head:
+        """Hold ``answer`` for the flow's reads (a whole one as ``taken``, else its response
+        open); its head."""
+        if isinstance(answer, tuple):
+            head, self.taken = answer
+            self.deadline = deadline
+            return head
+        self.open(answer, deadline)
+        return wire.head(answer)
+
     def take(self) -> httpx.Response | None:
         """The open response, left to the caller to close (the exchange holds it no more)."""
         response, self.response, self.chunks, self.whole = self.response, None, None, None

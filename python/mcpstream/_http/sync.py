@@ -443,14 +443,13 @@ class McpHttpTransport(
             )
             if response is not None:
                 return response  # (its connection is back in the pool)
-            ex = self._flow_exchange(head)
-            ex.taken, ex.deadline = whole, deadline
-            return ex
+        ex = Exchange(self._client, self._closing)
         try:
-            ex = self._flow_exchange(wire.head(answer))
-            ex.open(answer, deadline)
+            ex.preset = ex.hold(answer, deadline)
         except BaseException:
-            answer.close()
+            ex.release()
+            if not isinstance(answer, tuple):
+                answer.close()
             raise
         return ex
 
@@ -488,7 +487,7 @@ class McpHttpTransport(
         deadline = time.monotonic() + request.timeout_s
         # A stream's answer is open-ended (and the listener tracks its response): sent as is.
         whole = not request.quiet_body and listener is None
-        answer: httpx.Response | tuple[s.Head, bytes]
+        answer: wire.Answer
         try:
             with io_deadline(deadline):
                 if whole:
@@ -499,14 +498,9 @@ class McpHttpTransport(
                     answer = wire.send(ex.client, request, extensions, host=not self._owns_client)
         except wire.http_errors() as exc:
             return wire.failure(exc)
-        if isinstance(answer, tuple):  # all of it arrived: no response to open
-            head, ex.taken = answer
-            ex.deadline = deadline
-        else:
-            if request.quiet_body:
-                wire.lift_read_timeout(answer)  # before the body's reads start
-            ex.open(answer, deadline)
-            head = wire.head(answer)
+        if request.quiet_body and not isinstance(answer, tuple):
+            wire.lift_read_timeout(answer)  # before the body's reads start
+        head = ex.hold(answer, deadline)
         learn_dpop_nonce(self._auth, request, head.headers)
         return head
 

@@ -187,6 +187,16 @@ class Exchange:
         if self.listener is not None:
             self.listener.track(response)
 
+    def hold(self, answer: wire.Answer, deadline: float | None) -> Head:
+        """Hold ``answer`` for the flow's reads (a whole one as ``taken``, else its response
+        open); its head."""
+        if isinstance(answer, tuple):
+            head, self.taken = answer
+            self.deadline = deadline
+            return head
+        self.open(answer, deadline)
+        return wire.head(answer)
+
     def release(self) -> None:
         """Stop the reader and close the response (and its connection, if it was cut)."""
         pump, response = self.pump, self.response
