@@ -437,11 +437,11 @@ class AsyncMcpHttpTransport(
         if answer is None:
             return await self._send_to_flow(self._one_shot_request(body, timeout_s))
         if isinstance(answer, tuple):
-            head, whole = answer
+            status, fields, whole = answer
             # (positional: a class called with keywords costs twice)
             call = CallExchange(self._protocol, method, request_id, timeout_s, now)
             response = complete_answer(
-                call, status_code=head.status_code, headers=head.headers, now=head.now, body=whole
+                call, status_code=status, headers=fields, now=time.monotonic(), body=whole
             )
             if response is not None:
                 return response  # (its connection is back in the pool)

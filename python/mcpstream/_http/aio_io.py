@@ -68,9 +68,9 @@ class Exchange:
         """Hold ``answer`` for the flow's reads (a whole one as ``taken``, else its response
         open); its head."""
         if isinstance(answer, tuple):
-            head, self.taken = answer
+            status, fields, self.taken = answer
             self.deadline = deadline
-            return head
+            return s.Head(time.monotonic(), status, fields)
         self.open(answer, deadline)
         return wire.head(answer)
 

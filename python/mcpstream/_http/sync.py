@@ -437,9 +437,9 @@ class McpHttpTransport(
         if sent is None:
             return self._send_to_flow(self._one_shot_request(body, timeout_s))
         if isinstance(answer, tuple):
-            head, whole = answer
+            status, fields, whole = answer
             response = complete_answer(
-                call, status_code=head.status_code, headers=head.headers, now=head.now, body=whole
+                call, status_code=status, headers=fields, now=time.monotonic(), body=whole
             )
             if response is not None:
                 return response  # (its connection is back in the pool)

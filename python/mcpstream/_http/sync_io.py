@@ -15,6 +15,7 @@ import contextlib
 import queue
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from enum import Enum
 from typing import Any
@@ -191,9 +192,9 @@ class Exchange:
         """Hold ``answer`` for the flow's reads (a whole one as ``taken``, else its response
         open); its head."""
         if isinstance(answer, tuple):
-            head, self.taken = answer
+            status, fields, self.taken = answer
             self.deadline = deadline
-            return head
+            return Head(time.monotonic(), status, fields)
         self.open(answer, deadline)
         return wire.head(answer)
 

@@ -296,10 +296,11 @@ def _send(
     return _sent(client, response, direct)
 
 
-Answer = httpx.Response | tuple[Head, bytes]
-"""What ``send_whole`` and a ``Lane`` give for a request: the answer's ``Head`` and its whole
-body when all of it arrived with the head (no stack ``Response`` made; the connection is
-back in the pool), else the stack's streamed response."""
+Answer = httpx.Response | tuple[int, dict[str, str], bytes]
+"""What ``send_whole`` and a ``Lane`` give for a request: the answer's status, its header
+fields (as ``Head`` has them) and its whole body when all of it arrived with the head (no
+stack ``Response`` made; the connection is back in the pool), else the stack's streamed
+response."""
 
 
 def send_whole(
@@ -309,8 +310,8 @@ def send_whole(
     *,
     host: bool = False,
 ) -> Answer:
-    """``send``, taking a small answer whole where it can: the answer's ``Head`` and its whole
-    body when ``request`` goes to the HTTP/1.1 transport of this package and all of the
+    """``send``, taking a small answer whole where it can: the answer's status, fields and
+    whole body when ``request`` goes to the HTTP/1.1 transport of this package and all of the
     answer came in its first read, with no coding to undo and no cookie to keep (no stack
     ``Response`` is made: the connection is back in the pool); else the streamed response,
     as ``send`` returns it."""
@@ -360,8 +361,8 @@ async def _asend(
 async def asend_whole(
     client: httpx.AsyncClient, request: HttpRequest, extensions: dict[str, Any] | None = None
 ) -> Answer:
-    """``send_whole`` for an ``httpx.AsyncClient``: the ``Head`` and whole body of a small
-    answer that arrived with its head (the connection back in the pool), else the streamed
+    """``send_whole`` for an ``httpx.AsyncClient``: the status, fields and whole body of a
+    small answer that arrived with its head (the connection back in the pool), else the streamed
     response, as ``asend`` returns it."""
     stack = stack_of(client)
     direct = _direct_request(client, stack, request, extensions)
@@ -421,7 +422,7 @@ def _answer(
     if whole is not None:
         fields = head_fields(transport._stack, framing)
         if "set-cookie" not in fields and "content-encoding" not in fields:
-            return Head(time.monotonic(), framing.status, fields), whole
+            return framing.status, fields, whole
         if body is None:  # (taken whole by the sync transport: a body of what was read)
             body = transport.read_body(framing, whole, request)
     return _sent(client, transport._response(framing, body, connection, request), request)
