@@ -33,7 +33,14 @@ from ..server_requests import (
 from . import wire
 from .aio_io import Exchange, collect, read_limited, wait_set, within
 from .auth import AsyncMcpHttpAuth, learn_dpop_nonce, resolve_async_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, CallExchange, ListenStream, Stepper, listen_flow
+from .core import (
+    INITIALIZED_NOTIFICATION,
+    CallExchange,
+    ListenStream,
+    Stepper,
+    complete_answer,
+    listen_flow,
+)
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S, Abandoned
 from .core.sse_legacy import SseStream
@@ -420,24 +427,30 @@ class AsyncMcpHttpTransport(
         # response's own), where other sends run under ``asyncio.timeout`` (a second one).
         now = time.monotonic()
         deadline = now + timeout_s
-        # (positional: a class called with keywords costs twice)
-        call = CallExchange(self._protocol, method, request_id, timeout_s, now)
         try:
             with io_deadline(deadline):
-                received = await lane.aexchange(
-                    body, timeout_s, self._protocol.connect_within(timeout_s), call
+                answer = await lane.aexchange(
+                    body, timeout_s, self._protocol.connect_within(timeout_s)
                 )
         except wire.http_errors() as exc:
             return self._flow_exchange(wire.failure(exc))
-        if received is None:
+        if answer is None:
             return await self._send_to_flow(self._one_shot_request(body, timeout_s))
-        if isinstance(received, JsonRpcResponse):
-            return received  # (it arrived whole: its connection is back in the pool)
+        if isinstance(answer, tuple):
+            status, fields, whole = answer
+            # (positional: a class called with keywords costs twice)
+            call = CallExchange(self._protocol, method, request_id, timeout_s, now)
+            response = complete_answer(
+                call, status_code=status, headers=fields, now=time.monotonic(), body=whole
+            )
+            if response is not None:
+                return response  # (its connection is back in the pool)
+        ex = Exchange(self._client)
         try:
-            ex = self._flow_exchange(received.head)
-            ex.open(received.response(), deadline)
+            ex.preset = ex.hold(answer, deadline)
         except BaseException:
-            received.body.drop()
+            if not isinstance(answer, tuple):
+                await answer.aclose()
             raise
         return ex
 
@@ -460,31 +473,41 @@ class AsyncMcpHttpTransport(
         return ex
 
     async def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
-        """Send ``request``; its response is the one ``ex`` has open."""
+        """Send ``request``; its answer is the one ``ex`` has open (a small one taken whole:
+        ``Exchange.taken``)."""
         timeout_s = request.timeout_s
         request = with_dpop_proof(self._auth, request)
+        answer: wire.Answer
         try:
             async with asyncio.timeout(timeout_s):
-                response = await wire.asend(ex.client, request)
+                if request.quiet_body:  # a stream's answer is open-ended: sent as is
+                    answer = await wire.asend(ex.client, request)
+                else:
+                    answer = await wire.asend_whole(ex.client, request)
         except TimeoutError as exc:  # before http_errors(), which has OSError, its base
             return s.Failed(time.monotonic(), s.FailureKind.TIMEOUT, exc)
         except wire.http_errors() as exc:
             return wire.failure(exc)
-        if request.quiet_body:
-            wire.lift_read_timeout(response)  # before the body's reads start
-        ex.open(response, time.monotonic() + timeout_s)
-        head = wire.head(response)
+        if request.quiet_body and not isinstance(answer, tuple):
+            wire.lift_read_timeout(answer)  # before the body's reads start
+        head = ex.hold(answer, time.monotonic() + timeout_s)
         learn_dpop_nonce(self._auth, request, head.headers)
         return head
 
     async def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Outcome:
-        assert ex.chunks is not None
         limit = None if step.limit is None else step.limit + 1
+        if ex.taken is not None:
+            data, ex.taken = ex.taken, b""
+            return s.Bytes(time.monotonic(), data if limit is None else data[:limit])
+        assert ex.chunks is not None
         read = collect(ex.chunks, limit) if ex.whole is None else ex.whole(limit)
         outcome = await within(step.wait_s, read)
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
+        if ex.taken is not None:  # a whole answer: one chunk, then its end
+            data, ex.taken = ex.taken, b""
+            return s.Bytes(time.monotonic(), data) if data else s.BodyEnd(time.monotonic())
         assert ex.response is not None and ex.chunks is not None
         if step.wait_s is None:
             wire.lift_read_timeout(ex.response)
@@ -497,10 +520,13 @@ class AsyncMcpHttpTransport(
         return s.Bytes(time.monotonic(), outcome) if isinstance(outcome, bytes) else outcome
 
     async def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
-        assert ex.chunks is not None and ex.response is not None
-        # (a body that arrived whole, as a DELETE's or a 202's does, is taken without a wait)
-        data = wire.arrived_body(ex.response)
+        data = ex.taken
         if data is None:
+            assert ex.chunks is not None and ex.response is not None
+            # (a body that arrived whole, as a DELETE's or a 202's does, is taken without a wait)
+            data = wire.arrived_body(ex.response)
+        if data is None:
+            assert ex.chunks is not None
             data = await read_limited(ex.chunks, step.limit, ex.deadline)
         else:
             data = data[: step.limit]

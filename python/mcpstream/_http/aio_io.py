@@ -35,6 +35,7 @@ class Exchange:
         "deadline",
         "preset",
         "response",
+        "taken",
         "whole",
     )
 
@@ -49,6 +50,9 @@ class Exchange:
         """True once a read was cancelled by its wait, which ends the body iterator too."""
         self.deadline: float | None = None
         """The deadline of the request whose response is open (for its error body)."""
+        self.taken: bytes | None = None
+        """The whole body of the answer, when it came with its head (``wire.asend_whole``: no
+        response is open then); ``b""`` once a read took it."""
         self.preset: s.Head | s.Failed | BaseException | None = None
         """The outcome of the flow's first ``Send`` (an exception: what sending it raised),
         when the driver sent it already (the one-shot path of a request:
@@ -57,12 +61,23 @@ class Exchange:
     def open(self, response: httpx.Response, deadline: float) -> None:
         """Take the response of a request whose operation ends at ``deadline``."""
         self.response, self.chunks = response, wire.abody_chunks(response)
-        self.whole = wire.whole_body(response)
+        self.whole, self.taken = wire.whole_body(response), None
         self.broken, self.deadline = False, deadline
+
+    def hold(self, answer: wire.Answer, deadline: float) -> s.Head:
+        """Hold ``answer`` for the flow's reads (a whole one as ``taken``, else its response
+        open); its head."""
+        if isinstance(answer, tuple):
+            status, fields, self.taken = answer
+            self.deadline = deadline
+            return s.Head(time.monotonic(), status, fields)
+        self.open(answer, deadline)
+        return wire.head(answer)
 
     def take(self) -> httpx.Response | None:
         """The open response, left to the caller to close (the exchange holds it no more)."""
         response, self.response, self.chunks, self.whole = self.response, None, None, None
+        self.taken = None
         return response
 
     async def release(self) -> None:

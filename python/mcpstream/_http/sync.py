@@ -32,7 +32,13 @@ from ..oauth_store import McpOAuthTokenStore
 from ..server_requests import McpServerRequestHandler
 from . import wire
 from .auth import McpHttpAuth, learn_dpop_nonce, resolve_auth, with_dpop_proof
-from .core import INITIALIZED_NOTIFICATION, CallExchange, ListenStream, Stepper
+from .core import (
+    INITIALIZED_NOTIFICATION,
+    CallExchange,
+    ListenStream,
+    Stepper,
+    complete_answer,
+)
 from .core import steps as s
 from .core.cancel import CLOSE_WAIT_S
 from .deadline import DEADLINE
@@ -406,8 +412,8 @@ class McpHttpTransport(
         """Send the POST of a one-shot request of ``body`` (on its ``wire.Lane``, else
         ``_send_request``): the response to ``request_id`` when a plain answer arrived whole
         with the head (``complete_answer``), else the ``Exchange`` for the flow, holding the
-        outcome of its first ``Send`` (``preset``) and the response open. (The ``Exchange`` is
-        made only then: a plain answer needs none.)"""
+        outcome of its first ``Send`` (``preset``) and the answer. (The ``Exchange`` is made
+        only then: a plain answer needs none.)"""
         lane = self._one_shot_lane(body, timeout_s)
         if lane is None:
             return self._send_to_flow(self._one_shot_request(body, timeout_s))
@@ -423,20 +429,27 @@ class McpHttpTransport(
                 except BaseException:
                     sent.abandon()
                     raise
-                received = lane.receive(sent, call)
+                answer = lane.receive(sent)
         except wire.http_errors() as exc:
             return self._flow_exchange(wire.failure(exc))
         finally:
             DEADLINE.reset(token)
         if sent is None:
             return self._send_to_flow(self._one_shot_request(body, timeout_s))
-        if isinstance(received, JsonRpcResponse):
-            return received  # (it arrived whole: its connection is back in the pool)
+        if isinstance(answer, tuple):
+            status, fields, whole = answer
+            response = complete_answer(
+                call, status_code=status, headers=fields, now=time.monotonic(), body=whole
+            )
+            if response is not None:
+                return response  # (its connection is back in the pool)
+        ex = Exchange(self._client, self._closing)
         try:
-            ex = self._flow_exchange(received.head)
-            ex.open(received.response(), deadline)
+            ex.preset = ex.hold(answer, deadline)
         except BaseException:
-            received.close()
+            ex.release()
+            if not isinstance(answer, tuple):
+                answer.close()
             raise
         return ex
 
@@ -459,7 +472,8 @@ class McpHttpTransport(
         return ex
 
     def _send_request(self, request: s.HttpRequest, ex: Exchange) -> s.Head | s.Failed:
-        """Send ``request``; its response is the one ``ex`` has open."""
+        """Send ``request``; its answer is the one ``ex`` has open (a small one taken whole:
+        ``Exchange.taken``)."""
         listener = ex.listener
         trace: Callable[[str, dict[str, Any]], None] | None
         if listener is not None and listener.owns_client:
@@ -471,22 +485,32 @@ class McpHttpTransport(
         extensions = {"trace": trace} if trace is not None else None
         request = with_dpop_proof(self._auth, request)
         deadline = time.monotonic() + request.timeout_s
+        # A stream's answer is open-ended (and the listener tracks its response): sent as is.
+        whole = not request.quiet_body and listener is None
+        answer: wire.Answer
         try:
             with io_deadline(deadline):
-                response = wire.send(ex.client, request, extensions, host=not self._owns_client)
+                if whole:
+                    answer = wire.send_whole(
+                        ex.client, request, extensions, host=not self._owns_client
+                    )
+                else:
+                    answer = wire.send(ex.client, request, extensions, host=not self._owns_client)
         except wire.http_errors() as exc:
             return wire.failure(exc)
-        if request.quiet_body:
-            wire.lift_read_timeout(response)  # before the body's reads start
-        ex.open(response, deadline)
-        head = wire.head(response)
+        if request.quiet_body and not isinstance(answer, tuple):
+            wire.lift_read_timeout(answer)  # before the body's reads start
+        head = ex.hold(answer, deadline)
         learn_dpop_nonce(self._auth, request, head.headers)
         return head
 
     def _do_read_body(self, step: s.ReadBody, ex: Exchange) -> s.Bytes | s.Idle | s.Failed:
+        limit = None if step.limit is None else step.limit + 1
+        if ex.taken is not None:
+            data, ex.taken = ex.taken, b""
+            return s.Bytes(time.monotonic(), data if limit is None else data[:limit])
         assert ex.chunks is not None
         deadline = time.monotonic() + step.wait_s
-        limit = None if step.limit is None else step.limit + 1
         if ex.whole is not None and ex.pump is None:
             try:
                 with io_deadline(deadline):
@@ -506,6 +530,9 @@ class McpHttpTransport(
         return s.Bytes(time.monotonic(), body.data)
 
     def _do_read_chunk(self, step: s.ReadChunk, ex: Exchange) -> s.Outcome:
+        if ex.taken is not None:  # a whole answer: one chunk, then its end
+            data, ex.taken = ex.taken, b""
+            return s.Bytes(time.monotonic(), data) if data else s.BodyEnd(time.monotonic())
         assert ex.response is not None and ex.chunks is not None
         if step.wait_s is None and ex.pump is not None:
             # Bounded reads started a reader (the HTTP+SSE stream's wait for its endpoint):
@@ -564,6 +591,10 @@ class McpHttpTransport(
         return s.Bytes(time.monotonic(), data)  # the clock after the read, never before
 
     def _do_read_snippet(self, step: s.ReadSnippet, ex: Exchange) -> s.Bytes:
+        if ex.taken is not None:
+            data = ex.taken
+            ex.release()
+            return s.Bytes(time.monotonic(), data)
         assert ex.chunks is not None
         with io_deadline(ex.deadline):
             data = read_limited(ex.chunks, step.limit)

@@ -15,6 +15,7 @@ import contextlib
 import queue
 import socket
 import threading
+import time
 from collections.abc import Callable, Iterator
 from enum import Enum
 from typing import Any
@@ -152,6 +153,7 @@ class Exchange:
         "preset",
         "pump",
         "response",
+        "taken",
         "wake",
         "whole",
     )
@@ -172,21 +174,34 @@ class Exchange:
         """True once such a read ran out of its wait, which ends the body."""
         self.deadline: float | None = None
         """The deadline of the request whose response is open (for its error body)."""
+        self.taken: bytes | None = None
+        """The whole body of the answer, when it came with its head (``wire.send_whole``: no
+        response is open then); ``b""`` once a chunk read took it."""
         self.preset: Head | Failed | Exception | None = None
         """The outcome of the flow's first ``Send``, when the driver sent it already (the
         one-shot path of a request: ``McpHttpTransport._request``)."""
 
     def open(self, response: httpx.Response, deadline: float | None) -> None:
         self.response, self.chunks = response, wire.body_chunks(response)
-        self.whole = wire.whole_body(response)
+        self.whole, self.taken = wire.whole_body(response), None
         self.inline_reads, self.broken, self.deadline = 0, False, deadline
         if self.listener is not None:
             self.listener.track(response)
 
+    def hold(self, answer: wire.Answer, deadline: float | None) -> Head:
+        """Hold ``answer`` for the flow's reads (a whole one as ``taken``, else its response
+        open); its head."""
+        if isinstance(answer, tuple):
+            status, fields, self.taken = answer
+            self.deadline = deadline
+            return Head(time.monotonic(), status, fields)
+        self.open(answer, deadline)
+        return wire.head(answer)
+
     def release(self) -> None:
         """Stop the reader and close the response (and its connection, if it was cut)."""
         pump, response = self.pump, self.response
-        self.pump = self.response = self.chunks = self.whole = None
+        self.pump = self.response = self.chunks = self.whole = self.taken = None
         if pump is not None:
             pump.stop()
         if response is not None:

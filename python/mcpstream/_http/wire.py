@@ -21,26 +21,26 @@ import httpx
 
 from .._httpbase.bodies import PIECE_BYTES, BodyDecoder, abody_chunks, body_chunks
 from .._httpbase.stack import HttpStack, failure_groups, http_errors, stack_of
-from ..jsonrpc import JsonRpcResponse
 from . import receive_buffer
-from .core import CallExchange, complete_answer
 from .core.steps import Failed, FailureKind, Head, HttpRequest
 from .h1 import arrived_whole, whole_reader
+from .h1.aio import AsyncHttp1
 from .h1.base import Http1Base
 from .h1.pool import Http1Request, Prepared, prepare, real_request
-from .h1.sync import Sent
+from .h1.sync import Sent, SyncHttp1
 from .host_settings import host_timeout
 from .httpx_clients import direct_transport, fields_owner
 
 __all__ = [
     "PIECE_BYTES",
+    "Answer",
     "BodyDecoder",
     "Lane",
-    "Received",
     "Snippet",
     "abody_chunks",
     "arrived_body",
     "asend",
+    "asend_whole",
     "body_chunks",
     "build_request",
     "callback_failed",
@@ -52,6 +52,7 @@ __all__ = [
     "lift_read_timeout",
     "logger",
     "send",
+    "send_whole",
     "whole_body",
 ]
 
@@ -266,6 +267,19 @@ def send(
     sends with its own timeouts (``build_request``)."""
     stack = stack_of(client)
     direct = _direct_request(client, stack, request, extensions)
+    return _send(client, stack, request, direct, host, extensions)
+
+
+def _send(
+    client: httpx.Client,
+    stack: HttpStack,
+    request: HttpRequest,
+    direct: httpx.Request | Http1Request | None,
+    host: bool,
+    extensions: dict[str, Any] | None,
+) -> httpx.Response:
+    """``send`` of ``request``, ``direct`` the request for the client's transport (None: it
+    goes through ``client.send``)."""
     if direct is None:
         # The core follows the redirects it allows (``McpHttpProtocol.redirect_target``),
         # whatever the host's client says.
@@ -282,12 +296,56 @@ def send(
     return _sent(client, response, direct)
 
 
+Answer = httpx.Response | tuple[int, dict[str, str], bytes]
+"""What ``send_whole`` and a ``Lane`` give for a request: the answer's status, its header
+fields (as ``Head`` has them) and its whole body when all of it arrived with the head (no
+stack ``Response`` made; the connection is back in the pool), else the stack's streamed
+response."""
+
+
+def send_whole(
+    client: httpx.Client,
+    request: HttpRequest,
+    extensions: dict[str, Any] | None = None,
+    *,
+    host: bool = False,
+) -> Answer:
+    """``send``, taking a small answer whole where it can: the answer's status, fields and
+    whole body when ``request`` goes to the HTTP/1.1 transport of this package and all of the
+    answer came in its first read, with no coding to undo and no cookie to keep (no stack
+    ``Response`` is made: the connection is back in the pool); else the streamed response,
+    as ``send`` returns it."""
+    stack = stack_of(client)
+    direct = _direct_request(client, stack, request, extensions)
+    transport = direct_transport(client)
+    if not isinstance(direct, Http1Request) or not isinstance(transport, SyncHttp1):
+        return _send(client, stack, request, direct, host, extensions)
+    try:
+        framing, body, connection, whole = transport.receive_whole(transport.send(direct))
+    except stack.httpx.RequestError as exc:
+        exc.request = real_request(direct)
+        raise
+    return _answer(client, transport, direct, (framing, body, connection), whole)
+
+
 async def asend(
     client: httpx.AsyncClient, request: HttpRequest, extensions: dict[str, Any] | None = None
 ) -> httpx.Response:
     """``send`` for an ``httpx.AsyncClient`` (``AsyncBaseTransport.handle_async_request``)."""
     stack = stack_of(client)
     direct = _direct_request(client, stack, request, extensions)
+    return await _asend(client, stack, request, direct, extensions)
+
+
+async def _asend(
+    client: httpx.AsyncClient,
+    stack: HttpStack,
+    request: HttpRequest,
+    direct: httpx.Request | Http1Request | None,
+    extensions: dict[str, Any] | None,
+) -> httpx.Response:
+    """``asend`` of ``request``, ``direct`` the request for the client's transport (None: it
+    goes through ``client.send``)."""
     if direct is None:
         return await client.send(
             build_request(client, request, extensions), stream=True, follow_redirects=False
@@ -298,6 +356,45 @@ async def asend(
         exc.request = real_request(direct)
         raise
     return _sent(client, response, direct)
+
+
+async def asend_whole(
+    client: httpx.AsyncClient, request: HttpRequest, extensions: dict[str, Any] | None = None
+) -> Answer:
+    """``send_whole`` for an ``httpx.AsyncClient``: the status, fields and whole body of a
+    small answer that arrived with its head (the connection back in the pool), else the streamed
+    response, as ``asend`` returns it."""
+    stack = stack_of(client)
+    direct = _direct_request(client, stack, request, extensions)
+    transport = direct_transport(client)
+    if not isinstance(direct, Http1Request) or not isinstance(transport, AsyncHttp1):
+        return await _asend(client, stack, request, direct, extensions)
+    try:
+        received = await transport.exchange(direct)
+    except stack.httpx.RequestError as exc:
+        exc.request = real_request(direct)
+        raise
+    return await _aanswer(client, transport, direct, received)
+
+
+async def _aanswer(
+    client: httpx.Client | httpx.AsyncClient,
+    transport: Any,
+    request: Http1Request,
+    received: tuple[Any, Any, Any],
+) -> Answer:
+    """``_answer`` of the async transport, whose body holds what arrived (``arrived_whole``)
+    and is closed when taken whole (its connection goes back)."""
+    body = received[1]
+    whole = body.arrived_whole()  # (reads nothing)
+    try:
+        answer = _answer(client, transport, request, received, whole)
+        if isinstance(answer, tuple):
+            await body.aclose()
+    except BaseException:
+        body.drop()
+        raise
+    return answer
 
 
 def head_fields(stack: HttpStack, framing: Any) -> dict[str, str]:
@@ -311,69 +408,24 @@ def head_fields(stack: HttpStack, framing: Any) -> dict[str, str]:
     return fields
 
 
-def plain_answer(
-    call: CallExchange, stack: HttpStack, framing: Any, whole: bytes | None
-) -> Head | JsonRpcResponse:
-    """The response ``call`` waits for where the whole answer (``whole``, None when more is to
-    be read) arrived with the head (``framing``, the codec's, holding it) and is the plain case
-    (``core.complete_answer``; not with a cookie to keep, which the client's cookie jar takes
-    from the stack's response), else the ``Head``. Reads nothing."""
-    now = time.monotonic()
-    fields = head_fields(stack, framing)
-    if whole is not None and "set-cookie" not in fields:
-        response = complete_answer(
-            call, status_code=framing.status, headers=fields, now=now, body=whole
-        )
-        if response is not None:
-            return response
-    return Head(now, framing.status, fields)
-
-
-class Received:
-    """The answer of the HTTP/1.1 transport of this package to an ``Http1Request``, its head
-    arrived, before the stack's ``Response``: that is made only when the answer is handed on
-    (``response``), as ``send`` returns it. ``whole``: the whole body, when it came with the
-    head (the sync transport took it straight when ``body`` is None: ``receive_whole``; the
-    body is then made of it, ``response``);
-    ``head``: the answer's ``Head`` (``plain_answer`` found it is not the plain case)."""
-
-    __slots__ = (
-        "_client",
-        "_request",
-        "_transport",
-        "body",
-        "connection",
-        "framing",
-        "head",
-        "whole",
-    )
-
-    def __init__(
-        self,
-        client: httpx.Client | httpx.AsyncClient,
-        transport: Any,
-        request: Http1Request,
-        received: tuple[Any, Any, Any],
-        whole: bytes | None,
-        head: Head,
-    ) -> None:
-        self._client, self._transport, self._request = client, transport, request
-        self.framing, self.body, self.connection = received
-        self.whole = whole
-        self.head = head
-
-    def response(self) -> httpx.Response:
-        """The stack's response, as ``send`` returns it."""
-        transport = self._transport
-        if self.body is None:  # (taken whole: a body of what was read)
-            self.body = transport.read_body(self.framing, self.whole, self._request)
-        made = transport._response(self.framing, self.body, self.connection, self._request)
-        return _sent(self._client, made, self._request)
-
-    def close(self) -> None:
-        """Give up the answer: its body, when one is still open, is closed."""
-        if self.body is not None:
-            self.body.close()
+def _answer(
+    client: httpx.Client | httpx.AsyncClient,
+    transport: Any,
+    request: Http1Request,
+    received: tuple[Any, Any, Any],
+    whole: bytes | None,
+) -> Answer:
+    """The ``Answer`` of the HTTP/1.1 transport's ``received`` head (framing, body and
+    connection) to ``request``, ``whole`` its whole body when it came with the head: taken as
+    it is unless the stack must see it (a coding to undo, a cookie for the client's jar)."""
+    framing, body, connection = received
+    if whole is not None:
+        fields = head_fields(transport._stack, framing)
+        if "set-cookie" not in fields and "content-encoding" not in fields:
+            return framing.status, fields, whole
+        if body is None:  # (taken whole by the sync transport: a body of what was read)
+            body = transport.read_body(framing, whole, request)
+    return _sent(client, transport._response(framing, body, connection, request), request)
 
 
 def holds_cookies(client: httpx.Client | httpx.AsyncClient) -> bool:
@@ -444,34 +496,22 @@ class Lane:
             raise
         return sent
 
-    def receive(self, sent: Sent, call: CallExchange) -> JsonRpcResponse | Received:
-        """The answer to the ``Sent`` request of ``call``, once its head arrived: the response
-        when it is the plain case (``plain_answer``), else the ``Received`` answer, its
-        ``head`` found."""
+    def receive(self, sent: Sent) -> Answer:
+        """The ``Answer`` to the ``Sent`` request, once its head arrived."""
         transport = self._transport
         try:
             framing, body, connection, whole = transport.receive_whole(sent)
         except transport._stack.httpx.RequestError as exc:
             _name_request(exc, sent.request)
             raise
-        try:
-            answer = plain_answer(call, transport._stack, framing, whole)
-        except BaseException:
-            if body is not None:
-                body.close()
-            raise
-        if isinstance(answer, JsonRpcResponse):
-            return answer  # (no ``Received`` made: the common case)
-        received = (framing, body, connection)
-        return Received(self._client, transport, sent.request, received, whole, answer)
+        return _answer(self._client, transport, sent.request, (framing, body, connection), whole)
 
     async def aexchange(
-        self, body: bytes, timeout_s: float, connect_s: float | None, call: CallExchange
-    ) -> JsonRpcResponse | Received | None:
-        """``send`` and ``receive`` for an ``httpx.AsyncClient``: the answer to the POST of
-        ``body`` of ``call``, once its head arrived, as ``receive`` gives it (the response of
-        the plain case, its connection back in the pool). None when ``send`` is to send it
-        (nothing was sent)."""
+        self, body: bytes, timeout_s: float, connect_s: float | None
+    ) -> Answer | None:
+        """``send`` and ``receive`` for an ``httpx.AsyncClient``: the ``Answer`` to the POST of
+        ``body``, once its head arrived. None when ``send`` is to send it (nothing was
+        sent)."""
         made = self._made(body, timeout_s, connect_s)
         if made is None:
             return None
@@ -482,17 +522,7 @@ class Lane:
         except transport._stack.httpx.RequestError as exc:
             _name_request(exc, request)
             raise
-        framing, stream, _ = received
-        whole = stream.arrived_whole()  # (reads nothing)
-        try:
-            answer = plain_answer(call, transport._stack, framing, whole)
-            if isinstance(answer, JsonRpcResponse):
-                await stream.aclose()  # (all of it arrived: the connection goes back)
-                return answer  # (no ``Received`` made: the common case)
-        except BaseException:
-            stream.drop()
-            raise
-        return Received(self._client, transport, request, received, whole, answer)
+        return await _aanswer(self._client, transport, request, received)
 
 
 def _name_request(exc: Any, request: Http1Request) -> None:
