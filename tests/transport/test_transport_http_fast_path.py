@@ -16,7 +16,7 @@ import httpx
 import httpx2
 import pytest
 from mcpstream._http import capability, httpx_clients, sync
-from mcpstream._http.httpx_clients import LazySSLContext, shared_ssl_context
+from mcpstream._http.httpx_clients import H1_ENV, LazySSLContext, shared_ssl_context
 from mcpstream._http.wire import holds_cookies
 from mcpstream._httpbase.stack import stack_named, stack_of
 from mcpstream.errors import McpHttpTransportTimeoutError
@@ -253,7 +253,11 @@ def test_the_request_headers_replace_the_client_defaults_of_the_same_name() -> N
     assert sorted(direct.headers.multi_items()) == sorted(built.headers.multi_items())
 
 
-def test_a_session_id_is_put_in_the_cached_header_block_of_another_session() -> None:
+def test_a_session_id_is_put_in_the_cached_header_block_of_another_session(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # mcpstream's HTTP/1.1 transport, whose requests these are, even in the opt-out run
+    monkeypatch.delenv(H1_ENV, raising=False)
     from mcpstream._http import wire
     from mcpstream._http.core.steps import HttpRequest
     from mcpstream._http.httpx_clients import make_client
@@ -271,7 +275,11 @@ def test_a_session_id_is_put_in_the_cached_header_block_of_another_session() -> 
         assert len([key for key in known if key[1] == url]) == 1  # one block for all sessions
 
 
-def test_a_session_id_outside_visible_ascii_gets_a_block_of_its_own() -> None:
+def test_a_session_id_outside_visible_ascii_gets_a_block_of_its_own(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # mcpstream's HTTP/1.1 transport, whose requests these are, even in the opt-out run
+    monkeypatch.delenv(H1_ENV, raising=False)
     from mcpstream._http import wire
     from mcpstream._http.core.steps import HttpRequest
     from mcpstream._http.httpx_clients import make_client
@@ -287,7 +295,11 @@ def test_a_session_id_outside_visible_ascii_gets_a_block_of_its_own() -> None:
             assert list(direct.headers.raw) == list(built.headers.raw)
 
 
-def test_the_closing_delete_is_sent_with_the_headers_client_send_sends() -> None:
+def test_the_closing_delete_is_sent_with_the_headers_client_send_sends(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # mcpstream's HTTP/1.1 transport, whose requests these are, even in the opt-out run
+    monkeypatch.delenv(H1_ENV, raising=False)
     from mcpstream._http import wire
     from mcpstream._http.core.steps import HttpRequest
     from mcpstream._http.h1.pool import Http1Request
