@@ -18,7 +18,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ._client_names import CLIENT_NAMES as _CLIENT_NAMES
 from ._version import __version__
 from .errors import McpError, McpStreamError
 
@@ -31,6 +30,50 @@ if TYPE_CHECKING:
     from ._http.shared_pools import close_pools as close_pools
     from .client import *  # noqa: F403
 
+_CLIENT_NAMES = (
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "DEFAULT_REQUEST_TIMEOUT_S",
+    "DEFAULT_TOOL_TIMEOUT_S",
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "AsyncClient",
+    "AsyncTaskHandle",
+    "AudioContent",
+    "Client",
+    "Completion",
+    "Content",
+    "ElicitationRequest",
+    "ElicitationResponse",
+    "EmbeddedResource",
+    "ImageContent",
+    "LogMessage",
+    "Notification",
+    "Progress",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptReference",
+    "PromptResult",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceTemplate",
+    "ResourceTemplateReference",
+    "ResourceUpdated",
+    "SamplingRequest",
+    "SamplingResponse",
+    "ServerInfo",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "Task",
+    "TaskHandle",
+    "TextContent",
+    "Tool",
+    "ToolResult",
+    "UnknownContent",
+)
+"""``mcpstream.client.__all__`` (a test keeps the two equal), served from here lazily."""
 
 _DOCTOR_NAMES = ("Diagnosis", "HttpStackDiagnosis", "doctor")
 """``mcpstream._doctor.__all__``, served from here lazily."""

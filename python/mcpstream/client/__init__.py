@@ -15,121 +15,90 @@ methods with typed results:
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from ._messages import LATEST_PROTOCOL_VERSION, SUPPORTED_PROTOCOL_VERSIONS
+from ._settings import DEFAULT_CONNECT_TIMEOUT_S, DEFAULT_REQUEST_TIMEOUT_S, DEFAULT_TOOL_TIMEOUT_S
+from .aio import AsyncClient
+from .content import (
+    AudioContent,
+    Content,
+    EmbeddedResource,
+    ImageContent,
+    ResourceContents,
+    ResourceLink,
+    TextContent,
+    UnknownContent,
+)
+from .events import (
+    ElicitationRequest,
+    ElicitationResponse,
+    Notification,
+    Progress,
+    SamplingRequest,
+    SamplingResponse,
+)
+from .features import (
+    Completion,
+    LogMessage,
+    PromptReference,
+    ResourceTemplateReference,
+    ResourceUpdated,
+)
+from .results import (
+    Prompt,
+    PromptArgument,
+    PromptMessage,
+    PromptResult,
+    Resource,
+    ResourceTemplate,
+    ServerInfo,
+    Task,
+    Tool,
+    ToolResult,
+)
+from .skills import Skill, SkillFile, SkillFileContent
+from .sync import Client
+from .tasks import AsyncTaskHandle, TaskHandle
 
-from .._client_names import CLIENT_NAMES as _NAMES
-from ._messages import (
-    LATEST_PROTOCOL_VERSION as LATEST_PROTOCOL_VERSION,
-)
-from ._messages import (
-    SUPPORTED_PROTOCOL_VERSIONS as SUPPORTED_PROTOCOL_VERSIONS,
-)
-from ._settings import (
-    DEFAULT_CONNECT_TIMEOUT_S as DEFAULT_CONNECT_TIMEOUT_S,
-)
-from ._settings import (
-    DEFAULT_REQUEST_TIMEOUT_S as DEFAULT_REQUEST_TIMEOUT_S,
-)
-from ._settings import (
-    DEFAULT_TOOL_TIMEOUT_S as DEFAULT_TOOL_TIMEOUT_S,
-)
-from .aio import AsyncClient as AsyncClient
-from .content import (
-    AudioContent as AudioContent,
-)
-from .content import (
-    Content as Content,
-)
-from .content import (
-    EmbeddedResource as EmbeddedResource,
-)
-from .content import (
-    ImageContent as ImageContent,
-)
-from .content import (
-    ResourceContents as ResourceContents,
-)
-from .content import (
-    ResourceLink as ResourceLink,
-)
-from .content import (
-    TextContent as TextContent,
-)
-from .content import (
-    UnknownContent as UnknownContent,
-)
-from .events import (
-    ElicitationRequest as ElicitationRequest,
-)
-from .events import (
-    ElicitationResponse as ElicitationResponse,
-)
-from .events import (
-    Notification as Notification,
-)
-from .events import (
-    Progress as Progress,
-)
-from .events import (
-    SamplingRequest as SamplingRequest,
-)
-from .events import (
-    SamplingResponse as SamplingResponse,
-)
-from .features import (
-    Completion as Completion,
-)
-from .features import (
-    LogMessage as LogMessage,
-)
-from .features import (
-    PromptReference as PromptReference,
-)
-from .features import (
-    ResourceTemplateReference as ResourceTemplateReference,
-)
-from .features import (
-    ResourceUpdated as ResourceUpdated,
-)
-from .results import (
-    Prompt as Prompt,
-)
-from .results import (
-    PromptArgument as PromptArgument,
-)
-from .results import (
-    PromptMessage as PromptMessage,
-)
-from .results import (
-    PromptResult as PromptResult,
-)
-from .results import (
-    Resource as Resource,
-)
-from .results import (
-    ResourceTemplate as ResourceTemplate,
-)
-from .results import (
-    ServerInfo as ServerInfo,
-)
-from .results import (
-    Task as Task,
-)
-from .results import (
-    Tool as Tool,
-)
-from .results import (
-    ToolResult as ToolResult,
-)
-from .skills import Skill as Skill
-from .skills import SkillFile as SkillFile
-from .skills import SkillFileContent as SkillFileContent
-from .sync import Client as Client
-from .tasks import AsyncTaskHandle as AsyncTaskHandle
-from .tasks import TaskHandle as TaskHandle
-
-# The names are listed once, in ``mcpstream._client_names`` (the package serves them lazily).
-# Type checkers read the ``name as name`` imports above instead: they take a computed
-# ``__all__`` for an empty one, which would hide every name.
-if not TYPE_CHECKING:
-    __all__ = list(_NAMES)
+__all__ = [
+    "DEFAULT_CONNECT_TIMEOUT_S",
+    "DEFAULT_REQUEST_TIMEOUT_S",
+    "DEFAULT_TOOL_TIMEOUT_S",
+    "LATEST_PROTOCOL_VERSION",
+    "SUPPORTED_PROTOCOL_VERSIONS",
+    "AsyncClient",
+    "AsyncTaskHandle",
+    "AudioContent",
+    "Client",
+    "Completion",
+    "Content",
+    "ElicitationRequest",
+    "ElicitationResponse",
+    "EmbeddedResource",
+    "ImageContent",
+    "LogMessage",
+    "Notification",
+    "Progress",
+    "Prompt",
+    "PromptArgument",
+    "PromptMessage",
+    "PromptReference",
+    "PromptResult",
+    "Resource",
+    "ResourceContents",
+    "ResourceLink",
+    "ResourceTemplate",
+    "ResourceTemplateReference",
+    "ResourceUpdated",
+    "SamplingRequest",
+    "SamplingResponse",
+    "ServerInfo",
+    "Skill",
+    "SkillFile",
+    "SkillFileContent",
+    "Task",
+    "TaskHandle",
+    "TextContent",
+    "Tool",
+    "ToolResult",
+    "UnknownContent",
+]
