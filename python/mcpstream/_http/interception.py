@@ -74,9 +74,14 @@ _MARKERS = ("_is_instrumented_by_opentelemetry",)
 
 @functools.cache
 def _package_dir(module: types.ModuleType) -> str:
-    """The folder of ``module``'s package (once: a path lookup is file-system work, which an
-    event loop's blocking-call checks refuse)."""
-    return os.path.dirname(os.path.abspath(module.__file__ or "")) + os.sep
+    """The folder of ``module``'s package. An imported module's path is absolute already; only
+    a relative one is resolved (once: ``abspath`` reads the working directory, file-system work
+    that an event loop's blocking-call checks refuse, and a session may now be opened on the
+    loop: ``sdk.client``)."""
+    path = module.__file__ or ""
+    if not os.path.isabs(path):
+        path = os.path.abspath(path)
+    return os.path.dirname(os.path.normpath(path)) + os.sep
 
 
 def _defined_in(function: object, package_dir: str) -> bool:

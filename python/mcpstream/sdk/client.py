@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import tempfile
 import threading
 from collections.abc import AsyncGenerator, Callable
 from contextlib import asynccontextmanager
@@ -103,12 +102,10 @@ async def streamable_http_client(
         def make() -> SessionRelay:
             return SessionRelay(url, options, http_client, read_writer)
 
-        # Making the transport may read files (the TLS trust store of a client of its own,
-        # the workspace path, an OAuth store), which an event loop's blocking-call checks (the
-        # SDK's own tests run one) refuse: then off the loop. Over a host's client, once the
-        # workspace path is known, it reads none, and a thread per session would be most of
-        # what opening one costs mcpstream.
-        relay = make() if _reads_no_files(http_client, options) else await _off_the_loop(make)
+        # Off the event loop: making the transport reads the file system (the TLS trust store
+        # of a client of its own, the workspace path), which an event loop's blocking-call
+        # checks (the SDK's own tests run one) refuse.
+        relay = await _off_the_loop(make)
     except BaseException:
         for stream in (read_writer, read_stream, write_stream, write_reader):
             stream.close()
@@ -132,18 +129,6 @@ async def streamable_http_client(
     finally:
         with anyio.CancelScope(shield=True):
             await relay.close(terminate=terminate_on_close)
-
-
-def _reads_no_files(http_client: Any, options: RelayOptions) -> bool:
-    """Whether making the session's transport reads no file: over the host's client (whose
-    TLS context is made), with no OAuth, once the workspace path (``tempfile.gettempdir``,
-    which tries a file the first time) is known."""
-    return (
-        http_client is not None
-        and options.oauth is None
-        and options.oauth_store is None
-        and tempfile.tempdir is not None
-    )
 
 
 async def _off_the_loop(make: Callable[[], T]) -> T:
